@@ -1,0 +1,34 @@
+"""The one error type a user sees, and its one-line-per-fact format.
+
+Every stage raises `UserError` for bad input; the command-line entry points and the doit actions
+print `str(error)` and exit non-zero, so a user never sees a traceback for a mistake in a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class UserError(Exception):
+    """A problem in the user's input: where it is, what was expected, and how to fix it."""
+
+    message: str
+    file: Path | str | None = None
+    line: int | None = None
+    field: str | None = None
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = str(self.file)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        field = f"{self.field}: " if self.field else ""
+        text = f"error: {where}{field}{self.message}"
+        if self.fix:
+            text += f"\n  fix: {self.fix}"
+        return text

@@ -1,0 +1,62 @@
+"""The doit task namespace, shared by a repo's dodo.py and the `agent-constitution` doit.LOADER entry point.
+
+A repo selects it with `[tool.doit] loader = "agent-constitution"` in pyproject.toml, or with a
+three-line dodo.py (`from agent_constitution.loader import namespace; globals().update(namespace())`);
+either way every doit command (`compile`, `check`, `list`, `clean`, …) sees the same tasks.
+"""
+
+from __future__ import annotations
+
+from doit.cmd_base import NamespaceTaskLoader
+
+from agent_constitution.project import Project
+from agent_constitution.tasks import FAMILIES, GROUPS
+
+DEFAULT_CONFIG = {
+    "dep_file": "cache/doit.sqlite3",
+    "backend": "sqlite3",
+    "default_tasks": ["compile"],
+}
+
+
+def namespace(project: Project | None = None) -> dict:
+    """`DOIT_CONFIG` plus one `task_<family>` creator per task family and one per group task."""
+    project = project or Project.here()
+    # doit opens the dependency DB before it creates any task, so its folder must exist now.
+    project.cache.mkdir(parents=True, exist_ok=True)
+    names: dict[str, object] = {"DOIT_CONFIG": dict(DEFAULT_CONFIG)}
+    members: dict[str, list[str]] = {group: [] for group in GROUPS}
+    for family in FAMILIES:
+        names[f"task_{family.NAME}"] = _creator(family, project)
+        for group in family.GROUPS:
+            members[group].append(family.NAME)
+    for group, doc in GROUPS.items():
+        names[f"task_{group}"] = _group(group, doc, members[group])
+    return names
+
+
+def _creator(family, project: Project):
+    def create():
+        yield from family.tasks(project)
+
+    create.__doc__ = family.__doc__
+    return create
+
+
+def _group(name: str, doc: str, members: list[str]):
+    def create():
+        return {"actions": None, "task_dep": members, "doc": doc}
+
+    create.__doc__ = doc
+    return create
+
+
+class Loader(NamespaceTaskLoader):
+    """The `doit.LOADER` entry point: `[tool.doit] loader = "agent-constitution"`."""
+
+    def setup(self, opt_values):
+        self.namespace = namespace()
+
+    def load_doit_config(self) -> dict:
+        # Values from [tool.doit] / doit.cfg are applied after this and win, as doit users expect.
+        return dict(self.namespace["DOIT_CONFIG"])

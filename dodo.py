@@ -1,0 +1,3 @@
+from agent_constitution.loader import namespace
+
+globals().update(namespace())

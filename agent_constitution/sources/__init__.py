@@ -1,0 +1,55 @@
+"""Rule sources: where a source's files come from, and the user-level cache that keeps them.
+
+A source is a git repository (a URL, or a local path to a repository) followed at a tag, branch or
+rev, or a plain local folder while rules are being developed. Everything else in the project reads a
+source through one call:
+
+    fetch(*, url=None, path=None, tag=None, branch=None, rev=None, commit=None, base_dir) -> Snapshot
+
+- `url=`: a git repository. `github.com/x/y`, `https://github.com/x/y.git`, `git@github.com:x/y`,
+  `ssh://…` and `file://…` are accepted; a local path (`../rules`, `/srv/rules`) is a repository
+  when it holds one, otherwise it is read as a plain folder.
+- `path=`: a plain local folder, read as it is on disk (its working tree, not a commit). With a
+  `tag`, `branch`, `rev` or `commit` it is read as a git repository instead.
+- `tag` / `branch` / `rev`: what to follow (at most one; none means the default branch).
+- `commit`: the commit the lock already pins. A pinned commit present in the cache needs no
+  network; the tag, branch or rev is then not resolved again.
+- Relative paths are resolved against `base_dir` (the folder of the file that names the source).
+
+`Snapshot` (frozen): `key` (the normalized URL, see `normalize_url`), `commit` (the commit's hex id;
+None for a plain folder), `digest` (`"sha256:<hex>"` over the source content, see `tree_digest`;
+what the lock records for a plain folder) and `root` (a directory holding the source's tree, to be
+treated as read-only: a user-cache entry for a git source, the folder itself for a plain folder;
+`root / "rules" / "source.toml"` is the source file).
+
+The source content is the folders `rules/`, `constitution/` and `manifests/` (base manifests a source
+publishes for `extends`); a cache entry holds exactly these, and the digest covers exactly these
+(`__pycache__` folders and `.pyc` files excluded), so a plain folder and a git commit with the same
+content have the same digest.
+
+    normalize_url(url, *, base_dir=None) -> str
+        The key sources are matched by: `github.com/x/y` for all three spellings above (host lower
+        case, no scheme, user or `.git`); an absolute path for a local path or `file://` URL.
+    version_tags(*, url=None, path=None, base_dir) -> list[tuple[str, str]]
+        Every tag of the repository as (tag name, commit hex), sorted by tag name.
+    newest_commit(*, url=None, path=None, branch=None, base_dir) -> str
+        The commit a branch (None: the default branch) points at now.
+
+All three fetch the repository first (falling back, with a warning, to what the cache already holds
+when the repository cannot be reached). Failures raise `agent_constitution.errors.UserError`: an
+unreachable source, a URL that is not a repository, an unknown tag, branch, rev or commit. A corrupt
+cache entry is fetched again, with a warning on stderr.
+
+The user-level cache lives in platformdirs' user cache dir (`AGENT_CONSTITUTION_CACHE` overrides it):
+one bare mirror per repository and one checked-out tree per commit, shared by every repo on the
+machine and safe when several builds fill it at once; see `agent_constitution.sources.cache`.
+
+Authoring a source lives beside it: `history` (rule IDs in the git history), `new_rule` (`doit
+new-rule`), `validate` (`doit source`), and `starter` (`agent-constitution init`).
+"""
+
+from agent_constitution.sources.digest import tree_digest
+from agent_constitution.sources.fetch import Snapshot, fetch, newest_commit, version_tags
+from agent_constitution.sources.urls import normalize_url
+
+__all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "tree_digest", "version_tags"]

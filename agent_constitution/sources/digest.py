@@ -1,0 +1,43 @@
+"""The content digest of a source: what a lock records for a plain folder, and what guards a cache entry."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+# The folders that make up a source's content; everything else in the repository is not read.
+CONTENT = ("rules", "constitution", "manifests")
+# Written by Python when a check module is imported; never part of the content.
+_SKIPPED_DIRS = {"__pycache__"}
+_SKIPPED_SUFFIXES = (".pyc",)
+
+
+def tree_digest(root: Path) -> str:
+    """`sha256:<hex>` over every content file under `root`, in path order.
+
+    Each file adds one line `<kind> <sha256 of its bytes> <path>`: kind `f` for a file, `x` for an
+    executable file, `l` for a symbolic link (hashing its target, never following it).
+    """
+    total = hashlib.sha256()
+    for relative, kind, data in sorted(_entries(root)):
+        total.update(f"{kind} {hashlib.sha256(data).hexdigest()} {relative}\n".encode())
+    return f"sha256:{total.hexdigest()}"
+
+
+def _entries(root: Path):
+    for top in CONTENT:
+        for folder, dirs, files in os.walk(root / top):
+            dirs[:] = [name for name in dirs if name not in _SKIPPED_DIRS]
+            here = Path(folder)
+            # os.walk lists a symbolic link to a folder among dirs without following it.
+            for name in files + [name for name in dirs if (here / name).is_symlink()]:
+                if name.endswith(_SKIPPED_SUFFIXES):
+                    continue
+                path = here / name
+                relative = path.relative_to(root).as_posix()
+                if path.is_symlink():
+                    yield relative, "l", os.readlink(path).encode()
+                else:
+                    kind = "x" if path.stat().st_mode & 0o111 else "f"
+                    yield relative, kind, path.read_bytes()

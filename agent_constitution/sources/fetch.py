@@ -1,0 +1,147 @@
+"""`fetch`, `version_tags` and `newest_commit`: a source's content at one version (see the package docstring)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from agent_constitution.errors import UserError
+from agent_constitution.sources import cache, mirror
+from agent_constitution.sources.digest import tree_digest
+from agent_constitution.sources.urls import Location, locate
+
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# A password or token in a URL (https://user:token@host/…) never appears in a message.
+_SECRET = re.compile(r"//[^/@\s]+:[^/@\s]+@")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A source's content at one version: a cached commit tree, or a plain folder as it is on disk."""
+
+    key: str
+    commit: str | None
+    digest: str
+    root: Path
+
+
+def fetch(
+    *,
+    url: str | None = None,
+    path: str | None = None,
+    tag: str | None = None,
+    branch: str | None = None,
+    rev: str | None = None,
+    commit: str | None = None,
+    base_dir: Path,
+) -> Snapshot:
+    following = [name for name, value in (("tag", tag), ("branch", branch), ("rev", rev)) if value is not None]
+    if len(following) > 1:
+        raise UserError(
+            f"a source follows one of tag, branch or rev, not {' and '.join(following)}",
+            field=following[1],
+            fix=f"keep only `{following[0]}`",
+        )
+    pinned = bool(following) or commit is not None
+    location, display, plain = _where(url, path, base_dir, git=pinned)
+    if plain:
+        folder = location.folder
+        return Snapshot(key=location.key, commit=None, digest=tree_digest(folder), root=folder)
+    with _damaged_mirror(location, display):
+        if commit is not None:
+            return _at_commit(location, commit, display)
+        repo = mirror.open_mirror(location)
+        # A tag names one commit for good; only branches and revs need the repository asked again.
+        if repo is None or tag is None or f"refs/tags/{tag}" not in repo.references:
+            repo = mirror.refresh(location, display=display)
+        found = mirror.resolve(repo, tag=tag, branch=branch, rev=rev, display=display)
+        hit = cache.stored_tree(location.key, found, display=display)
+        root, digest = hit or cache.store_tree(repo, location.key, found, display=display)
+        return Snapshot(key=location.key, commit=found, digest=digest, root=root)
+
+
+def version_tags(*, url: str | None = None, path: str | None = None, base_dir: Path) -> list[tuple[str, str]]:
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        return mirror.tags(mirror.refresh(location, display=display))
+
+
+def newest_commit(
+    *, url: str | None = None, path: str | None = None, branch: str | None = None, base_dir: Path
+) -> str:
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.refresh(location, display=display)
+        return mirror.resolve(repo, tag=None, branch=branch, rev=None, display=display)
+
+
+@contextmanager
+def _damaged_mirror(location: Location, display: str) -> Iterator[None]:
+    """Turn a git failure inside the cache (not a fetch: those are explained where they happen) into advice."""
+    try:
+        yield
+    except pygit2.GitError as error:
+        raise UserError(
+            f"the user cache's copy of {display} is damaged ({error})",
+            fix=f"delete {cache.mirror_path(location.key)} and build again; it is fetched afresh",
+        ) from None
+
+
+def _at_commit(location: Location, commit: str, display: str) -> Snapshot:
+    if not _COMMIT.match(commit):
+        raise UserError(
+            f"{commit!r} is not a commit id (40 lower-case hex digits)",
+            field="commit",
+            fix="lock again to record the commit the source resolves to",
+        )
+    hit = cache.stored_tree(location.key, commit, display=display)
+    if hit is None:
+        repo = mirror.open_mirror(location)
+        if repo is None or not mirror.has_commit(repo, commit):
+            repo = mirror.refresh(location, display=display)
+        if not mirror.has_commit(repo, commit):
+            raise UserError(
+                f"the source {display} has no commit {commit} (the lock pins it)",
+                fix="the commit may have been removed by a force-push: upgrade the source to lock a commit it "
+                f"has; if it is still there, the cache's copy is damaged: delete {cache.mirror_path(location.key)}",
+            )
+        hit = cache.store_tree(repo, location.key, commit, display=display)
+    root, digest = hit
+    return Snapshot(key=location.key, commit=commit, digest=digest, root=root)
+
+
+def _where(url: str | None, path: str | None, base_dir: Path, *, git: bool) -> tuple[Location, str, bool]:
+    """The source's location, how to name it in messages, and whether it is read as a plain folder."""
+    if (url is None) == (path is None):
+        raise UserError(
+            "a source has either `url` or `path`" + (", not both" if url is not None else ""),
+            fix="write `url = \"github.com/owner/repo\"` for a git repository or `path = \"../rules\"` for a folder",
+        )
+    written = url if url is not None else path
+    location = locate(written, base_dir=base_dir)
+    display = _SECRET.sub("//***@", written)
+    if path is not None and location.folder is None:
+        location = Location(key=str((base_dir / path).resolve()), folder=(base_dir / path).resolve())
+    if location.folder is None:
+        return location, display, False
+    folder = location.folder
+    if not folder.is_dir():
+        if git:
+            return location, display, False  # the cache may hold it; fetching it says it is unreachable
+        raise UserError(
+            f"cannot reach the source {display}: the folder {folder} does not exist",
+            fix="check the path; a relative path is read from the folder of the file that names it",
+        )
+    repository = (folder / ".git").exists() or ((folder / "HEAD").is_file() and (folder / "objects").is_dir())
+    if git and not repository:
+        raise UserError(
+            f"the source {display} is a plain folder, not a git repository, so it has no tag, branch, rev or commit",
+            fix="drop the tag, branch or rev to read the folder as it is, or make it a git repository",
+        )
+    plain = not repository if path is None else not git
+    return location, display, plain

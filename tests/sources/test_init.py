@@ -1,0 +1,132 @@
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from agent_constitution import cli
+from agent_constitution.ruleset.models import Manifest, load
+from agent_constitution.ruleset.resolve import resolve
+from agent_constitution.sources.starter import (
+    DODO,
+    EDITION,
+    REVISION,
+    SOURCE_URL,
+    STARTER_EXCLUDE,
+    STARTER_PACKAGES,
+    starter_manifest,
+)
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def run(root: Path, capsys) -> tuple[int, str, str]:
+    code = cli.main(["init", str(root)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_init_in_an_empty_folder_writes_everything(tmp_path: Path, capsys):
+    code, out, _ = run(tmp_path, capsys)
+    assert code == 0
+    assert "rules.toml: written" in out and "dodo.py: written" in out and "cache/.gitignore: written" in out
+    manifest = load(Manifest, tmp_path / "rules.toml")
+    assert manifest.constitution.edition == EDITION and manifest.constitution.revision == REVISION
+    source = manifest.sources["ac"]
+    assert (source.url, source.trust, source.tag) == (SOURCE_URL, True, "v0.1.0")
+    assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
+    assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
+    assert (tmp_path / "dodo.py").read_text() == DODO
+    assert len(DODO.splitlines()) == 3
+    listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    assert "compile" in listed.stdout
+
+
+def test_init_never_overwrites(tmp_path: Path, capsys):
+    files = {"rules.toml": "# mine\n", "dodo.py": "# my tasks\n", "cache/.gitignore": "x\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    code, out, _ = run(tmp_path, capsys)
+    assert code == 0
+    for name, text in files.items():
+        assert (tmp_path / name).read_text() == text
+    assert (tmp_path / "pyproject.toml").read_text() == "[project]\nname = 'x'\n"
+    assert "rules.toml: exists, left unchanged" in out
+    assert "dodo.py: exists, left unchanged; add these lines" in out and "globals().update(namespace())" in out
+    assert run(tmp_path, capsys)[0] == 0
+
+
+def test_init_appends_the_loader_to_pyproject(tmp_path: Path, capsys):
+    original = '# my project\n[project]\nname = "x"  # keep\n\n[tool.ruff]\nline-length = 100\n'
+    (tmp_path / "pyproject.toml").write_text(original)
+    code, out, _ = run(tmp_path, capsys)
+    assert code == 0 and "[tool.doit] loader" in out
+    text = (tmp_path / "pyproject.toml").read_text()
+    assert text.startswith(original)
+    data = tomllib.loads(text)
+    assert data["tool"] == {"ruff": {"line-length": 100}, "doit": {"loader": "agent-constitution"}}
+    assert not (tmp_path / "dodo.py").exists()
+    listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
+    assert listed.returncode == 0 and "compile" in listed.stdout, listed.stderr
+    assert run(tmp_path, capsys)[1].count("already uses the agent-constitution loader") == 1
+    assert (tmp_path / "pyproject.toml").read_text() == text
+
+
+def test_init_keeps_other_doit_settings(tmp_path: Path, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.doit]\nverbosity = 2\n')
+    assert run(tmp_path, capsys)[0] == 0
+    assert tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["doit"] == {
+        "verbosity": 2,
+        "loader": "agent-constitution",
+    }
+
+
+def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.doit]\nloader = "other"\n')
+    code, _, err = run(tmp_path, capsys)
+    assert code == 1
+    assert "tool.doit.loader: [tool.doit] loader is 'other'" in err and "fix:" in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]
+
+
+def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[project\n")
+    code, _, err = run(tmp_path, capsys)
+    assert code == 1 and "pyproject.toml: not valid TOML" in err and "Traceback" not in err
+
+
+def test_missing_folder_is_an_error(tmp_path: Path, capsys):
+    code, _, err = run(tmp_path / "nowhere", capsys)
+    assert code == 1 and "is not a folder" in err
+
+
+def test_help_and_missing_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main(["init", "--help"])
+    assert done.value.code == 0 and "left as they are" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        cli.main([])
+    assert done.value.code == 2
+
+
+def test_the_console_script_runs(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-m", "agent_constitution.cli", "init", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "rules.toml").is_file()
+
+
+def test_the_starter_manifest_resolves_against_this_projects_source(tmp_path: Path):
+    # The same manifest, with the source read from this checkout instead of the release tag.
+    manifest = starter_manifest("v0.1.0")
+    remote = f'ac = {{ url = "{SOURCE_URL}", tag = "v0.1.0", trust = true }}'
+    assert remote in manifest
+    (tmp_path / "rules.toml").write_text(manifest.replace(remote, f'ac = {{ path = "{PROJECT}", trust = true }}'))
+    [segment] = resolve(tmp_path).segments
+    packages = {rule.why for rule in segment.rules}
+    assert packages == {f"package ac:{package}" for package in STARTER_PACKAGES}
+    assert not {rule.id for rule in segment.rules} & set(STARTER_EXCLUDE)

@@ -1,0 +1,66 @@
+"""Rule 15: Never bypass git hooks."""
+
+from agent_constitution.checks.api import Finding, Record
+
+from ._helpers import git_calls, shell_commands
+
+RULE = 15
+SUPERSEDED = False
+
+
+def check(record: Record) -> list[Finding]:
+    findings = []
+    for line, command in shell_commands(record):
+        for call in git_calls(command):
+            problem = _problem(call)
+            if problem:
+                findings.append(Finding(f"{problem}: {command.strip()!r}", path=str(record.path), line=line))
+    return findings
+
+
+def _problem(call) -> str | None:
+    if any(option.lower().startswith("core.hookspath=") for option in call.options):
+        return "overrides core.hooksPath"
+    if call.command == "config" and any(arg.lower() == "core.hookspath" for arg in call.args):
+        return "changes core.hooksPath"
+    if call.command in ("commit", "push", "merge", "rebase", "am") and "--no-verify" in call.args:
+        return f"git {call.command} --no-verify skips the hooks"
+    if call.command == "commit" and _short_n(call.args):
+        return "git commit -n skips the hooks"
+    return None
+
+
+# Options of `git commit` whose value is the next word; a message may well start with "-n".
+VALUED_LONG = {
+    "--message",
+    "--file",
+    "--reuse-message",
+    "--reedit-message",
+    "--template",
+    "--author",
+    "--date",
+    "--fixup",
+    "--squash",
+    "--trailer",
+    "--cleanup",
+    "--pathspec-from-file",
+}
+
+
+def _short_n(args: tuple[str, ...]) -> bool:
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--":
+            return False
+        elif arg in VALUED_LONG:
+            skip = True
+        elif arg.startswith("-") and not arg.startswith("--"):
+            for index, letter in enumerate(arg[1:]):
+                if letter == "n":
+                    return True
+                if letter in "mFCct":  # takes a value: the rest of the word, or the next word
+                    skip = index == len(arg) - 2
+                    break
+    return False

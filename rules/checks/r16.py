@@ -1,0 +1,33 @@
+"""Rule 16: Keep uncommitted work recoverable."""
+
+from agent_constitution.checks.api import Finding, Record
+
+from ._helpers import git_calls, shell_commands, short_flags
+
+RULE = 16
+SUPERSEDED = False
+
+
+def check(record: Record) -> list[Finding]:
+    findings = []
+    for line, command in shell_commands(record):
+        for call in git_calls(command):
+            problem = _problem(call.command, call.args)
+            if problem:
+                findings.append(Finding(f"{problem}: {command.strip()!r}", path=str(record.path), line=line))
+    return findings
+
+
+def _problem(command: str, args: tuple[str, ...]) -> str | None:
+    if command == "reset" and "--hard" in args:
+        return "git reset --hard discards uncommitted work"
+    if command == "clean" and ("--force" in args or "f" in short_flags(args)):
+        return "git clean -f deletes untracked files"
+    if command == "checkout" and ("--" in args or "." in args):
+        return "git checkout over paths discards uncommitted changes"
+    if command == "restore":
+        staged = "--staged" in args or "S" in short_flags(args)
+        worktree = "--worktree" in args or "W" in short_flags(args)
+        if worktree or not staged:
+            return "git restore discards uncommitted changes in the working tree"
+    return None

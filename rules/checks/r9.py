@@ -1,0 +1,21 @@
+"""Rule 9: Commit subjects are at most 72 characters, without a final period (supersedes rule 8)."""
+
+from agent_constitution.checks.api import Change, Finding
+
+RULE = 9
+SUPERSEDED = False
+
+LIMIT = 72
+
+
+def check(change: Change) -> list[Finding]:
+    findings = []
+    for message in change.messages:
+        subject = message.splitlines()[0] if message.strip() else ""
+        if len(subject) > LIMIT:
+            findings.append(
+                Finding(f"commit subject has {len(subject)} characters (at most {LIMIT}): {subject!r}")
+            )
+        if subject.rstrip().endswith((".", "。")):
+            findings.append(Finding(f"commit subject ends with a period: {subject!r}"))
+    return findings

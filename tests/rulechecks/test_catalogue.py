@@ -1,0 +1,43 @@
+"""The rule files and the check modules agree, and every check has fixtures."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from .subjects import CHECKS, REPO, check_module
+from .test_repository_checks import CASES
+from .test_session_checks import CHANGE_CASES, RECORD_CASES
+
+RULES = {
+    int(path.stem): tomllib.loads(path.read_text(encoding="utf-8"))
+    for path in (REPO / "rules").glob("*.toml")
+    if path.stem.isdigit()
+}
+CHECKED = sorted(rule_id for rule_id, rule in RULES.items() if "check" in rule)
+
+
+def test_ids_are_sequential_from_one():
+    assert sorted(RULES) == list(range(1, len(RULES) + 1))
+
+
+@pytest.mark.parametrize("rule_id", CHECKED)
+def test_module_names_its_rule_and_status(rule_id):
+    rule = RULES[rule_id]
+    assert rule["check"]["python"] == f"r{rule_id}"
+    module = check_module(rule_id)
+    assert module.RULE == rule_id
+    assert module.SUPERSEDED is (rule["status"] == "superseded")
+    assert callable(module.check)
+
+
+@pytest.mark.parametrize("rule_id", CHECKED)
+def test_every_check_has_fixtures_for_its_subject(rule_id):
+    fixtures = {"repository": CASES, "record": RECORD_CASES, "change": CHANGE_CASES}
+    assert rule_id in fixtures[RULES[rule_id]["check"]["subject"]]
+
+
+def test_no_module_without_a_rule():
+    modules = {path.stem for path in CHECKS.glob("r*.py")}
+    assert modules == {f"r{rule_id}" for rule_id in CHECKED}

@@ -1,0 +1,204 @@
+"""Record and change checks: each passes on a compliant fixture and reports the violating one."""
+
+from __future__ import annotations
+
+import pytest
+
+from .subjects import bash, change, check_module, record
+
+# rule id → (compliant tool calls, violating tool calls)
+RECORD_CASES: dict[int, tuple[list, list]] = {
+    14: (
+        bash(
+            "git push --force-with-lease origin my-topic",
+            "git push origin main",
+            "git push -u origin +fix:fix",
+        ),
+        bash("git status && git push -f origin main"),
+    ),
+    15: (
+        bash('git commit -m "-n is now an option"', "git commit -am 'fix'", "git push origin topic"),
+        bash("git commit --no-verify -m wip"),
+    ),
+    16: (
+        bash("git stash && git status", "git restore --staged a.py", "git checkout -b topic", "git clean -n"),
+        bash("git reset --hard HEAD~1"),
+    ),
+    39: (
+        [("Edit", {"file_path": "a.py"}), *bash("uv run pytest -q")],
+        [*bash("uv run pytest -q"), ("Write", {"file_path": "a.py", "content": ""})],
+    ),
+    40: (bash("uv build", "npm run publish-docs-locally", "aws s3 ls"), bash("uv build && uv publish")),
+    48: (
+        [
+            ("Read", {"file_path": "/home/me/.ssh/id_ed25519.pub"}),
+            *bash("ssh -T git@github.com", "ls ~/.ssh"),
+        ],
+        bash("cat ~/.ssh/id_ed25519"),
+    ),
+}
+
+# rule id → (compliant change, violating change) as (messages, files)
+CHANGE_CASES: dict[int, tuple[tuple, tuple]] = {
+    8: ((["Add the lock command"], {}), (["Add the lock command and the upgrade command, with tests"], {})),
+    9: (
+        (["Add the lock command and the upgrade command, with tests and a benchmark"], {}),
+        (["Add the lock command, the upgrade command and the outdated command, with tests and docs"], {}),
+    ),
+    10: (
+        (["Add the lock command\n\nIt writes rules.lock.", "Fix a typo"], {}),
+        (["Add the lock command\nIt writes rules.lock."], {}),
+    ),
+    44: (
+        ([], {"rules/3.toml": ('id = 3\nstatus = "active"\n', 'id = 3\nstatus = "repealed"\n')}),
+        ([], {"rules/3.toml": ('id = 3\nstatus = "active"\n', None)}),
+    ),
+    45: (
+        (
+            [],
+            {
+                "rules/checks/r3.py": ("RULE = 3\n", "RULE = 3  # fixed\n"),
+                "rules/3.toml": ("id = 3\nrevision = 1\n", "id = 3\nrevision = 2\n"),
+                "rules/checks/r4.py": (None, "RULE = 4\n"),
+            },
+        ),
+        ([], {"rules/checks/r3.py": ("RULE = 3\n", "RULE = 3  # fixed\n")}),
+    ),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(RECORD_CASES))
+def test_record_check_passes_on_compliant_session(rule_id, tmp_path):
+    assert check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][0])) == []
+
+
+@pytest.mark.parametrize("rule_id", sorted(RECORD_CASES))
+def test_record_check_reports_violating_session(rule_id, tmp_path):
+    findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][1]))
+    assert findings
+    assert all(finding.path == str(tmp_path / "s.jsonl") and finding.line for finding in findings)
+
+
+@pytest.mark.parametrize("rule_id", sorted(CHANGE_CASES))
+def test_change_check_passes_on_compliant_change(rule_id, tmp_path):
+    messages, files = CHANGE_CASES[rule_id][0]
+    assert check_module(rule_id).check(change(tmp_path, messages, files)) == []
+
+
+@pytest.mark.parametrize("rule_id", sorted(CHANGE_CASES))
+def test_change_check_reports_violating_change(rule_id, tmp_path):
+    messages, files = CHANGE_CASES[rule_id][1]
+    assert check_module(rule_id).check(change(tmp_path, messages, files))
+
+
+@pytest.mark.parametrize(
+    "command, forced",
+    [
+        ("git push --force", True),  # names no branch
+        ("git push -f origin HEAD", True),
+        ("git push origin +main", True),
+        ("git push --force-with-lease origin topic:main", True),
+        ("git push --all -f origin", True),
+        ("git -C repo push -fu origin refs/heads/master", True),
+        ("git push -f origin my-topic", False),
+        ("git push -o ci.skip origin main", False),
+        ("echo git push -f origin main", False),
+    ],
+)
+def test_force_push_variants(command, forced, tmp_path):
+    findings = check_module(14).check(record(tmp_path / "s.jsonl", *bash(command)))
+    assert bool(findings) == forced
+
+
+@pytest.mark.parametrize(
+    "command, bypass",
+    [
+        ("git commit -nm wip", True),
+        ("git -c core.hooksPath=/dev/null commit -m wip", True),
+        ("git config core.hooksPath /tmp/none", True),
+        ("HUSKY=1 git push --no-verify origin topic", True),
+        ("git commit -m 'run -n'", False),
+        ("git commit --message -n", False),
+        ("git log -n 3", False),
+    ],
+)
+def test_hook_bypass_variants(command, bypass, tmp_path):
+    assert bool(check_module(15).check(record(tmp_path / "s.jsonl", *bash(command)))) == bypass
+
+
+@pytest.mark.parametrize(
+    "command, discards",
+    [
+        ("git clean -fdx", True),
+        ("git checkout -- src/a.py", True),
+        ("git checkout .", True),
+        ("git restore src/a.py", True),
+        ("git restore --staged --worktree a.py", True),
+        ("git reset --soft HEAD~1", False),
+        ("git checkout main", False),
+    ],
+)
+def test_discard_variants(command, discards, tmp_path):
+    assert bool(check_module(16).check(record(tmp_path / "s.jsonl", *bash(command)))) == discards
+
+
+@pytest.mark.parametrize(
+    "command, runs",
+    [
+        ("uv run doit check", True),
+        ("cd sub && make test", True),
+        ("python -m pytest tests", True),
+        ("cargo build", False),
+        ("cat test_a.py", False),
+    ],
+)
+def test_what_counts_as_running_the_checks(command, runs, tmp_path):
+    calls = [("Edit", {"file_path": "a.py"}), *bash(command)]
+    assert (check_module(39).check(record(tmp_path / "s.jsonl", *calls)) == []) == runs
+
+
+def test_session_without_edits_needs_no_checks(tmp_path):
+    assert check_module(39).check(record(tmp_path / "s.jsonl", *bash("git log"))) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("Grep", {"pattern": "token", "path": "~/.git-credentials"}),
+        ("Read", {"file_path": "/root/.aws/credentials"}),
+        ("Bash", {"command": "cp ~/.netrc /tmp/n"}),
+    ],
+)
+def test_credential_reads(call, tmp_path):
+    assert check_module(48).check(record(tmp_path / "s.jsonl", call))
+
+
+def test_cloud_create_needs_a_principal(tmp_path):
+    assert check_module(40).check(record(tmp_path / "s.jsonl", *bash("aws ec2 run-instances --count 4")))
+    assert check_module(40).check(record(tmp_path / "s.jsonl", *bash("gcloud compute instances create vm-1")))
+
+
+def test_superseded_subject_limit_still_runs_when_asked(tmp_path):
+    module = check_module(8)
+    assert module.SUPERSEDED is True
+    assert module.check(change(tmp_path, ["x" * 51])) and not module.check(change(tmp_path, ["x" * 50]))
+
+
+def test_subject_ending_in_a_period(tmp_path):
+    assert check_module(9).check(change(tmp_path, ["Add the lock command."]))
+    assert check_module(9).check(change(tmp_path, ["添加锁定命令。"]))
+
+
+def test_renamed_rule_file_is_reported(tmp_path):
+    from agent_constitution.checks.api import Change, FileChange
+
+    renamed = Change(tmp_path, (FileChange("rules/3.toml", "rules/30.toml", "id = 3\n", "id = 3\n"),))
+    assert check_module(44).check(renamed)
+
+
+def test_revision_that_did_not_go_up(tmp_path):
+    files = {
+        "rules/checks/r3.py": ("RULE = 3\n", "RULE = 3  # fixed\n"),
+        "rules/3.toml": ("id = 3\nrevision = 2\n", "id = 3\nrevision = 2\ntitle = {}\n"),
+    }
+    assert check_module(45).check(change(tmp_path, [], files))

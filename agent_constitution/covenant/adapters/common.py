@@ -1,0 +1,98 @@
+"""What the host adapters share: refusals, pre-state reads, the Edit rules, and handing the IR to the judge.
+
+An adapter judges nothing and writes no telemetry row: it builds the input IR from the host's payload
+and runs `pdks covenant check --enforce block` over it (in this process, so the hook pays for one
+interpreter start). A failure before the judge travels in the judge's stdin: the
+failure sentence replaces the IR, the judge fails closed on it as non-JSON and writes the one
+`blocked covenant-check -` row, and the sentence is echoed on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+NOT_AN_ENVELOPE = "the payload is not a PreToolUse envelope this adapter translates"
+
+
+class Refusal(Exception):
+    """The adapter cannot translate the payload; the message is upstream's reason sentence."""
+
+
+def parse_payload(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError as error:
+        raise Refusal(f"the payload is not JSON ({error})") from None
+
+
+def resolve(path: str, base: Path) -> Path:
+    return Path(path) if os.path.isabs(path) else base / path
+
+
+def read_pre_state(path: str, base: Path) -> str | None:
+    """The target's text, or None when it does not exist. Any other failure raises a Refusal:
+    a `None` pre-state on an existing file would pass an overwrite off as a creation."""
+    try:
+        return resolve(path, base).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:  # ValueError: undecodable bytes, a NUL in the path
+        raise Refusal(f"the pre-state of the target could not be read ({error})") from None
+
+
+def apply_edit(content: str, edit: dict[str, Any]) -> str | None:
+    """One old_string -> new_string substitution under the Edit tool's own acceptance rules
+    (non-empty old_string, different new_string, exactly one occurrence unless replace_all),
+    or None when the tool itself would refuse it. The replacement is literal."""
+    old, new, replace_all = edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
+    if not isinstance(old, str) or not isinstance(new, str) or old == "" or old == new:
+        return None
+    if replace_all is not None and not isinstance(replace_all, bool):
+        return None
+    count = content.count(old)
+    if count == 0 or (count > 1 and replace_all is not True):
+        return None
+    return content.replace(old, new) if replace_all else content.replace(old, new, 1)
+
+
+def file_change(path: str, pre: str | None, post: str) -> dict[str, Any]:
+    if pre is None:
+        return {"kind": "create", "path": path, "post": post}
+    return {"kind": "modify", "path": path, "pre": pre, "post": post}
+
+
+def ir_text(ir: dict[str, Any]) -> str:
+    return json.dumps(ir, ensure_ascii=False, separators=(",", ":"))
+
+
+def run_check(stdin_text: str, root: Path) -> int:
+    """Judge `stdin_text` as `pdks covenant check --enforce block` would in `root`; 0 passes, 2 blocks."""
+    try:
+        from agent_constitution.covenant.check import run_check as judge
+
+        status = judge(root, stdin_text, change_set=False, posture="block")
+    except Exception as error:  # the judge could not even start: no verdict, so block
+        print(f"covenant hook failed closed: {error}", file=sys.stderr)
+        return 2
+    if status not in (0, 2):
+        print(
+            f"covenant hook failed closed: the judge exited with status {status} before a verdict",
+            file=sys.stderr,
+        )
+    return 0 if status == 0 else 2
+
+
+def hook(prefix: str, translate, raw: str, root: Path) -> int:
+    """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
+    try:
+        stdin_text = ir_text(translate(raw, root))
+    except Exception as error:  # a crash must fail closed too: exit 1 would let the call through
+        reason = str(error) if isinstance(error, Refusal) else f"{type(error).__name__}: {error}"
+        stdin_text = f"{prefix} {reason}\n"
+        sys.stderr.write(stdin_text)
+    return run_check(stdin_text, root)

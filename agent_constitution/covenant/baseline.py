@@ -1,0 +1,86 @@
+"""The protected-path baseline: `unattributed` rows for changes no verdict accounts for (§7.5).
+
+Only session-surface runs whose input carries a session take part. At the start of a run the
+stored digests of the protected entries are compared with the tree: an entry that changed with no
+`witnessed` or `advised` row naming it since the last run gets one `unattributed baseline <entry>`
+row; a missing or corrupt baseline file gets one row naming the file. At the end the baseline is
+rewritten. Both steps are fail-open. Hot path: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent_constitution.covenant.plan import sha256
+from agent_constitution.covenant.telemetry import Row, parse_line, timestamp
+
+BASELINE = Path(".polydeukes") / "baseline.json"
+LABEL = "baseline"
+ABSENT = b"\0absent"
+
+
+def entry_digest(root: Path, entry: str) -> str:
+    """sha256 over (root-relative path, bytes) of the entry's file or of every file beneath it."""
+    hasher = sha256()
+    top = root / entry
+    if top.is_dir():
+        files = []
+        for folder, dirs, names in os.walk(top):
+            dirs.sort()
+            files += [Path(folder) / name for name in sorted(names)]
+    else:
+        files = [top] if top.exists() else []
+    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
+        hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
+        try:
+            hasher.update(path.read_bytes())
+        except OSError:
+            hasher.update(ABSENT)
+    return hasher.hexdigest()
+
+
+def digests(root: Path, protected: list[str]) -> dict[str, str]:
+    """The digest of every protected entry now (nothing a pre-tool-call judgment changes)."""
+    return {entry: entry_digest(root, entry) for entry in protected}
+
+
+def compare(root: Path, current: dict[str, str], log: Path) -> list[Row]:
+    """The `unattributed` rows of this run's start."""
+    path = root / BASELINE
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        entries, cut_at = stored["entries"], stored["cutAt"]
+        if not isinstance(entries, dict) or not isinstance(cut_at, str):
+            raise ValueError("corrupt baseline")
+    except (OSError, ValueError, KeyError, TypeError):
+        return [Row("unattributed", LABEL, str(path))]
+    changed = [entry for entry, digest in current.items() if entry in entries and entries[entry] != digest]
+    if not changed:  # the common case: no need to read the log back
+        return []
+    attributed = _attributed_since(log, cut_at)
+    return [Row("unattributed", LABEL, entry) for entry in changed if entry not in attributed]
+
+
+def _attributed_since(log: Path, cut_at: str) -> set[str]:
+    subjects: set[str] = set()
+    try:
+        lines = log.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return subjects
+    for line in lines:
+        parsed = parse_line(line)
+        if parsed and parsed[0] >= cut_at and parsed[1].event in ("witnessed", "advised"):
+            subjects.add(parsed[1].subject)
+    return subjects
+
+
+def update(root: Path, current: dict[str, str]) -> None:
+    """Store the digests and the cut; a failure is swallowed."""
+    from agent_constitution.fsio import write_atomic
+
+    try:
+        write_atomic(root / BASELINE, json.dumps({"entries": current, "cutAt": timestamp()}, indent=2) + "\n")
+    except OSError:
+        pass

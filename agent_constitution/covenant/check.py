@@ -1,0 +1,160 @@
+"""`pdks covenant check`: one run on either surface (POLYDEUKES §4.5; hot path, standard library).
+
+The input mode is the surface: an IR on stdin is the session surface (`disciplines` then
+`sessionDisciplines`); a unified diff (`--diff`) is the change-set surface (`disciplines` then
+`changeSetDisciplines`). No config, an invalid config or an unparsable payload fails closed:
+exit 2, one `blocked covenant-check -` row, `covenant check failed closed: <message>` on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_constitution.covenant import baseline, telemetry
+from agent_constitution.covenant import registrations as assembly_module
+from agent_constitution.covenant.dispatch import RUNNER_LABEL, advisory_line, dispatch
+from agent_constitution.covenant.ir import InputError, evidence_paths, parse_input
+from agent_constitution.covenant.plan import PlanError, load_plan
+from agent_constitution.covenant.registrations import (
+    DEFAULT_MUTATING,
+    Assembly,
+    Run,
+    assemble,
+    surface_entries,
+)
+from agent_constitution.covenant.worlds import (
+    NO_SUBJECT,
+    planned_files,
+    read_tree_file,
+    snapshot,
+)
+
+FileReader = Callable[[str], "str | None"]
+
+
+def _emit(lines: list[str]) -> None:
+    for line in lines:
+        sys.stderr.write(line + "\n")
+
+
+def _fail_closed(log: Path, message: str) -> int:
+    _emit([f"covenant check failed closed: {message}"])
+    telemetry.append(log, [telemetry.Row("blocked", RUNNER_LABEL, NO_SUBJECT)])
+    return 2
+
+
+def run_check(
+    root: Path,
+    text: str,
+    *,
+    change_set: bool,
+    posture: str,
+    read_file: FileReader | None = None,
+    failure: str | None = None,
+) -> int:
+    """Judge `text` (IR, or a unified diff when `change_set`) in `root`; returns 0 or 2.
+
+    `failure` is a reason the input could not even be read (git); the run then fails closed.
+    """
+    log = telemetry.log_path(root, None)
+    try:
+        plan = load_plan(root)
+        log = telemetry.log_path(root, plan["logPath"])
+        if failure is not None:
+            raise InputError(failure)
+        if change_set:
+            from agent_constitution.covenant.diff import (
+                diff_to_input,  # the session path never reads diffs
+            )
+
+            data = diff_to_input(text)
+        else:
+            data = parse_input(text)
+        _check_valve_token(plan, data)
+    except (PlanError, InputError) as error:
+        return _fail_closed(log, str(error))
+    try:
+        return _judge(root, plan, data, change_set, posture, read_file, log)
+    except Exception as error:  # an internal failure is a verdict nobody reached: block
+        return _fail_closed(log, f"{type(error).__name__}: {error}")
+
+
+def _check_valve_token(plan: dict[str, Any], data: dict[str, Any]) -> None:
+    """A valve armed with a token spanning lines could never open as declared: fail closed."""
+    witness = plan["witness"]
+    if witness and "session" in data and any(c in witness["token"].strip() for c in "\r\n"):
+        raise PlanError("witness.token must be one line — a person sends it alone on a message's first line")
+
+
+def _judge(
+    root: Path,
+    plan: dict[str, Any],
+    data: dict[str, Any],
+    change_set: bool,
+    posture: str,
+    read_file: FileReader | None,
+    log: Path,
+) -> int:
+    if "session" not in data:
+        return _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
+    current: dict[str, str] = {}
+    try:  # the baseline is observation, never a verdict: it fails open
+        current = baseline.digests(root, list(plan["protected"]))
+        telemetry.append(log, baseline.compare(root, current, log))
+    except Exception:
+        current = {}
+    code = _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
+    if current:
+        baseline.update(root, current)
+    return code
+
+
+def _dispatch(
+    root: Path,
+    plan: dict[str, Any],
+    data: dict[str, Any],
+    change_set: bool,
+    posture: str,
+    read_file: FileReader | None,
+    log: Path,
+) -> int:
+    calls = data["toolCalls"]
+    tools = data.get("tools") or {"mutating": list(DEFAULT_MUTATING), "shell": [], "commandArgs": []}
+    session = data.get("session")
+    assembly = Assembly(
+        root=root,
+        config_path=plan["config"],
+        protected=tuple(plan["protected"]),
+        mutating=tuple(tools["mutating"]),
+        shell=tuple(tools["shell"]),
+        command_args=tuple(tools["commandArgs"]),
+        session=session,
+        witness=plan["witness"],
+        surface="change-set" if change_set else "session",
+    )
+    registrations = assemble(plan, assembly)
+    declarations = [e["declaration"] for e in surface_entries(plan, assembly.surface) if "declaration" in e]
+    reader = read_file or (lambda path: read_tree_file(root, path))
+    run = Run(
+        assembly=assembly,
+        changes=evidence_paths(data),
+        files={path: reader(path) for path in planned_files(declarations)},
+        actor=data.get("actor"),
+        snapshot=snapshot(session, int(time.time() * 1000)) if session is not None else None,
+    )
+    valve = assembly_module.human_valve(assembly)
+    verdicts = dispatch(calls, registrations, run, posture, valve)
+    lines = assembly_module.fault_lines(registrations) + verdicts.stderr
+    summary = advisory_line(verdicts)
+    if summary:
+        lines.append(summary)
+    state = assembly_module.valve_state(assembly, verdicts.valve_shut)
+    if state:
+        lines.append(state)
+    _emit(lines)
+    telemetry.append(log, verdicts.rows)
+    return verdicts.exit_code

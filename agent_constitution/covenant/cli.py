@@ -1,0 +1,97 @@
+"""`pdks`: the covenant judge's command line (POLYDEUKES §4.7).
+
+`pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]] [--enforce advise|block]`,
+`pdks explain`, `pdks init …`, `pdks hook claude-code|codex|grok`. Exit codes are only 0 and 2; a
+usage error prints the usage line and reads no stdin. Only the standard library is imported until a
+subcommand needs more (the hook path never does while the compiled plan is current).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+USAGE = (
+    "usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]]"
+    " [--enforce advise|block] | pdks explain | pdks init | pdks hook claude-code|codex|grok"
+)
+GIT_MODES = ("--staged", "--worktree", "--range")
+
+
+def _usage() -> int:
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+def _check_flags(flags: list[str]) -> dict[str, str] | None:
+    """The parsed flags of `covenant check`, or None for a usage error."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag == "--enforce" or flag == "--range":
+            if flag in options or i + 1 >= len(flags):
+                return None
+            value = flags[i + 1]
+            if flag == "--enforce" and value not in ("advise", "block"):
+                return None
+            if flag == "--range" and (".." not in value or value.startswith("--")):
+                return None
+            options[flag] = value
+            i += 2
+            continue
+        if flag not in ("--diff", "--staged", "--worktree") or flag in options:
+            return None
+        options[flag] = ""
+        i += 1
+    if sum(mode in options for mode in GIT_MODES) > 1 or (
+        any(mode in options for mode in GIT_MODES) and "--diff" not in options
+    ):
+        return None
+    return options
+
+
+def _covenant_check(flags: list[str]) -> int:
+    options = _check_flags(flags)
+    if options is None:
+        return _usage()
+    from agent_constitution.covenant.check import run_check
+
+    root = Path.cwd()
+    posture = options.get("--enforce", "advise")
+    change_set = "--diff" in options
+    if change_set and any(mode in options for mode in GIT_MODES):
+        from agent_constitution.covenant import gitdiff
+
+        try:
+            text, reader = gitdiff.read(root, staged="--staged" in options, revision_range=options.get("--range"))
+        except gitdiff.GitError as error:
+            return run_check(root, "", change_set=True, posture=posture, failure=str(error))
+        return run_check(root, text, change_set=True, posture=posture, read_file=reader)
+    text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    return run_check(root, text, change_set=change_set, posture=posture)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if args[:2] == ["covenant", "check"]:
+            return _covenant_check(args[2:])
+        if args == ["explain"]:
+            from agent_constitution.covenant.explain import main as explain
+
+            return explain(Path.cwd())
+        if args[:1] == ["init"]:
+            from agent_constitution.covenant.init import main as init
+
+            return init(args[1:])
+        if args[:1] == ["hook"]:
+            from agent_constitution.covenant.adapters import main as hook
+
+            return hook(args[1:])
+    except KeyboardInterrupt:
+        return 2
+    except Exception as error:  # exit codes are only 0 and 2, never a traceback
+        print(f"pdks: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+    return _usage()

@@ -1,0 +1,452 @@
+"""The declaration engine: `judge = relate ∘ extract` over one world (POLYDEUKES §2; hot path).
+
+A world maps source names to values; a key is present only when its value exists. Extraction
+results are lists of `(key, value)` items; a pipeline beginning with `{op: source, of: state}` is
+paired and yields `{"pre": items, "post": items}`. Relations return witness lists (empty = holds).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from agent_constitution.covenant.values import (
+    UNDEFINED,
+    canonical,
+    deep_equal,
+    is_number,
+    js_json,
+    js_string,
+    js_trim,
+    order_key,
+)
+
+Item = tuple[str, Any]
+MALFORMED_STATE = "'state' must be a before/after pair — an object carrying 'pre' and 'post'"
+MAX_WITNESSES = 8
+MAX_VALUE_JSON = 200
+
+
+class SupplyPass(Exception):
+    """A source is absent and the declaration's supply policy lets the world through."""
+
+
+class SupplyError(Exception):
+    """The world cannot be judged: an absent source under `error`, invalid JSON, a malformed state."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"{source} — {reason}")
+        self.source = source
+        self.reason = reason
+
+
+@lru_cache(maxsize=512)
+def regex(rx: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(rx, re.IGNORECASE if ignore_case else 0)
+
+
+def _rx(spec: dict[str, Any]) -> re.Pattern[str]:
+    return regex(spec["rx"], spec["i"])
+
+
+# ---------------------------------------------------------------- extraction steps
+
+
+def _json(items: list[Item], source: str) -> list[Item]:
+    out = []
+    for key, value in items:
+        if not isinstance(value, str):
+            raise SupplyError(source, f"'json' reads text, not {js_string(value)}")
+        try:
+            out.append((key, json.loads(value, parse_constant=_no_constant)))
+        except ValueError as error:
+            raise SupplyError(source, f"invalid JSON: {error}") from None
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"'{name}' is not JSON")
+
+
+def _select(items: list[Item], path: str) -> list[Item]:
+    out = []
+    for key, value in items:
+        current: Any = value
+        for part in path.split("."):
+            if not isinstance(current, dict) or part not in current:
+                break
+            current = current[part]
+        else:
+            if isinstance(current, list):
+                out.extend((str(i), element) for i, element in enumerate(current))
+            else:
+                out.append((key, current))
+    return out
+
+
+def _items(items: list[Item]) -> list[Item]:
+    out = []
+    for _, value in items:
+        if isinstance(value, list):
+            out.extend((str(i), element) for i, element in enumerate(value))
+    return out
+
+
+def _key_by(items: list[Item], name: str) -> list[Item]:
+    out = []
+    for _, value in items:
+        if isinstance(value, dict) and name in value:
+            key = value[name]
+            if key is not None and not isinstance(key, (dict, list)):
+                out.append((js_string(key), value))
+    return out
+
+
+def _key_by_pattern(items: list[Item], pattern: re.Pattern[str]) -> list[Item]:
+    out = []
+    for _, value in items:
+        found = pattern.search(js_string(value))
+        if found and found.group(1) is not None:
+            out.append((found.group(1), value))
+    return out
+
+
+def _field(items: list[Item], name: str) -> list[Item]:
+    return [(key, value.get(name, UNDEFINED)) for key, value in items if isinstance(value, dict)]
+
+
+def _holds(value: Any, predicate: dict[str, Any]) -> bool:
+    if not isinstance(value, dict):
+        return False
+    got = value.get(predicate["field"], UNDEFINED)
+    op, arg = predicate["op"], predicate["arg"]
+    if op == "eq":
+        return deep_equal(got, arg)
+    if op == "ne":
+        return not deep_equal(got, arg)
+    if op == "size":
+        return isinstance(got, list) and len(got) == arg
+    if op == "notIn":
+        return all(not deep_equal(got, element) for element in arg)
+    if not is_number(got):
+        return False
+    return got <= arg if op == "lte" else got >= arg
+
+
+def _flatten_keys(items: list[Item]) -> list[Item]:
+    out: list[Item] = []
+
+    def walk(value: dict[str, Any], prefix: str) -> None:
+        for name, child in value.items():
+            path = f"{prefix}.{name}" if prefix else str(name)
+            if isinstance(child, dict):
+                walk(child, path)
+            else:
+                out.append((path, path))
+
+    for _, value in items:
+        if isinstance(value, dict):
+            walk(value, "")
+    return out
+
+
+def _sort(items: list[Item]) -> list[Item]:
+    key = order_key([value for _, value in items])
+    return sorted(items, key=lambda item: key(item[1]))
+
+
+def _lines(items: list[Item]) -> list[Item]:
+    out = []
+    for _, value in items:
+        for number, line in enumerate(js_string(value).split("\n"), start=1):
+            text = js_trim(line)
+            if text:
+                out.append((str(number), text))
+    return out
+
+
+def _tool_uses(items: list[Item], step: dict[str, Any]) -> list[Item]:
+    names, subagent = step.get("names"), step.get("subagentType")
+    out = []
+    for _, snapshot in items:
+        if not isinstance(snapshot, dict) or not isinstance(snapshot.get("toolCalls"), list):
+            continue
+        for call in snapshot["toolCalls"]:
+            if not isinstance(call, dict):
+                continue
+            if names is not None and call.get("name") not in names:
+                continue
+            if subagent is not None:
+                args = call.get("args")
+                if not isinstance(args, dict) or args.get("subagent_type") != subagent:
+                    continue
+            out.append((js_string(call.get("index")), call))
+    return out
+
+
+def _user_texts(items: list[Item], pattern: re.Pattern[str]) -> list[Item]:
+    out = []
+    for _, snapshot in items:
+        if not isinstance(snapshot, dict) or not isinstance(snapshot.get("userMessages"), list):
+            continue
+        for message in snapshot["userMessages"]:
+            if not isinstance(message, dict):
+                continue
+            if pattern.search(js_string(message.get("text"))):
+                value = dict(message)
+                value["observedAtMs"] = snapshot.get("observedAtMs")
+                out.append((js_string(message.get("index")), value))
+    return out
+
+
+def _agent_type(items: list[Item], kind: str) -> list[Item]:
+    out = []
+    for _, value in items:
+        records = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        out.extend(
+            (str(i), record)
+            for i, record in enumerate(records)
+            if isinstance(record, dict) and record.get("agentType") == kind
+        )
+    return out
+
+
+def _age(items: list[Item]) -> list[Item]:
+    out = []
+    for key, value in items:
+        if not isinstance(value, dict):
+            continue
+        stamp, now = value.get("timestampMs"), value.get("observedAtMs")
+        if not is_number(stamp) or not is_number(now) or now - stamp < 0:
+            continue
+        out.append((key, {**value, "ageMs": now - stamp}))
+    return out
+
+
+def run_step(items: list[Item], step: dict[str, Any], source: str) -> list[Item]:
+    op = step["op"]
+    if op == "json":
+        return _json(items, source)
+    if op == "select":
+        return _select(items, step["path"])
+    if op == "items":
+        return _items(items)
+    if op == "keyBy":
+        return _key_by(items, step["field"])
+    if op == "keyByPattern":
+        return _key_by_pattern(items, _rx(step["re"]))
+    if op == "field":
+        return _field(items, step["name"])
+    if op == "filter":
+        return [item for item in items if all(_holds(item[1], p) for p in step["when"])]
+    if op == "flattenKeys":
+        return _flatten_keys(items)
+    if op == "sort":
+        return _sort(items)
+    if op == "lines":
+        return _lines(items)
+    if op == "matches":
+        pattern = _rx(step["re"])
+        return [item for item in items if pattern.search(js_string(item[1]))]
+    if op == "toolUses":
+        return _tool_uses(items, step)
+    if op == "userTexts":
+        return _user_texts(items, _rx(step["re"]))
+    if op == "agentType":
+        return _agent_type(items, step["is"])
+    if op == "first":
+        return items[:1]
+    if op == "ageMs":
+        return _age(items)
+    raise ValueError(f"unknown step {op}")  # the compiler admits only the steps above
+
+
+# ---------------------------------------------------------------- relations
+
+
+def relate(relation: dict[str, Any], get: Any) -> list[dict[str, Any]]:
+    """The witnesses of one relation (elements for which it fails); empty means it holds."""
+    op = relation["op"]
+    if op == "empty":
+        return [{"key": k, "value": v} for k, v in get(relation["of"])]
+    if op == "nonEmpty":
+        return [] if get(relation["of"]) else [{"key": relation["of"], "value": None}]
+    if op == "equal":
+        left, right = get(relation["of"][0]), get(relation["of"][1])
+        left_set = {canonical(v) for _, v in left}
+        right_set = {canonical(v) for _, v in right}
+        return [{"key": k, "value": v, "side": "left"} for k, v in left if canonical(v) not in right_set] + [
+            {"key": k, "value": v, "side": "right"} for k, v in right if canonical(v) not in left_set
+        ]
+    if op == "subset":
+        values = {canonical(v) for _, v in get(relation["in"])}
+        return [{"key": k, "value": v} for k, v in get(relation["of"]) if canonical(v) not in values]
+    if op == "implies":
+        keys = {k for k, _ in get(relation["requires"])}
+        return [{"key": k, "value": v} for k, v in get(relation["of"]) if k not in keys]
+    if op == "ordered":
+        items = get(relation["of"])
+        key = order_key([v for _, v in items])
+        strict = relation.get("strict", False)
+        out = []
+        for (_, before), (k, v) in zip(items, items[1:], strict=False):
+            a, b = key(before), key(v)
+            if a > b or (strict and a == b):
+                out.append({"key": k, "value": v})
+        return out
+    pair = get(relation["of"])  # unchanged: a paired extraction
+    before: dict[str, Any] = {}
+    for k, v in pair["pre"]:
+        before.setdefault(k, v)
+    return [
+        {"key": k, "value": v, "before": before[k]}
+        for k, v in pair["post"]
+        if k in before and not deep_equal(v, before[k])
+    ]
+
+
+_PLACEHOLDER = re.compile(r"\{(key|value|before)\}")
+
+
+def render(entry: dict[str, Any], witnesses: list[dict[str, Any]]) -> str:
+    """The message of a broken relate entry: its first witness filled in, ` (+N)` for the rest."""
+    first = witnesses[0]
+    template = entry["message"]
+    if template is None:
+        template = entry["messageBySide"][first.get("side", "left")]
+    fills = {
+        "key": first["key"],
+        "value": js_string(first["value"]),
+        "before": js_string(first["before"]) if "before" in first else "",
+    }
+    text = _PLACEHOLDER.sub(lambda m: fills[m.group(1)], template)
+    return text + (f" (+{len(witnesses) - 1})" if len(witnesses) > 1 else "")
+
+
+def witness_field(breaks: tuple[Break, ...] | list[Break]) -> list[dict[str, Any]]:
+    """The fifth telemetry field: per broken entry its first eight witnesses and the true total."""
+    field_value = []
+    for broken in breaks:
+        shown = []
+        for witness in broken.witnesses[:MAX_WITNESSES]:
+            row: dict[str, Any] = {"key": witness["key"], "value": witness["value"]}
+            if "side" in witness:
+                row["side"] = witness["side"]
+            if witness["value"] is not UNDEFINED:
+                text = js_json(witness["value"])
+                if len(text) > MAX_VALUE_JSON:
+                    row["value"] = text[:MAX_VALUE_JSON]
+                    row["truncated"] = len(text)
+            shown.append(row)
+        field_value.append({"id": broken.id, "witnesses": shown, "total": len(broken.witnesses)})
+    return field_value
+
+
+# ---------------------------------------------------------------- judging one world
+
+
+class Break(NamedTuple):
+    id: str
+    witnesses: list[dict[str, Any]]
+    message: str
+
+
+class Extractor:
+    """Evaluates extractions of one world lazily, each at most once."""
+
+    def __init__(self, definitions: dict[str, dict[str, Any]], world: dict[str, Any], supply: dict[str, str]) -> None:
+        self.definitions = definitions
+        self.world = world
+        self.supply = supply
+        self.cache: dict[str, Any] = {}
+
+    def get(self, name: str) -> Any:
+        if name not in self.cache:
+            self.cache[name] = self._evaluate(self.definitions[name])
+        return self.cache[name]
+
+    def _evaluate(self, pipeline: dict[str, Any]) -> Any:
+        steps = pipeline["steps"]
+        first = steps[0]
+        op = first["op"]
+        if op == "union":
+            a, b = first["of"]
+            return self._rest(self.get(a) + self.get(b), steps, a)
+        if op in ("onlyIn", "intersect"):
+            a, b = (first["of"], first["notIn"]) if op == "onlyIn" else first["of"]
+            keys = {k for k, _ in self.get(b)}
+            keep = op == "intersect"
+            return self._rest([item for item in self.get(a) if (item[0] in keys) == keep], steps, a)
+        source = first["of"]
+        if source not in self.world:
+            policy = self.supply.get(source, "error")
+            if policy == "pass":
+                raise SupplyPass(source)
+            if policy == "error":
+                raise SupplyError(source, f"the world carries no source named '{source}'")
+            return self._rest([], steps, source)
+        value = self.world[source]
+        if pipeline["paired"]:
+            if not isinstance(value, dict) or "pre" not in value or "post" not in value:
+                raise SupplyError(source, MALFORMED_STATE)
+            return {
+                "pre": self._rest([("0", value["pre"])], steps, source),
+                "post": self._rest([("0", value["post"])], steps, source),
+            }
+        return self._rest([("0", value)], steps, source)
+
+    def _rest(self, items: list[Item], steps: list[dict[str, Any]], source: str) -> list[Item]:
+        for step in steps[1:]:
+            items = run_step(items, step, source)
+        return items
+
+
+def in_scope(scope: dict[str, Any] | None, world: dict[str, Any]) -> bool:
+    if scope is None:
+        return True
+    value = world.get(scope["source"])
+    if not isinstance(value, str):
+        return False
+    if scope["include"] and not any(_rx(p).search(value) for p in scope["include"]):
+        return False
+    return not any(_rx(p).search(value) for p in scope["exclude"])
+
+
+class WorldVerdict(NamedTuple):
+    """`pass`, `broken` (breaks), `supply-pass`, or `supply-error` (source, reason)."""
+
+    kind: str
+    breaks: tuple[Break, ...] = ()
+    source: str = ""
+    reason: str = ""
+
+
+def judge_world(declaration: dict[str, Any], world: dict[str, Any]) -> WorldVerdict:
+    """Judge one in-scope world: relate entries in order, extractions evaluated lazily."""
+    extractor = Extractor(declaration["extract"], world, declaration["supply"])
+    breaks = []
+    try:
+        for entry in declaration["relate"]:
+            witnesses = relate(entry["relation"], extractor.get)
+            if witnesses:
+                breaks.append(Break(entry["id"], witnesses, render(entry, witnesses)))
+    except SupplyPass:
+        return WorldVerdict("supply-pass")
+    except SupplyError as error:
+        return WorldVerdict("supply-error", source=error.source, reason=error.reason)
+    return WorldVerdict("broken", tuple(breaks)) if breaks else WorldVerdict("pass")
+
+
+def witness_opens(declaration: dict[str, Any], world: dict[str, Any]) -> bool:
+    """The declaration's own witness block: every witness relate entry holds in this world."""
+    block = declaration["witness"]
+    if block is None or not in_scope(declaration["scope"], world):
+        return False
+    definitions = {**declaration["extract"], **block["extract"]}
+    extractor = Extractor(definitions, world, declaration["supply"])
+    try:
+        return all(not relate(entry["relation"], extractor.get) for entry in block["relate"])
+    except (SupplyPass, SupplyError):
+        return False

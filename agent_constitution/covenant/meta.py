@@ -1,0 +1,688 @@
+"""The meta-covenants that protect the judging chain, and shell writes read as file changes.
+
+Three built-in registrations (POLYDEUKES §5): `self-mod` (a mutating tool aimed at a protected
+path), `shell-mod` (a shell command writing to, or mentioning without read-only proof, a protected
+path) and `transcript-mod` (anything touching the session transcript). Each answers upheld, broken
+with upstream's reason, or unjudgeable (a misassembled registration, or an exception inside a judge):
+cannot judge means block.
+
+`shell_evidence` derives the file changes a shell command line computes (redirect, heredoc,
+herestring, append; §5.7) and completes them against the pre-state on disk, so a declaration judges
+`echo TODO >> src/a.ts` as the modify it makes; what it cannot compute (sed -i, tee, an opaque or
+nested command) is reported so the assembly records it as skipped.
+
+Standard library only (hot path), with NamedTuples for the same import-cost reason as `shell.py`.
+The objects here satisfy the `Registration` protocol described in
+`registrations.py` by duck typing, and read `Assembly` / `Run` by attribute, so this module imports
+nothing from the assembly (which imports it).
+"""
+
+import os
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from agent_constitution.covenant.shell import (
+    Command,
+    Redirect,
+    Tokenized,
+    basename,
+    command_name,
+    is_nested_shell,
+    mutation_targets,
+    proves_read_only,
+    read_only_head,
+    tokenize,
+)
+
+UPHELD, BROKEN, UNJUDGEABLE = 0, 1, 2
+
+
+class MetaOutcome(NamedTuple):
+    """A meta-covenant's answer, shaped like the assembly's `Outcome` (meta rows carry no extras)."""
+
+    code: int
+    reason: str | None = None
+    skip: str | None = None
+    witnesses: list[dict[str, Any]] | None = None
+    valve: None = None
+
+
+# --- path matching (§5.1) -----------------------------------------------------------------------
+
+
+def path_segments(path: str) -> list[str]:
+    """Leading `./` and trailing `/` stripped, split on `/`, empty segments dropped."""
+    while path.startswith("./"):
+        path = path[2:]
+    return [segment for segment in path.rstrip("/").split("/") if segment]
+
+
+def resolve_dots(segments: list[str]) -> list[str]:
+    """`.` dropped; `..` cancels the previous segment, or is kept when there is none to cancel."""
+    resolved: list[str] = []
+    for segment in segments:
+        if segment == ".":
+            continue
+        if segment == ".." and resolved and resolved[-1] != "..":
+            resolved.pop()
+            continue
+        resolved.append(segment)
+    return resolved
+
+
+def _segments_match(candidate: list[str], protected: list[str]) -> bool:
+    if not candidate:
+        return False
+    width = len(protected)
+    for start in range(len(candidate) - width + 1):
+        if candidate[start : start + width] == protected:
+            return True
+    # A relative ancestor (`rm -rf packages/core`) names the protected path too; an absolute one
+    # is not caught (declared limit).
+    return len(candidate) < width and candidate == protected[: len(candidate)]
+
+
+def path_matches_protected(candidate: str, protected: str) -> bool:
+    """The candidate is the protected path, inside it, or a root-anchored ancestor of it."""
+    wanted = path_segments(protected)
+    if not wanted:
+        return False
+    segments = path_segments(candidate)
+    return _segments_match(segments, wanted) or _segments_match(resolve_dots(segments), wanted)
+
+
+_CANDIDATE_SPLIT = re.compile(r"[\s=,()`]+")
+_LINE_SPLIT = re.compile(r"[;&|<>]+")
+
+
+def path_candidates(token: str) -> list[str]:
+    """Path-like fragments of one token: split on whitespace, `=`, `,`, parentheses, backtick."""
+    return [fragment for fragment in _CANDIDATE_SPLIT.split(token) if fragment]
+
+
+def untokenizable_line_candidates(line: str) -> list[str]:
+    """The text of an unread span, plus its fragments cut at the operators no tokenizer ate."""
+    return [line] + [f for f in _LINE_SPLIT.split(line) if f and f != line]
+
+
+def iter_strings(value: Any) -> Iterator[str]:
+    """Every string value at any depth (keys are never read)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from iter_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from iter_strings(item)
+
+
+def mentions_path(value: Any, protected: str) -> bool:
+    """Some string inside `value` has a path candidate naming `protected`."""
+    first = (path_segments(protected) or [""])[0]
+    return bool(first) and any(
+        path_matches_protected(candidate, protected)
+        for text in iter_strings(value)
+        if first in text
+        for candidate in path_candidates(text)
+        if first in candidate
+    )
+
+
+def proven_change_path(call: dict[str, Any]) -> str | None:
+    """The path a call's `fileChange` evidence proves, or None when it proves none."""
+    change = call.get("fileChange")
+    if not isinstance(change, dict):
+        return None
+    path = change.get("path")
+    if not isinstance(path, str) or change.get("kind") not in ("create", "modify", "delete"):
+        return None
+    return path if any(s != "." for s in path_segments(path)) else None
+
+
+@lru_cache(maxsize=64)
+def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
+    """The path candidates of one argument string read as a command line, and whether it was fully
+    read. Cached: self-mod and shell-mod route the same call, and a Write's content can be large."""
+    tokenized = tokenize(text)
+    found: list[str] = []
+    for command in tokenized.commands:
+        for word in command.words:
+            found.extend(path_candidates(word.text))
+        for redirect in command.redirects:
+            found.extend(path_candidates(redirect.target.text))
+    return tuple(found), tokenized.fully_read
+
+
+def path_route(protected: tuple[str, ...] | list[str], calls: list[dict[str, Any]]) -> str | None:
+    """Path-mention routing (§4.6): the first protected path, in list order, that a candidate names.
+
+    Candidates are the words and redirect targets of every string in the calls' args, read by the
+    tokenizer, plus each proven change path whole. A string the tokenizer could not finish reading
+    routes on the first protected path (fail-closed).
+    """
+    paths = [p for p in protected if p]
+    if not paths:
+        return None
+    candidates: list[str] = []
+    failed = False
+    for call in calls:
+        for text in iter_strings(call.get("args")):
+            found, fully_read = _string_candidates(text)
+            candidates.extend(found)
+            failed = failed or not fully_read
+        proven = proven_change_path(call)
+        if proven is not None:
+            candidates.append(proven)
+    for path in paths:
+        # Any match contains the protected path's first segment (a descendant holds all of them, an
+        # ancestor starts with it), so a substring test discards almost every candidate cheaply.
+        first = (path_segments(path) or [""])[0]
+        if first and any(first in c and path_matches_protected(c, path) for c in candidates):
+            return path
+    return paths[0] if failed else None
+
+
+# --- the three judges -----------------------------------------------------------------------------
+
+
+def _command_strings(call: dict[str, Any], command_args: tuple[str, ...]) -> list[str]:
+    args = call.get("args")
+    if not isinstance(args, dict):
+        return []
+    return [args[name] for name in command_args if isinstance(args.get(name), str)]
+
+
+def judge_self_mod(
+    calls: list[dict[str, Any]], protected: tuple[str, ...], mutating: tuple[str, ...]
+) -> str | None:
+    """The break reason when a mutating call targets a protected path, else None (§5.5)."""
+    for call in calls:
+        if call.get("name") not in mutating:
+            continue
+        change_path = proven_change_path(call)
+        if change_path is not None:
+            if any(path_matches_protected(change_path, p) for p in protected):
+                return f"{call['name']} would modify protected path {change_path}"
+            continue
+        for path in protected:
+            if mentions_path(call.get("args"), path):
+                return f"{call['name']} would modify protected path {path}"
+    return None
+
+
+def _strip_quoting(text: str) -> str:
+    # The shell would remove these before the path existed, so `sr"c"` must read as `src`.
+    return text.replace("'", "").replace('"', "").replace("\\", "")
+
+
+def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: Tokenized) -> str | None:
+    for rule, target in mutation_targets(command):
+        for path in protected:
+            if mentions_path(target.text, path):
+                return f"{rule} targets protected path {path}"
+    mentioned = None
+    opaque_mention = False
+    for token in (*command.words, *(r.target for r in command.redirects)):
+        hit = next((p for p in protected if mentions_path(token.text, p)), None)
+        if hit is None:
+            continue
+        mentioned = mentioned or hit
+        opaque_mention = opaque_mention or token.opaque
+    if mentioned is None:
+        return None
+    if opaque_mention:
+        return f"protected path {mentioned} inside an opaque token"
+    if any(r.writes and r.target.opaque for r in command.redirects):
+        return f"opaque redirect target alongside protected path {mentioned}"
+    if proves_read_only(command, tokenized):
+        return None
+    first = command.words[0].text if command.words else ""
+    return f"{first} mentions protected path {mentioned} without read-only proof"
+
+
+def judge_shell_mod(
+    calls: list[dict[str, Any]],
+    protected: tuple[str, ...],
+    shell: tuple[str, ...],
+    command_args: tuple[str, ...],
+) -> str | None:
+    """The break reason when a shell call writes to or mentions a protected path unproven (§5.4)."""
+    for call in calls:
+        if call.get("name") not in shell:
+            continue
+        lines = _command_strings(call, command_args)
+        if not lines:
+            return (
+                f"unjudgeable shell call {call['name']}: no command string under any command-arg name"
+            )
+        for line in lines:
+            tokenized = tokenize(line)
+            for span in tokenized.unread:
+                candidates = untokenizable_line_candidates(_strip_quoting(span.text))
+                for path in protected:
+                    if any(mentions_path(candidate, path) for candidate in candidates):
+                        return f"untokenizable command line mentions protected path {path}"
+            for command in tokenized.commands:
+                reason = _shell_mod_command(command, protected, tokenized)
+                if reason is not None:
+                    return reason
+    return None
+
+
+class Transcript(NamedTuple):
+    """The session transcript as one canonical path, with the home spellings that also name it."""
+
+    path: str
+    target: tuple[str, ...]
+    home_prefixes: tuple[str, ...]
+    home_segments: tuple[str, ...]
+
+    @classmethod
+    def resolve(cls, path: str, home: str | None) -> "Transcript | None":
+        """None for a degenerate path (no real segment): the covenant then upholds everything."""
+        segments = path_segments(path)
+        if not any(s != "." for s in segments):
+            return None
+        prefixes: tuple[str, ...] = ()
+        home_segments: tuple[str, ...] = ()
+        if home and home.startswith("/"):
+            home_path = home.rstrip("/")
+            home_segments = tuple(path_segments(home_path))
+            if home_segments and path.startswith(home_path + "/"):
+                prefixes = ("~", "$HOME", "${HOME}", "~" + home_segments[-1])
+        return cls(path, tuple(resolve_dots(segments)), prefixes, home_segments)
+
+    def named_by(self, candidate: str) -> bool:
+        segments = path_segments(candidate)
+        if segments and segments[0] in self.home_prefixes:
+            segments = [*self.home_segments, *segments[1:]]
+        return tuple(resolve_dots(segments)) == self.target
+
+    def named_in(self, token: str) -> bool:
+        for candidate in path_candidates(token):
+            forms = [candidate]
+            if candidate[:1] not in ("/", "~", "$"):
+                rooted = re.search(r"[/~$]", candidate)
+                if rooted:
+                    forms.append(candidate[rooted.start() :])
+            if any(self.named_by(form) for form in forms):
+                return True
+        return False
+
+
+def _transcript_command(command: Command, transcript: Transcript, tokenized: Tokenized) -> str | None:
+    for rule, target in mutation_targets(command):
+        if transcript.named_in(target.text):
+            return f"{rule} targets the session transcript {transcript.path}"
+    tokens = (*command.words, *(r.target for r in command.redirects))
+    if not any(transcript.named_in(token.text) for token in tokens):
+        return None
+    if any(r.writes and r.target.opaque for r in command.redirects):
+        return f"opaque redirect target alongside the session transcript {transcript.path}"
+    if proves_read_only(command, tokenized):
+        return None
+    first = command.words[0].text if command.words else ""
+    return f"{first} names the session transcript {transcript.path} without read-only proof"
+
+
+def judge_transcript_mod(
+    calls: list[dict[str, Any]],
+    transcript: Transcript | None,
+    shell: tuple[str, ...],
+    command_args: tuple[str, ...],
+    mutating: tuple[str, ...],
+) -> str | None:
+    """The break reason when a call writes or names the session transcript unproven (§5.6)."""
+    if transcript is None:
+        return None
+    for call in calls:
+        name = call.get("name")
+        if name in shell:
+            for line in _command_strings(call, command_args):
+                tokenized = tokenize(line)
+                for span in tokenized.unread:
+                    candidates = untokenizable_line_candidates(_strip_quoting(span.text))
+                    if any(transcript.named_in(c) for c in candidates):
+                        return f"untokenizable command line names the session transcript {transcript.path}"
+                for command in tokenized.commands:
+                    reason = _transcript_command(command, transcript, tokenized)
+                    if reason is not None:
+                        return reason
+        elif name in mutating:
+            change_path = proven_change_path(call)
+            if change_path is not None:
+                if transcript.named_by(change_path):
+                    return f"{name} would modify the session transcript {change_path}"
+                continue
+            if any(transcript.named_in(text) for text in iter_strings(call.get("args"))):
+                return f"{name} names the session transcript {transcript.path} with no proven target"
+    return None
+
+
+# --- registrations --------------------------------------------------------------------------------
+
+
+def _outcome(judge, *args) -> MetaOutcome:
+    try:
+        reason = judge(*args)
+    except Exception:  # a judge that cannot read its input cannot uphold it
+        return MetaOutcome(UNJUDGEABLE)
+    return MetaOutcome(UPHELD) if reason is None else MetaOutcome(BROKEN, reason)
+
+
+class PathCovenant(NamedTuple):
+    """`self-mod` or `shell-mod`: routed by a protected-path mention, subject = that path."""
+
+    label: str
+    protected: tuple[str, ...]
+    mutating: tuple[str, ...]
+    shell: tuple[str, ...]
+    command_args: tuple[str, ...]
+    kind: str = "meta"
+    level: None = None
+
+    def describe(self) -> str:
+        if self.label == "self-mod":
+            return f"protected paths against the mutating tools {', '.join(self.mutating)}"
+        return f"protected paths against the shell tools {', '.join(self.shell)}"
+
+    def route(self, call: dict[str, Any], run: Any = None) -> str | None:
+        return path_route(self.protected, [call])
+
+    def judge(self, call: dict[str, Any], subject: str = "-", run: Any = None) -> MetaOutcome:
+        protected = tuple(p for p in self.protected if p)
+        if self.label == "self-mod":
+            mutating = tuple(n for n in self.mutating if n)
+            if not protected or not mutating:
+                return MetaOutcome(UNJUDGEABLE)
+            return _outcome(judge_self_mod, [call], protected, mutating)
+        shell = tuple(n for n in self.shell if n)
+        command_args = tuple(n for n in self.command_args if n)
+        if not protected or not shell or not command_args:
+            return MetaOutcome(UNJUDGEABLE)
+        return _outcome(judge_shell_mod, [call], protected, shell, command_args)
+
+
+class TranscriptCovenant(NamedTuple):
+    """`transcript-mod`: routed by its own judge (subject = the transcript path)."""
+
+    path: str
+    home: str | None
+    mutating: tuple[str, ...]
+    shell: tuple[str, ...]
+    command_args: tuple[str, ...]
+    label: str = "transcript-mod"
+    kind: str = "meta"
+    level: None = None
+
+    def describe(self) -> str:
+        return f"the session transcript {self.path}"
+
+    def _axes_empty(self) -> bool:
+        return not (self._axis("mutating") and self._axis("shell") and self._axis("command_args"))
+
+    def _axis(self, key: str) -> tuple[str, ...]:
+        return tuple(n for n in getattr(self, key) if n)
+
+    def _verdict(self, call: dict[str, Any]) -> str | None:
+        transcript = Transcript.resolve(self.path, self.home)
+        return judge_transcript_mod(
+            [call], transcript, self._axis("shell"), self._axis("command_args"), self._axis("mutating")
+        )
+
+    def route(self, call: dict[str, Any], run: Any = None) -> str | None:
+        # A misassembled registration routes every call, so its unjudgeable answer is heard.
+        if self._axes_empty():
+            return self.path
+        return None if self._verdict(call) is None else self.path
+
+    def judge(self, call: dict[str, Any], subject: str = "-", run: Any = None) -> MetaOutcome:
+        if self._axes_empty():
+            return MetaOutcome(UNJUDGEABLE)
+        return _outcome(self._verdict, call)
+
+
+def _home() -> str | None:
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return home if home.startswith("/") else None
+
+
+def meta_registrations(assembly: Any) -> list[PathCovenant | TranscriptCovenant]:
+    """self-mod, shell-mod, transcript-mod in registration order (§4.6), each when its condition holds."""
+    found: list[PathCovenant | TranscriptCovenant] = []
+    common = (tuple(assembly.protected), tuple(assembly.mutating), tuple(assembly.shell), tuple(assembly.command_args))
+    if assembly.mutating:
+        found.append(PathCovenant("self-mod", *common))
+    if assembly.shell:
+        found.append(PathCovenant("shell-mod", *common))
+    session = assembly.session
+    evidence_path = session.get("evidencePath") if isinstance(session, dict) else None
+    if isinstance(evidence_path, str):
+        found.append(
+            TranscriptCovenant(
+                evidence_path,
+                _home(),
+                tuple(assembly.mutating),
+                tuple(assembly.shell),
+                tuple(assembly.command_args),
+            )
+        )
+    return found
+
+
+# --- shell writes as file changes (§5.7) ---------------------------------------------------------
+
+NO_PRE_STATE = "a shell write in scope on a surface with no pre-state channel to complete it"
+_DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
+_STDOUT_WRITES = frozenset({">", ">>", ">|", "1>", "1>>", "1>|"})
+_FD_REFERENCE = re.compile(r"-|[0-9]+-?")
+
+
+class ShellWrite(NamedTuple):
+    """A computed write: the target as written, the exact bytes, truncate or append."""
+
+    path: str
+    content: str
+    append: bool
+
+
+class Uncomputable(NamedTuple):
+    """A detected write this layer cannot compute; `path` is None when the target is unknowable."""
+
+    path: str | None
+    reason: str
+
+
+class Derivation(NamedTuple):
+    writes: list[ShellWrite]
+    uncomputable: list[Uncomputable]
+
+
+def _write_redirects(command: Command) -> list[Redirect]:
+    return [
+        r
+        for r in command.redirects
+        if r.writes and not (r.operator.endswith(">&") and _FD_REFERENCE.fullmatch(r.target.text))
+    ]
+
+
+def _resolve_target(text: str, opaque: bool, moves_directory: bool) -> tuple[str | None, str | None]:
+    """(path, None) for a known target, (None, reason) for one this layer cannot know."""
+    if opaque:
+        return None, f"write target {text} is opaque"
+    if text.startswith("~"):
+        return None, f"write target {text} is home-relative"
+    if moves_directory and not text.startswith("/"):
+        return None, f"relative write target {text} beside a directory change"
+    return text, None
+
+
+def _file(derivation: Derivation, text: str, opaque: bool, moves: bool, reason: str) -> None:
+    path, why = _resolve_target(text, opaque, moves)
+    derivation.uncomputable.append(Uncomputable(path, reason if path is not None else why))
+
+
+def _content(command: Command) -> tuple[str | None, str | None]:
+    """(bytes written to stdout, None) or (None, the reason they are not computed)."""
+    if not command.words:
+        return "", None
+    reads = [r for r in command.redirects if not r.writes]
+    if reads or command.heredocs:
+        first = command.words[0]
+        if first.opaque or len(command.words) > 1:
+            return None, "stdin is transformed by the command, not copied verbatim"
+        if basename(first.text) != "cat":
+            return None, f"stdin of {first.text} is not copied verbatim"
+        if len(command.heredocs) + len(reads) > 1:
+            return None, "more than one stdin source"
+        if command.heredocs:
+            heredoc = command.heredocs[0]
+            if not heredoc.literal and any(c in heredoc.body for c in "$`\\"):
+                return None, "an unquoted heredoc body carries an expansion or escape"
+            return heredoc.body, None
+        read = reads[0]
+        if read.operator != "<<<":
+            return None, f"stdin comes from file {read.target.text}"
+        if read.target.opaque:
+            return None, "the herestring is opaque"
+        return read.target.text + "\n", None
+    first = command.words[0]
+    if first.opaque:
+        return None, "the writing command is opaque"
+    if basename(first.text) != "echo":
+        return None, f"the output of {first.text} is not computable"
+    args = command.words[1:]
+    if args and args[0].text.startswith("-"):
+        return None, "echo flag semantics are not computed"
+    if any(w.opaque for w in args):
+        return None, "an echo argument is opaque"
+    return " ".join(w.text for w in args) + "\n", None
+
+
+def _derive_command(command: Command, moves: bool, derivation: Derivation) -> None:
+    name = command_name(command)
+    if is_nested_shell(command):
+        derivation.uncomputable.append(Uncomputable(None, f"nested shell execution: {name.text}"))
+        return
+    writes = _write_redirects(command)
+    # Redirect targets count too (`(cd x && echo a > b)` ends on the target), which only ever
+    # turns a computed write into an uncomputable one.
+    tokens = (*command.words, *(r.target for r in command.redirects))
+    if any(t.text.startswith("(") or t.text.endswith(")") for t in tokens):
+        reason = "subshell group syntax is not parsed here"
+        if not writes:
+            derivation.uncomputable.append(Uncomputable(None, reason))
+        for redirect in writes:
+            _file(derivation, redirect.target.text, redirect.target.opaque, moves, reason)
+        return
+    if len(writes) > 1:
+        for redirect in writes:
+            _file(derivation, redirect.target.text, redirect.target.opaque, moves, "the command carries more than one write")
+    elif writes:
+        redirect = writes[0]
+        path, why = _resolve_target(redirect.target.text, redirect.target.opaque, moves)
+        if path is None:
+            derivation.uncomputable.append(Uncomputable(None, why))
+        elif redirect.operator not in _STDOUT_WRITES:
+            derivation.uncomputable.append(
+                Uncomputable(path, f"redirect {redirect.operator} does not carry stdout")
+            )
+        else:
+            content, reason = _content(command)
+            if content is None:
+                derivation.uncomputable.append(Uncomputable(path, reason))
+            else:
+                derivation.writes.append(ShellWrite(path, content, redirect.operator.endswith(">>")))
+    detected = [(rule, word) for rule, word in mutation_targets(command) if rule != "redirect-write"]
+    for rule, word in detected:
+        _file(derivation, word.text, False, moves, f"{rule} writes content this layer does not compute")
+    if writes or detected:
+        return
+    if any(w.opaque for w in command.words) and not read_only_head(command):
+        first = command.words[0].text if command.words else "a command"
+        derivation.uncomputable.append(
+            Uncomputable(None, f"opaque token under {first} that is not proven read-only")
+        )
+
+
+def derive_shell_writes(line: str) -> Derivation:
+    """The writes one command line proves, and the detected ones it cannot compute. Pure."""
+    tokenized = tokenize(line)
+    moves = False
+    for command in tokenized.commands:
+        name = command_name(command)
+        if name is not None and not name.opaque and basename(name.text) in _DIRECTORY_CHANGES:
+            moves = True
+    derivation = Derivation([], [Uncomputable(None, span.reason) for span in tokenized.unread])
+    for command in tokenized.commands:
+        _derive_command(command, moves, derivation)
+    return derivation
+
+
+class ShellEvidence(NamedTuple):
+    """What a shell call's command lines mean as file changes, for the discipline assembly.
+
+    `changes`: FileChange dicts completed from disk (none without a pre-state channel);
+    `uncomputable`: (repo-relative path, reason) for writes to a known file that are not computed;
+    `unknown`: reasons for writes whose target cannot be determined.
+    """
+
+    changes: list[dict[str, Any]]
+    uncomputable: list[tuple[str, str]]
+    unknown: list[str]
+
+
+def _repo_relative(path: str, root: Path) -> str:
+    if path.startswith("/"):
+        try:
+            return Path(path).relative_to(root).as_posix()
+        except ValueError:
+            return path
+    return "/".join(resolve_dots(path_segments(path))) or path
+
+
+def _read_pre(root: Path, path: str) -> str | None:
+    """The target's text on disk, or None when it does not exist; unreadable raises (fail-closed)."""
+    try:
+        return (root / path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def shell_evidence(call: dict[str, Any], assembly: Any) -> ShellEvidence:
+    """The file changes a shell call computes, completed from `assembly.root` (§5.7).
+
+    Without a session (no pre-state channel: Grok, the change-set surface) computable writes are
+    reported as uncomputable, with upstream's no-pre-state reason decided by the assembly. Reading an
+    existing but unreadable target raises: the caller judges that as unjudgeable.
+    """
+    evidence = ShellEvidence([], [], [])
+    if call.get("name") not in assembly.shell:
+        return evidence
+    root = Path(assembly.root)
+    current: dict[str, str | None] = {}  # path -> its text after the writes so far
+    for line in _command_strings(call, tuple(assembly.command_args)):
+        derivation = derive_shell_writes(line)
+        for item in derivation.uncomputable:
+            if item.path is None:
+                evidence.unknown.append(item.reason)
+            else:
+                evidence.uncomputable.append((_repo_relative(item.path, root), item.reason))
+        for write in derivation.writes:
+            if assembly.session is None:
+                evidence.uncomputable.append((_repo_relative(write.path, root), NO_PRE_STATE))
+                continue
+            if write.path not in current:
+                current[write.path] = _read_pre(root, write.path)
+            pre = current[write.path]
+            post = (pre or "") + write.content if write.append else write.content
+            current[write.path] = post
+            if pre is None:
+                evidence.changes.append({"kind": "create", "path": write.path, "post": post})
+            else:
+                evidence.changes.append({"kind": "modify", "path": write.path, "pre": pre, "post": post})
+    return evidence

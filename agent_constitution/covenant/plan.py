@@ -1,0 +1,135 @@
+"""The compiled plan: the configuration as JSON the hot path evaluates (standard library only).
+
+The plan of a config lives in `<root>/.polydeukes/plans/<digest>.json`, where the digest covers the
+config file's name and bytes and the plan format. A run whose plan exists reads it with `json`;
+otherwise it imports the loader (ruamel.yaml, pydantic) lazily, compiles, and writes the plan for
+the next run. A config that does not load is cached too (as its error message), so a broken config
+costs the loader once, not once per tool call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+try:  # CPython's own sha256: the hook path then never loads OpenSSL (hashlib does, at import)
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - other interpreters
+    from hashlib import sha256
+
+PLAN_FORMAT = 1
+CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
+PLAN_DIR = Path(".polydeukes") / "plans"
+
+
+class PlanError(Exception):
+    """The configuration cannot be judged with; `str()` is upstream's message."""
+
+
+def discover(root: Path) -> Path:
+    """The one config file directly in `root` (§1.1)."""
+    found = [name for name in CONFIG_NAMES if (root / name).is_file()]
+    if not found:
+        raise PlanError(f"no Polydeukes config found in {root} — expected one of: {', '.join(CONFIG_NAMES)}")
+    if len(found) > 1:
+        raise PlanError(f"ambiguous Polydeukes config in {root} — found {' and '.join(found)}; keep exactly one")
+    return root / found[0]
+
+
+# The modules that turn a config into a plan: a changed compiler must not reuse an old plan.
+COMPILER_MODULES = ("config.py", "algebra.py", "compiler.py", "jsregex.py", "catalogue.py", "plan.py")
+
+
+def digest(name: str, data: bytes) -> str:
+    """The plan key: the config's name and bytes, the plan format and the compiler's version."""
+    here = Path(__file__).parent
+    stamps = " ".join(str(os.stat(here / module).st_mtime_ns) for module in COMPILER_MODULES)
+    hasher = sha256(f"pdks-plan {PLAN_FORMAT} {stamps} {name}\0".encode())
+    hasher.update(data)
+    return hasher.hexdigest()
+
+
+def load_plan(root: Path) -> dict[str, Any]:
+    """The plan of the config in `root`, compiled now if its digest has no plan yet."""
+    path = discover(root)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PlanError(f"failed to parse {path.name}: {error}") from None
+    key = digest(path.name, data)
+    cached = root / PLAN_DIR / f"{key}.json"
+    try:
+        plan = json.loads(cached.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        plan = build_plan(path)
+        _store(root, cached, plan)
+    if plan.get("error"):
+        raise PlanError(plan["error"])
+    return plan
+
+
+def _store(root: Path, cached: Path, plan: dict[str, Any]) -> None:
+    """Write the plan and drop the plans of earlier config versions; a failure only costs speed."""
+    from agent_constitution.fsio import write_atomic
+
+    try:
+        write_atomic(cached, json.dumps(plan, ensure_ascii=False, separators=(",", ":")))
+        for old in (root / PLAN_DIR).glob("*.json"):
+            if old != cached:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def build_plan(path: Path) -> dict[str, Any]:
+    """Load, validate and compile the config (the slow path: ruamel.yaml and pydantic)."""
+    from agent_constitution.covenant.compiler import CompileFault, compile_declaration
+    from agent_constitution.covenant.config import ConfigError, load
+
+    try:
+        config = load(path)
+    except ConfigError as error:
+        return {"format": PLAN_FORMAT, "error": str(error)}
+    entries = []
+    for list_name in ("disciplines", "sessionDisciplines", "changeSetDisciplines"):
+        for entry in getattr(config, list_name) or []:
+            compiled: dict[str, Any] = {
+                "list": list_name,
+                "id": entry.id,
+                "why": entry.why,
+                "enforce": entry.enforce,
+            }
+            try:
+                compiled["declaration"] = compile_declaration(entry.id, entry.declare)
+            except CompileFault as fault:
+                compiled["fault"] = {"location": fault.location, "reason": fault.reason}
+            entries.append(compiled)
+    return {
+        "format": PLAN_FORMAT,
+        "error": None,
+        "config": path.name,
+        "protected": normalise_protected(config.protectedPaths),
+        "logPath": config.telemetry.logPath if config.telemetry else None,
+        "witness": config.witness.model_dump() if config.witness else None,
+        "lists": {
+            name: (None if getattr(config, name) is None else len(getattr(config, name)))
+            for name in ("disciplines", "sessionDisciplines", "changeSetDisciplines")
+        },
+        "entries": entries,
+        "drafts": [draft.model_dump() for draft in config.drafts],
+    }
+
+
+def normalise_protected(entries: list[str]) -> list[str]:
+    """Trim, strip leading `./` and trailing `/`, drop empties, de-duplicate in order (§1.2)."""
+    seen: list[str] = []
+    for entry in entries:
+        text = entry.strip()
+        while text.startswith("./"):
+            text = text[2:]
+        text = text.rstrip("/")
+        if text and text not in seen:
+            seen.append(text)
+    return seen

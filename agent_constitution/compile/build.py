@@ -1,0 +1,430 @@
+"""The compile steps: each a function from the resolved segments and the sources to files.
+
+Each step returns a `Step`: what it wrote (for the user), the files it owns now with a digest of
+the part it owns (`outputs`), and what it read (`state`: a digest of the inputs it used). The doit
+wiring stores both as task values and calls `fresh(...)` to decide whether the step must run: it
+must when an input changed or an output is missing or was edited by hand (doit itself only checks
+that a target exists).
+
+- `segment_files`: the region of `<segment>/AGENTS.md` and its part files;
+- `claude_shim`: `<segment>/CLAUDE.md` holding `@AGENTS.md` (strategy `import`), or none;
+- `install_skills`: the skills of the selected rules, into `.claude/skills/` and `.agents/skills/`;
+- `hook_file`: `.claude/settings.json`, `.pre-commit-config.yaml`, and a lefthook file when present;
+- `chain_report`: the bytes of each root→leaf chain of AGENTS.md files (Codex reads at most 32 KiB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_constitution.compile import hooks, owned, skills
+from agent_constitution.compile.document import FILE, Segment, render
+from agent_constitution.compile.region import Region
+from agent_constitution.compile.inputs import (
+    Reads,
+    Resolved,
+    constitution_files,
+    load_constitution,
+    load_library,
+    read_resolved,
+    resolved_path,
+)
+from agent_constitution.compile.tokens import count_tokens
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.ruleset.models import Skill, load
+
+CLAUDE = "CLAUDE.md"
+CLAUDE_SHIM = "@AGENTS.md\n"
+CHAIN_LIMIT = 32 * 1024
+PART_GLOB = "AGENTS.*.md"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """`[compile]` of the manifest, and how banners name the manifest."""
+
+    max_tokens: int = 8000
+    claude: str = "import"
+    origin: str = "rules.toml"
+
+    def as_dict(self) -> dict:
+        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin}
+
+
+@dataclass(frozen=True)
+class Step:
+    written: tuple[str, ...] = ()  # relative paths whose bytes changed (or were removed)
+    lines: tuple[str, ...] = ()  # the report printed for the user
+    outputs: Mapping[str, str] = field(default_factory=dict)  # relative path → digest of what we own
+    state: str = ""  # digest of the resolution the step used
+    reads: Mapping[str, str] = field(default_factory=dict)  # "source:path" → sha256 of files it read
+
+    def values(self) -> dict:
+        return {"outputs": dict(self.outputs), "state": self.state, "reads": dict(self.reads)}
+
+
+def _digest(data: object) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def folder_of(root: Path, segment: str) -> Path:
+    return root if segment == "." else root / segment
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+# --- one segment's AGENTS.md and parts ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SegmentJob:
+    path: str
+    parent: str | None  # the nearest ancestor segment ("." for a top folder), None for the root
+    nested: tuple[str, ...]  # root only: every other segment
+
+
+def segment_state(cache: Path, job: SegmentJob) -> tuple[str, Resolved, Resolved | None]:
+    """The digest of what the segment's text depends on in its (and its parent's) resolution."""
+    resolved = read_resolved(resolved_path(cache, job.path))
+    parent = read_resolved(resolved_path(cache, job.parent)) if job.parent is not None else None
+    c = resolved.constitution
+    git = resolved.sources.get(c.source) is not None and resolved.sources[c.source].commit is not None
+    data = {
+        "segment": job.path,
+        "nested": list(job.nested),
+        "rules": sorted(f"{r.source}:{r.id}" for r in resolved.rules),
+        "above": sorted(f"{r.source}:{r.id}" for r in parent.rules) if parent else [],
+        "constitution": [c.source, c.edition, c.revision, c.commit if git else None],
+        "sources": {name: item.key for name, item in resolved.sources.items()},
+    }
+    return _digest(data), resolved, parent
+
+
+def segment_files(root: Path, cache: Path, job: SegmentJob, settings: Settings, *, locked: bool) -> Step:
+    state, resolved, parent = segment_state(cache, job)
+    return write_segment(root, job, resolved, parent, settings, state, locked=locked)
+
+
+def write_segment(
+    root: Path,
+    job: SegmentJob,
+    resolved: Resolved,
+    parent: Resolved | None,
+    settings: Settings,
+    state: str,
+    *,
+    locked: bool,
+    tier: str = "repo",
+) -> Step:
+    """Render a segment's files from its resolution (and its parent's) and write what changed."""
+    library = load_library(resolved)
+    constitution = load_constitution(resolved, root)
+    segment = Segment(
+        path=job.path,
+        selected=resolved.selected,
+        inherited=parent.selected if parent is not None else frozenset(),
+        nested=job.nested,
+        tier=tier,
+    )
+    document = render(segment, library, constitution, settings.max_tokens)
+    folder = folder_of(root, job.path)
+    if not folder.is_dir():
+        raise UserError(
+            f"the segment's folder {job.path}/ does not exist",
+            file=settings.origin,
+            field="segment.path",
+            fix="create the folder, or correct or remove the [[segment]] entry",
+        )
+    written, lines, outputs = [], [], {}
+    for item in document.files:
+        path = folder / item.name
+        shown = _relative(root, path)
+        if item.name == FILE:
+            changed = owned.write_region(path, item.text, settings.origin, locked=locked)
+            whole = path.read_bytes().decode("utf-8")
+        else:
+            changed = owned.write_owned(path, item.text, settings.origin, locked=locked, what="a part of the rules")
+            whole = item.text
+        if changed:
+            written.append(shown)
+        outputs[shown] = _owned_digest(path, item.name == FILE)
+        size = len(whole.encode("utf-8"))
+        lines.append(f"{shown}: {count_tokens(whole)} tokens, {size} bytes")
+    if len(document.files) > 1:
+        lines.append(
+            f"{_relative(root, folder / FILE)}: the rules ({document.tokens} tokens) exceed max-tokens"
+            f" {settings.max_tokens}, split into {len(document.files) - 1} parts"
+        )
+    for stale in sorted(folder.glob(PART_GLOB)):
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale):
+            written.append(_relative(root, stale))
+    reads: dict[str, list[str]] = {}
+    for name, rule_id in sorted(document.rules_read):
+        reads.setdefault(name, []).append(f"rules/{rule_id}.toml")
+    for name in sorted(document.sources_read | {key[0] for key in document.rules_read}):
+        reads.setdefault(name, []).append("rules/source.toml")
+    if document.constitution_read:
+        base = Path(resolved.constitution.root)
+        reads["constitution"] = [_relative(base, path) for path in constitution_files(resolved)]
+    return Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files)
+
+
+def _owned_digest(path: Path, region: bool) -> str:
+    text = path.read_bytes().decode("utf-8")
+    if region:
+        text = Region.parse(text, path).inside or ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def outputs_intact(root: Path, outputs: Mapping[str, str]) -> bool:
+    """Whether every output still holds exactly what the step wrote (a hand edit makes it stale)."""
+    for relative, digest in outputs.items():
+        path = root / relative
+        try:
+            if path.name == FILE:
+                if not owned.region_intact(path) or _owned_digest(path, True) != digest:
+                    return False
+            elif path.is_dir():
+                if not skills.intact(path) or _tree_digest(path) != digest:
+                    return False
+            elif _owned_digest(path, False) != digest:
+                return False
+        except (FileNotFoundError, UserError):
+            return False
+    return True
+
+
+def segment_fresh(root: Path, cache: Path, job: SegmentJob, values: Mapping) -> bool:
+    if not values or "state" not in values:
+        return False
+    try:
+        state, resolved, _ = segment_state(cache, job)
+    except UserError:
+        return False
+    return (
+        state == values["state"]
+        and Reads(values.get("reads", {})).unchanged(resolved)
+        and outputs_intact(root, values.get("outputs", {}))
+    )
+
+
+def remove_segment(root: Path, segment: str) -> list[str]:
+    """Take out everything compile wrote for a segment: its region, its parts and its CLAUDE.md shim."""
+    folder = folder_of(root, segment)
+    removed = []
+    if owned.remove_region(folder / FILE):
+        removed.append(_relative(root, folder / FILE))
+    for path in sorted(folder.glob(PART_GLOB)) + [folder / CLAUDE]:
+        if owned.remove_owned(path):
+            removed.append(_relative(root, path))
+    return removed
+
+
+# --- CLAUDE.md ---------------------------------------------------------------------------------
+
+
+def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -> Step:
+    path = folder_of(root, segment) / CLAUDE
+    shown = _relative(root, path)
+    state = _digest(settings.claude)
+    if settings.claude == "none":
+        return Step((shown,) if owned.remove_owned(path) else (), (), {}, state)
+    if path.exists() and not owned.is_owned(path):
+        text = path.read_text(encoding="utf-8")
+        lines = ()
+        if "@AGENTS.md" not in text:
+            lines = (
+                f"warning: {shown} is hand-written and does not import @AGENTS.md, so Claude Code will not"
+                " read the rules: add a line `@AGENTS.md` to it",
+            )
+        return Step((), lines, {}, state)
+    changed = owned.write_owned(path, CLAUDE_SHIM, settings.origin, locked=locked, what="a CLAUDE.md shim")
+    return Step((shown,) if changed else (), (), {shown: _owned_digest(path, False)}, state)
+
+
+def claude_fresh(root: Path, segment: str, settings: Settings, values: Mapping) -> bool:
+    if not values or values.get("state") != _digest(settings.claude):
+        return False
+    path = folder_of(root, segment) / CLAUDE
+    if settings.claude == "none":
+        return not owned.is_owned(path)
+    if not values.get("outputs"):
+        # A hand-written CLAUDE.md was left alone: fresh while it is still there and not ours.
+        return path.exists() and not owned.is_owned(path)
+    return outputs_intact(root, values["outputs"])
+
+
+# --- skills ------------------------------------------------------------------------------------
+
+
+def _wanted_skills(cache: Path, segments: list[str]) -> dict[str, tuple[str, Path]]:
+    """skill name → (source name, the skill's folder in the source tree), over every segment's rules.
+
+    Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
+    skills they have would cost more than the rest of a no-op build.
+    """
+    selected: set[tuple[str, int]] = set()
+    roots: dict[str, Path] = {}
+    for segment in segments:
+        resolved = read_resolved(resolved_path(cache, segment))
+        selected |= resolved.selected
+        roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
+    wanted: dict[str, tuple[str, Path]] = {}
+    for name, root in sorted(roots.items()):
+        for folder in sorted((root / "rules" / "skills").glob("*/")):
+            skill = load(Skill, folder / skills.SOURCE_ONLY)
+            if not any((name, rule_id) in selected for rule_id in skill.implements):
+                continue
+            other = wanted.get(skill.name)
+            if other is not None:
+                raise UserError(
+                    f"two sources ({other[0]} and {name}) both have a skill named {skill.name!r}"
+                    " and both are selected; a skill folder can hold only one",
+                    file=folder / skills.SOURCE_ONLY,
+                    fix="exclude the rules of one of the two skills",
+                )
+            wanted[skill.name] = (name, folder)
+    return dict(sorted(wanted.items()))
+
+
+def skills_state(cache: Path, segments: list[str]) -> tuple[str, dict[str, str]]:
+    wanted = _wanted_skills(cache, segments)
+    listing = {name: _tree_digest(folder) for name, (_, folder) in wanted.items()}
+    return _digest(listing), listing
+
+
+def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool) -> Step:
+    wanted = _wanted_skills(cache, segments)
+    written, outputs = [], {}
+    for name, (source, folder) in wanted.items():
+        for base in skills.FOLDERS:
+            target = root / base / name
+            shown = _relative(root, target)
+            if skills.install(folder, target, f"{source}:rules/skills/{name}", locked=locked):
+                written.append(shown)
+            outputs[shown] = _tree_digest(target)
+    for name in sorted(skills.installed(root) - set(wanted)):
+        for base in skills.FOLDERS:
+            if skills.remove(root / base / name):
+                written.append(f"{base}/{name}")
+    state, _ = skills_state(cache, segments)
+    return Step(tuple(written), (), outputs, state)
+
+
+def skills_fresh(root: Path, cache: Path, segments: list[str], values: Mapping) -> bool:
+    if not values or "state" not in values:
+        return False
+    try:
+        state, listing = skills_state(cache, segments)
+    except UserError:
+        return False
+    return (
+        state == values["state"]
+        and not (skills.installed(root) - set(listing))
+        and outputs_intact(root, values.get("outputs", {}))
+    )
+
+
+def _tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for directory, subdirectories, files in sorted(os.walk(folder)):
+        subdirectories.sort()
+        for name in sorted(files):
+            path = Path(directory) / name
+            if name.endswith(".pyc") or "__pycache__" in path.parts:
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+# --- hooks -------------------------------------------------------------------------------------
+
+HOOK_FILES = (hooks.SETTINGS, hooks.PRE_COMMIT)
+
+
+def hook_state(root: Path) -> str:
+    return _digest({"covenant": hooks.has_covenant(root), "uv": (root / "uv.lock").is_file()})
+
+
+def hook_file(root: Path, name: str, *, locked: bool) -> Step:
+    path = root / name
+    before = path.read_bytes() if path.exists() else None
+    if name == hooks.SETTINGS:
+        hooks.write_claude_settings(root)
+    elif name == hooks.PRE_COMMIT:
+        hooks.write_pre_commit(root)
+    else:
+        hooks.write_lefthook(path, root)
+    after = path.read_bytes()
+    if before is not None and before != after and locked:
+        write_atomic(path, before)  # under --locked / CI the file stays as it was
+        raise UserError(
+            "the hook configuration compile merges into this file is missing or was edited",
+            file=path,
+            fix="run `doit compile` without --locked (outside CI) and commit the result",
+        )
+    changed = before != after
+    return Step((name,) if changed else (), (), {name: hashlib.sha256(after).hexdigest()}, hook_state(root))
+
+
+def hook_fresh(root: Path, values: Mapping) -> bool:
+    if not values or values.get("state") != hook_state(root):
+        return False
+    for name, digest in values.get("outputs", {}).items():
+        try:
+            if hashlib.sha256((root / name).read_bytes()).hexdigest() != digest:
+                return False
+        except FileNotFoundError:
+            return False
+    return True
+
+
+def remove_hook_file(root: Path, name: str) -> bool:
+    if name == hooks.SETTINGS:
+        return hooks.remove_claude_settings(root)
+    if name == hooks.PRE_COMMIT:
+        return hooks.remove_pre_commit(root)
+    return hooks.remove_lefthook(root / name)
+
+
+# --- segments that are gone, and chain sizes ---------------------------------------------------
+
+
+def prune_segments(root: Path, record: Path, segments: list[str]) -> Step:
+    """Remove the outputs of segments a previous compile wrote and the manifest no longer has."""
+    try:
+        before = json.loads(record.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        before = []
+    removed = []
+    for segment in before:
+        if segment not in segments:
+            removed.extend(remove_segment(root, segment))
+    write_if_changed(record, json.dumps(sorted(segments)) + "\n")
+    return Step(tuple(removed), (), {}, _digest(sorted(segments)))
+
+
+def chain_report(root: Path, segments: list[str]) -> list[str]:
+    """One line per root→leaf chain of AGENTS.md files: their total bytes; a warning above 32 KiB."""
+    inside = {s for s in segments if any(o != s and (s == "." or o.startswith(s + "/")) for o in segments)}
+    lines = []
+    for leaf in (s for s in segments if s not in inside):
+        chain = [s for s in segments if s == "." or leaf == s or leaf.startswith(s + "/")]
+        chain.sort(key=lambda s: (s != ".", s.count("/"), s))
+        paths = [folder_of(root, s) / FILE for s in chain]
+        total = sum(path.stat().st_size for path in paths if path.exists())
+        shown = " → ".join(_relative(root, path) for path in paths)
+        line = f"chain {shown}: {total} bytes"
+        if total > CHAIN_LIMIT:
+            line = f"warning: {line}, above 32 KiB: Codex reads at most 32 KiB of the chain and drops the rest"
+        lines.append(line)
+    return lines

@@ -1,0 +1,403 @@
+"""The text of a segment's instruction files: the constitution, then its rules along the parent tree.
+
+A pure function of its inputs: `render(Segment, Library, Constitution, max_tokens) -> Document`.
+
+- The root segment's file holds the header (the constitution's repository, edition and revision),
+  the constitution's agent edition, the selected rules, and an index of the nested segment files.
+- A nested segment's file holds only its delta: the header, the rules in force there that no
+  ancestor file on its chain already holds, and the ancestors' rules that are not in force there.
+- Rules nest along the parent tree, one heading level deeper per tree level (domains at `###`,
+  clamped at `######`); a subtree without a rule of this file writes nothing; an ancestor rule of
+  the chain that is not this file's own appears as a heading only, so the tree stays readable.
+- `{@rule:42}` / `{@rule:name:42}` become a link to the rule's heading when this segment's files
+  hold it, its plain label (`ac:42`) otherwise; `{@<provision>}` becomes the constitution's label in
+  the text's language; `requires` edges are listed under the rule as links.
+- Above `max_tokens` (cl100k_base, the whole file) the rules split along top-level subtrees, in tree
+  order, into one part file per subtree (`AGENTS.<domain>.md`); the root file keeps the header, the
+  constitution and an index naming each part and when to read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from agent_constitution.compile.tokens import count_tokens
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.source import Node, RuleSource
+
+RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
+
+FILE = "AGENTS.md"
+_REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
+_HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DOMAIN_LEVEL = 3
+_MAX_LEVEL = 6
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """The fixed words of a generated file, per language."""
+
+    constitution: str  # {repository} {edition} {revision} {commit}
+    rules: str
+    requires: str
+    trial: str
+    nested: str
+    nested_entry: str  # {file} {folder}
+    parts: str
+    part_entry: str  # {file} {title} {about}
+    part_heading: str  # {title}
+    not_here: str
+    not_here_entry: str  # {label} {title}
+    nested_header: str  # {folder}
+    user_header: str
+    this_repository: str
+    elsewhere: str  # heading suffix of an ancestor rule held by an ancestor's file
+
+
+PHRASES = {
+    "en": Phrases(
+        constitution="Constitution: {repository}, edition {edition}, revision {revision}{commit}.",
+        rules="Rules",
+        requires="Requires",
+        trial=" (trial)",
+        nested="Nested instructions",
+        nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
+        parts="Rule parts",
+        part_entry="- `{file}`: {title}. Read it before working on: {about}",
+        part_heading="Rules: {title}",
+        not_here="Not in force here",
+        not_here_entry="- {label} {title}: the files above list it, but it does not apply under this folder.",
+        nested_header="Rules for `{folder}/`, in addition to those of the files above it.",
+        this_repository="this repository",
+        user_header="User-tier rules: about the person and the machine, for work in every repository.",
+        elsewhere=" (stated in a file above)",
+    ),
+    "zh": Phrases(
+        constitution="宪法：{repository}，{edition} 版，修订号 {revision}{commit}。",
+        rules="规定",
+        requires="依赖",
+        trial="（试行）",
+        nested="子目录的指令",
+        nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
+        parts="规定分册",
+        part_entry="- `{file}`：{title}。涉及以下内容时先读它：{about}",
+        part_heading="规定：{title}",
+        not_here="在这里不适用",
+        not_here_entry="- {label} {title}：上层文件列出了它，但它不适用于这个目录。",
+        nested_header="适用于 `{folder}/` 的规定，在上层文件的规定之外。",
+        this_repository="本仓库",
+        user_header="用户级规定：关于人和机器，适用于在任何仓库中的工作。",
+        elsewhere="（见上层文件）",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Library:
+    """The rule sources a segment's rules come from, by their names in the lock (lock order)."""
+
+    sources: Mapping[str, RuleSource]
+    # source name → {a name in its source.toml [sources] → that source's name in the lock}
+    aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Constitution:
+    repository: str | None  # None: the repository being compiled publishes it
+    edition: str
+    revision: str
+    commit: str | None
+    language: str  # the language the files are written in
+    text: str  # the agent edition in that language
+    provision_label: Callable[[str, str], str | None]  # (anchor, language) → `Art. IV §1`, or None
+
+
+@dataclass(frozen=True)
+class Segment:
+    path: str  # "." or a folder like "services/api"
+    selected: frozenset[RuleKey]  # every rule in force in this segment
+    inherited: frozenset[RuleKey] = frozenset()  # rules the ancestor files on its chain hold
+    nested: tuple[str, ...] = ()  # root only: every nested segment folder, in manifest order
+    tier: str = "repo"  # "user": the user-level file, which leaves the constitution to the repositories
+
+    @property
+    def own(self) -> frozenset[RuleKey]:
+        return self.selected - self.inherited
+
+
+@dataclass(frozen=True)
+class File:
+    name: str  # relative to the segment folder: AGENTS.md or AGENTS.<domain>.md
+    text: str  # the body compile owns (the region's inside for AGENTS.md, the whole file for parts)
+
+
+@dataclass(frozen=True)
+class Document:
+    files: tuple[File, ...]  # AGENTS.md first, then the parts in tree order
+    tokens: int  # of the rules before splitting (the whole region body)
+    rules_read: frozenset[RuleKey]  # rules whose title or text the files show
+    sources_read: frozenset[str]  # sources whose source.toml (domain and group titles) was read
+    constitution_read: bool  # whether the constitution's text or labels were used
+
+
+def render(segment: Segment, library: Library, constitution: Constitution, max_tokens: int) -> Document:
+    renderer = _Renderer(segment, library, constitution)
+    subtrees = renderer.subtrees()
+    whole = renderer.root_file(subtrees, parts={})
+    tokens = count_tokens(whole)
+    if tokens <= max_tokens or not subtrees:
+        files = [File(FILE, whole)]
+    else:
+        parts = _part_names(subtrees)
+        files = [File(FILE, renderer.root_file(subtrees, parts))]
+        files.extend(File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees)
+    return Document(
+        tuple(files),
+        tokens,
+        frozenset(renderer.rules_read),
+        frozenset(renderer.sources_read),
+        renderer.constitution_read,
+    )
+
+
+def _part_names(subtrees: list[tuple[str, Node]]) -> dict[tuple[str, Node], str]:
+    seen: dict[Node, int] = {}
+    for _, domain in subtrees:
+        seen[domain] = seen.get(domain, 0) + 1
+    return {
+        (source, domain): f"AGENTS.{domain}.md" if seen[domain] == 1 else f"AGENTS.{source}.{domain}.md"
+        for source, domain in subtrees
+    }
+
+
+class _Renderer:
+    def __init__(self, segment: Segment, library: Library, constitution: Constitution):
+        self.segment = segment
+        self.library = library
+        self.constitution = constitution
+        self.language = constitution.language
+        self.phrases = PHRASES.get(self.language, PHRASES["en"])
+        self.own = segment.own
+        self.parts: Mapping[tuple[str, Node], str] = {}
+        self.current = FILE
+        self.rules_read: set[RuleKey] = set()
+        self.sources_read: set[str] = set()
+        self.constitution_read = segment.path == "." and segment.tier == "repo"
+        # Every node whose subtree holds a rule of this file: what gets a heading.
+        self.shown: set[tuple[str, Node]] = set()
+        for source_name, rule_id in self.own:
+            source = library.sources[source_name]
+            node: Node | None = rule_id
+            while node is not None and (source_name, node) not in self.shown:
+                self.shown.add((source_name, node))
+                node = source.parents.get(node)
+
+    # --- files -------------------------------------------------------------------------------
+
+    def subtrees(self) -> list[tuple[str, Node]]:
+        return [
+            (name, domain)
+            for name, source in self.library.sources.items()
+            for domain in source.domains
+            if (name, domain) in self.shown
+        ]
+
+    def root_file(self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str]) -> str:
+        self.parts, self.current = parts, FILE
+        phrases = self.phrases
+        blocks = [self._header()]
+        root = self.segment.path == "."
+        if root and self.segment.tier == "user":
+            blocks.append(phrases.user_header)
+        elif root:
+            blocks.append(_shift_headings(_from_title(self.constitution.text), 1))
+        else:
+            blocks.append(phrases.nested_header.format(folder=self.segment.path))
+        if subtrees and parts:
+            entries = [
+                phrases.part_entry.format(
+                    file=parts[subtree], title=self._title(*subtree), about=self._about(*subtree)
+                )
+                for subtree in subtrees
+            ]
+            blocks.append(f"## {phrases.parts}\n\n" + "\n".join(entries))
+        elif subtrees:
+            blocks.append(f"## {phrases.rules}")
+            blocks.extend(self._node(source, domain, _DOMAIN_LEVEL) for source, domain in subtrees)
+        dropped = self._not_here()
+        if dropped:
+            blocks.append(f"## {phrases.not_here}\n\n" + dropped)
+        if root and self.segment.nested:
+            entries = [
+                phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
+            ]
+            blocks.append(f"## {phrases.nested}\n\n" + "\n".join(entries))
+        return "\n\n".join(blocks) + "\n"
+
+    def part_file(self, subtree: tuple[str, Node], parts: Mapping[tuple[str, Node], str]) -> str:
+        self.parts, self.current = parts, parts[subtree]
+        heading = f"# {self.phrases.part_heading.format(title=self._title(*subtree))}"
+        return "\n\n".join([heading, self._header(), self._node(*subtree, _DOMAIN_LEVEL - 1)]) + "\n"
+
+    def _header(self) -> str:
+        c = self.constitution
+        commit = f" ({c.commit[:12]})" if c.commit else ""
+        return self.phrases.constitution.format(
+            repository=c.repository or self.phrases.this_repository, edition=c.edition, revision=c.revision, commit=commit
+        )
+
+    def _about(self, source_name: str, domain: Node) -> str:
+        source = self.library.sources[source_name]
+        self.sources_read.add(source_name)
+        table = source.config.domains[domain]
+        text = self._pick(table.description) if table.description else self._title(source_name, domain)
+        return text if text.endswith((".", "。")) else text + "."
+
+    def _not_here(self) -> str:
+        gone = sorted(self.segment.inherited - self.segment.selected)
+        return "\n".join(
+            self.phrases.not_here_entry.format(label=_label(key), title=self._title(*key)) for key in gone
+        )
+
+    # --- the tree ----------------------------------------------------------------------------
+
+    def _node(self, source_name: str, node: Node, level: int) -> str:
+        source = self.library.sources[source_name]
+        hashes = "#" * min(level, _MAX_LEVEL)
+        anchor = f'<a id="{_anchor(source_name, node)}"></a>'
+        if isinstance(node, int):
+            blocks = [self._rule(source_name, node, hashes + " " + anchor)]
+        else:
+            blocks = [f"{hashes} {anchor}{self._title(source_name, node)}"]
+        for child in source.children.get(node, ()):
+            if (source_name, child) in self.shown:
+                blocks.append(self._node(source_name, child, level + 1))
+        return "\n\n".join(blocks)
+
+    def _rule(self, source_name: str, rule_id: int, head: str) -> str:
+        rule = self.library.sources[source_name].rules[rule_id]
+        key = (source_name, rule_id)
+        title = f"{head}{_label(key)} {self._title(source_name, rule_id)}"
+        if key not in self.own:
+            return title + self.phrases.elsewhere
+        if rule.status == "trial":
+            title += self.phrases.trial
+        blocks = [title, self._text(source_name, rule_id)]
+        if rule.requires:
+            links = ", ".join(self._requirement(source_name, target) for target in rule.requires)
+            blocks.append(f"{self.phrases.requires}: {links}")
+        return "\n\n".join(blocks)
+
+    def _requirement(self, source_name: str, target: Node) -> str:
+        if isinstance(target, str) and ":" in target:
+            alias, _, rest = target.partition(":")
+            source_name = self.library.aliases.get(source_name, {}).get(alias, alias)
+            target = int(rest) if rest.isdigit() else rest
+        if isinstance(target, int):
+            return self._rule_link((source_name, target))
+        if (source_name, target) in self.shown:
+            return f"[{self._title(source_name, target)}]({self._href(source_name, target)})"
+        source = self.library.sources.get(source_name)
+        return self._title(source_name, target) if source is not None and source.has(target) else f"{source_name}:{target}"
+
+    def _rule_link(self, key: RuleKey) -> str:
+        if key in self.own:
+            return f"[{_label(key)}]({self._href(*key)})"
+        return _label(key)
+
+    def _href(self, source_name: str, node: Node) -> str:
+        where = self.parts.get((source_name, self.library.sources[source_name].domain_of(node)), FILE)
+        page = "" if where == self.current else where
+        return f"{page}#{_anchor(source_name, node)}"
+
+    # --- text --------------------------------------------------------------------------------
+
+    def _pick(self, texts: Mapping[str, str]) -> str:
+        return texts[self.language] if self.language in texts else next(iter(texts.values()))
+
+    def _title(self, source_name: str, node: Node) -> str:
+        source = self.library.sources[source_name]
+        if isinstance(node, int):
+            self.rules_read.add((source_name, node))
+            return self._pick(source.rules[node].title)
+        self.sources_read.add(source_name)
+        table = source.config.domains.get(node) or source.groups[node]
+        return self._pick(table.title)
+
+    def _text(self, source_name: str, rule_id: int) -> str:
+        source = self.library.sources[source_name]
+        self.rules_read.add((source_name, rule_id))
+        texts = source.rules[rule_id].text
+        language = self.language if self.language in texts else source.config.languages[0]
+        text = texts[language].replace("\r\n", "\n").strip()
+
+        def replace(match: re.Match) -> str:
+            reference = match[1]
+            if reference.startswith("rule:"):
+                return self._rule_link(self._rule_reference(source_name, rule_id, reference))
+            self.constitution_read = True
+            label = self.constitution.provision_label(reference, language)
+            if label is None:
+                raise UserError(
+                    f"text ({language}) refers to `{{@{reference}}}`, which the constitution "
+                    f"{self.constitution.edition} revision {self.constitution.revision} does not have",
+                    file=source.rule_file(rule_id),
+                    field=f"text.{language}",
+                    fix="refer to an article, section or item id of the pinned constitution",
+                )
+            return label
+
+        return _REFERENCE.sub(replace, text)
+
+    def _rule_reference(self, source_name: str, rule_id: int, reference: str) -> RuleKey:
+        parts = reference.split(":")[1:]
+        if len(parts) == 1 and parts[0].isdigit():
+            return source_name, int(parts[0])
+        if len(parts) == 2 and parts[1].isdigit():
+            aliases = self.library.aliases.get(source_name, {})
+            return aliases.get(parts[0], parts[0]), int(parts[1])
+        raise UserError(
+            f"`{{@{reference}}}` is not a rule reference",
+            file=self.library.sources[source_name].rule_file(rule_id),
+            field="text",
+            fix="write {@rule:42} for a rule of this source or {@rule:name:42} for a rule of another source",
+        )
+
+
+def _label(key: RuleKey) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def _anchor(source_name: str, node: Node) -> str:
+    return f"{source_name}-{node}"
+
+
+def _from_title(text: str) -> str:
+    """The agent edition from its title on: its own banner speaks of the constitution's sources."""
+    lines = text.strip("\n").split("\n")
+    start = next((number for number, line in enumerate(lines) if _HEADING.match(line)), 0)
+    return "\n".join(lines[start:])
+
+
+def _shift_headings(text: str, by: int) -> str:
+    """Every ATX heading outside code fences `by` levels deeper (at most `######`)."""
+    lines = text.split("\n")
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened[1]
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            level = min(len(heading[1]) + by, _MAX_LEVEL)
+            lines[number] = "#" * level + line[len(heading[1]):]
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Writing only what compile owns: the marked region of an AGENTS.md, and files it wholly owns.
+
+A file compile wholly owns (a part file, a CLAUDE.md shim) starts with the banner of
+`agent_constitution.compile.region`, which records the digest of the rest, so ownership and a hand
+edit are both read from the file itself. Every writer here:
+
+- never touches a byte outside the region, and never replaces a file without our banner: that is
+  an error saying what to do;
+- treats a hand-edited output as stale: it is rewritten, or, when `locked` (`--locked` / CI), it is
+  an error naming the file;
+- writes only when the bytes change (`write_if_changed`), so an unchanged output keeps its mtime.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_constitution.compile import region
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic, write_if_changed
+
+FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
+
+
+def _read(path: Path) -> str | None:
+    # Bytes decoded as they are: reading in text mode would turn a CRLF outside the region into LF.
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as error:
+        raise UserError(f"not UTF-8 text ({error})", file=path) from None
+
+
+def region_intact(path: Path) -> bool:
+    """Whether `path` has a region whose body still matches its banner's digest."""
+    text = _read(path)
+    if text is None:
+        return False
+    inside = region.Region.parse(text, path).inside
+    return inside is not None and region.is_intact(inside)
+
+
+def owned_intact(path: Path) -> bool:
+    text = _read(path)
+    return text is not None and region.is_intact(text)
+
+
+def is_owned(path: Path) -> bool:
+    text = _read(path)
+    return text is not None and region.is_ours(text)
+
+
+def write_region(path: Path, body: str, origin: str, *, locked: bool) -> bool:
+    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+    text = _read(path) or ""
+    parsed = region.Region.parse(text, path)
+    if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:
+        raise UserError(
+            "the generated region was edited by hand", file=path, fix=FIX_EDITED
+        )
+    return write_if_changed(path, parsed.with_inside(region.stamped(body, origin)))
+
+
+def write_owned(path: Path, body: str, origin: str, *, locked: bool, what: str) -> bool:
+    """Write a file compile wholly owns; `what` says what the file is, for the error about a foreign one."""
+    text = _read(path)
+    if text is not None:
+        if not region.is_ours(text):
+            raise UserError(
+                f"compile would replace this file, which it did not write, with {what}",
+                file=path,
+                fix="move the file away (its content can go into the hand-written part of AGENTS.md), "
+                "then run `doit compile` again",
+            )
+        if locked and not region.is_intact(text):
+            raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
+    return write_if_changed(path, region.stamped(body, origin))
+
+
+def remove_owned(path: Path) -> bool:
+    """Delete `path` if compile wrote it; a file without our banner is left alone."""
+    if is_owned(path):
+        path.unlink()
+        return True
+    return False
+
+
+def remove_region(path: Path) -> bool:
+    """Take the region out of `path`; delete the file when nothing else is left in it."""
+    text = _read(path)
+    if text is None:
+        return False
+    parsed = region.Region.parse(text, path)
+    if parsed.inside is None:
+        return False
+    before, after = parsed.before.rstrip("\n"), parsed.after.lstrip("\n")
+    rest = f"{before}\n\n{after}" if before and after.strip() else before + after
+    if not rest.strip():
+        path.unlink()
+    else:
+        write_atomic(path, rest.rstrip("\n") + "\n")
+    return True

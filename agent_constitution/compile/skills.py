@@ -1,0 +1,151 @@
+"""Installing a source's skills into the folders agents read them from.
+
+A skill of a source (`rules/skills/<name>/`) is installed when one of the rules it implements is
+selected: its files (all but `skill.toml`, the source's metadata) are copied from the source's
+locked tree into `.claude/skills/<name>/` (Claude Code) and `.agents/skills/<name>/` (agents that
+read the shared folder). Each installed folder holds a stamp, `.agent-constitution.json`, listing
+every file compile wrote with its sha256: that is how compile knows the folder is its own (on a
+fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
+all deselected. A skill whose tree holds a symbolic link
+or a path escaping its folder is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_if_changed
+
+FOLDERS = (".claude/skills", ".agents/skills")
+STAMP = ".agent-constitution.json"
+SOURCE_ONLY = "skill.toml"  # the source's metadata (which rules it implements), not for agents
+
+
+def skill_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a skill folder (relative POSIX path → bytes); rejects links and escaping paths."""
+    found: dict[str, bytes] = {}
+    base = folder.resolve()
+    for directory, subdirectories, files in os.walk(folder):
+        for name in subdirectories + files:
+            path = Path(directory) / name
+            if path.is_symlink():
+                raise UserError(
+                    "a skill may not contain symbolic links",
+                    file=path,
+                    fix="replace the link by the file it points to",
+                )
+            if not path.resolve().is_relative_to(base):
+                raise UserError("this path escapes the skill's folder", file=path)
+        subdirectories[:] = [name for name in subdirectories if name != "__pycache__"]
+        for name in files:
+            if name.endswith(".pyc"):
+                continue
+            path = Path(directory) / name
+            relative = path.relative_to(folder).as_posix()
+            if relative == SOURCE_ONLY:
+                continue
+            if relative == STAMP:
+                raise UserError(f"a skill may not contain a file named {STAMP}", file=path)
+            found[relative] = path.read_bytes()
+    return dict(sorted(found.items()))
+
+
+def _stamp(files: dict[str, bytes], origin: str) -> str:
+    listing = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    return json.dumps({"generated-by": "agent-constitution", "from": origin, "files": listing}, indent=2) + "\n"
+
+
+def _read_stamp(target: Path) -> dict | None:
+    try:
+        data = json.loads((target / STAMP).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+
+
+def edited(target: Path) -> list[Path]:
+    """The files of an installed skill that no longer hold the bytes its stamp lists (or are gone)."""
+    stamp = _read_stamp(target)
+    if stamp is None:
+        return [target / STAMP]
+    changed = []
+    for name, digest in stamp["files"].items():
+        try:
+            if hashlib.sha256((target / name).read_bytes()).hexdigest() != digest:
+                changed.append(target / name)
+        except FileNotFoundError:
+            changed.append(target / name)
+    return changed
+
+
+def intact(target: Path) -> bool:
+    return not edited(target)
+
+
+def install(source_folder: Path, target: Path, origin: str, *, locked: bool) -> bool:
+    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+    files = skill_files(source_folder)
+    stamp = _read_stamp(target)
+    if target.exists() and stamp is None:
+        raise UserError(
+            "compile would install a skill into this folder, which it did not create",
+            file=target,
+            fix="move the folder away (or rename your skill), then run `doit compile` again",
+        )
+    by_hand = edited(target) if stamp is not None and locked else []
+    if by_hand:
+        raise UserError(
+            "this file of an installed skill was edited by hand",
+            file=by_hand[0],
+            fix="undo the edit (edit the skill in its rule source instead) and run `doit compile`",
+        )
+    changed = False
+    for name, data in files.items():
+        path = target / name
+        changed = write_if_changed(path, data) or changed
+        executable = os.access(source_folder / name, os.X_OK)
+        if executable != os.access(path, os.X_OK):
+            path.chmod(0o755 if executable else 0o644)
+            changed = True
+    for name in (stamp or {}).get("files", {}):
+        if name not in files:
+            (target / name).unlink(missing_ok=True)
+            changed = True
+    _prune_empty(target)
+    return write_if_changed(target / STAMP, _stamp(files, origin)) or changed
+
+
+def remove(target: Path) -> bool:
+    """Delete what compile installed in `target`; files it did not write stay."""
+    stamp = _read_stamp(target)
+    if stamp is None:
+        return False
+    for name in stamp["files"]:
+        (target / name).unlink(missing_ok=True)
+    (target / STAMP).unlink()
+    _prune_empty(target)
+    if target.is_dir() and not any(target.iterdir()):
+        target.rmdir()
+    return True
+
+
+def installed(root: Path) -> set[str]:
+    """The names of the skills compile installed in this repository (a stamp in either folder)."""
+    names = set()
+    for folder in FOLDERS:
+        base = root / folder
+        if base.is_dir():
+            names.update(path.parent.name for path in base.glob(f"*/{STAMP}"))
+    return names
+
+
+def _prune_empty(target: Path) -> None:
+    if not target.is_dir():
+        return
+    for directory, subdirectories, files in os.walk(target, topdown=False):
+        if directory != str(target) and not os.listdir(directory):
+            os.rmdir(directory)

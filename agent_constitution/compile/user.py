@@ -1,0 +1,61 @@
+"""The user tier: rules about the person and the machine, kept outside every repository.
+
+A user-level manifest `rules.toml` and its lock `rules.lock` live in platformdirs' user config dir
+(`~/.config/agent-constitution/` on Linux; `AGENT_CONSTITUTION_CONFIG` overrides it).
+`doit compile:user` resolves that manifest as the user tier (a repo-tier rule selected there gets a
+warning naming the tier, as a user-tier rule selected by a repository does), locks it, and writes
+the generated region of `AGENTS.md` in the same folder. Agents read it once it is wired into their
+user-level instructions, e.g. a line `@~/.config/agent-constitution/AGENTS.md` in
+`~/.claude/CLAUDE.md`, or a copy as `~/.codex/AGENTS.md`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import platformdirs
+
+from agent_constitution.compile.build import SegmentJob, Settings, write_segment
+from agent_constitution.compile.inputs import Resolved
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_if_changed
+from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.models import parse
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, resolved_json
+
+ENV = "AGENT_CONSTITUTION_CONFIG"
+
+
+def user_dir() -> Path:
+    override = os.environ.get(ENV)
+    return Path(override) if override else Path(platformdirs.user_config_dir("agent-constitution"))
+
+
+def compile_user(*, locked: bool) -> list[str]:
+    folder = user_dir()
+    if not (folder / MANIFEST).is_file():
+        raise UserError(
+            "there is no user-level manifest",
+            file=folder / MANIFEST,
+            fix="create it like a repository's rules.toml ([constitution], [sources], rules) selecting user-tier rules",
+        )
+    resolution = resolve(folder, read_lock(folder), tier="user")
+    lines = [f"warning: {warning}" for warning in resolution.segment(".").warnings]
+    text = lock_text(resolution)
+    lock = folder / LOCKFILE
+    if not lock.exists() or lock.read_text(encoding="utf-8") != text:
+        if locked:
+            raise UserError(
+                "the user-level lockfile needs to be updated, but --locked was given (or CI is set)",
+                file=lock,
+                fix="run `doit compile:user` without locked=1",
+            )
+        write_if_changed(lock, text)
+        lines.append(f"updated {lock}")
+    resolved = parse(Resolved, json.loads(resolved_json(resolution, ".")), folder / MANIFEST)
+    compile_settings = resolution.effective.settings.compile
+    settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
+    step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked, tier="user")
+    return lines + list(step.lines) + [f"updated {folder / path}" for path in step.written]

@@ -1,0 +1,227 @@
+"""Write what agents read (part of `doit compile`): AGENTS.md per segment, CLAUDE.md, skills, hooks.
+
+One task per output: `agents:<segment>/AGENTS.md` (its region and its part files: how many parts
+there are is known only once the text is rendered and counted, so they belong to the task of the
+file that indexes them), `agents:<segment>/CLAUDE.md`, `agents:skills` (the set of skills is known
+only from the resolution), one per hook file, `agents:prune` (outputs of segments that are gone) and
+`agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
+
+Up to date: each action records what it read (the projection of the segment's resolution it used
+and a digest per source file, by source name and path) and what it owns of each output; the
+`uptodate` check compares both, so a changed rule rebuilds only the segments that show it, a new
+commit of a source only the outputs whose files changed, and a hand-edited output is stale. The
+manifest's `[compile]` settings (and a digest of the compile stage's code) enter through one
+`config_changed`. With `locked=1` on the command line or CI set in the environment, a hand-edited
+output is an error naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+from doit import get_var
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+from agent_constitution.compile import build, hooks, owned, runlock, skills, user
+from agent_constitution.compile.build import SegmentJob, Settings
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.models import CompileSettings, Manifest, parse
+
+NAME = "agents"
+GROUPS = ("compile",)
+MANIFEST = "rules.toml"
+RESOLVE = "resolve"
+PRUNE_RECORD = "compile/segments.json"
+
+
+def locked() -> bool:
+    return bool(os.environ.get("CI")) or (get_var("locked") or "").lower() in ("1", "true", "yes")
+
+
+def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
+    """`[compile]` and the segment paths of a manifest, read cheaply (the full manifest is read by resolve)."""
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return Settings(origin=manifest.name), ["."]
+    try:
+        compile_settings = parse(CompileSettings, data.get("compile", {}), manifest)
+        segments = [segment.path for segment in parse(Manifest, {"segment": data.get("segment", [])}, manifest).segment]
+    except UserError:
+        return Settings(origin=manifest.name), ["."]  # resolve reports the problem
+    return Settings(compile_settings.max_tokens, compile_settings.claude, manifest.name), [".", *segments]
+
+
+def jobs(segments: list[str]) -> list[SegmentJob]:
+    found = []
+    for path in segments:
+        if path == ".":
+            found.append(SegmentJob(".", None, tuple(segments[1:])))
+            continue
+        above = [s for s in segments if s != path and s != "." and path.startswith(s + "/")]
+        found.append(SegmentJob(path, max(above, key=len) if above else ".", ()))
+    return found
+
+
+def compiler_digest() -> str:
+    """The compile stage's own code: a new version of it rebuilds what it wrote."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(build.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def tasks(project):
+    root, cache = project.root, project.cache
+    if not (root / MANIFEST).is_file():
+        return
+    runlock.hold(cache)
+    settings, segments = read_settings(root / MANIFEST)
+    config = {**settings.as_dict(), "compiler": compiler_digest()}
+    for job in jobs(segments):
+        after = [f"{RESOLVE}:{job.path}"] + ([f"{RESOLVE}:{job.parent}"] if job.parent else [])
+        folder = build.folder_of(root, job.path)
+        agents = folder / build.FILE
+        yield {
+            "name": _shown(root, agents),
+            "doc": f"The generated region of {_shown(root, agents)} and its part files",
+            "actions": [(_run, [build.segment_files, root, cache, job, settings])],
+            "task_dep": after + (["render"] if job.path == "." else []),
+            "targets": [str(agents)],
+            "uptodate": [config_changed(config), (_fresh, [build.segment_fresh, root, cache, job])],
+            "clean": [(_clean, [build.remove_segment, root, job.path])],
+            "verbosity": 2,
+        }
+        claude = folder / build.CLAUDE
+        yield {
+            "name": _shown(root, claude),
+            "doc": f"The CLAUDE.md shim importing {_shown(root, agents)} (strategy: [compile] claude)",
+            "actions": [(_run, [build.claude_shim, root, job.path, settings])],
+            "uptodate": [config_changed(config), (_fresh, [build.claude_fresh, root, job.path, settings])],
+            "clean": [(_clean_owned, [folder / build.CLAUDE])],
+            "verbosity": 2,
+        }
+    yield {
+        "name": "skills",
+        "doc": "Install the skills of the selected rules into .claude/skills/ and .agents/skills/",
+        "actions": [(_run, [build.install_skills, root, cache, segments])],
+        "task_dep": [RESOLVE],
+        "uptodate": [config_changed(config), (_fresh, [build.skills_fresh, root, cache, segments])],
+        "clean": [(_clean_skills, [root])],
+        "verbosity": 2,
+    }
+    lefthook = hooks.lefthook_file(root)
+    for name in [*build.HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]:
+        yield {
+            "name": name,
+            "doc": f"Merge the hooks that run the checks into {name}",
+            "actions": [(_run, [build.hook_file, root, name])],
+            "uptodate": [config_changed(config), (_fresh, [build.hook_fresh, root])],
+            "clean": [(_clean, [_remove_hook, root, name])],
+            "verbosity": 2,
+        }
+    record = cache / PRUNE_RECORD
+    yield {
+        "name": "prune",
+        "doc": "Remove what compile wrote for segments the manifest no longer has",
+        "actions": [(_run_plain, [build.prune_segments, root, record, segments])],
+        "uptodate": [config_changed({"segments": sorted(segments)}), record.is_file()],
+        "clean": [(_clean_record, [record])],
+        "verbosity": 2,
+    }
+    yield {
+        "name": "chains",
+        "doc": "Report the bytes of each root→leaf chain of AGENTS.md files (Codex reads at most 32 KiB)",
+        "actions": [(_chains, [root, segments])],
+        "file_dep": [str(build.folder_of(root, s) / build.FILE) for s in segments],
+        "verbosity": 2,
+    }
+    yield {
+        "basename": "compile:user",
+        "doc": "Compile the user-tier manifest in the user config dir into a user-level AGENTS.md there",
+        "actions": [(_run_user, [])],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def _fresh(task, values, check, *args) -> bool:
+    """doit passes the values the task saved last time as `values` (by this parameter's name)."""
+    return check(*args, values)
+
+
+def _shown(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _run(step, *args):
+    """Run a step that must not overwrite a hand edit under --locked / CI."""
+    return _report(lambda: step(*args, locked=locked()))
+
+
+def _run_plain(step, *args):
+    return _report(lambda: step(*args))
+
+
+def _report(call):
+    try:
+        result = call()
+    except UserError as error:
+        return TaskFailed(str(error))
+    for line in result.lines:
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+    for path in result.written:
+        print(f"updated {path}")
+    return result.values()
+
+
+def _clean(remove, *args):
+    try:
+        result = remove(*args)
+    except UserError as error:
+        return TaskFailed(str(error))
+    for path in result if isinstance(result, list) else []:
+        print(f"removed {path}")
+
+
+def _clean_owned(path: Path):
+    if owned.remove_owned(path):
+        print(f"removed {path}")
+
+
+def _clean_record(path: Path):
+    path.unlink(missing_ok=True)
+
+
+def _clean_skills(root: Path):
+    for name in sorted(skills.installed(root)):
+        for base in skills.FOLDERS:
+            if skills.remove(root / base / name):
+                print(f"removed {base}/{name}")
+    for base in skills.FOLDERS:
+        # The folders compile created for the skills go too, once nothing else is in them.
+        for folder in (root / base, (root / base).parent):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+
+
+def _remove_hook(root: Path, name: str) -> list[str]:
+    return [name] if build.remove_hook_file(root, name) else []
+
+
+def _chains(root: Path, segments: list[str]):
+    for line in build.chain_report(root, segments):
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+
+
+def _run_user():
+    try:
+        for line in user.compile_user(locked=locked()):
+            print(line)
+    except UserError as error:
+        return TaskFailed(str(error))

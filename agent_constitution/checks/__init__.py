@@ -1,1 +1,13 @@
-"""Running rule checks: python checks and external commands, outcomes, reports and the review queue."""
+"""Running rule checks: python checks and external commands, outcomes, reports and the review queue.
+
+- `api`: what a python check imports (subject views, `Finding`, `Undecidable`).
+- `model`: a rule as the runner sees it (`RuleCheck`) and a `Result`; `selection`: which rules each
+  segment checks (the resolution); `scan`: the one shared scan of the tree; `subjects`: the change
+  and record subjects.
+- `python_checks` and `command`: the two kinds of check; `runner`: one (segment, rule) to an outcome.
+- `plan`: the jobs of a run and their dependencies; `stage`: the functions doit's tasks run;
+  `progress`: the progress line.
+- `report`: summary, JSON and SARIF; `review`: queues, verdicts, disagreements.
+
+docs/checks.md documents the behaviour, the formats and the decisions.
+"""

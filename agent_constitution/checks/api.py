@@ -6,9 +6,11 @@ subject views are read-only: a check cannot change the repository it judges.
 
 from __future__ import annotations
 
-import fnmatch
+import bisect
+import functools
 import json
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,16 +43,26 @@ class Repository:
         return (self.root / path).read_text(encoding="utf-8")
 
     def glob(self, pattern: str) -> list[str]:
-        """Files matching a glob where `*` stays within a folder and `**/` spans folders."""
-        return [path for path in self.files if _match(path, pattern)]
+        """Files matching a glob where `*` stays within a folder, `**/` spans folders and a final
+        `/**` takes everything below, in sorted order. Answers are cached: the checks of one run
+        share this view, so a pattern several checks use is matched once."""
+        cache = self._cache("glob", dict)
+        found = cache.get(pattern)
+        if found is None:
+            found = cache[pattern] = match_files(self._cache("sorted", lambda: tuple(sorted(self.files))), pattern,
+                                                 self._file_set)
+        return list(found)
 
     @property
     def _file_set(self) -> frozenset[str]:
-        cached = self.__dict__.get("_files_cache")
-        if cached is None:
-            cached = frozenset(self.files)
-            object.__setattr__(self, "_files_cache", cached)
-        return cached
+        return self._cache("set", lambda: frozenset(self.files))
+
+    def _cache(self, name: str, make):
+        # The view is frozen; what it derives from its files is computed once and kept beside them.
+        key = f"_cached_{name}"
+        if key not in self.__dict__:
+            object.__setattr__(self, key, make())
+        return self.__dict__[key]
 
 
 @dataclass(frozen=True)
@@ -117,14 +129,48 @@ class Record:
                 yield from (block for block in content if isinstance(block, Mapping) and block.get("type") == "tool_use")
 
 
-def _match(path: str, pattern: str) -> bool:
-    if "**/" in pattern:
-        head, _, tail = pattern.partition("**/")
-        if not path.startswith(head):
-            return False
-        rest = path[len(head):]
-        parts = rest.split("/")
-        return any(_match("/".join(parts[i:]), tail) for i in range(len(parts)))
-    if path.count("/") != pattern.count("/"):
-        return False
-    return fnmatch.fnmatchcase(path, pattern)
+def match_files(files: Sequence[str], pattern: str, file_set: Container[str] | None = None) -> tuple[str, ...]:
+    """The files a glob matches (see `Repository.glob`). `files`: repo-relative POSIX paths, sorted,
+    so that only the run of files under the pattern's literal folder prefix is looked at; `file_set`,
+    the same files as a set, makes a pattern without wildcards a lookup."""
+    if not any(char in pattern for char in "*?["):
+        return (pattern,) if pattern in (files if file_set is None else file_set) else ()
+    first_wildcard = min(index for index in map(pattern.find, "*?[") if index >= 0)
+    prefix = pattern[: pattern.rfind("/", 0, first_wildcard) + 1]
+    start = bisect.bisect_left(files, prefix)
+    end = bisect.bisect_left(files, prefix + "\U0010ffff") if prefix else len(files)
+    regex = glob_regex(pattern)
+    return tuple(path for path in files[start:end] if regex.fullmatch(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern:
+    """A glob as a regular expression: `*`, `?` and `[...]` never cross `/`; `**/` is any number of
+    folders; a trailing `**` is anything, folders included."""
+    parts: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            parts.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern.startswith("**", i) and i + 2 == len(pattern):
+            parts.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            parts.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            parts.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1:end].replace("/", "").replace("\\", "\\\\")
+            if body[:1] in ("!", "^"):
+                parts.append("[^/" + body[1:] + "]")
+            else:
+                parts.append("[" + body + "]")
+            i = end + 1
+        else:
+            parts.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(parts))

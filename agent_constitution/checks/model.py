@@ -1,0 +1,139 @@
+"""What the runner works on and what it produces: a rule to check, and the result of checking it.
+
+A `RuleCheck` is a rule as the runner needs it (its text for the reviewer, its `[check]`, the source
+tree its check code comes from and whether that source is trusted); a `Result` is the outcome for one
+(segment, rule). Both are plain frozen dataclasses that round-trip through JSON, because a result is
+written by one doit task and read by the report task, possibly in another process.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agent_constitution.checks.api import Finding
+from agent_constitution.ruleset.models import Rule
+
+ROOT_SEGMENT = "."
+# The shape of a result file. Part of every check task's configuration: a new shape re-runs them all
+# instead of leaving result files the report cannot read.
+RESULT_FORMAT = 1
+
+
+class Outcome(str, enum.Enum):
+    """The three outcomes of a check; nothing else is an outcome."""
+
+    PASS = "pass"
+    VIOLATION = "violation"
+    UNDECIDABLE = "undecidable"
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A rule's `[check]`: which subject it reads, the files it reads, and a python module or a command."""
+
+    subject: str = "repository"
+    inputs: tuple[str, ...] = ()       # globs of the files it reads; none: it may read any file
+    python: str | None = None
+    command: tuple[str, ...] | None = None
+    tools: tuple[str, ...] = ()
+    timeout: float = 60.0
+
+    @property
+    def describe(self) -> str:
+        """How a report names the check: `python:r42` or the command line."""
+        if self.python:
+            return f"python:{self.python}"
+        return "command:" + " ".join(self.command or ())
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """A selected rule as the runner sees it."""
+
+    source: str                     # the source's local name in the manifest
+    id: int
+    revision: int
+    status: str
+    title: str
+    text: str
+    check: CheckSpec | None
+    source_root: Path               # the source tree (the locked snapshot) its check code comes from
+    trusted: bool
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.id}"
+
+    @classmethod
+    def from_rule(cls, rule: Rule, *, source: str, source_root: Path, trusted: bool, language: str) -> "RuleCheck":
+        """From a validated rule of the source at `source_root`; title and text in `language`."""
+        check = rule.check
+        return cls(
+            source=source,
+            id=rule.id,
+            revision=rule.revision,
+            status=rule.status,
+            title=rule.title[language],
+            text=rule.text[language],
+            check=None if check is None else CheckSpec(
+                subject=check.subject, inputs=tuple(check.inputs), python=check.python,
+                command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
+                timeout=float(check.timeout),
+            ),
+            source_root=Path(source_root),
+            trusted=trusted,
+        )
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one rule's check in one segment. `outcome` None: the rule has no check (review)."""
+
+    segment: str
+    ref: str
+    outcome: Outcome | None
+    findings: tuple[Finding, ...] = ()
+    cause: str | None = None        # why the outcome is undecidable
+    check: str | None = None        # CheckSpec.describe
+    subject: str = "repository"
+    revision: int = 1
+    status: str = "active"
+    title: str = ""
+    text: str = ""
+
+    @property
+    def source(self) -> str:
+        return self.ref.rpartition(":")[0]
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["outcome"] = None if self.outcome is None else self.outcome.value
+        data["findings"] = [{k: v for k, v in asdict(f).items() if v is not None} for f in self.findings]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Result":
+        values = dict(data)
+        values["outcome"] = None if values["outcome"] is None else Outcome(values["outcome"])
+        values["findings"] = tuple(Finding(**finding) for finding in values["findings"])
+        return cls(**values)
+
+
+def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings=(), cause=None) -> Result:
+    """A result that carries what the report and the reviewer need to know about the rule."""
+    return Result(
+        segment=segment,
+        ref=rule.ref,
+        outcome=outcome,
+        findings=tuple(findings),
+        cause=cause,
+        check=None if rule.check is None else rule.check.describe,
+        subject="repository" if rule.check is None else rule.check.subject,
+        revision=rule.revision,
+        status=rule.status,
+        title=rule.title,
+        text=rule.text,
+    )

@@ -1,0 +1,264 @@
+"""The review loop: queues for the reviewer agents, their verdicts, and the disagreements they reveal.
+
+After the checks, each reviewer group of the manifest's `[review]` gets a queue file with the rules
+it must decide: violations, undecidables and rules without a check, each with the rule's text and
+the evidence. A reviewer answers in a verdict file; `doit review-ingest` compares each verdict with
+the check's outcome and records every disagreement (a false positive: the check flagged what
+satisfies the rule; a false negative: it passed what violates it) against that rule's check, in one
+file per source that its maintainers turn into a check fix (same rule ID, revision + 1).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import tomlkit
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
+from agent_constitution.checks.report import ordered, where
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_if_changed
+
+DEFAULT_GROUP = "default"
+FALSE_POSITIVE = "false-positive"
+FALSE_NEGATIVE = "false-negative"
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[str]
+
+
+def parse_groups(table: Mapping, *, file: Path | str) -> dict[str, list[str]]:
+    """The manifest's `[review]`: group name → rule patterns (`ac:42`, `ac:*`), in file order."""
+    groups = {}
+    for name, value in table.items():
+        try:
+            groups[name] = _Group.model_validate(value).rules
+        except ValidationError as error:
+            problem = error.errors()[0]
+            field = ".".join(["review", name, *(str(part) for part in problem["loc"])])
+            raise UserError(problem["msg"], file=file, field=field,
+                            fix='write a reviewer group as name = { rules = ["source:*"] }') from None
+    return groups
+
+
+def group_of(ref: str, groups: Mapping[str, Sequence[str]]) -> str:
+    """The first group (in manifest order) with a pattern that matches the rule; otherwise `default`."""
+    for name, patterns in groups.items():
+        if any(fnmatch.fnmatchcase(ref, pattern) for pattern in patterns):
+            return name
+    return DEFAULT_GROUP
+
+
+def needs_review(result: Result) -> bool:
+    return result.outcome is not Outcome.PASS
+
+
+def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Group name → the text of its queue file; every configured group gets one, even when empty."""
+    items: dict[str, list[Result]] = {name: [] for name in groups}
+    for result in ordered(results):
+        if needs_review(result):
+            items.setdefault(group_of(result.ref, groups), []).append(result)
+    return {name: _queue(name, found) for name, found in items.items()}
+
+
+def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
+    """Write the queues into `folder`; a queue of a group that no longer exists is removed."""
+    for name, text in texts.items():
+        write_if_changed(folder / f"{name}.md", text)
+    for stale in folder.glob("*.md"):
+        if stale.stem not in texts:
+            stale.unlink()
+
+
+_VERDICT_HELP = """\
+Decide each rule below: is it satisfied or violated here? A violation must be fixed. Record each
+decision in `{verdicts}` (TOML), then run `doit review-ingest`:
+
+```toml
+[[verdict]]
+rule = "ac:42"                 # the rule, as in the headings below
+segment = "."                  # the segment (default ".", the repository root)
+verdict = "violated"           # satisfied | violated
+reason = "ci.yml runs uv sync without --locked"
+location = ".github/workflows/ci.yml:12"   # optional: where
+```
+
+You may also give a verdict on a rule that is not queued (one whose check passed) when you find it
+violated: that is recorded as a false negative of its check.
+"""
+
+
+def _queue(name: str, results: Sequence[Result]) -> str:
+    lines = [f"# Review queue: {name}", "", _VERDICT_HELP.format(verdicts=f"{name}.verdicts.toml")]
+    if not results:
+        lines.append("Nothing to review.\n")
+    for result in results:
+        state = "no check" if result.outcome is None else result.outcome.value
+        lines.append(f"## {result.ref} in {result.segment}: {state}")
+        lines.append("")
+        lines.append(f"**{result.title}** (revision {result.revision}, {result.status})")
+        lines.append("")
+        lines.extend(f"> {line}" if line else ">" for line in result.text.strip().splitlines())
+        lines.append("")
+        if result.outcome is None:
+            lines.append("Evidence: none; this rule has no automatic check.")
+        else:
+            lines.append(f"Check: `{result.check}` on the {result.subject}.")
+            if result.outcome is Outcome.UNDECIDABLE:
+                lines.append(f"Evidence: the check could not decide: {result.cause}")
+            else:
+                lines.append("Evidence:")
+                for finding in result.findings:
+                    location = where(result, finding)
+                    lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+class Verdict(BaseModel):
+    """One reviewer decision."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str = Field(pattern=r"^[A-Za-z0-9_.-]+:[0-9]+$")
+    segment: str = ROOT_SEGMENT
+    verdict: Literal["satisfied", "violated"]
+    reason: str = Field(min_length=1)
+    location: str | None = None
+
+
+class _VerdictFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: list[Verdict] = []
+
+
+def read_verdicts(path: Path) -> list[Verdict]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"not valid TOML: {error}", file=path, fix="see the format at the top of the queue file") from None
+    try:
+        return _VerdictFile.model_validate(data).verdict
+    except ValidationError as error:
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        raise UserError(problem["msg"], file=path, field=field,
+                        fix="see the format at the top of the queue file") from None
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A reviewer verdict that contradicts a check: evidence for fixing that check."""
+
+    rule: int
+    revision: int
+    check: str
+    kind: str                   # false-positive | false-negative
+    segment: str
+    check_said: str
+    reason: str
+    reviewer: str
+    location: str = ""
+
+
+@dataclass(frozen=True)
+class Ingested:
+    disagreements: dict[str, list[Disagreement]]    # source name → its checks' disagreements
+    agreed: int
+    decided: int                                     # verdicts on undecidable or unchecked rules
+
+
+def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]], *, report: Path) -> Ingested:
+    """Compare every verdict (per reviewer group) with the check's result."""
+    by_key = {(result.segment, result.ref): result for result in results}
+    found: dict[str, list[Disagreement]] = {}
+    agreed = decided = 0
+    for reviewer, given in verdicts.items():
+        for verdict in given:
+            result = by_key.get((verdict.segment, verdict.rule))
+            if result is None:
+                raise UserError(f"no result for {verdict.rule} in segment {verdict.segment!r}", file=report,
+                                fix="give a rule and segment that `doit check` checked, or run it first")
+            kind = _disagreement(result.outcome, verdict.verdict)
+            if result.outcome in (None, Outcome.UNDECIDABLE):
+                decided += 1
+            elif kind is None:
+                agreed += 1
+            else:
+                found.setdefault(result.source, []).append(Disagreement(
+                    rule=int(result.ref.rpartition(":")[2]), revision=result.revision, check=result.check,
+                    kind=kind, segment=result.segment, check_said=_said(result), reason=verdict.reason,
+                    reviewer=reviewer, location=verdict.location or "",
+                ))
+    return Ingested(found, agreed, decided)
+
+
+def _disagreement(outcome: Outcome | None, verdict: str) -> str | None:
+    if outcome is Outcome.VIOLATION and verdict == "satisfied":
+        return FALSE_POSITIVE
+    if outcome is Outcome.PASS and verdict == "violated":
+        return FALSE_NEGATIVE
+    return None
+
+
+def _said(result: Result) -> str:
+    if result.outcome is Outcome.PASS:
+        return "pass"
+    return "violation: " + "; ".join(
+        f"{where(result, finding) + ': ' if finding.path else ''}{finding.reason}" for finding in result.findings
+    )
+
+
+_FEEDBACK_HEADER = """\
+Disagreements between reviewers and the checks of source "{source}", recorded by `doit review-ingest`.
+Each one is a proposal to fix that rule's check. A fix does not change what counts as compliant: the
+rule keeps its ID and its revision goes up by one.
+"""
+
+
+def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) -> list[Path]:
+    """Add the disagreements to `folder/<source>.toml`, keeping earlier ones; no entry is recorded twice."""
+    written = []
+    for source, new in found.items():
+        path = folder / f"{source}.toml"
+        entries = [Disagreement(**entry) for entry in _existing(path)]
+        for disagreement in new:
+            if disagreement not in entries:
+                entries.append(disagreement)
+        entries.sort(key=lambda d: (d.rule, d.segment, d.kind, d.location, d.reason))
+        document = tomlkit.document()
+        for line in _FEEDBACK_HEADER.format(source=source).splitlines():
+            document.add(tomlkit.comment(line))
+        document.add("source", source)
+        table = tomlkit.aot()
+        for entry in entries:
+            table.append(_item(entry))
+        document.add("disagreement", table)
+        write_if_changed(path, tomlkit.dumps(document))
+        written.append(path)
+    return written
+
+
+def _item(entry: Disagreement):
+    item = tomlkit.table()
+    for key, value in asdict(entry).items():
+        if value != "":
+            item.add(key, value)
+    return item
+
+
+def _existing(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return tomllib.loads(path.read_text(encoding="utf-8")).get("disagreement", [])

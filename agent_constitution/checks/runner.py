@@ -1,0 +1,103 @@
+"""Checking one rule in one segment: the three outcomes and the causes of undecidable.
+
+Order of decisions: a rule without a check goes to the reviewer (no outcome); a source that is not
+trusted runs no code (undecidable, with that reason); otherwise the check runs against its subject.
+Whatever goes wrong while it runs (a missing tool, a timeout, an exception, output that breaks the
+contract) is undecidable with the cause, never a violation.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_constitution.checks.api import Finding, Undecidable
+from agent_constitution.checks.command import run_command
+from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
+from agent_constitution.checks.python_checks import load_check
+from agent_constitution.checks.scan import Scan
+from agent_constitution.checks.subjects import ChangeSpec, read_change, read_record
+from agent_constitution.errors import UserError
+
+
+@dataclass
+class Subjects:
+    """What this run's checks judge: the shared scan, and the change and record named for the run."""
+
+    scan: Scan
+    segments: Sequence[str] = (ROOT_SEGMENT,)
+    change: ChangeSpec | None = None
+    record: Path | None = None
+    _read: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def root(self) -> Path:
+        return self.scan.root
+
+    def get(self, kind: str, segment: str):
+        """The subject of `kind` as the segment sees it, read once per run."""
+        key = (kind, segment if kind != "record" else None)
+        if key not in self._read:
+            if kind == "repository":
+                self._read[key] = self.scan.view(segment, self.segments)
+            elif kind == "change":
+                if self.change is None:
+                    raise Undecidable("no change given: run with change=staged or change=A..B")
+                self._read[key] = read_change(self.root, self.change, segment)
+            else:
+                if self.record is None:
+                    raise Undecidable("no record given: run with record=PATH/TO/SESSION.jsonl")
+                self._read[key] = read_record(self.record)
+        return self._read[key]
+
+    def folder(self, segment: str) -> Path:
+        return self.root if segment == ROOT_SEGMENT else self.root / segment
+
+
+def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
+    if rule.check is None:
+        return for_rule(rule, segment, None)
+    if not rule.trusted:
+        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=(
+            f"untrusted source: {rule.source!r} is not trusted, so its check code does not run "
+            f"(set trust = true on it in [sources] of rules.toml to run it)"))
+    try:
+        findings = _decide(rule, segment, subjects)
+    except Undecidable as error:
+        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=str(error) or "the check could not decide")
+    except UserError as error:
+        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=error.message)
+    except (Exception, SystemExit) as error:  # a bug in the check: never a violation
+        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=_crash(error))
+    outcome = Outcome.VIOLATION if findings else Outcome.PASS
+    return for_rule(rule, segment, outcome, findings=findings)
+
+
+def _decide(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
+    spec = rule.check
+    subject = subjects.get(spec.subject, segment)
+    if spec.python:
+        module = load_check(rule.source_root, spec.python, rule.id)
+        found = module.check(subject)
+        if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
+            raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
+        return list(found)
+    env = {
+        "AGENT_CONSTITUTION_ROOT": str(subjects.root),
+        "AGENT_CONSTITUTION_SEGMENT": segment,
+        "AGENT_CONSTITUTION_RULE": rule.ref,
+        "AGENT_CONSTITUTION_SUBJECT": spec.subject,
+    }
+    if spec.subject == "change":
+        env["AGENT_CONSTITUTION_CHANGE"] = subjects.change.text
+    if spec.subject == "record":
+        env["AGENT_CONSTITUTION_RECORD"] = str(subjects.record)
+    return run_command(spec, cwd=subjects.folder(segment), source_root=rule.source_root, env=env)
+
+
+def _crash(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"crash: {type(error).__name__}: {error}{where}"

@@ -1,0 +1,82 @@
+"""Which rules each segment checks: the resolution of the manifest, as `resolve:<segment>` writes it.
+
+The runner needs the selection when doit creates its tasks (one task per rule), before any task has
+run. So it reads `cache/resolved/<segment-key>.json` when every segment's file is at least as new
+as the manifest's inputs and the lock; otherwise (a fresh clone, an edited manifest) it resolves in
+this process with the same functions the resolve task uses, reading the lock but writing nothing.
+Each rule comes from its source's tree as the resolution pins it (the locked snapshot, or a path
+source's folder), so a rule and its check always come from one version. `trust` is the
+resolution's: the manifest trusts the source, or it is a path source inside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_constitution.checks.model import ROOT_SEGMENT, RuleCheck
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.inputs import manifest_inputs
+from agent_constitution.ruleset.lock import read_lock
+from agent_constitution.ruleset.models import Manifest, load
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, resolved_json, segment_key
+from agent_constitution.ruleset.source import RuleSource, load_source
+
+
+@dataclass(frozen=True)
+class Selection:
+    segments: tuple[str, ...]                       # the root "." first, then the manifest's order
+    rules: Mapping[str, tuple[RuleCheck, ...]]      # segment → the rules it checks
+    review: Mapping[str, tuple[str, ...]]           # reviewer group → rule patterns
+
+
+def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
+    """`asked`: refs the user named (`rules=`); one the resolution leaves out (a superseded rule) is
+    added to the root segment, so that its check can still be run on request."""
+    if not (root / MANIFEST).is_file():
+        return Selection((ROOT_SEGMENT,), {ROOT_SEGMENT: ()}, {})
+    manifest = load(Manifest, root / MANIFEST, MANIFEST)
+    segments = (ROOT_SEGMENT, *(segment.path for segment in manifest.segment))
+    sources: dict[Path, RuleSource] = {}
+    documents = _resolved(root, cache, segments, sources)
+    rules = {}
+    for segment, document in zip(segments, documents):
+        found = []
+        for entry in document["rules"]:
+            found.append(_named(f"{entry['source']}:{entry['id']}", document["sources"], sources))
+        rules[segment] = tuple(found)
+    selected = {rule.ref for found in rules.values() for rule in found}
+    for ref in asked:
+        if ref not in selected:
+            rules[ROOT_SEGMENT] += (_named(ref, documents[0]["sources"], sources),)
+    review = {name: group.rules for name, group in manifest.review.items()}
+    return Selection(segments, rules, review)
+
+
+def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSource]) -> RuleCheck:
+    name, _, number = ref.partition(":")
+    if name not in declared or not number.isdigit():
+        raise UserError(f"rules={ref}: not a rule of a source in {MANIFEST}",
+                        fix=f"name rules as source:id with a source of: {', '.join(sorted(declared))}")
+    folder = Path(declared[name]["root"])
+    if folder not in sources:
+        sources[folder] = load_source(folder)
+    source = sources[folder]
+    if int(number) not in source.rules:
+        raise UserError(f"rules={ref}: source {name!r} has no rule {number}")
+    return RuleCheck.from_rule(source.rules[int(number)], source=name, source_root=folder,
+                               trusted=declared[name]["trust"], language=source.config.languages[0])
+
+
+def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[Path, RuleSource]) -> list[dict]:
+    """The resolution's documents; when resolving here, the sources it loaded are kept in `sources`."""
+    files = [cache / "resolved" / f"{segment_key(segment)}.json" for segment in segments]
+    inputs = [Path(path) for path in manifest_inputs(root)] + [root / LOCKFILE]
+    newest_input = max((path.stat().st_mtime_ns for path in inputs if path.exists()), default=0)
+    if all(path.is_file() and path.stat().st_mtime_ns >= newest_input for path in files):
+        return [json.loads(path.read_text(encoding="utf-8")) for path in files]
+    resolution = resolve(root, read_lock(root))
+    sources.update({Path(item.snapshot.root): item.source for item in resolution.fetched.values()})
+    return [json.loads(resolved_json(resolution, segment)) for segment in segments]

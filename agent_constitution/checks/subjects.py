@@ -1,0 +1,127 @@
+"""The change and record subjects: what a `change=` or `record=` on the command line names.
+
+A change is read through pygit2. `staged` is the index against HEAD (what `git commit` would record);
+`A..B` is what B adds to A: the commits reachable from B and not from A (their messages) and the diff
+from their merge base to B, like `git diff A...B`; `A..` means `A..HEAD`; a single revision is that
+one commit against its first parent. Renames are detected, so a moved file has both paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from agent_constitution.checks.api import Change, FileChange, Record
+from agent_constitution.checks.model import ROOT_SEGMENT
+from agent_constitution.errors import UserError
+
+STAGED = "staged"
+
+
+@dataclass(frozen=True)
+class ChangeSpec:
+    """A change named on the command line, resolved to object ids so that its identity is stable."""
+
+    text: str
+    base: str | None                # tree id the change starts from (None: the empty tree)
+    head: str | None                # tree id it ends at (None: the index, for `staged`)
+    commits: tuple[str, ...] = ()   # commit ids it contains, newest first
+    index: str | None = None        # for `staged`: a digest of the index entries
+
+
+def resolve_change(root: Path, text: str) -> ChangeSpec:
+    repo = _open(root)
+    if text == STAGED:
+        head = None if repo.head_is_unborn else str(repo.head.peel(pygit2.Commit).tree.id)
+        digest = hashlib.blake2b(digest_size=16)
+        for entry in repo.index:
+            digest.update(f"{entry.path}\0{entry.id}\0{entry.mode}\n".encode())
+        return ChangeSpec(text, head, None, (), digest.hexdigest())
+    if ".." in text:
+        left, _, right = text.partition("..")
+        old, new = _commit(repo, left or "HEAD", text), _commit(repo, right or "HEAD", text)
+        base_id = repo.merge_base(old.id, new.id)
+        walker = repo.walk(new.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        walker.hide(old.id)
+        commits = tuple(str(commit.id) for commit in walker)
+        base = None if base_id is None else str(repo[base_id].peel(pygit2.Commit).tree.id)
+        return ChangeSpec(text, base, str(new.tree.id), commits)
+    commit = _commit(repo, text, text)
+    base = str(commit.parents[0].tree.id) if commit.parents else None
+    return ChangeSpec(text, base, str(commit.tree.id), (str(commit.id),))
+
+
+def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Change:
+    """The change's files (paths relative to the segment's folder) and commit messages."""
+    repo = _open(root)
+    base = None if spec.base is None else repo[spec.base]
+    if spec.head is None:
+        diff = repo.index.diff_to_tree(base) if base is not None else _added_from_index(repo)
+    elif base is None:
+        diff = repo[spec.head].diff_to_tree(swap=True)
+    else:
+        diff = repo.diff(base, repo[spec.head])
+    if isinstance(diff, pygit2.Diff):
+        diff.find_similar()
+        files = tuple(_file_change(repo, delta) for delta in diff.deltas)
+    else:
+        files = diff
+    prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
+    if prefix:
+        files = tuple(_relative(change, prefix) for change in files if change.path.startswith(prefix))
+    messages = tuple(repo[commit].message for commit in spec.commits)
+    return Change(Path(root) / segment if prefix else Path(root), files, messages)
+
+
+def read_record(path: Path) -> Record:
+    """A session transcript (JSONL). A line that is not JSON makes the record's checks undecidable."""
+    if not path.is_file():
+        raise UserError(f"record {path} does not exist", fix="pass record=PATH to a transcript .jsonl file")
+    return Record.read(path)
+
+
+def _open(root: Path) -> pygit2.Repository:
+    try:
+        return pygit2.Repository(str(root))
+    except pygit2.GitError:
+        raise UserError(f"{root} is not a git repository, so it has no change to check",
+                        fix="run the change checks inside a git working tree") from None
+
+
+def _commit(repo: pygit2.Repository, name: str, text: str) -> pygit2.Commit:
+    try:
+        return repo.revparse_single(name).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        raise UserError(f"change {text!r}: {name!r} is not a revision of this repository",
+                        fix="use change=staged, change=REV, change=A..B or change=A..") from None
+
+
+def _added_from_index(repo: pygit2.Repository) -> tuple[FileChange, ...]:
+    """With no commit yet, everything staged is added."""
+    return tuple(FileChange(None, entry.path, None, _text(repo, entry.id)) for entry in repo.index)
+
+
+def _file_change(repo: pygit2.Repository, delta: pygit2.DiffDelta) -> FileChange:
+    added = delta.status == pygit2.enums.DeltaStatus.ADDED
+    deleted = delta.status == pygit2.enums.DeltaStatus.DELETED
+    old, new = delta.old_file, delta.new_file
+    return FileChange(
+        old_path=None if added else old.path,
+        new_path=None if deleted else new.path,
+        old_text=None if added else _text(repo, old.id),
+        new_text=None if deleted else _text(repo, new.id),
+    )
+
+
+def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
+    return repo[oid].data.decode("utf-8", errors="replace")
+
+
+def _relative(change: FileChange, prefix: str) -> FileChange:
+    def strip(path: str | None) -> str | None:
+        return path[len(prefix):] if path and path.startswith(prefix) else path
+
+    return FileChange(strip(change.old_path), strip(change.new_path), change.old_text, change.new_text)

@@ -1,0 +1,67 @@
+"""Run the checks: one task per (segment, rule), then `checks:report` (summary, JSON, SARIF, review queues).
+
+Command-line variables: `change=staged|REV|A..B` and `record=PATH` give the change and record
+subjects; `rules=ac:12,ac:14` runs only those rules (superseded ones included); `undecidable=fail`
+makes an undecidable check fail the run (default: a warning).
+"""
+
+from __future__ import annotations
+
+from doit import get_var
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+from agent_constitution.checks import progress
+from agent_constitution.checks.plan import write_digest
+from agent_constitution.checks.stage import UNDECIDABLE_POLICIES, check_one, prepare, retry_undecidable, write_reports
+from agent_constitution.errors import UserError
+
+NAME = "checks"
+GROUPS = ("check",)
+
+
+def tasks(project):
+    try:
+        policy = get_var("undecidable") or "warn"
+        if policy not in UNDECIDABLE_POLICIES:
+            raise UserError(f"undecidable={policy}: expected one of {', '.join(UNDECIDABLE_POLICIES)}")
+        run = prepare(project.root, project.cache, change=get_var("change"), record=get_var("record"),
+                      only=get_var("rules"))
+    except UserError as error:
+        message = str(error)
+        yield {"name": "report", "actions": [lambda: TaskFailed(message)], "uptodate": [False],
+               "doc": "could not plan the checks"}
+        return
+    progress.start(len(run.plan.jobs))
+    for inputs in run.plan.inputs:
+        yield {
+            "name": inputs.name,
+            "doc": f"Digest the files {' '.join(inputs.patterns)} matches [{inputs.segment}]",
+            "actions": [(write_digest, [inputs])],
+            "file_dep": [f"{inputs.root}/{path}" for path in inputs.files],
+            "targets": [inputs.digest],
+            "clean": True,
+            # Matching no file, it has no file_dep, and doit would run a task with only targets every time.
+            "uptodate": [config_changed({"files": len(inputs.files)})] if not inputs.files else [],
+        }
+    for job in run.plan.jobs:
+        yield {
+            "name": job.name,
+            "doc": f"{job.rule.title} [{job.segment}]",
+            "actions": [(check_one, [job.rule, job.segment, run.subjects, job.result])],
+            "file_dep": list(job.file_dep),
+            "targets": [job.result],
+            "clean": True,
+            "uptodate": [config_changed(job.config), retry_undecidable],
+        }
+    yield {
+        "name": "report",
+        "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
+        "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
+                                     run.selection.review, project.cache, policy])],
+        "file_dep": [job.result for job in run.plan.jobs],
+        "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
+        # Up to date when no result changed; a run with violations fails, so it reports again next time.
+        "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy})],
+        "verbosity": 2,
+    }

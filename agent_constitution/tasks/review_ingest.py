@@ -1,0 +1,18 @@
+"""Ingest reviewer verdicts: record each disagreement with a check as a false positive or negative."""
+
+from __future__ import annotations
+
+from agent_constitution.checks.stage import ingest_verdicts
+
+NAME = "review-ingest"
+GROUPS = ()
+
+
+def tasks(project):
+    yield {
+        "basename": NAME,
+        "doc": "Compare cache/review/*.verdicts.toml with the check report; record disagreements per source",
+        "actions": [(ingest_verdicts, [project.cache])],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

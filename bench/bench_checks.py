@@ -1,0 +1,204 @@
+"""Benchmark the check runner.
+
+A synthetic git repository of 20,000 files (200 packages of 100 files, plus 500 git-ignored build
+files that must not be scanned) holds a rule source of 500 rules, each with a python check: a third
+read one file, a third read the 50 python files of one package, a third glob every package's
+pyproject.toml. Figures:
+
+1. the shared scan alone, and the 500 checks run in one process without doit;
+2. `doit checks` from scratch (target: under 10 s, one scan of the tree), serially and with `-n 2`;
+3. a no-op `doit checks` (target: under 1 s), and the scans it made (counted in-process);
+4. `doit checks` after one input file changed (only the checks that read it run).
+
+Run: uv run python bench/bench_checks.py
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PACKAGES, FILES_PER_PACKAGE, RULES = 200, 100, 500
+GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@b", "-c", "init.defaultBranch=main"]
+
+CHECK_ONE_FILE = '''from agent_constitution.checks.api import Finding
+
+RULE = {id}
+
+
+def check(repo):
+    path = "pkg{n}/README.md"
+    if not repo.exists(path) or "pkg" not in repo.read_text(path):
+        return [Finding("README missing or empty", path)]
+    return []
+'''
+
+CHECK_PACKAGE = '''from agent_constitution.checks.api import Finding
+
+RULE = {id}
+
+
+def check(repo):
+    return [Finding("TODO left", path, number)
+            for path in repo.glob("pkg{n}/*.py")
+            for number, line in enumerate(repo.read_text(path).splitlines(), 1) if "TODO" in line]
+'''
+
+CHECK_EVERY_PACKAGE = '''from agent_constitution.checks.api import Finding
+
+RULE = {id}
+
+
+def check(repo):
+    found = set(repo.glob("pkg*/pyproject.toml"))
+    return [Finding("package without pyproject.toml", f"pkg{{n}}")
+            for n in range({packages}) if f"pkg{{n}}/pyproject.toml" not in found]
+'''
+
+
+def synthesize(root: Path) -> None:
+    for n in range(PACKAGES):
+        package = root / f"pkg{n}"
+        (package / "src").mkdir(parents=True)
+        (package / "README.md").write_text(f"# pkg{n}\n")
+        (package / "pyproject.toml").write_text(f'[project]\nname = "pkg{n}"\n')
+        for i in range(FILES_PER_PACKAGE - 2):
+            folder = package if i < 50 else package / "src"
+            (folder / f"m{i}.py").write_text(f"value = {i}\n\n\ndef f():\n    return value\n")
+    (root / "build").mkdir()
+    for i in range(500):
+        (root / "build" / f"o{i}.o").write_text("x")
+    (root / ".gitignore").write_text("build/\ncache/\n")
+    rules, checks = root / "rules", root / "rules" / "checks"
+    checks.mkdir(parents=True)
+    (rules / "source.toml").write_text('name = "ac"\nlanguages = ["en"]\n[domains.bench]\ntitle = { en = "Bench" }\n')
+    (checks / "__init__.py").write_text("")
+    for rule_id in range(1, RULES + 1):
+        n, kind = rule_id % PACKAGES, rule_id % 3
+        inputs = [f"pkg{n}/README.md", f"pkg{n}/*.py", "pkg*/pyproject.toml"][kind]
+        template = [CHECK_ONE_FILE, CHECK_PACKAGE, CHECK_EVERY_PACKAGE][kind]
+        (rules / f"{rule_id}.toml").write_text(
+            f'id = {rule_id}\nrevision = 1\nstatus = "active"\nparent = "bench"\n'
+            f'[title]\nen = "Bench rule {rule_id}"\n[text]\nen = "Rule {rule_id}. It is synthetic. A check decides it."\n'
+            f'[check]\npython = "r{rule_id}"\ninputs = ["{inputs}"]\n')
+        (checks / f"r{rule_id}.py").write_text(template.format(id=rule_id, n=n, packages=PACKAGES))
+    (root / "constitution" / "2026-10").mkdir(parents=True)
+    (root / "constitution" / "2026-10" / "index.toml").write_text("")
+    (root / "rules.toml").write_text('rules = ["ac:bench"]\n[constitution]\nsource = "ac"\nedition = "2026-10"\n'
+                                     'revision = "0.1"\n[sources]\nac = { path = "." }\n')
+    (root / "pyproject.toml").write_text('[tool.doit]\nloader = "agent-constitution"\n')
+    subprocess.run([*GIT, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "synthetic"], cwd=root, check=True)
+
+
+def timed(root: Path, *args: str, argv: tuple[str, ...] = ("-m", "doit")) -> tuple[str, subprocess.CompletedProcess]:
+    """Wall seconds and the CPU seconds (user + system) of the child: on a busy machine the CPU time
+    is the steadier figure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv, *args], cwd=root, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return f"{wall:.2f} s wall, {cpu:.2f} s CPU", done
+
+
+def executed(done: subprocess.CompletedProcess) -> int:
+    """Tasks that ran: checks, input-set digests and the report."""
+    return sum(line.startswith(".  checks:") for line in done.stdout.splitlines())
+
+
+def in_process(root: Path) -> None:
+    from agent_constitution.checks import stage
+    from agent_constitution.checks.runner import run_check
+
+    start = time.perf_counter()
+    scanned = stage.scan(root)
+    scan_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    run = stage.prepare(root, root / "cache")
+    prepared = time.perf_counter() - start
+    start = time.perf_counter()
+    results = [run_check(job.rule, job.segment, run.subjects) for job in run.plan.jobs]
+    checked = time.perf_counter() - start
+    outcomes = {r.outcome.value for r in results}
+    print(f"scan: {len(scanned.files)} files in {scan_seconds:.3f} s")
+    print(f"selection + scan + plan (500 jobs, their file deps): {prepared:.3f} s")
+    print(f"500 checks in one process, no doit: {checked:.3f} s (outcomes: {', '.join(sorted(outcomes))})")
+
+
+def count_scans(root: Path) -> int:
+    """Run a no-op `doit checks` in this process and count the scans it made. This process then holds
+    the compile tasks' build lock until it exits, so it comes last."""
+    from doit.doit_cmd import DoitMain
+
+    from agent_constitution.checks import stage
+    from agent_constitution.loader import Loader
+
+    calls = []
+    original = stage.scan
+
+    def counting(path):
+        calls.append(path)
+        return original(path)
+
+    stage.scan = counting
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            DoitMain(Loader(), config_filenames=()).run(["-r", "zero", "checks"])
+    finally:
+        os.chdir(here)
+        stage.scan = original
+    return len(calls)
+
+
+def main() -> None:
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-checks-"))
+    try:
+        root = workdir / "repo"
+        root.mkdir()
+        start = time.perf_counter()
+        synthesize(root)
+        print(f"synthetic repository ({PACKAGES * FILES_PER_PACKAGE} files, {RULES} rules): "
+              f"{time.perf_counter() - start:.1f} s to build")
+        in_process(root)
+        figures, done = timed(root, "checks")
+        assert done.returncode == 0, done.stdout + done.stderr
+        print(f"doit checks, from scratch: {figures} ({executed(done)} tasks run)  [target < 10 s]")
+        for _ in range(3):
+            figures, done = timed(root, "checks")
+            print(f"doit checks, nothing changed: {figures} ({executed(done)} tasks run)  [target < 1 s]")
+        figures, _ = timed(root, "import agent_constitution.loader", argv=("-c",))
+        print(f"  of which importing every task family (python -c 'import agent_constitution.loader'): {figures}")
+        (root / "pkg7" / "m3.py").write_text("value = 3  # changed\n")
+        figures, done = timed(root, "checks")
+        print(f"doit checks, one file changed: {figures} ({executed(done)} tasks run)")
+        os.utime(root / "pkg8" / "m3.py", (1, 1))
+        figures, done = timed(root, "checks")
+        print(f"doit checks, one file touched, same content: {figures} ({executed(done)} tasks run)")
+        shutil.rmtree(root / "cache")
+        figures, done = timed(root, "-n", "2", "checks")
+        assert done.returncode == 0, done.stdout + done.stderr
+        print(f"doit -n 2 checks, from scratch: {figures} ({executed(done)} tasks run)")
+        # Last: running doit in this process takes the build lock of the compile tasks until it exits.
+        print(f"scans of the tree per doit run: {count_scans(root)}")
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    finally:
+        shutil.rmtree(workdir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""Planning: input sets shared between checks, their digests, and what gets no job."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_constitution.checks.plan import plan, write_digest
+from agent_constitution.checks.runner import Subjects
+from agent_constitution.checks.scan import scan
+from agent_constitution.checks.selection import Selection
+
+from .conftest import rule, write
+
+
+def planned(root: Path, rules, segments=(".",), **subjects):
+    selection = Selection(tuple(segments), {segment: tuple(rules) for segment in segments}, {})
+    return plan(selection, Subjects(scan(root), segments, **subjects), root / "cache")
+
+
+def test_checks_reading_the_same_files_share_one_input_set(tmp_path: Path):
+    write(tmp_path, {"a.py": "1", "b/c.py": "2", "d.md": "3", "rules/checks/r1.py": "", "rules/checks/_util.py": ""})
+    result = planned(tmp_path, [
+        rule(tmp_path, 1, python="r1", inputs=["**/*.py"]),
+        rule(tmp_path, 2, python="r2", inputs=["**/*.py"]),
+        rule(tmp_path, 3, python="r3"),
+        rule(tmp_path, 4),
+    ])
+    py, anything = result.inputs
+    assert (py.patterns, py.files) == (("**/*.py",), ("a.py", "b/c.py", "rules/checks/_util.py", "rules/checks/r1.py"))
+    assert anything.patterns == ("**",) and "d.md" in anything.files
+    first, second, third, unchecked = result.jobs
+    assert first.file_dep == (tmp_path / "rules/1.toml", tmp_path / "rules/checks/r1.py",
+                              tmp_path / "rules/checks/_util.py", py.digest)
+    assert second.file_dep[-1] == py.digest and third.file_dep[-1] == anything.digest
+    assert unchecked.file_dep == (tmp_path / "rules/4.toml",)
+
+
+def test_digest_follows_content_not_timestamps(tmp_path: Path):
+    write(tmp_path, {"a.py": "1"})
+    [inputs] = planned(tmp_path, [rule(tmp_path, 1, python="r1", inputs=["*.py"])]).inputs
+    write_digest(inputs)
+    first = inputs.digest.read_text()
+    os.utime(tmp_path / "a.py", (1, 1))
+    write_digest(inputs)
+    assert inputs.digest.read_text() == first
+    write(tmp_path, {"a.py": "2"})
+    write_digest(inputs)
+    assert inputs.digest.read_text() != first
+
+
+def test_superseded_repealed_and_missing_subjects_get_no_job(tmp_path: Path):
+    superseded = rule(tmp_path, 1, python="r1", status="superseded")
+    repealed = rule(tmp_path, 2, python="r1", status="repealed")
+    change = rule(tmp_path, 3, python="r3", subject="change")
+    record = rule(tmp_path, 4, python="r4", subject="record")
+    result = planned(tmp_path, [superseded, repealed, change, record])
+    assert result.jobs == ()
+    assert result.not_run == ("ac:3 in .: checks a change (run with change=staged or change=A..B)",
+                              "ac:4 in .: checks a session record (run with record=PATH)")
+    selection = Selection((".",), {".": (superseded, repealed)}, {})
+    by_id = plan(selection, Subjects(scan(tmp_path)), tmp_path / "cache", only=("ac:1", "ac:2"))
+    assert [job.rule.ref for job in by_id.jobs] == ["ac:1"]

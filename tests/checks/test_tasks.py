@@ -1,0 +1,208 @@
+"""`doit check` and `doit review-ingest` end to end, in a fresh doit process each time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from .conftest import MANIFEST, PASSING, git, make_source, rule_toml, write
+from .test_report import SCHEMA
+
+NO_TODO = '''\
+from agent_constitution.checks.api import Finding
+
+RULE = 2
+
+
+def check(repo):
+    return [Finding("TODO left in code", path, number)
+            for path in repo.glob("src/*.py")
+            for number, line in enumerate(repo.read_text(path).splitlines(), 1) if "TODO" in line]
+'''
+
+SMALL_COMMITS = '''\
+from agent_constitution.checks.api import Finding
+
+RULE = 6
+
+
+def check(change):
+    return [Finding("more than 2 files in one change")] if len(change.files) > 2 else []
+'''
+
+
+NO_FORCE_PUSH = '''\
+from agent_constitution.checks.api import Finding
+
+RULE = 7
+
+
+def check(record):
+    return [Finding("force push") for use in record.tool_uses() if "--force" in use["input"].get("command", "")]
+'''
+
+
+def doit(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, capture_output=True, text=True)
+
+
+def executed(run: subprocess.CompletedProcess) -> set[str]:
+    """The check tasks a run executed (not the report, not the digests of input sets)."""
+    names = {line[3:].strip() for line in run.stdout.splitlines() if line.startswith(".  checks:")}
+    return {name for name in names if name != "checks:report" and not name.startswith("checks:inputs:")}
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    marker = repo / "superseded-ran"
+    make_source(repo, {
+        1: rule_toml(1, 'python = "r1"\ninputs = ["README.md"]', extra="supersedes = 5\n"),
+        2: rule_toml(2, 'python = "r2"\ninputs = ["src/*.py"]'),
+        3: rule_toml(3),
+        4: rule_toml(4, 'command = ["gofmt-missing-here", "-l", "."]\ntools = ["gofmt-missing-here"]'),
+        5: rule_toml(5, 'python = "r5"', status="superseded", extra="superseded_by = 1\n"),
+        6: rule_toml(6, 'subject = "change"\npython = "r6"'),
+        7: rule_toml(7, 'subject = "record"\npython = "r7"'),
+    }, {
+        "r1": PASSING.format(id=1),
+        "r2": NO_TODO,
+        "r5": f"open({str(marker)!r}, 'w').close()\nRULE = 5\nSUPERSEDED = True\ndef check(repo):\n    return []\n",
+        "r6": SMALL_COMMITS,
+        "r7": NO_FORCE_PUSH,
+    })
+    write(repo, {"src/a.py": "x = 1  # TODO: name this\n", "src/b.py": "y = 2\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    return repo
+
+
+def test_check_reports_and_fails_on_a_violation(project: Path):
+    run = doit(project, "checks")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert executed(run) == {"checks:ac:1", "checks:ac:2", "checks:ac:3", "checks:ac:4"}
+    assert "violations (1)\n  ac:2 Rule 2\n    src/a.py:1: TODO left in code\n" in run.stdout
+    assert "missing tool: gofmt-missing-here" in run.stdout
+    assert "ac:6 in .: checks a change" in run.stdout
+    assert "4 rules checked: 1 passed, 1 violated, 1 undecidable, 1 without a check" in run.stdout
+    assert not (project / "superseded-ran").exists()
+    report = json.loads((project / "cache/checks/report.json").read_text())
+    assert [(r["ref"], r["outcome"]) for r in report["results"]] == [
+        ("ac:1", "pass"), ("ac:2", "violation"), ("ac:3", None), ("ac:4", "undecidable")]
+    jsonschema.validate(json.loads((project / "cache/checks/report.sarif").read_text()), SCHEMA)
+    queue = (project / "cache/review/default.md").read_text()
+    assert "## ac:2 in .: violation" in queue and "## ac:3 in .: no check" in queue
+
+
+def test_unchanged_subject_reruns_nothing(project: Path):
+    doit(project, "checks")
+    again = doit(project, "checks")
+    # Only the undecidable check is decided again (its tool may have been installed since).
+    assert executed(again) == {"checks:ac:4"}
+    assert "-- checks:ac:1" in again.stdout and "-- checks:ac:2" in again.stdout
+    assert "violations (1)" in again.stdout and again.returncode == 1
+    os.utime(project / "src/a.py", (1, 1))  # touched, same content: nothing to re-check
+    assert executed(doit(project, "checks")) == {"checks:ac:4"}
+    (project / "src/a.py").write_text("x = 1\n")
+    fixed = doit(project, "checks")
+    assert executed(fixed) == {"checks:ac:2", "checks:ac:4"}
+    assert fixed.returncode == 0 and "warning: 1 check could not decide" in fixed.stderr
+    write(project, {"src/c.py": "# TODO\n"})  # a new file matching an input glob
+    assert executed(doit(project, "checks")) == {"checks:ac:2", "checks:ac:4"}
+
+
+def test_parallel_run_gives_the_same_report(project: Path):
+    assert doit(project, "-n", "2", "checks").returncode == 1
+    parallel = (project / "cache/checks/report.json").read_text()
+    assert doit(project, "-a", "checks").returncode == 1  # -a: every task again, serially
+    assert (project / "cache/checks/report.json").read_text() == parallel
+
+
+def test_undecidable_policy(project: Path):
+    (project / "src/a.py").write_text("x = 1\n")
+    assert doit(project, "checks").returncode == 0
+    strict = doit(project, "checks", "undecidable=fail")
+    assert strict.returncode != 0 and "1 check undecidable (undecidable=fail)" in strict.stdout + strict.stderr
+
+
+def test_superseded_rule_runs_only_when_asked_by_id(project: Path):
+    run = doit(project, "checks", "rules=ac:5")
+    assert executed(run) == {"checks:ac:5"} and (project / "superseded-ran").exists()
+    assert "1 rule checked: 1 passed" in run.stdout
+
+
+def test_change_subject(project: Path):
+    write(project, {"x.txt": "1", "y.txt": "2", "z.txt": "3"})
+    git(project, "add", "x.txt", "y.txt", "z.txt")
+    run = doit(project, "checks", "change=staged")
+    assert "checks:ac:6" in executed(run)
+    assert "  ac:6 Rule 6\n    more than 2 files in one change\n" in run.stdout
+    assert executed(doit(project, "checks", "change=staged")) == {"checks:ac:4"}
+    git(project, "reset", "-q", "z.txt")
+    assert "checks:ac:6" in executed(doit(project, "checks", "change=staged"))
+
+
+def test_untrusted_source_outside_the_repo(project: Path, tmp_path: Path):
+    other = tmp_path / "other"
+    make_source(other, {1: rule_toml(1, 'python = "r1"')}, {"r1": PASSING.format(id=1)})
+    (project / "rules.toml").write_text(MANIFEST.format(name="team", spec=f'{{ path = "{other}" }}'))
+    run = doit(project, "checks")
+    assert "untrusted source: 'team' is not trusted" in run.stdout and run.returncode == 0
+    (project / "rules.toml").write_text(MANIFEST.format(name="team", spec=f'{{ path = "{other}", trust = true }}'))
+    assert "1 rule checked: 1 passed" in doit(project, "checks").stdout
+
+
+def test_bad_manifest_is_one_clear_error(project: Path):
+    (project / "rules.toml").write_text("sourcez = 1\n" + MANIFEST.format(name="ac", spec='{ path = "." }'))
+    run = doit(project, "checks")
+    assert run.returncode != 0 and "error: rules.toml: sourcez: unknown key" in run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_review_round_trip(project: Path):
+    doit(project, "checks")
+    (project / "cache/review/default.verdicts.toml").write_text('''
+[[verdict]]
+rule = "ac:2"
+verdict = "satisfied"
+reason = "the TODO names an issue, which the rule allows"
+location = "src/a.py:1"
+
+[[verdict]]
+rule = "ac:1"
+verdict = "violated"
+reason = "README.md is empty of content"
+''')
+    run = doit(project, "review-ingest")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 disagreements with the checks (1 false positive, 1 false negative)" in run.stdout
+    feedback = (project / "cache/review/feedback/ac.toml").read_text()
+    assert 'kind = "false-positive"' in feedback and 'check = "python:r2"' in feedback
+    assert 'kind = "false-negative"' in feedback
+
+
+def test_segments_are_checked_as_their_own_repositories(project: Path):
+    with (project / "rules.toml").open("a") as manifest:
+        manifest.write('\n[[segment]]\npath = "svc"\n')
+    write(project, {"svc/src/x.py": "# TODO in the service\n", "svc/README.md": "svc\n"})
+    run = doit(project, "checks")
+    assert {"checks:svc/ac:2", "checks:ac:2"} <= executed(run)
+    assert "  ac:2 Rule 2  [svc]\n    svc/src/x.py:1: TODO left in code\n" in run.stdout
+    assert "  ac:2 Rule 2\n    src/a.py:1: TODO left in code\n" in run.stdout  # the root does not see svc/
+    assert (project / "cache/checks/results/svc/ac-2.json").is_file()
+
+
+def test_record_subject(project: Path, tmp_path: Path):
+    session = tmp_path / "session.jsonl"
+    use = {"type": "tool_use", "name": "Bash", "input": {"command": "git push --force"}}
+    session.write_text(json.dumps({"type": "assistant", "message": {"content": [use]}}) + "\n")
+    run = doit(project, "checks", f"record={session}")
+    assert "checks:ac:7" in executed(run) and "  ac:7 Rule 7\n    force push\n" in run.stdout
+    assert executed(doit(project, "checks", f"record={session}")) == {"checks:ac:4"}
+    missing = doit(project, "checks", "record=nowhere.jsonl")
+    assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stdout

@@ -56,7 +56,8 @@ def _is_input(path: Path) -> bool:
 
 
 def _no_base(task, values) -> bool:
-    return not task.options.get("base")
+    # doit fills `options` only for a task named on the command line, not for a group's member.
+    return not (task.options or {}).get("base")
 
 
 def _new_rule(root: Path, title: str, parent: str):

@@ -1,0 +1,40 @@
+"""`doit impact --base REF`: the provisions changed since REF and the rules citing each, to re-examine.
+
+Active in a rule source that publishes a constitution (rules/source.toml and constitution/).
+"""
+
+from __future__ import annotations
+
+from doit.exceptions import TaskFailed
+
+from agent_constitution.edition.sources import CONSTITUTION
+from agent_constitution.errors import UserError
+from agent_constitution.site.impact import impact, report
+
+NAME = "impact"
+GROUPS = ()
+
+
+def tasks(project):
+    root = project.root
+    if not (root / "rules" / "source.toml").is_file() or not (root / CONSTITUTION).is_dir():
+        return
+    yield {
+        "basename": NAME,
+        "doc": "List the provisions changed since --base REF and the rules citing each (a Markdown task list)",
+        "actions": [(_impact, [root])],
+        "params": [{"name": "base", "long": "base", "type": str, "default": "",
+                    "help": "the commit to compare the constitution with (a branch, tag or commit)"}],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def _impact(root, base):
+    if not base:
+        return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")
+    try:
+        print(report(impact(root, base), base), end="")
+    except UserError as error:
+        return TaskFailed(str(error))
+    return None

@@ -1,0 +1,84 @@
+"""`doit site [output=DIR]`: the public static site of this rule source and its constitution.
+
+One task gathers the page models (`site:models`); then one task per page, each depending on its own
+model file and the renderer, so editing one rule rebuilds its page and the pages that show it.
+Run on demand: not part of `compile`. Active only in a rule source (one with rules/source.toml).
+"""
+
+from __future__ import annotations
+
+from doit import get_var
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+from agent_constitution.errors import UserError
+from agent_constitution.site import build, layout
+from agent_constitution.sources.history import open_history
+
+NAME = "site"
+GROUPS = ()
+
+
+def tasks(project):
+    root = project.root
+    if not (root / "rules" / "source.toml").is_file():
+        return
+    plan = build.plan(root, project.cache, get_var("output"))
+    history = open_history(root)
+    head = history.head() if history is not None else None
+    models = sorted({str(plan.model_file(page)) for page in plan.pages})
+    shown = plan.output.relative_to(root) if plan.output.is_relative_to(root) else plan.output
+    yield {
+        "basename": NAME,
+        "name": None,
+        "doc": f"Build the public static site into {shown}/ (doit site output=DIR to choose another folder)",
+    }
+    yield {
+        "basename": NAME,
+        "name": "models",
+        "doc": "Gather what each page shows (a JSON file per page, rewritten only when it changed)",
+        "actions": [(_models, [root, plan.models])],
+        "file_dep": [str(path) for path in build.model_inputs(root)],
+        "targets": models,
+        "clean": True,
+        # The revision history on each rule page comes from the commits: a new commit is new input.
+        "uptodate": [config_changed({"head": str(head.id) if head else ""})],
+    }
+    # The renderer's code and templates, as one digest: 10,000 pages need not each hash a dozen files.
+    # The folder too: after a build into another folder, this one's pages may be out of date.
+    code = config_changed({"code": build.page_code_digest(), "output": str(plan.output)})
+    for page in plan.pages:
+        yield {
+            "basename": NAME,
+            "name": page,
+            "actions": [(_page, [page, plan.model_file(page), plan.output])],
+            "file_dep": [str(plan.model_file(page))],
+            "targets": [str(plan.output / page)],
+            "uptodate": [code],
+            "clean": True,
+        }
+    for asset in layout.ASSETS:
+        yield {
+            "basename": NAME,
+            "name": asset,
+            "actions": [(_asset, [asset, plan.output])],
+            "file_dep": [str(build.asset_source(asset))],
+            "targets": [str(plan.output / asset)],
+            "clean": True,
+        }
+
+
+def _page(page, model_file, output):
+    build.write_page(page, model_file, output)  # doit reads a False return as failure
+
+
+def _asset(name, output):
+    build.write_asset(name, output)
+
+
+def _models(root, models):
+    try:
+        build.write_models(root, models)
+    except UserError as error:
+        return TaskFailed(str(error))
+    return None

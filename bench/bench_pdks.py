@@ -10,6 +10,8 @@ Four figures, each as median and p90 over N processes:
   * hook: one `pdks hook claude-code` process end to end (PreToolUse Edit payload in, verdict out)
     with the same config and a 2,000-line session transcript to read (warm plan).
 Child processes run with bytecode caching on (as an installed package runs), after one warm-up.
+Beside wall time each line gives the median CPU time (user + system) of the child: on a shared
+machine the wall time also counts waiting for a core, the CPU time hardly does.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -111,7 +114,7 @@ def diff_payload(files: int) -> bytes:
         path = f"src/module{i}.ts" if i % 5 else f"docs/page{i}.md"
         blocks.append(
             f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
-            f"@@ -10,7 +10,7 @@ export function f{i}() {{\n   const a = {i};\n   const b = a + 1;\n"
+            f"@@ -10,6 +10,6 @@ export function f{i}() {{\n   const a = {i};\n   const b = a + 1;\n"
             f"-  return a;\n+  return b;\n   // end\n }}\n \n"
         )
     return "".join(blocks).encode()
@@ -177,23 +180,31 @@ def hook_payload(root: Path, transcript: Path) -> bytes:
     return json.dumps(payload).encode()
 
 
-def timed(root: Path, args: list[str], stdin: bytes, env: dict[str, str], before=None) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(root: Path, args: list[str], stdin: bytes, env: dict[str, str], before=None) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one pdks process."""
     if before:
         before()
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run([str(PDKS), *args], input=stdin, cwd=root, env=env, capture_output=True)
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 2):
         raise SystemExit(f"pdks exited {done.returncode}: {done.stderr.decode()}")
-    return elapsed * 1000
+    return elapsed * 1000, (_children_cpu() - cpu) * 1000
 
 
-def summary(name: str, samples: list[float]) -> str:
-    ordered = sorted(samples)
+def summary(name: str, samples: list[tuple[float, float]]) -> str:
+    ordered = sorted(wall for wall, _ in samples)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    cpu = statistics.median(cpu for _, cpu in samples)
     return (
         f"{name:<34} median {statistics.median(ordered):7.1f} ms   p90 {p90:7.1f} ms"
-        f"   min {ordered[0]:7.1f} ms   (n={len(ordered)})"
+        f"   min {ordered[0]:7.1f} ms   cpu median {cpu:7.1f} ms   (n={len(ordered)})"
     )
 
 
@@ -232,16 +243,17 @@ def main() -> None:
                 None,
             ),
         }
-        samples: dict[str, list[float]] = {name: [] for name in cases}
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for args, stdin, case_env, _ in cases.values():  # warm-up: bytecode and plan
             timed(root, args, stdin, case_env)
         # interleaved, so that a burst of load on a shared machine hits every case alike
         for _ in range(runs):
             for name, (args, stdin, case_env, before) in cases.items():
                 samples[name].append(timed(root, args, stdin, case_env, before))
-        load = os.getloadavg()[0]
+        load = os.getloadavg()
         print(
-            f"machine: {os.cpu_count()} cores {platform.machine()}, Python {platform.python_version()}, load {load:.1f}"
+            f"machine: {os.cpu_count()} cores {platform.machine()}, Python {platform.python_version()},"
+            f" load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
         )
         print(f"payload: {len(edit_payload(root))} bytes Edit IR; config: 30 entries; diff: 500 files")
         for name, values in samples.items():

@@ -19,6 +19,7 @@ from agent_constitution.covenant.telemetry import Row, parse_line, timestamp
 BASELINE = Path(".polydeukes") / "baseline.json"
 LABEL = "baseline"
 ABSENT = b"\0absent"
+ATTRIBUTING = ("witnessed", "bypassed", "advised")  # `bypassed` is read as `witnessed`
 
 
 def entry_digest(root: Path, entry: str) -> str:
@@ -64,15 +65,22 @@ def compare(root: Path, current: dict[str, str], log: Path) -> list[Row]:
 
 
 def _attributed_since(log: Path, cut_at: str) -> set[str]:
+    """Subjects of the `witnessed` / `advised` rows at or after `cut_at`; nothing when the log is
+    unreadable. The log grows by a row per judgment, so it is streamed, and only rows whose
+    timestamp and event already qualify are parsed."""
     subjects: set[str] = set()
     try:
-        lines = log.read_text(encoding="utf-8").splitlines()
+        with open(log, encoding="utf-8") as handle:
+            for chunk in handle:
+                for line in chunk.splitlines():  # the same lines as `read_text().splitlines()`
+                    fields = line.split("\t", 2)  # a row has four or five fields
+                    if len(fields) < 3 or fields[0] < cut_at or fields[1] not in ATTRIBUTING:
+                        continue
+                    parsed = parse_line(line)
+                    if parsed is not None:
+                        subjects.add(parsed[1].subject)
     except (OSError, UnicodeDecodeError):
-        return subjects
-    for line in lines:
-        parsed = parse_line(line)
-        if parsed and parsed[0] >= cut_at and parsed[1].event in ("witnessed", "advised"):
-            subjects.add(parsed[1].subject)
+        return set()
     return subjects
 
 

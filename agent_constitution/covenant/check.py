@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_constitution.covenant import baseline, telemetry
 from agent_constitution.covenant import registrations as assembly_module
@@ -32,6 +31,10 @@ from agent_constitution.covenant.worlds import (
     read_tree_file,
     snapshot,
 )
+
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 FileReader = Callable[[str], "str | None"]
 

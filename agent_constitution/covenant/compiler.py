@@ -77,7 +77,7 @@ def compile_declaration(entry_id: str, declare: dict[str, Any]) -> dict[str, Any
 
 def _regex(source: str, ignore_case: bool) -> dict[str, Any]:
     compile_js(source, ignore_case)  # raises JsRegexError when it does not compile
-    return {"rx": translate(source), "i": ignore_case}
+    return {"rx": translate(source, ignore_case), "i": ignore_case}
 
 
 def _compile_scope(scope: dict[str, Any] | None) -> dict[str, Any] | None:

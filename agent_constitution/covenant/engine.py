@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import namedtuple
 from functools import lru_cache
-from typing import Any, NamedTuple
 
 from agent_constitution.covenant.values import (
     UNDEFINED,
@@ -23,7 +23,11 @@ from agent_constitution.covenant.values import (
     order_key,
 )
 
-Item = tuple[str, Any]
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    Item = tuple[str, Any]
 MALFORMED_STATE = "'state' must be a before/after pair — an object carrying 'pre' and 'post'"
 MAX_WITNESSES = 8
 MAX_VALUE_JSON = 200
@@ -347,10 +351,10 @@ def witness_field(breaks: tuple[Break, ...] | list[Break]) -> list[dict[str, Any
 # ---------------------------------------------------------------- judging one world
 
 
-class Break(NamedTuple):
-    id: str
-    witnesses: list[dict[str, Any]]
-    message: str
+class Break(namedtuple("Break", ["id", "witnesses", "message"])):
+    """A broken relate entry: its `id`, its witnesses (dicts) and its rendered message."""
+
+    __slots__ = ()
 
 
 class Extractor:
@@ -414,13 +418,10 @@ def in_scope(scope: dict[str, Any] | None, world: dict[str, Any]) -> bool:
     return not any(_rx(p).search(value) for p in scope["exclude"])
 
 
-class WorldVerdict(NamedTuple):
+class WorldVerdict(namedtuple("WorldVerdict", ["kind", "breaks", "source", "reason"], defaults=[(), "", ""])):
     """`pass`, `broken` (breaks), `supply-pass`, or `supply-error` (source, reason)."""
 
-    kind: str
-    breaks: tuple[Break, ...] = ()
-    source: str = ""
-    reason: str = ""
+    __slots__ = ()
 
 
 def judge_world(declaration: dict[str, Any], world: dict[str, Any]) -> WorldVerdict:

@@ -30,6 +30,11 @@ _ATOM_ESCAPES = {
     "b": f"(?:(?<=[{WORD}])(?![{WORD}])|(?<![{WORD}])(?=[{WORD}]))",
     "B": f"(?:(?<=[{WORD}])(?=[{WORD}])|(?<![{WORD}])(?![{WORD}]))",
 }
+# Python's own `\b` under ASCII matching is the same boundary and compiles about four times faster
+# (the hot path compiles each pattern it meets once per process). Only without `i`: under IGNORECASE the
+# class above also admits non-ASCII letters that fold to ASCII ones (`ſ`, `K`), and that reading stays.
+# `\B` keeps the class form: Python's never matches in an empty string, JavaScript's does.
+_ASCII_BOUNDARY = "(?a:\\b)"
 _KEPT_ESCAPES = set("tnrvf0123456789")  # same meaning in both dialects
 _QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -44,7 +49,7 @@ def _escape_in_class(ch: str) -> str:
     return "\\" + ch if ch in "[]-&~|^\\" else ch
 
 
-def _escape(source: str, i: int, in_class: bool) -> tuple[str, int]:
+def _escape(source: str, i: int, in_class: bool, ignore_case: bool = False) -> tuple[str, int]:
     """Translate the escape at source[i] == '\\'; returns (python text, index after it)."""
     if i + 1 >= len(source):
         raise JsRegexError("\\ at end of pattern")
@@ -55,6 +60,8 @@ def _escape(source: str, i: int, in_class: bool) -> tuple[str, int]:
         raise JsRegexError("\\S inside a character class is not translated")
     if in_class and ch == "b":
         return "\\x08", i + 2
+    if not in_class and ch == "b" and not ignore_case:
+        return _ASCII_BOUNDARY, i + 2
     if not in_class and ch in _ATOM_ESCAPES:
         return _ATOM_ESCAPES[ch], i + 2
     if ch == "k" and not in_class and source.startswith("<", i + 2):
@@ -105,14 +112,15 @@ def _class(source: str, i: int) -> tuple[str, int]:
     return "".join(out), j + 1
 
 
-def translate(source: str) -> str:
-    """The Python `re` source that matches what the JavaScript source matches."""
+def translate(source: str, ignore_case: bool = False) -> str:
+    """The Python `re` source that matches what the JavaScript source matches (compiled with
+    `re.IGNORECASE` exactly when `ignore_case`)."""
     out: list[str] = []
     i = 0
     while i < len(source):
         ch = source[i]
         if ch == "\\":
-            text, i = _escape(source, i, in_class=False)
+            text, i = _escape(source, i, in_class=False, ignore_case=ignore_case)
             out.append(text)
         elif ch == "[":
             text, i = _class(source, i)
@@ -157,6 +165,6 @@ def translate(source: str) -> str:
 def compile_js(source: str, ignore_case: bool = False) -> re.Pattern[str]:
     """Compile a JavaScript regular expression; JsRegexError when it does not compile."""
     try:
-        return re.compile(translate(source), re.IGNORECASE if ignore_case else 0)
+        return re.compile(translate(source, ignore_case), re.IGNORECASE if ignore_case else 0)
     except re.error as error:
         raise JsRegexError(str(error)) from None

@@ -11,18 +11,21 @@ herestring, append; §5.7) and completes them against the pre-state on disk, so 
 `echo TODO >> src/a.ts` as the modify it makes; what it cannot compute (sed -i, tee, an opaque or
 nested command) is reported so the assembly records it as skipped.
 
-Standard library only (hot path), with NamedTuples for the same import-cost reason as `shell.py`.
+Standard library only (hot path), with `collections.namedtuple`s for the same import-cost reason as
+`shell.py`.
 The objects here satisfy the `Registration` protocol described in
 `registrations.py` by duck typing, and read `Assembly` / `Run` by attribute, so this module imports
 nothing from the assembly (which imports it).
 """
 
+from __future__ import annotations
+
 import os
 import re
+from collections import namedtuple
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from agent_constitution.covenant.shell import (
     Command,
@@ -37,17 +40,19 @@ from agent_constitution.covenant.shell import (
     tokenize,
 )
 
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 UPHELD, BROKEN, UNJUDGEABLE = 0, 1, 2
 
 
-class MetaOutcome(NamedTuple):
+class MetaOutcome(
+    namedtuple("MetaOutcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)
+):
     """A meta-covenant's answer, shaped like the assembly's `Outcome` (meta rows carry no extras)."""
 
-    code: int
-    reason: str | None = None
-    skip: str | None = None
-    witnesses: list[dict[str, Any]] | None = None
-    valve: None = None
+    __slots__ = ()
 
 
 # --- path matching (§5.1) -----------------------------------------------------------------------
@@ -273,13 +278,11 @@ def judge_shell_mod(
     return None
 
 
-class Transcript(NamedTuple):
-    """The session transcript as one canonical path, with the home spellings that also name it."""
+class Transcript(namedtuple("Transcript", ["path", "target", "home_prefixes", "home_segments"])):
+    """The session transcript as one canonical path, with the home spellings that also name it
+    (`target`, `home_prefixes`, `home_segments`: tuples of strings)."""
 
-    path: str
-    target: tuple[str, ...]
-    home_prefixes: tuple[str, ...]
-    home_segments: tuple[str, ...]
+    __slots__ = ()
 
     @classmethod
     def resolve(cls, path: str, home: str | None) -> "Transcript | None":
@@ -374,16 +377,16 @@ def _outcome(judge, *args) -> MetaOutcome:
     return MetaOutcome(UPHELD) if reason is None else MetaOutcome(BROKEN, reason)
 
 
-class PathCovenant(NamedTuple):
+class PathCovenant(
+    namedtuple(
+        "PathCovenant",
+        ["label", "protected", "mutating", "shell", "command_args", "kind", "level"],
+        defaults=["meta", None],
+    )
+):
     """`self-mod` or `shell-mod`: routed by a protected-path mention, subject = that path."""
 
-    label: str
-    protected: tuple[str, ...]
-    mutating: tuple[str, ...]
-    shell: tuple[str, ...]
-    command_args: tuple[str, ...]
-    kind: str = "meta"
-    level: None = None
+    __slots__ = ()
 
     def describe(self) -> str:
         if self.label == "self-mod":
@@ -407,17 +410,16 @@ class PathCovenant(NamedTuple):
         return _outcome(judge_shell_mod, [call], protected, shell, command_args)
 
 
-class TranscriptCovenant(NamedTuple):
+class TranscriptCovenant(
+    namedtuple(
+        "TranscriptCovenant",
+        ["path", "home", "mutating", "shell", "command_args", "label", "kind", "level"],
+        defaults=["transcript-mod", "meta", None],
+    )
+):
     """`transcript-mod`: routed by its own judge (subject = the transcript path)."""
 
-    path: str
-    home: str | None
-    mutating: tuple[str, ...]
-    shell: tuple[str, ...]
-    command_args: tuple[str, ...]
-    label: str = "transcript-mod"
-    kind: str = "meta"
-    level: None = None
+    __slots__ = ()
 
     def describe(self) -> str:
         return f"the session transcript {self.path}"
@@ -482,24 +484,22 @@ _STDOUT_WRITES = frozenset({">", ">>", ">|", "1>", "1>>", "1>|"})
 _FD_REFERENCE = re.compile(r"-|[0-9]+-?")
 
 
-class ShellWrite(NamedTuple):
+class ShellWrite(namedtuple("ShellWrite", ["path", "content", "append"])):
     """A computed write: the target as written, the exact bytes, truncate or append."""
 
-    path: str
-    content: str
-    append: bool
+    __slots__ = ()
 
 
-class Uncomputable(NamedTuple):
+class Uncomputable(namedtuple("Uncomputable", ["path", "reason"])):
     """A detected write this layer cannot compute; `path` is None when the target is unknowable."""
 
-    path: str | None
-    reason: str
+    __slots__ = ()
 
 
-class Derivation(NamedTuple):
-    writes: list[ShellWrite]
-    uncomputable: list[Uncomputable]
+class Derivation(namedtuple("Derivation", ["writes", "uncomputable"])):
+    """The `writes` (ShellWrite list) and `uncomputable` writes (Uncomputable list) of a line."""
+
+    __slots__ = ()
 
 
 def _write_redirects(command: Command) -> list[Redirect]:
@@ -623,7 +623,7 @@ def derive_shell_writes(line: str) -> Derivation:
     return derivation
 
 
-class ShellEvidence(NamedTuple):
+class ShellEvidence(namedtuple("ShellEvidence", ["changes", "uncomputable", "unknown"])):
     """What a shell call's command lines mean as file changes, for the discipline assembly.
 
     `changes`: FileChange dicts completed from disk (none without a pre-state channel);
@@ -631,9 +631,7 @@ class ShellEvidence(NamedTuple):
     `unknown`: reasons for writes whose target cannot be determined.
     """
 
-    changes: list[dict[str, Any]]
-    uncomputable: list[tuple[str, str]]
-    unknown: list[str]
+    __slots__ = ()
 
 
 def _repo_relative(path: str, root: Path) -> str:

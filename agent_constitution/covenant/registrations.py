@@ -48,10 +48,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections import namedtuple
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from agent_constitution.covenant import engine, meta, witness, worlds
 from agent_constitution.covenant.catalogue import AXES, RELATIONS
@@ -59,34 +59,38 @@ from agent_constitution.covenant.shell import executed_text
 from agent_constitution.covenant.values import js_trim
 from agent_constitution.covenant.worlds import NO_SUBJECT
 
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 SHELL_UNJUDGEABLE = "shell-unjudgeable"
 UNKNOWN_TARGET = "a shell command whose write target this layer cannot determine"
 UNCOMPUTABLE_IN_SCOPE = "a shell write in scope whose result this layer cannot compute"
 DEFAULT_MUTATING = ("staged-write", "staged-delete")
 
 
-class Outcome(NamedTuple):
-    """What a registration's body answered: 0 upheld, 1 broken, 2 unjudgeable."""
+class Outcome(namedtuple("Outcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)):
+    """What a registration's body answered: `code` 0 upheld, 1 broken, 2 unjudgeable; `reason`;
+    `skip`: a reason token when the registration could not judge (code 0); `witnesses`: the fifth
+    telemetry field on a declaration break; `valve`: the declaration's own witness block (a
+    callable answering whether it opens), if it has one."""
 
-    code: int
-    reason: str | None = None
-    skip: str | None = None  # reason token when the registration could not judge (code 0)
-    witnesses: list[dict[str, Any]] | None = None  # fifth telemetry field on a declaration break
-    valve: Callable[[], bool] | None = None  # the declaration's own witness block, if it has one
+    __slots__ = ()
 
 
-class Assembly(NamedTuple):
-    """The facts one surface's registrations are assembled from."""
+class Assembly(
+    namedtuple(
+        "Assembly",
+        ["root", "config_path", "protected", "mutating", "shell", "command_args", "session", "witness", "surface"],
+    )
+):
+    """The facts one surface's registrations are assembled from: the `root` Path; `config_path`,
+    the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
+    config file included; the host's `mutating`, `shell` and `command_args` names (tuples);
+    `session`, the IR's session, None when the input carries none; `witness`, the config's witness
+    section; `surface`, 'session' or 'change-set'."""
 
-    root: Path
-    config_path: str  # the bare config file name, root-relative
-    protected: tuple[str, ...]  # normalised protectedPaths, the config file included
-    mutating: tuple[str, ...]
-    shell: tuple[str, ...]
-    command_args: tuple[str, ...]
-    session: dict[str, Any] | None  # the IR's session, None when the input carries none
-    witness: dict[str, Any] | None  # the config's witness section
-    surface: str  # 'session' | 'change-set'
+    __slots__ = ()
 
 
 class Run:

@@ -8,58 +8,58 @@ stdin instead of executing (heredoc bodies, herestring words) is recorded as `da
 inside data never matches a declaration. A continuation (`git \\<newline>push`) stays two lines there:
 the `lines` step splits on newlines only, so `^` is the start of a physical line.
 
-The value types are NamedTuples rather than dataclasses, and annotations are evaluated eagerly (no
-`from __future__ import annotations`): both make the import several times cheaper, and this module
-loads on every hook call.
+The value types are `collections.namedtuple`s rather than dataclasses or `typing.NamedTuple`, and
+annotations are evaluated eagerly (no `from __future__ import annotations`): this module loads on
+every hook call, and `dataclasses` or `typing` would cost more to import than the module itself.
 
 Comments (`#`) are not recognised: a word starting with `#` stays a word. That keeps the reading on
 the conservative side (a protected path in a trailing comment still counts as a mention).
 """
 
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
 
-class Word(NamedTuple):
-    """A word as bash would pass it; `opaque` when its value is not knowable before running."""
+class Word(namedtuple("Word", ["text", "opaque"], defaults=[False])):
+    """A word as bash would pass it (`text`); `opaque` when its value is not knowable before running."""
 
-    text: str
-    opaque: bool = False
+    __slots__ = ()
 
 
-class Redirect(NamedTuple):
-    operator: str
-    target: Word
+class Redirect(namedtuple("Redirect", ["operator", "target"])):
+    """A redirect: its `operator` as written and its `target` Word."""
+
+    __slots__ = ()
 
     @property
     def writes(self) -> bool:
         return ">" in self.operator
 
 
-class Heredoc(NamedTuple):
-    body: str
-    literal: bool  # the delimiter was quoted, so bash writes the body verbatim
+class Heredoc(namedtuple("Heredoc", ["body", "literal"])):
+    """A heredoc `body`; `literal` when the delimiter was quoted, so bash writes the body verbatim."""
+
+    __slots__ = ()
 
 
-class Command(NamedTuple):
-    """One simple command: its words, redirects and the heredoc bodies it declared, in order."""
+class Command(namedtuple("Command", ["words", "redirects", "heredocs"], defaults=[(), ()])):
+    """One simple command: its words, redirects and the heredoc bodies it declared, in order (tuples)."""
 
-    words: tuple[Word, ...]
-    redirects: tuple[Redirect, ...] = ()
-    heredocs: tuple[Heredoc, ...] = ()
+    __slots__ = ()
 
 
-class Unread(NamedTuple):
-    """A span the scanner could not read, from its opening character to where it gave up."""
+class Unread(namedtuple("Unread", ["text", "reason"])):
+    """A span the scanner could not read (`text`, from its opening character to where it gave up)
+    and why: `reason` is 'unclosed quote' or 'missing redirect target'."""
 
-    text: str
-    reason: str  # 'unclosed quote' or 'missing redirect target'
+    __slots__ = ()
 
 
-class Tokenized(NamedTuple):
-    commands: tuple[Command, ...]
-    unread: tuple[Unread, ...]
-    data: tuple[tuple[int, int], ...]  # half-open spans of the line that are stdin data
+class Tokenized(namedtuple("Tokenized", ["commands", "unread", "data"])):
+    """The `commands` and `unread` spans of a line, and its `data`: half-open (start, end) spans
+    of the line that are stdin data."""
+
+    __slots__ = ()
 
     @property
     def fully_read(self) -> bool:

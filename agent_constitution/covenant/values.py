@@ -7,7 +7,10 @@ UTF-16 code-unit ordering, so that a declaration judges the same in this judge a
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -107,6 +110,12 @@ def canonical(value: Any) -> str:
 
 
 def deep_equal(a: Any, b: Any) -> bool:
+    """`canonical(a) == canonical(b)`, without building the texts when either side is a string,
+    a boolean or null (what `filter` and `unchanged` compare nearly always)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
     return canonical(a) == canonical(b)
 
 

@@ -7,7 +7,6 @@ Grok carries no session and no actor: declarations reading the transcript see an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from agent_constitution.covenant.adapters.common import (
     NOT_AN_ENVELOPE,
@@ -17,6 +16,10 @@ from agent_constitution.covenant.adapters.common import (
     parse_payload,
     read_pre_state,
 )
+
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 PREFIX = "adapter-grok failed before spawn:"
 TOOLS = {"mutating": ["write", "search_replace"], "shell": ["run_terminal_command"], "commandArgs": ["command"]}

@@ -1,33 +1,38 @@
-"""Writing files so that a crash or a concurrent reader never sees half of one."""
+"""Writing files so that a crash or a concurrent reader never sees half of one.
+
+Standard library only and no `tempfile`: the covenant judge writes through this on every agent
+tool call, where each import counts.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
     """Write `data` to `path` through a temp file in the same folder and a rename.
 
-    The file keeps the mode it had, or gets the mode a plain `open()` would give it: mkstemp's
-    private 0600 would otherwise leak onto every file we write.
+    A new file gets the mode a plain `open()` would give it (0666 less the umask); an existing one
+    keeps its mode.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = path.stat().st_mode & 0o7777
+        keep = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        keep = None
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            os.fchmod(handle.fileno(), mode)
+            if keep is not None:
+                os.fchmod(handle.fileno(), keep)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -42,10 +47,3 @@ def write_if_changed(path: Path, data: bytes | str) -> bool:
         pass
     write_atomic(path, data)
     return True
-
-
-def _umask() -> int:
-    # os.umask can only be read by setting it; set it straight back.
-    current = os.umask(0)
-    os.umask(current)
-    return current

@@ -1,0 +1,187 @@
+"""The rule graph over every loaded source, and its structural facts (checked with networkx).
+
+A node is `(source key, node)`: `node` an int (a rule) or a str (a domain or group id). Edges of the
+dependency graph go from a rule to what enabling it needs:
+
+- `requires`: each entry of the rule's `requires` (a rule or a group, possibly in another source);
+- `parent`: the parent rule, an implicit requirement; a rule under a group needs the group's parent
+  (when that is a rule), since enabling an alternative enables the group.
+
+The facts that do not depend on a selection (redundant requires edges, a conflict naming a rule the
+declaring rule pulls in, three or more mutual conflicts) are computed here once and looked up per
+segment; descendant sets are memoized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.models import Rule
+from agent_constitution.ruleset.source import RuleSource
+
+Node = tuple[str, int | str]
+
+
+@dataclass(frozen=True)
+class World:
+    """Every source of one resolution, the names used for them, and their cross-source names."""
+
+    sources: Mapping[str, RuleSource]  # key → source
+    names: Mapping[str, str]  # key → name shown in messages and the lock
+    dependencies: Mapping[str, Mapping[str, str]]  # key → {source.toml name → key}
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def show(self, node: Node) -> str:
+        return f"{self.names[node[0]]}:{node[1]}"
+
+    def named(self, node: Node) -> str:
+        """`ac:42 "Title"` for a rule, `group ac:ci-service`, `domain ac:python`."""
+        source = self.sources[node[0]]
+        kind = source.kind(node[1])
+        if kind == "rule":
+            return f'{self.show(node)} "{source.title(node[1])}"'
+        return f"{kind} {self.show(node)}"
+
+    def exists(self, node: Node) -> bool:
+        return node[0] in self.sources and self.sources[node[0]].has(node[1])
+
+    def kind(self, node: Node) -> str:
+        return self.sources[node[0]].kind(node[1])
+
+    def rule(self, node: Node) -> Rule:
+        return self.sources[node[0]].rules[node[1]]  # type: ignore[index]
+
+    def children(self, node: Node) -> list[Node]:
+        return [(node[0], child) for child in self.sources[node[0]].children.get(node[1], ())]
+
+    def parent(self, node: Node) -> Node | None:
+        parent = self.sources[node[0]].parents.get(node[1])
+        return None if parent is None else (node[0], parent)
+
+    def domain_of(self, node: Node) -> Node:
+        return (node[0], self.sources[node[0]].domain_of(node[1]))
+
+    def requirements(self, rule: Node) -> list[tuple[Node, str]]:
+        """What enabling `rule` needs: (node, "parent" | "requires"), the parent rule first."""
+        memo = self._memo.setdefault("requirements", {})
+        if rule not in memo:
+            memo[rule] = self._requirements(rule)
+        return memo[rule]
+
+    def _requirements(self, rule: Node) -> list[tuple[Node, str]]:
+        found: list[tuple[Node, str]] = []
+        parent = self.parent(rule)
+        if parent is not None and self.kind(parent) == "group":
+            parent = self.parent(parent)
+        if parent is not None and self.kind(parent) == "rule":
+            found.append((parent, "parent"))
+        for target in self.rule(rule).requires:
+            node = self.target(rule[0], target)
+            if not self.exists(node):
+                raise UserError(
+                    f"{self.show(rule)} requires {self.show(node)}, which does not exist in source"
+                    f" {self.names[node[0]]} at the version in use",
+                    file=str(self.sources[rule[0]].rule_file(rule[1])),  # type: ignore[arg-type]
+                    field="requires",
+                    fix="correct the requirement in the source, or follow a version of that source that has it",
+                )
+            found.append((node, "requires"))
+        return found
+
+    def target(self, key: str, written: int | str) -> Node:
+        """A `requires` entry of a rule in source `key` as a node (another source through its name)."""
+        if isinstance(written, int):
+            return (key, written)
+        name, colon, rest = written.partition(":")
+        if not colon:
+            return (key, written)
+        other = self.dependencies[key][name]
+        return (other, int(rest) if rest.isdigit() else rest)
+
+    def position(self, node: Node) -> tuple[str, int]:
+        """Sort key: the source's name, then tree order within the source."""
+        order = self._memo.get(("order", node[0]))
+        if order is None:
+            order = {n: i for i, n in enumerate(self.sources[node[0]].tree_order())}
+            self._memo[("order", node[0])] = order
+        return (self.names[node[0]], order[node[1]])
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        graph = nx.DiGraph()
+        for key, source in self.sources.items():
+            for rule_id in source.rules:
+                node = (key, rule_id)
+                graph.add_node(node)
+                try:
+                    requirements = self.requirements(node)
+                except UserError:
+                    continue  # a broken requirement is reported if and when its rule is enabled
+                for target, kind in requirements:
+                    if graph.has_edge(node, target):
+                        graph.edges[node, target]["kinds"].add(kind)
+                    else:
+                        graph.add_edge(node, target, kinds={kind})
+        return graph
+
+    @cached_property
+    def acyclic(self) -> bool:
+        return nx.is_directed_acyclic_graph(self.graph)
+
+    def groups_needed(self, rule: Node) -> list[Node]:
+        """The groups that enabling `rule` requires, directly or through other rules."""
+        memo = self._memo.setdefault("groups", {})
+        if rule not in memo:
+            memo[rule] = [node for node in self.descendants(rule) if self.kind(node) == "group"]
+        return memo[rule]
+
+    def descendants(self, node: Node) -> set[Node]:
+        memo = self._memo.setdefault("descendants", {})
+        if node not in memo:
+            memo[node] = nx.descendants(self.graph, node)
+        return memo[node]
+
+    def redundant(self, rule: Node) -> tuple[Node, list[Node]] | None:
+        """A `requires` target also reached through another requirement, with that path."""
+        edges = self.graph.succ[rule]
+        for target, data in edges.items():
+            if "requires" not in data["kinds"] or self.kind(target) != "rule":
+                continue
+            if "parent" in data["kinds"]:
+                return target, [rule, target]
+            for other in edges:
+                if other != target and self.kind(other) == "rule" and target in self.descendants(other):
+                    return target, [rule, *nx.shortest_path(self.graph, other, target)]
+        return None
+
+    def pulled_in_conflict(self, rule: Node) -> tuple[Node, list[Node]] | None:
+        """A rule this rule declares a conflict with although enabling it pulls that rule in."""
+        for other in self.rule(rule).conflicts:
+            target = (rule[0], other)
+            if target in self.descendants(rule):
+                return target, nx.shortest_path(self.graph, rule, target)
+        return None
+
+    def conflicts_of(self, rule: Node) -> set[Node]:
+        """Declared on either side (conflicts are symmetric)."""
+        graph = self.conflict_graph
+        return set(graph.adj[rule]) if rule in graph else set()
+
+    @cached_property
+    def conflict_graph(self) -> nx.Graph:
+        graph = nx.Graph()
+        for key, source in self.sources.items():
+            for rule_id, rule in source.rules.items():
+                for other in rule.conflicts:
+                    graph.add_edge((key, rule_id), (key, other))
+        return graph
+
+    @cached_property
+    def mutual_conflicts(self) -> list[list[Node]]:
+        """Sets of three or more rules that all conflict with each other: they should be a group."""
+        return [sorted(clique, key=self.position) for clique in nx.find_cliques(self.conflict_graph) if len(clique) >= 3]

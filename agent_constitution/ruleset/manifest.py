@@ -1,0 +1,354 @@
+"""A manifest with its bases: `load_manifest(path, project_root, open_base) -> Effective`.
+
+Names in a manifest are local to its file, so every reference is turned into a `Ref` carrying the
+source *key* (the normalized URL or absolute folder from `agent_constitution.sources.normalize_url`)
+as soon as its file is read. `extends` is applied recursively, base first: each manifest adds rules,
+removes them (`exclude`) and chooses alternatives on top of what its base selected. A later layer's
+`rules` entry cancels an equal `exclude` entry of an earlier layer, and the other way round; within
+one layer `exclude` wins over `rules` (so "this package except that rule" works). Choices of a later
+layer replace the earlier choice for the same group. Segments are layered on the root selection the
+same way. A base cannot have segments (paths belong to one repository).
+
+Constitution pins: the repository (source) and edition must agree across the chain; if the revisions
+differ the newer one is used (seed 000), and `Pin.pinned_by` keeps every file's pin for messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
+from agent_constitution.sources import normalize_url
+
+ROOT_SEGMENT = "."
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A rule (`node` int), a group or domain (`node` str), or a package (`package`: the subtree)."""
+
+    source: str
+    node: int | str
+    package: bool
+    text: str = field(compare=False)  # as written, e.g. "ac:python"
+    origin: str = field(compare=False)  # where it was written, e.g. "rules.toml `rules`"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A source as one file declares it: the local name, the spec and the folder paths are relative to."""
+
+    key: str
+    name: str
+    spec: SourceSpec
+    base_dir: Path
+    file: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    rules: tuple[Ref, ...]
+    exclude: tuple[Ref, ...]
+    choices: Mapping[Ref, Ref]  # group → chosen alternative
+
+
+@dataclass(frozen=True)
+class Pin:
+    source: str  # key
+    edition: str
+    revision: str  # the newest revision any file of the chain pins
+    pinned_by: tuple[tuple[str, str], ...]  # (file, revision), root manifest first
+
+
+@dataclass(frozen=True)
+class Effective:
+    """The manifest after `extends`: what resolution reads."""
+
+    file: Path
+    settings: Manifest  # the root manifest as written ([compile], [review], strict)
+    inputs: tuple[str, ...]  # files read, root first: repo-relative paths or `name:path`
+    sources: Mapping[str, Declared]  # key → the declaration that wins (the root's over a base's)
+    names: Mapping[str, str]  # key → the name messages and the lock use
+    constitution: Pin
+    strict: bool
+    tiers: Mapping[tuple[str, int], str]
+    segments: Mapping[str, Selection]  # "." (the root) first, then [[segment]] paths in file order
+
+    def show(self, source: str, node: int | str) -> str:
+        return f"{self.names[source]}:{node}"
+
+    def digest(self) -> str:
+        """The meaning of the manifest, independent of folder, comments and layout."""
+
+        def refs(items) -> list[str]:
+            return [f"{self.show(r.source, r.node)}{'/*' if r.package and isinstance(r.node, int) else ''}" for r in items]
+
+        data = {
+            "constitution": [self.names[self.constitution.source], self.constitution.edition, self.constitution.revision],
+            "sources": {
+                self.names[key]: portable_location(declared, self.file.parent)
+                for key, declared in sorted(self.sources.items(), key=lambda item: self.names[item[0]])
+            },
+            "strict": self.strict,
+            "tiers": sorted(f"{self.show(*key)}={tier}" for key, tier in self.tiers.items()),
+            "segments": {
+                path: {
+                    "rules": refs(selection.rules),
+                    "exclude": refs(selection.exclude),
+                    "choices": sorted(
+                        f"{a}={b}" for a, b in zip(refs(selection.choices), refs(selection.choices.values()), strict=True)
+                    ),
+                }
+                for path, selection in self.segments.items()
+            },
+        }
+        return "sha256:" + hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def portable_location(declared: Declared, project_root: Path) -> dict[str, str]:
+    """`{"url": …}` as written, or `{"path": …}` relative to the project root (POSIX), plus the request."""
+    spec = declared.spec
+    if spec.url is not None:
+        where = {"url": spec.url}
+    else:
+        folder = (declared.base_dir / spec.path).resolve()
+        where = {"path": Path(os.path.relpath(folder, project_root.resolve())).as_posix()}
+    requested = spec.requested
+    if requested:
+        where[requested[0]] = requested[1]
+    return where
+
+
+OpenSource = Callable[[Declared], Path]  # the root folder of a declared source at its chosen version
+
+
+def load_manifest(path: Path, project_root: Path, open_source: OpenSource) -> Effective:
+    """Read `path` and its bases; `open_source` gives the tree of a source a base lives in."""
+    layers = _chain(path, project_root, open_source)
+    root_manifest, root_shown, _ = layers[-1][:3]
+    sources: dict[str, Declared] = {}
+    names: dict[str, str] = {}
+    for _, _, declared, _ in layers:  # base first: the root's names and specs win
+        for item in declared.values():
+            sources[item.key] = item
+    for _, _, declared, _ in reversed(layers):  # root first: its names win; a base's name is local to it
+        for item in declared.values():
+            if item.key not in names:
+                names[item.key] = unique_name(item.name, set(names.values()))
+    pin = _pin(layers, root_shown)
+    selection = Selection((), (), MappingProxyType({}))
+    tiers: dict[tuple[str, int], str] = {}
+    for manifest, shown, declared, _ in layers:
+        resolve = _resolver(declared, shown)
+        selection = _layer(
+            selection,
+            [resolve(text, "rules", index) for index, text in enumerate(manifest.rules)],
+            [resolve(text, "exclude", index) for index, text in enumerate(manifest.exclude)],
+            _choices(manifest.choices, resolve, "choices"),
+        )
+        for text, tier in manifest.tiers.items():
+            ref = resolve(text, "tiers", text)
+            if not isinstance(ref.node, int) or ref.package:
+                raise UserError(f"{text!r} is not a rule", file=shown, field=f"tiers.{text}", fix="write `name:id`")
+            tiers[(ref.source, ref.node)] = tier
+    segments = {ROOT_SEGMENT: selection}
+    resolve = _resolver(layers[-1][2], root_shown)
+    for index, segment in enumerate(root_manifest.segment):
+        where = f"segment.{index}"
+        segments[segment.path] = _layer(
+            selection,
+            [resolve(text, f"{where}.rules", i) for i, text in enumerate(segment.rules)],
+            [resolve(text, f"{where}.exclude", i) for i, text in enumerate(segment.exclude)],
+            _choices(segment.choices, resolve, f"{where}.choices"),
+        )
+    return Effective(
+        file=path,
+        settings=root_manifest,
+        inputs=tuple(shown for _, shown, _, _ in reversed(layers)),
+        sources=MappingProxyType(sources),
+        names=MappingProxyType(names),
+        constitution=pin,
+        strict=root_manifest.strict,
+        tiers=MappingProxyType(tiers),
+        segments=MappingProxyType(segments),
+    )
+
+
+def declare(name: str, spec: SourceSpec, base_dir: Path, file: str) -> Declared:
+    return Declared(source_key(spec.url, spec.path, base_dir), name, spec, base_dir, file)
+
+
+def source_key(url: str | None, path: str | None, base_dir: Path) -> str:
+    """The key sources are matched by: the normalized URL, or the absolute folder of a path source."""
+    if url is not None:
+        return normalize_url(url, base_dir=base_dir)
+    return str((base_dir / Path(path).expanduser()).resolve())
+
+
+Layer = tuple[Manifest, str, dict[str, Declared], Path]
+
+
+def _chain(path: Path, project_root: Path, open_source: OpenSource) -> list[Layer]:
+    """The manifests from the most basic base to `path`."""
+    layers: list[Layer] = []
+    seen: list[str] = []
+    current: Path | None = path
+    shown = _relative(path, project_root)
+    base_dir = path.parent
+    while current is not None:
+        if shown in seen:
+            raise UserError(
+                "manifests extend each other in a cycle: " + " → ".join([*seen, shown]),
+                file=seen[0],
+                field="extends",
+                fix="remove one `extends` from the cycle",
+            )
+        seen.append(shown)
+        manifest = load(Manifest, current, shown)
+        if layers and manifest.segment:
+            raise UserError(
+                "a base manifest cannot have [[segment]] tables; segments belong to one repository",
+                file=shown,
+                field="segment",
+                fix="move the segments into the repository's own rules.toml",
+            )
+        declared = {name: declare(name, spec, base_dir, shown) for name, spec in manifest.sources.items()}
+        layers.append((manifest, shown, declared, base_dir))
+        current = None
+        if manifest.extends is not None:
+            current, shown, base_dir = _base(manifest.extends, declared, shown, base_dir, project_root, open_source)
+    layers.reverse()
+    return layers
+
+
+def _base(
+    extends: str, declared: dict[str, Declared], shown: str, base_dir: Path, project_root: Path, open_source: OpenSource
+) -> tuple[Path, str, Path]:
+    name, colon, rest = extends.partition(":")
+    if colon and name in declared:
+        root = open_source(declared[name])
+        target = (root / rest).resolve()
+        if not target.is_relative_to(root.resolve()) or not target.is_file():
+            raise UserError(
+                f"source {name!r} has no file {rest!r}",
+                file=shown,
+                field="extends",
+                fix="a source publishes base manifests under manifests/, e.g. `name:manifests/base.toml`",
+            )
+        return target, f"{name}:{rest}", target.parent
+    target = (base_dir / extends).resolve()
+    if not target.is_file():
+        hint = f" and {name!r} is not a name in [sources]" if colon else ""
+        raise UserError(
+            f"base manifest {extends!r} not found{hint}",
+            file=shown,
+            field="extends",
+            fix="write `name:path` for a base inside a source, or a path relative to this file",
+        )
+    return target, _relative(target, project_root), target.parent
+
+
+def _relative(path: Path, project_root: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), project_root.resolve())).as_posix()
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `name-2`, `name-3`, … when another source already goes by it in messages and the lock."""
+    candidate, counter = name, 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{name}-{counter}"
+    return candidate
+
+
+def _pin(layers: list[Layer], root_shown: str) -> Pin:
+    pins = []
+    for manifest, shown, declared, _ in reversed(layers):  # root first
+        if manifest.constitution is None:
+            continue
+        pin = manifest.constitution
+        if pin.source not in declared:
+            raise UserError(
+                f"constitution source {pin.source!r} is not a name in [sources]",
+                file=shown,
+                field="constitution.source",
+                fix="name the source that publishes the constitution, as declared in [sources]",
+            )
+        pins.append((shown, declared[pin.source].key, pin.edition, pin.revision))
+    if not pins:
+        raise UserError(
+            "no [constitution] binding: a manifest names the constitution its rules refine",
+            file=root_shown,
+            field="constitution",
+            fix='add [constitution] with source, edition and revision, e.g. source = "ac", edition = "2026-10", revision = "0.1"',
+        )
+    first_file, key, edition, _ = pins[0]
+    for shown, other_key, other_edition, _ in pins[1:]:
+        if (other_key, other_edition) != (key, edition):
+            raise UserError(
+                f"{shown} is bound to edition {other_edition} of {other_key}, but {first_file} to edition"
+                f" {edition} of {key}; manifests bound to different constitutions are not used together",
+                file=root_shown,
+                field="constitution",
+                fix="bind both to the same constitution repository and edition",
+            )
+    newest = max((pin[3] for pin in pins), key=revision_key)
+    return Pin(key, edition, newest, tuple((shown, revision) for shown, _, _, revision in pins))
+
+
+def _resolver(declared: dict[str, Declared], shown: str) -> Callable[[str, str, object], Ref]:
+    def resolve(text: str, where: str, index: object) -> Ref:
+        name, colon, rest = text.partition(":")
+        field = f"{where}.{index}" if not isinstance(index, str) else f"{where}.{index}"
+        if not colon or name not in declared:
+            raise UserError(
+                f"{text!r} does not start with a source name from [sources]",
+                file=shown,
+                field=field,
+                fix="write references as `name:id` or `name:group-or-domain`, with a name declared in [sources]",
+            )
+        package = rest.endswith("/*")
+        body = rest.removesuffix("/*")
+        if body.isdigit():
+            node: int | str = int(body)
+        elif not package and body and all(part.isalnum() and part.islower() or part.isdigit() for part in body.split("-")):
+            node, package = body, True
+        else:
+            raise UserError(
+                f"{text!r} is not a rule, package or group reference",
+                file=shown,
+                field=field,
+                fix="write `name:42` (a rule), `name:python` (a domain or group: its whole subtree) or `name:42/*` (rule 42 and its subtree)",
+            )
+        return Ref(declared[name].key, node, package, text, f"{shown} `{where}`")
+
+    return resolve
+
+
+def _choices(table: Mapping[str, str], resolve, where: str) -> dict[Ref, Ref]:
+    chosen = {}
+    for group_text, alternative_text in table.items():
+        group = resolve(group_text, where, group_text)
+        alternative = resolve(alternative_text, where, group_text)
+        chosen[Ref(group.source, group.node, False, group.text, group.origin)] = Ref(
+            alternative.source, alternative.node, False, alternative.text, alternative.origin
+        )
+    return chosen
+
+
+def _layer(base: Selection, rules: list[Ref], exclude: list[Ref], choices: dict[Ref, Ref]) -> Selection:
+    added, removed = set(rules), set(exclude)
+    merged_rules = [ref for ref in base.rules if ref not in removed] + [r for r in rules if r not in base.rules]
+    merged_exclude = [ref for ref in base.exclude if ref not in added] + [r for r in exclude if r not in base.exclude]
+    return Selection(
+        tuple(dict.fromkeys(merged_rules)),
+        tuple(dict.fromkeys(merged_exclude)),
+        MappingProxyType({**base.choices, **choices}),
+    )

@@ -1,0 +1,443 @@
+"""The files of the rule system as pydantic models: a source, a rule, a skill, a manifest, a lockfile.
+
+The fields follow docs/formats.md exactly. Every model forbids unknown keys; `parse(model, data,
+file)` turns a validation failure into one `UserError` naming the file and the field path
+(`requires.1`, `segment.0.choices`), so no caller ever shows a pydantic traceback.
+
+Mixed fields keep their TOML type: a rule's `parent` and `requires` entries are an `int` (a rule of
+the same source) or a `str` (a domain or group id, or `name:id` / `name:group` in another source).
+Constitution revisions are dotted numbers ordered as tuples: 0.1 < 0.2 < … < 0.10 < 1 < 1.1 < 2
+(trailing zeros do not count: 1 == 1.0).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+
+from agent_constitution.errors import UserError
+
+NODE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+REVISION = re.compile(r"^\d+(?:\.\d+)*$")
+EDITION = re.compile(r"^\d{4}-\d{2}$")
+
+Status = Literal["draft", "trial", "active", "superseded", "repealed"]
+Tier = Literal["repo", "user"]
+Subject = Literal["repository", "change", "record"]
+
+
+def revision_key(revision: str) -> tuple[int, ...]:
+    """The sort key of a constitution revision: `0.1` < `0.2` < `1` < `1.1` < `2`; `1.0` == `1`."""
+    parts = [int(part) for part in revision.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _node_id(value: str) -> str:
+    if not NODE_ID.match(value):
+        raise ValueError(f"{value!r} is not an id: use lower-case words joined by hyphens")
+    return value
+
+
+def _revision(value: str) -> str:
+    if not REVISION.match(value):
+        raise ValueError(f"{value!r} is not a constitution revision like '0.1' or '2'")
+    return value
+
+
+def _edition(value: str) -> str:
+    if not EDITION.match(value):
+        raise ValueError(f"{value!r} is not an edition: write YYYY-MM, e.g. '2026-10'")
+    return value
+
+
+def _rule_id(value: int) -> int:
+    if value < 1:
+        raise ValueError("rule ids start at 1")
+    return value
+
+
+NodeId = Annotated[StrictStr, AfterValidator(_node_id)]
+RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
+Revision = Annotated[StrictStr, AfterValidator(_revision)]
+Edition = Annotated[StrictStr, AfterValidator(_edition)]
+# A tree node or requirement: an int is a rule, a str a domain/group id or a `name:...` reference.
+NodeRef = RuleId | StrictStr
+Texts = dict[StrictStr, StrictStr]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --- a rule source -------------------------------------------------------------------------------
+
+
+class Domain(Model):
+    """A root of the parent tree: a heading, not a rule."""
+
+    title: Texts
+    description: Texts | None = None
+
+
+class Group(Model):
+    """A choice group: a tree node whose children are mutually exclusive alternatives."""
+
+    parent: NodeRef
+    title: Texts
+    description: Texts | None = None
+
+
+class SourceDependency(Model):
+    """Another source this source's rules reference, and the versions of it they accept."""
+
+    url: StrictStr
+    versions: StrictStr = ""  # a range over version tags (">=1.2, <2"); empty accepts every version
+
+
+class SourceConfig(Model):
+    """`rules/source.toml`."""
+
+    name: NodeId
+    languages: Annotated[tuple[StrictStr, ...], Field(min_length=1)]
+    site: StrictStr | None = None
+    domains: dict[NodeId, Domain] = {}
+    groups: dict[NodeId, Group] = {}
+    sources: dict[NodeId, SourceDependency] = {}
+
+    @model_validator(mode="after")
+    def _one_namespace(self) -> "SourceConfig":
+        shared = sorted(set(self.domains) & set(self.groups))
+        if shared:
+            raise ValueError(f"{shared[0]!r} is both a domain and a group; they share one namespace")
+        if len(set(self.languages)) != len(self.languages):
+            raise ValueError("languages lists a language twice")
+        return self
+
+
+class RevisionRange(Model):
+    """Compatible constitution revisions: `min` inclusive, `max` inclusive and only when known."""
+
+    min: Revision | None = None
+    max: Revision | None = None
+
+    def contains(self, revision: str) -> bool:
+        key = revision_key(revision)
+        if self.min is not None and key < revision_key(self.min):
+            return False
+        return self.max is None or key <= revision_key(self.max)
+
+    def __str__(self) -> str:
+        low = f">= {self.min}" if self.min else ""
+        high = f"<= {self.max}" if self.max else ""
+        return ", ".join(part for part in (low, high) if part) or "any revision"
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RevisionRange":
+        if self.min and self.max and revision_key(self.max) < revision_key(self.min):
+            raise ValueError(f"max {self.max!r} is below min {self.min!r}")
+        return self
+
+
+class Check(Model):
+    """How a rule is checked: a python module of `rules/checks/` or an external command."""
+
+    subject: Subject = "repository"
+    inputs: tuple[StrictStr, ...] = ()
+    python: StrictStr | None = None
+    command: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None
+    tools: tuple[StrictStr, ...] = ()
+    timeout: Annotated[StrictInt, Field(gt=0)] = 60
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Check":
+        if (self.python is None) == (self.command is None):
+            raise ValueError("give exactly one of `python` (a module of rules/checks/) or `command`")
+        if self.python is not None and not re.match(r"^[a-z_][a-z0-9_]*$", self.python):
+            raise ValueError(f"python: {self.python!r} is not a module name like 'r42'")
+        return self
+
+
+class Rule(Model):
+    """`rules/<id>.toml`."""
+
+    id: RuleId
+    revision: Annotated[StrictInt, Field(ge=1)]
+    status: Status
+    parent: NodeRef
+    requires: tuple[NodeRef, ...] = ()
+    conflicts: tuple[RuleId, ...] = ()
+    supersedes: RuleId | None = None
+    superseded_by: RuleId | None = None
+    tier: Tier = "repo"
+    authority: tuple[StrictStr, ...] = ()
+    constitution: RevisionRange = RevisionRange()
+    created: datetime.date | None = None
+    title: Texts
+    text: Texts
+    check: Check | None = None
+
+    @model_validator(mode="after")
+    def _succession(self) -> "Rule":
+        if (self.status == "superseded") != (self.superseded_by is not None):
+            raise ValueError(
+                "superseded_by is required exactly when status = 'superseded'"
+                " (a superseded rule names its successor; no other rule has one)"
+            )
+        for field in ("superseded_by", "supersedes"):
+            if getattr(self, field) == self.id:
+                raise ValueError(f"{field}: a rule cannot replace itself")
+        if self.id in self.conflicts:
+            raise ValueError("conflicts: a rule cannot conflict with itself")
+        if self.parent == self.id or self.id in self.requires:
+            raise ValueError("a rule cannot be its own parent or requirement")
+        return self
+
+
+class Skill(Model):
+    """`rules/skills/<name>/skill.toml`."""
+
+    name: NodeId
+    implements: Annotated[tuple[RuleId, ...], Field(min_length=1)]
+    description: Texts
+
+
+# --- a manifest ----------------------------------------------------------------------------------
+
+
+class ConstitutionPin(Model):
+    """The constitution a manifest is bound to: which source publishes it, edition and revision."""
+
+    source: StrictStr
+    edition: Edition
+    revision: Revision
+
+
+class SourceSpec(Model):
+    """Where a source is (`url` or `path`) and which version to follow (`tag`, `branch` or `rev`)."""
+
+    url: StrictStr | None = None
+    path: StrictStr | None = None
+    tag: StrictStr | None = None
+    branch: StrictStr | None = None
+    rev: StrictStr | None = None
+    trust: StrictBool = False
+
+    @model_validator(mode="after")
+    def _where_and_which(self) -> "SourceSpec":
+        if (self.url is None) == (self.path is None):
+            raise ValueError("give exactly one of `url` (a git repository) or `path` (a local folder)")
+        pinned = [key for key in ("tag", "branch", "rev") if getattr(self, key) is not None]
+        if len(pinned) > 1:
+            raise ValueError(f"give at most one of tag, branch, rev (found {', '.join(pinned)})")
+        if self.path is not None and pinned:
+            raise ValueError("a path source is a plain folder: tag, branch and rev do not apply")
+        return self
+
+    @property
+    def requested(self) -> tuple[str, str] | None:
+        """`("tag", "v1.0")`, `("branch", "main")`, `("rev", "abc1")` or None (default branch)."""
+        for key in ("tag", "branch", "rev"):
+            value = getattr(self, key)
+            if value is not None:
+                return key, value
+        return None
+
+
+def _spec(value: Any) -> Any:
+    # A bare string is a URL followed at its default branch.
+    return {"url": value} if isinstance(value, str) else value
+
+
+class CompileSettings(Model):
+    max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
+    claude: Literal["import", "none"] = "import"
+
+
+class ReviewGroup(Model):
+    rules: tuple[StrictStr, ...]
+
+
+class Segment(Model):
+    """A monorepo path with its own selection, applied on top of the root selection."""
+
+    path: StrictStr
+    rules: tuple[StrictStr, ...] = ()
+    exclude: tuple[StrictStr, ...] = ()
+    choices: dict[StrictStr, StrictStr] = {}
+
+    @model_validator(mode="after")
+    def _relative(self) -> "Segment":
+        parts = self.path.split("/")
+        if self.path.startswith("/") or "\\" in self.path or any(p in ("", ".", "..") for p in parts):
+            raise ValueError(
+                f"path {self.path!r}: write a folder relative to the repository root, like 'services/api'"
+            )
+        return self
+
+
+class Manifest(Model):
+    """`rules.toml`, as written (before `extends` is applied)."""
+
+    constitution: ConstitutionPin | None = None
+    sources: dict[NodeId, SourceSpec] = {}
+    extends: StrictStr | None = None
+    rules: tuple[StrictStr, ...] = ()
+    exclude: tuple[StrictStr, ...] = ()
+    strict: StrictBool = False
+    choices: dict[StrictStr, StrictStr] = {}
+    tiers: dict[StrictStr, Tier] = {}
+    compile: CompileSettings = CompileSettings()
+    review: dict[StrictStr, ReviewGroup] = {}
+    segment: tuple[Segment, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_urls(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("sources"), dict):
+            data = dict(data)
+            data["sources"] = {name: _spec(value) for name, value in data["sources"].items()}
+        return data
+
+    @model_validator(mode="after")
+    def _segments(self) -> "Manifest":
+        paths = [segment.path for segment in self.segment]
+        for path in paths:
+            if paths.count(path) > 1:
+                raise ValueError(f"segment path {path!r} appears twice")
+        return self
+
+
+# --- the lockfile --------------------------------------------------------------------------------
+
+
+class LockedManifest(Model):
+    # The manifest files read: `rules.toml`, then each base it extends (repo-relative path, or
+    # `name:path` for a base inside a source).
+    inputs: tuple[StrictStr, ...]
+    digest: StrictStr  # of the effective manifest's meaning (after extends), not of its bytes
+
+
+class LockedConstitution(Model):
+    source: StrictStr  # the source's name in the lock
+    commit: StrictStr  # a git commit, or the content digest of a path source
+    edition: Edition
+    revision: Revision
+    digest: StrictStr  # of constitution/<edition>/ in that commit
+
+
+class LockedSource(Model):
+    name: StrictStr  # the name the root manifest (or else the declaring source) gives it
+    url: StrictStr | None = None  # as the manifest (or source.toml) writes it
+    path: StrictStr | None = None  # a plain folder, relative to the repository root
+    tag: StrictStr | None = None
+    branch: StrictStr | None = None
+    rev: StrictStr | None = None
+    version: StrictStr | None = None  # the version tag chosen for a range, when one was needed
+    commit: StrictStr | None = None  # git sources
+    digest: StrictStr  # tree digest (git) or content digest (path)
+
+
+class LockedRule(Model):
+    ref: StrictStr  # `name:id` with the source's name in the lock
+    revision: Annotated[StrictInt, Field(ge=1)]
+    digest: StrictStr
+    why: StrictStr  # `selected`, `required-by name:id`, `package name:node`
+
+
+class LockedSegment(Model):
+    path: StrictStr  # "." for the repository root
+    rules: tuple[LockedRule, ...]
+
+
+class Lockfile(Model):
+    """`rules.lock`."""
+
+    version: Literal[1]
+    manifest: LockedManifest
+    constitution: LockedConstitution
+    source: tuple[LockedSource, ...] = ()
+    segment: tuple[LockedSegment, ...] = ()
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def load(model: type[M], path: Path, shown: Path | str | None = None) -> M:
+    """Read the TOML file at `path` as `model`; errors name `shown` (default: the path)."""
+    shown = path if shown is None else shown
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("file not found", file=shown) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        match = re.search(r"\(at line (\d+), column \d+\)", str(error))
+        raise UserError(
+            f"not valid TOML: {error}", file=shown, line=int(match.group(1)) if match else None
+        ) from None
+    return parse(model, data, shown)
+
+
+def parse(model: type[M], data: Any, file: Path | str) -> M:
+    """Validate `data` (parsed TOML) as `model`; on failure one UserError with file and field path."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise _user_error(error, file) from None
+
+
+def _user_error(error: ValidationError, file: Path | str) -> UserError:
+    # A union field (`parent`, `requires`) fails once per member at the same location: merge them.
+    by_field: dict[str, list[dict]] = {}
+    for problem in error.errors(include_url=False):
+        field = ".".join(str(part) for part in problem["loc"] if not _is_union_tag(part))
+        by_field.setdefault(field, []).append(problem)
+    lines = [(field, _explain(problems)) for field, problems in by_field.items()]
+    field, message = lines[0]
+    for other_field, other in lines[1:]:
+        message += f"\n  also: {other_field + ': ' if other_field else ''}{other}"
+    kind = by_field[field][0]["type"]
+    fix = None
+    if kind == "extra_forbidden":
+        fix = "remove the key or correct its spelling; docs/formats.md lists the fields"
+    elif kind == "missing":
+        fix = "add the field; docs/formats.md describes it"
+    return UserError(message, file=file, field=field or None, fix=fix)
+
+
+def _is_union_tag(part: Any) -> bool:
+    # pydantic adds the union member's type to the location (`parent.int`): not a user's field.
+    return isinstance(part, str) and (part in {"int", "str"} or part.startswith("function-"))
+
+
+def _explain(problems: list[dict]) -> str:
+    first = problems[0]
+    if len(problems) > 1:
+        return f"expected a rule id (an integer) or an id string (found {first['input']!r})"
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required field is missing"
+    message = first["msg"].removeprefix("Value error, ")
+    if kind != "value_error" and not isinstance(first.get("input"), dict):
+        message += f" (found {first['input']!r})"
+    return message

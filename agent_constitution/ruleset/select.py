@@ -1,0 +1,443 @@
+"""Resolve one segment's selection into the set of enabled rules, and check every constraint.
+
+`select(world, request) -> ResolvedSegment`. In order:
+
+1. the references exist; choices name a group and one of its alternatives;
+2. explicit rules are enabled (`selected`); a repealed one is an error, a superseded one a warning
+   with its successor and `doit replace`, one of the other tier a warning naming the tier;
+3. packages are expanded (`package <ref>`): the subtree, entering a choice group only through its
+   chosen alternative (from `[choices]`, or the alternative selected explicitly); an undecided group
+   is an error listing the options; excluded, superseded, repealed and other-tier rules are left
+   out with their subtrees;
+4. requirements are closed over (`required-by <ref>`): a missing rule is added unless `strict`; a
+   group requirement is met by an enabled alternative or else by the chosen one, and is an error
+   listing the options otherwise; a requirement on an excluded rule is an error;
+5. constraints: no cycle in requires (through the alternative enabled for a group), no redundant
+   requires edge, no conflict with a rule the declaring rule pulls in, at most one alternative of a
+   group, no two enabled rules in conflict, the constitution revision inside every enabled rule's
+   range. Warnings: a requires edge to a rule in another domain, three or more mutual conflicts.
+
+Each failure raises one `UserError` whose message gives, for each rule involved, the chain that
+enabled it, from what the manifest says down to the rule, and a fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.graph import Node, World
+from agent_constitution.ruleset.manifest import ROOT_SEGMENT, Ref, Selection
+
+
+@dataclass(frozen=True)
+class SelectedRule:
+    source: str  # the source's name in the manifest (or the lock)
+    id: int
+    revision: int
+    why: str  # "selected" | "required-by <ref>" | "package <ref>"
+
+
+@dataclass(frozen=True)
+class ResolvedSegment:
+    path: str  # "." for the repository root
+    rules: tuple[SelectedRule, ...]  # source name, then tree order
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Request:
+    path: str
+    selection: Selection
+    strict: bool
+    tiers: Mapping[tuple[str, int], str]
+    tier: str  # the manifest's tier: "repo" (a repository) or "user" (the user-level manifest)
+    revision: str  # the constitution revision in force
+    revision_note: str  # how it was chosen, for messages
+    file: str  # the root manifest, as messages name it
+
+
+@dataclass
+class _Why:
+    kind: str  # selected | package | required-by | chosen
+    ref: Ref | None = None
+    by: Node | None = None
+    edge: str = ""  # parent | requires (for required-by / chosen)
+    group: Node | None = None
+
+
+@dataclass
+class _State:
+    world: World
+    request: Request
+    enabled: dict[Node, _Why] = field(default_factory=dict)
+    excluded: set[Node] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+
+
+def select(world: World, request: Request) -> ResolvedSegment:
+    state = _State(world, request)
+    selection = request.selection
+    for ref in (*selection.rules, *selection.exclude, *selection.choices, *selection.choices.values()):
+        _exists(state, ref)
+    choices = _choices(state)
+    for ref in selection.exclude:
+        nodes = world.sources[ref.source].subtree(ref.node) if ref.package else [ref.node]
+        state.excluded.update((ref.source, node) for node in nodes)
+    for ref in selection.rules:
+        if not ref.package:
+            _enable_explicit(state, ref)
+    for ref in selection.rules:  # after the explicit rules: an explicit alternative decides a group
+        if ref.package:
+            _expand(state, ref, choices)
+    _close(state, choices)
+    _check_constraints(state)
+    ordered = sorted(state.enabled, key=world.position)
+    rules = tuple(
+        SelectedRule(world.names[node[0]], node[1], world.rule(node).revision, _why_text(world, state.enabled[node]))
+        for node in ordered
+    )
+    return ResolvedSegment(request.path, rules, tuple(dict.fromkeys(state.warnings)))
+
+
+# --- steps ---------------------------------------------------------------------------------------
+
+
+def _exists(state: _State, ref: Ref) -> None:
+    world = state.world
+    if not world.exists((ref.source, ref.node)):
+        raise UserError(
+            f"{ref.text} ({ref.origin}) does not exist in source {world.names[ref.source]} at the locked version",
+            file=state.request.file,
+            fix="check the id; `doit outdated` shows whether a newer version of the source has it",
+        )
+
+
+def _choices(state: _State) -> dict[Node, Node]:
+    world = state.world
+    chosen: dict[Node, Node] = {}
+    for group_ref, alternative_ref in state.request.selection.choices.items():
+        group = (group_ref.source, group_ref.node)
+        alternative = (alternative_ref.source, alternative_ref.node)
+        if world.kind(group) != "group":
+            raise UserError(
+                f"{group_ref.text} ({group_ref.origin}) is a {world.kind(group)}, not a choice group",
+                file=state.request.file,
+                fix="[choices] maps a choice group to one of its alternatives",
+            )
+        if alternative not in world.children(group):
+            raise UserError(
+                f"{alternative_ref.text} is not an alternative of group {group_ref.text} ({group_ref.origin})",
+                file=state.request.file,
+                fix=f"choose one of: {_options(world, group)}",
+            )
+        chosen[group] = alternative
+    return chosen
+
+
+def _enable_explicit(state: _State, ref: Ref) -> None:
+    world, node = state.world, (ref.source, ref.node)
+    if node in state.excluded:
+        return  # exclude wins over rules in the same manifest
+    rule = world.rule(node)
+    if rule.status == "repealed":
+        raise UserError(
+            f"{world.named(node)} ({ref.origin}) is repealed: it was withdrawn without a successor",
+            file=state.request.file,
+            fix=f"remove {ref.text} from the manifest",
+        )
+    if rule.status == "superseded":
+        successor = (node[0], rule.superseded_by)
+        state.warnings.append(
+            f"{world.named(node)} ({ref.origin}) is superseded by {world.named(successor)};"
+            " run `doit replace` to use the successor"
+        )
+    tier = state.request.tiers.get(node, rule.tier)  # type: ignore[arg-type]
+    if tier != state.request.tier:
+        state.warnings.append(
+            f"{world.named(node)} ({ref.origin}) is a {tier}-tier rule, selected in a {state.request.tier}-level"
+            f" manifest; set [tiers] \"{ref.text}\" = \"{state.request.tier}\" if that is intended"
+        )
+    state.enabled.setdefault(node, _Why("selected", ref))
+
+
+def _decided(state: _State, group: Node, choices: dict[Node, Node]) -> Node | None:
+    if group in choices:
+        return choices[group]
+    picked = [child for child in state.world.children(group) if child in state.enabled]
+    return picked[0] if picked else None
+
+
+def _expand(state: _State, ref: Ref, choices: dict[Node, Node]) -> None:
+    world = state.world
+    stack: list[Node] = [(ref.source, ref.node)]
+    while stack:
+        node = stack.pop()
+        if node in state.excluded:
+            continue
+        kind = world.kind(node)
+        if kind == "group":
+            alternative = _decided(state, node, choices)
+            if alternative is None:
+                raise UserError(
+                    f"package {ref.text} ({ref.origin}) contains {world.named(node)}, and no alternative is chosen",
+                    file=state.request.file,
+                    fix=f'add [choices] "{world.show(node)}" = one of: {_options(world, node)}'
+                    + (f" (in [segment.choices] for segment {state.request.path})" if state.request.path != ROOT_SEGMENT else ""),
+                )
+            stack.append(alternative)
+            continue
+        if kind == "rule":
+            rule = world.rule(node)
+            tier = state.request.tiers.get(node, rule.tier)  # type: ignore[arg-type]
+            if rule.status in ("superseded", "repealed") or tier != state.request.tier:
+                continue
+            state.enabled.setdefault(node, _Why("package", ref))
+        stack.extend(reversed(world.children(node)))
+
+
+def _close(state: _State, choices: dict[Node, Node]) -> None:
+    world, request = state.world, state.request
+    queue = list(state.enabled)
+    pending: list[tuple[Node, Node]] = []
+    while queue or pending:
+        while queue:
+            node = queue.pop(0)
+            for target, edge in world.requirements(node):
+                if world.kind(target) == "group":
+                    pending.append((target, node))
+                    continue
+                if target in state.enabled:
+                    continue
+                why = _Why("required-by", by=node, edge=edge)
+                if target in state.excluded:
+                    raise _failure(
+                        state,
+                        f"{world.show(node)} requires {world.named(target)}, which is excluded",
+                        [node],
+                        f"remove {world.show(target)} from `exclude`, or exclude {world.show(node)} as well",
+                    )
+                if request.strict:
+                    raise _failure(
+                        state,
+                        f"{world.show(node)} requires {world.named(target)}, which is not selected (strict = true)",
+                        [node],
+                        f"add \"{world.show(target)}\" to `rules`, or set strict = false to add requirements automatically",
+                    )
+                if world.rule(target).status == "repealed":
+                    raise _failure(
+                        state,
+                        f"{world.show(node)} requires {world.named(target)}, which is repealed",
+                        [node],
+                        f"stop selecting {world.show(node)}; its source must drop the requirement",
+                    )
+                state.enabled[target] = why
+                queue.append(target)
+        waiting, pending = pending, []
+        for group, by in waiting:
+            if any(child in state.enabled for child in world.children(group)):
+                continue
+            alternative = choices.get(group)
+            if alternative is None:
+                raise _failure(
+                    state,
+                    f"{world.show(by)} requires {world.named(group)}, and no alternative of it is chosen or enabled",
+                    [by],
+                    f'add [choices] "{world.show(group)}" = one of: {_options(world, group)}',
+                )
+            if alternative in state.excluded:
+                raise _failure(
+                    state,
+                    f"{world.show(by)} requires {world.named(group)}, whose chosen alternative {world.show(alternative)} is excluded",
+                    [by],
+                    f"choose another alternative or remove {world.show(alternative)} from `exclude`",
+                )
+            state.enabled[alternative] = _Why("chosen", by=by, group=group)
+            queue.append(alternative)
+
+
+def _check_constraints(state: _State) -> None:
+    world, enabled = state.world, state.enabled
+    _check_cycles(state)
+    for node in enabled:
+        found = world.redundant(node)
+        if found:
+            target, path = found
+            via = " → ".join(world.show(n) for n in path)
+            reason = "its parent counts as a requirement" if len(path) == 2 else f"it already follows from {via}"
+            raise _failure(
+                state,
+                f"{world.show(node)} lists {world.show(target)} in `requires`, but {reason}",
+                [node],
+                f"remove {world.show(target)} from `requires` of rule {node[1]} in source {world.names[node[0]]}",
+            )
+        found = world.pulled_in_conflict(node)
+        if found:
+            target, path = found
+            raise _failure(
+                state,
+                f"{world.show(node)} declares a conflict with {world.show(target)}, which enabling it pulls in: "
+                + " → ".join(world.show(n) for n in path),
+                [node],
+                f"remove {target[1]} from `conflicts` of rule {node[1]}, or drop the requirement that pulls it in",
+            )
+    by_group: dict[Node, list[Node]] = {}
+    for node in enabled:
+        parent = world.parent(node)
+        if parent is not None and world.kind(parent) == "group":
+            by_group.setdefault(parent, []).append(node)
+    for group, members in by_group.items():
+        if len(members) > 1:
+            first, second = sorted(members, key=world.position)[:2]
+            raise _failure(
+                state,
+                f"{world.show(first)} and {world.show(second)} are both enabled, but they are alternatives of"
+                f" {world.named(group)}: at most one may be enabled",
+                [first, second],
+                f'keep one: set [choices] "{world.show(group)}" and exclude the other',
+            )
+    for node in enabled:
+        others = world.conflicts_of(node)
+        for other in sorted(others, key=world.position) if others else ():
+            if other in enabled and world.position(node) < world.position(other):
+                raise _failure(
+                    state,
+                    f"{world.show(node)} and {world.show(other)} are both enabled, but they conflict",
+                    [node, other],
+                    "exclude one of them (or the selection that brings it in)",
+                )
+    for node in enabled:
+        allowed = world.rule(node).constitution
+        if not allowed.contains(state.request.revision):
+            raise _failure(
+                state,
+                f"{world.named(node)} is compatible with constitution revisions {allowed}, but the manifest binds"
+                f" revision {state.request.revision}{state.request.revision_note}",
+                [node],
+                f"bind a revision inside the range in [constitution], or stop selecting {world.show(node)}",
+            )
+    for node in enabled:
+        for target, edge in world.requirements(node):
+            if edge == "requires" and world.kind(target) == "rule" and world.domain_of(target) != world.domain_of(node):
+                state.warnings.append(
+                    f"{world.show(node)} (in {world.named(world.domain_of(node))}) requires {world.show(target)}"
+                    f" in another subtree ({world.named(world.domain_of(target))}); a requirement across subtrees"
+                    " should name a choice group"
+                )
+    for clique in world.mutual_conflicts:
+        if any(node in enabled for node in clique):
+            state.warnings.append(
+                f"{', '.join(world.show(n) for n in clique)} all conflict with each other: they are alternatives"
+                " and should be a choice group in their source"
+            )
+
+
+def _check_cycles(state: _State) -> None:
+    world, enabled = state.world, state.enabled
+    cycle = _rule_cycle(state) if not world.acyclic else None
+    if cycle is None:
+        cycle = _group_cycle(state)
+    if cycle is None:
+        return
+    # Start where a person meets the cycle: at the rule enabled first.
+    order = {node: index for index, node in enumerate(enabled)}
+    ring = cycle[:-1]
+    start = min(range(len(ring)), key=lambda i: order.get(ring[i], len(order)))
+    cycle = ring[start:] + ring[:start] + [ring[start]]
+    first = cycle[0] if cycle[0] in enabled else next(node for node in cycle if node in enabled)
+    raise _failure(
+        state,
+        "the requirements form a cycle: " + " → ".join(world.show(n) for n in cycle),
+        [first],
+        "a requirement graph must have no cycle; the source must drop one requirement of the cycle",
+    )
+
+
+def _rule_cycle(state: _State) -> list[Node] | None:
+    """A cycle among the enabled rules (only looked for when the sources' rule graph has one)."""
+    graph = state.world.graph.subgraph(state.enabled)
+    if nx.is_directed_acyclic_graph(graph):
+        return None
+    edges = nx.find_cycle(graph)
+    return [edge[0] for edge in edges] + [edges[0][0]]
+
+
+def _group_cycle(state: _State) -> list[Node] | None:
+    """A cycle through groups: a group's enabled alternative leads (by requirements) back to the group.
+
+    The rule graph itself has no cycle here, so every cycle passes through a requirement on a group,
+    which the segment's enabled alternative meets: a graph of groups (g → h when g's alternative needs
+    h) has a cycle exactly when the segment's requirements have one.
+    """
+    world = state.world
+    alternative: dict[Node, Node] = {}
+    for node in state.enabled:
+        parent = world.parent(node)
+        if parent is not None and world.kind(parent) == "group":
+            alternative[parent] = node
+    graph = nx.DiGraph()
+    for group, chosen in alternative.items():
+        for needed in world.groups_needed(chosen):
+            if needed in alternative:
+                graph.add_edge(group, needed)
+    if nx.is_directed_acyclic_graph(graph):
+        return None
+    path: list[Node] = []
+    for group, needed, *_ in nx.find_cycle(graph):
+        path += [group, *nx.shortest_path(world.graph, alternative[group], needed)[:-1]]
+    return path + [path[0]]
+
+
+# --- explanations --------------------------------------------------------------------------------
+
+
+def _chain(state: _State, node: Node) -> list[str]:
+    """Why `node` is enabled, from the manifest entry down to it."""
+    world = state.world
+    steps: list[str] = []
+    seen: set[Node] = set()
+    while node not in seen:
+        seen.add(node)
+        why = state.enabled[node]
+        if why.kind == "selected":
+            steps.append(f"you selected {world.named(node)} in {why.ref.origin}")
+            break
+        if why.kind == "package":
+            steps.append(f"you selected package {why.ref.text} in {why.ref.origin}, which contains {world.named(node)}")
+            break
+        if why.kind == "chosen":
+            steps.append(
+                f"{world.show(why.by)} requires {world.named(why.group)}, for which you chose {world.named(node)}"
+            )
+        elif why.edge == "parent":
+            steps.append(f"{world.show(why.by)} is under {world.named(node)}, so it requires it")
+        else:
+            steps.append(f"{world.show(why.by)} requires {world.named(node)}")
+        node = why.by
+    return list(reversed(steps))
+
+
+def _failure(state: _State, headline: str, nodes: list[Node], fix: str) -> UserError:
+    world, request = state.world, state.request
+    where = "" if request.path == ROOT_SEGMENT else f" (segment {request.path})"
+    lines = [headline + where]
+    for node in nodes:
+        lines.append(f"  {world.show(node)} is enabled because:")
+        lines.extend(f"    {step}" for step in _chain(state, node))
+    return UserError("\n".join(lines), file=request.file, fix=fix)
+
+
+def _options(world: World, group: Node) -> str:
+    return ", ".join(world.named(child) for child in world.children(group) if world.kind(child) == "rule")
+
+
+def _why_text(world: World, why: _Why) -> str:
+    if why.kind == "selected":
+        return "selected"
+    if why.kind == "package":
+        rooted_at_rule = isinstance(why.ref.node, int)
+        return f"package {world.show((why.ref.source, why.ref.node))}{'/*' if rooted_at_rule else ''}"
+    return f"required-by {world.show(why.by)}"

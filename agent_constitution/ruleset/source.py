@@ -1,0 +1,355 @@
+"""Load one rule source from a folder: `load_source(root: Path) -> RuleSource`.
+
+`root` is the source's tree (a git snapshot from the user cache, or a plain local folder); it holds
+`rules/source.toml`, `rules/<id>.toml`, `rules/checks/`, `rules/skills/<name>/` and optionally
+`constitution/<edition>/`. Everything is validated (docs/formats.md): unknown keys, a file name that
+is not the rule's id, a parent, requirement, conflict or successor that does not exist in the source,
+title/text languages that differ from `languages`, a skill naming an unknown rule, a cycle in the
+parent tree. Each failure is one `UserError` naming the file and the field.
+
+The returned `RuleSource` is frozen and holds:
+
+- `root`, `config` (the parsed `SourceConfig` of source.toml), `name` (its name hint);
+- `rules`: id → `Rule`, ascending ids; `skills`: name → `Skill`, by name;
+- `domains`: the domain ids in source.toml order (the roots of the tree);
+- `groups`: group id → `Group`, in tree order;
+- `parents`: node → parent node and `children`: node → child nodes. A node is an `int` (a rule)
+  or a `str` (a domain or group id; they share one namespace). The children of a node are its groups
+  in source.toml order, then its rules by ascending id. Domains have no parent.
+
+Helpers: `kind(node)` ("domain" | "group" | "rule"), `subtree(node)` (pre-order, the node first),
+`tree_order()` (every node, pre-order over the domains), `domain_of(node)`, `rule_file(id)`,
+`check_file(id)` (the python check module, or None) and `rule_digest(id)` ("sha256:…" of the rule
+file and its python check module: what the lockfile pins besides the revision).
+
+The digest of a whole source is `agent_constitution.sources.tree_digest`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load
+
+Node = int | str
+
+
+@dataclass(frozen=True)
+class RuleSource:
+    root: Path
+    config: SourceConfig
+    rules: Mapping[int, Rule]
+    skills: Mapping[str, Skill]
+    groups: Mapping[str, Group]
+    parents: Mapping[Node, Node]
+    children: Mapping[Node, tuple[Node, ...]]
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return tuple(self.config.domains)
+
+    def kind(self, node: Node) -> str:
+        if isinstance(node, int):
+            return "rule"
+        return "domain" if node in self.config.domains else "group"
+
+    def has(self, node: Node) -> bool:
+        return node in self.rules if isinstance(node, int) else node in self.children
+
+    def subtree(self, node: Node) -> Iterator[Node]:
+        return _preorder(self.children, (node,))
+
+    def tree_order(self) -> Iterator[Node]:
+        return _preorder(self.children, self.domains)
+
+    def domain_of(self, node: Node) -> str:
+        while node in self.parents:
+            node = self.parents[node]
+        return node  # type: ignore[return-value]
+
+    def rule_file(self, rule_id: int) -> Path:
+        return self.root / "rules" / f"{rule_id}.toml"
+
+    def check_file(self, rule_id: int) -> Path | None:
+        check = self.rules[rule_id].check
+        if check is None or check.python is None:
+            return None
+        return self.root / "rules" / "checks" / f"{check.python}.py"
+
+    def rule_digest(self, rule_id: int) -> str:
+        digest = hashlib.sha256(self.rule_file(rule_id).read_bytes())
+        check = self.check_file(rule_id)
+        if check is not None:
+            digest.update(b"\0")
+            digest.update(check.read_bytes())
+        return "sha256:" + digest.hexdigest()
+
+    def title(self, node: Node) -> str:
+        """The node's title in the source's first language (for messages)."""
+        language = self.config.languages[0]
+        if isinstance(node, int):
+            return self.rules[node].title[language]
+        table = self.config.domains.get(node) or self.groups[node]
+        return table.title[language]
+
+
+def load_source(root: Path) -> RuleSource:
+    """Read and validate the source in `root` (see the module docstring)."""
+    folder = root / "rules"
+    config = load(SourceConfig, folder / "source.toml", _shown(root, "source.toml"))
+    languages = set(config.languages)
+    for kind, table in (("domains", config.domains), ("groups", config.groups)):
+        for node_id, node in table.items():
+            _languages(node.title, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.title")
+            if node.description is not None:
+                _languages(
+                    node.description, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.description"
+                )
+    rules = _load_rules(root, folder, languages)
+    _check_references(root, config, rules)
+    parents: dict[Node, Node] = {group_id: group.parent for group_id, group in config.groups.items()}
+    parents.update({rule_id: rule.parent for rule_id, rule in rules.items()})
+    children: dict[Node, list[Node]] = {node: [] for node in [*config.domains, *config.groups, *rules]}
+    for node, parent in parents.items():  # groups first (source.toml order), then rules by id
+        children[parent].append(node)
+    _check_tree(root, config, parents, children)
+    skills = _load_skills(root, folder, languages, rules)
+    frozen_children = {node: tuple(kids) for node, kids in children.items()}
+    ordered_groups = {
+        node: config.groups[node] for node in _preorder(frozen_children, config.domains) if node in config.groups
+    }
+    return RuleSource(
+        root=root,
+        config=config,
+        rules=MappingProxyType(rules),
+        skills=MappingProxyType(skills),
+        groups=MappingProxyType(ordered_groups),
+        parents=MappingProxyType(parents),
+        children=MappingProxyType(frozen_children),
+    )
+
+
+def _preorder(children: Mapping[Node, tuple[Node, ...]], roots: tuple[Node, ...]) -> Iterator[Node]:
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children.get(node, ())))
+
+
+def _shown(root: Path, name: str) -> str:
+    # Messages name files as `rules/<name>` under the source root the user knows. (Called once per
+    # rule file: string formatting, not Path arithmetic, keeps loading 5,000 rules fast.)
+    return f"{root}/rules/{name}"
+
+
+def _languages(texts: Mapping[str, str], languages: set[str], file: str, field: str) -> None:
+    if set(texts) != languages:
+        missing = sorted(languages - set(texts))
+        extra = sorted(set(texts) - languages)
+        detail = "; ".join(
+            part
+            for part in (f"missing {', '.join(missing)}" if missing else "", f"not declared {', '.join(extra)}" if extra else "")
+            if part
+        )
+        raise UserError(
+            f"languages must be exactly those of source.toml ({', '.join(sorted(languages))}): {detail}",
+            file=file,
+            field=field,
+            fix="give one entry per language listed in source.toml `languages`",
+        )
+
+
+def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
+    found: dict[int, Rule] = {}
+    for path in folder.glob("*.toml"):
+        if path.name == "source.toml":
+            continue
+        shown = _shown(root, path.name)
+        if not path.stem.isdigit() or path.stem.startswith("0"):
+            raise UserError(
+                "a rule file is named by its numeric id",
+                file=shown,
+                fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
+            )
+        rule = load(Rule, path, shown)
+        if rule.id != int(path.stem):
+            raise UserError(
+                f"id is {rule.id} but the file is named {path.name}",
+                file=shown,
+                field="id",
+                fix=f"rename the file to rules/{rule.id}.toml or set id = {path.stem}",
+            )
+        _languages(rule.title, languages, shown, "title")
+        _languages(rule.text, languages, shown, "text")
+        if rule.check is not None and rule.check.python is not None:
+            if not (folder / "checks" / f"{rule.check.python}.py").is_file():
+                raise UserError(
+                    f"check module rules/checks/{rule.check.python}.py does not exist",
+                    file=shown,
+                    field="check.python",
+                    fix="add the module or correct the name",
+                )
+        found[rule.id] = rule
+    return dict(sorted(found.items()))
+
+
+def _check_references(root: Path, config: SourceConfig, rules: dict[int, Rule]) -> None:
+    nodes = set(config.domains) | set(config.groups)
+    for group_id, group in config.groups.items():
+        parent = group.parent
+        if parent in config.groups or (isinstance(parent, str) and parent not in nodes) or (
+            isinstance(parent, int) and parent not in rules
+        ):
+            raise UserError(
+                f"parent {parent!r} is not a domain or rule of this source",
+                file=_shown(root, "source.toml"),
+                field=f"groups.{group_id}.parent",
+                fix="a group's parent is a domain id or a rule id",
+            )
+    for rule_id, rule in rules.items():
+        shown = _shown(root, f"{rule_id}.toml")
+        if (isinstance(rule.parent, int) and rule.parent not in rules) or (
+            isinstance(rule.parent, str) and rule.parent not in nodes
+        ):
+            raise UserError(
+                f"parent {rule.parent!r} is not a domain, group or rule of this source",
+                file=shown,
+                field="parent",
+                fix="set parent to a domain or group id from source.toml, or to a rule id",
+            )
+        for index, target in enumerate(rule.requires):
+            _check_requirement(root, config, rules, rule_id, index, target)
+        for index, other in enumerate(rule.conflicts):
+            if other not in rules:
+                raise UserError(
+                    f"rule {other} does not exist in this source",
+                    file=shown,
+                    field=f"conflicts.{index}",
+                    fix="conflicts name rules of the same source",
+                )
+        for field in ("supersedes", "superseded_by"):
+            other = getattr(rule, field)
+            if other is not None and other not in rules:
+                raise UserError(
+                    f"rule {other} does not exist in this source",
+                    file=shown,
+                    field=field,
+                    fix="only a rule of the same source can supersede a rule",
+                )
+
+
+def _check_requirement(
+    root: Path, config: SourceConfig, rules: dict[int, Rule], rule_id: int, index: int, target: Node
+) -> None:
+    shown, field = _shown(root, f"{rule_id}.toml"), f"requires.{index}"
+    if isinstance(target, int):
+        if target not in rules:
+            raise UserError(
+                f"rule {target} does not exist in this source",
+                file=shown,
+                field=field,
+                fix="require a rule id or group id of this source, or `name:id` of a source in source.toml",
+            )
+        return
+    if ":" in target:
+        name, _, rest = target.partition(":")
+        if name not in config.sources:
+            raise UserError(
+                f"{target!r} names source {name!r}, which source.toml does not declare",
+                file=shown,
+                field=field,
+                fix=f"add [sources.{name}] with its url and versions to rules/source.toml",
+            )
+        if not rest:
+            raise UserError(f"{target!r} names no rule or group", file=shown, field=field)
+        return
+    if target in config.domains:
+        raise UserError(
+            f"{target!r} is a domain; a rule can require a rule or a choice group, not a domain",
+            file=shown,
+            field=field,
+            fix="require the group or the rule that is actually needed",
+        )
+    if target not in config.groups:
+        raise UserError(
+            f"{target!r} is not a group of this source",
+            file=shown,
+            field=field,
+            fix="require a group id from source.toml, a rule id, or `name:id` in another source",
+        )
+
+
+def _check_tree(
+    root: Path, config: SourceConfig, parents: dict[Node, Node], children: dict[Node, list[Node]]
+) -> None:
+    reached: set[Node] = set()
+    stack: list[Node] = list(config.domains)
+    while stack:
+        node = stack.pop()
+        reached.add(node)
+        stack.extend(children[node])
+    stray = [node for node in parents if node not in reached]
+    if not stray:
+        return
+    # Every node outside the tree walks up into a cycle; report that cycle in parent order.
+    path: list[Node] = []
+    node = min(stray, key=lambda n: (isinstance(n, str), str(n)))
+    while node not in path:
+        path.append(node)
+        node = parents[node]
+    cycle = path[path.index(node) :] + [node]
+    shown_file = (
+        _shown(root, f"{cycle[0]}.toml") if isinstance(cycle[0], int) else _shown(root, "source.toml")
+    )
+    raise UserError(
+        "the parent tree has a cycle: " + " → ".join(_label(n) for n in cycle) + " (each arrow: 'has parent')",
+        file=shown_file,
+        field="parent" if isinstance(cycle[0], int) else f"groups.{cycle[0]}.parent",
+        fix="every chain of parents must end at a domain; change one parent in the cycle",
+    )
+
+
+def _label(node: Node) -> str:
+    return f"rule {node}" if isinstance(node, int) else f"group {node}"
+
+
+def _load_skills(root: Path, folder: Path, languages: set[str], rules: dict[int, Rule]) -> dict[str, Skill]:
+    skills: dict[str, Skill] = {}
+    base = folder / "skills"
+    if not base.is_dir():
+        return skills
+    for path in sorted(base.iterdir()):
+        if not path.is_dir() or path.name == "__pycache__":
+            continue
+        shown = str(root / "rules" / "skills" / path.name / "skill.toml")
+        skill = load(Skill, path / "skill.toml", shown)
+        if skill.name != path.name:
+            raise UserError(
+                f"name is {skill.name!r} but the folder is {path.name!r}",
+                file=shown,
+                field="name",
+                fix="the skill's name equals its folder name",
+            )
+        _languages(skill.description, languages, shown, "description")
+        for index, rule_id in enumerate(skill.implements):
+            if rule_id not in rules:
+                raise UserError(
+                    f"rule {rule_id} does not exist in this source",
+                    file=shown,
+                    field=f"implements.{index}",
+                    fix="a skill implements rules of its own source",
+                )
+        if not (path / "SKILL.md").is_file():
+            raise UserError("SKILL.md is missing", file=str(path), fix="add SKILL.md next to skill.toml")
+        skills[skill.name] = skill
+    return skills

@@ -1,0 +1,262 @@
+"""Moving sources forward (`upgrade`, `outdated`) and replacing superseded rules (`replace`).
+
+`plan_upgrade(root, only=None)` resolves twice: as locked, and with the sources (all, or the one
+named) free to move to the newest commit their request allows (a branch's head, the newest version
+tag inside every range; a tag stays where it is). The `Upgrade` lists each source that moved and
+each rule whose revision changed, with the unified diff of its file, and carries the new lock text.
+`outdated` is the same plan, printed and not written. `commit_upgrade` puts the new lock on a new
+branch through pygit2 (the working tree is not touched) and writes the pull request's title and
+body to `cache/upgrade/<branch>.md`.
+
+`replace_superseded(root)` rewrites, in `rules.toml`, every reference to a superseded rule with its
+final successor (following the chain), through tomlkit so comments and layout stay.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+import tomlkit
+from packaging.version import InvalidVersion, Version
+
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic
+from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
+from agent_constitution.sources import version_tags
+
+
+@dataclass(frozen=True)
+class SourceMove:
+    name: str
+    old: str  # "v1.0.0 (abc123def456)" or the short commit
+    new: str
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    ref: str
+    old_revision: int | None  # None: newly selected
+    new_revision: int | None  # None: no longer selected
+    diff: str
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    sources: tuple[SourceMove, ...]
+    rules: tuple[RuleChange, ...]
+    lock: str  # the new lock text
+    pinned: tuple[str, ...] = ()  # sources held by a tag that have newer version tags
+
+    def report(self) -> str:
+        notes = list(self.pinned)
+        if not self.sources and not self.rules:
+            return "\n".join(["everything is up to date", *notes])
+        lines = [f"{move.name}: {move.old} → {move.new}" for move in self.sources]
+        for change in self.rules:
+            if change.old_revision is None:
+                lines.append(f"{change.ref}: newly selected at revision {change.new_revision}")
+            elif change.new_revision is None:
+                lines.append(f"{change.ref}: no longer selected (was revision {change.old_revision})")
+            else:
+                lines.append(f"{change.ref}: revision {change.old_revision} → {change.new_revision}")
+            if change.diff:
+                lines.append(change.diff.rstrip("\n"))
+        return "\n".join([*lines, *notes])
+
+
+def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
+    lock = read_lock(root)
+    if lock is None:
+        raise UserError(f"{LOCKFILE} does not exist", fix="run `doit lock` first")
+    names = {source.name for source in lock.source}
+    move = frozenset({only} if only else names)
+    old = resolve(root, lock)
+    new = resolve(root, lock, move)
+    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_tags(new, move))
+
+
+def _newer_tags(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:
+    """Sources that follow a tag do not move; name the newer version tags they could follow."""
+    notes = []
+    for declared in sorted(resolution.effective.sources.values(), key=lambda item: item.name):
+        spec = declared.spec
+        if spec.tag is None or declared.name not in move:
+            continue
+        current = _version(spec.tag)
+        tags = version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)
+        newer = [tag for tag, _ in tags if current is not None and (v := _version(tag)) is not None and v > current]
+        if newer:
+            notes.append(
+                f"{declared.name} follows tag {spec.tag}; newer: {', '.join(sorted(newer, key=_version))}"
+                " (change the tag in rules.toml to move it)"
+            )
+    return tuple(notes)
+
+
+def _version(tag: str) -> Version | None:
+    try:
+        return Version(tag.removeprefix("v"))
+    except InvalidVersion:
+        return None
+
+
+def apply_upgrade(root: Path, upgrade: Upgrade) -> None:
+    write_atomic(root / LOCKFILE, upgrade.lock)
+
+
+def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Path:
+    """Commit the new lock on a new branch from HEAD; returns the pull request file."""
+    found = pygit2.discover_repository(str(root))
+    if found is None:
+        raise UserError(f"{root} is not inside a git repository", fix="run `doit upgrade` without --branch")
+    repo = pygit2.Repository(found)
+    if repo.head_is_unborn:
+        raise UserError("the repository has no commit yet", fix="commit rules.toml and rules.lock first")
+    if f"refs/heads/{branch}" in repo.references:
+        raise UserError(f"branch {branch!r} already exists", fix="name a new branch with --branch")
+    workdir = Path(repo.workdir).resolve()
+    parts = (root.resolve() / LOCKFILE).relative_to(workdir).parts
+    head = repo.head.peel(pygit2.Commit)
+    tree = _replace_in_tree(repo, head.tree, parts, repo.create_blob(upgrade.lock.encode()))
+    try:
+        signature = repo.default_signature
+    except (KeyError, pygit2.GitError):
+        signature = pygit2.Signature("agent-constitution", "agent-constitution@localhost")
+    title, body = pull_request(upgrade)
+    repo.create_commit(f"refs/heads/{branch}", signature, signature, f"{title}\n\n{body}", tree, [head.id])
+    path = root / "cache" / "upgrade" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', branch)}.md"
+    write_atomic(path, f"# {title}\n\n{body}")
+    return path
+
+
+def pull_request(upgrade: Upgrade) -> tuple[str, str]:
+    moved = ", ".join(f"{move.name} {move.new}" for move in upgrade.sources) or "no source moved"
+    title = f"Upgrade rules: {moved}"
+    lines = ["`doit upgrade` moved the rule sources and rewrote rules.lock.", ""]
+    lines += [f"- source {move.name}: {move.old} → {move.new}" for move in upgrade.sources]
+    for change in upgrade.rules:
+        lines += ["", f"## {change.ref}: revision {change.old_revision or '-'} → {change.new_revision or '-'}"]
+        if change.diff:
+            lines += ["", "```diff", change.diff.rstrip("\n"), "```"]
+    return title, "\n".join(lines) + "\n"
+
+
+def replace_superseded(root: Path) -> list[tuple[str, str]]:
+    """Rewrite superseded refs in rules.toml to their successors; returns (old, new) pairs."""
+    lock = read_lock(root)
+    resolution = resolve(root, lock)
+    path = root / MANIFEST
+    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    replaced: list[tuple[str, str]] = []
+    successors = _successors(resolution)
+
+    def swap(text: str) -> str:
+        name, colon, rest = text.partition(":")
+        suffix = "/*" if rest.endswith("/*") else ""
+        body = rest.removesuffix("/*")
+        if colon and body.isdigit() and (name, int(body)) in successors:
+            new = f"{name}:{successors[(name, int(body))]}{suffix}"
+            replaced.append((text, new))
+            return new
+        return text
+
+    _rewrite_refs(document, swap)
+    for segment in document.get("segment", []):
+        _rewrite_refs(segment, swap)
+    if replaced:
+        write_atomic(path, tomlkit.dumps(document))
+    return replaced
+
+
+def _rewrite_refs(table, swap) -> None:
+    for key in ("rules", "exclude"):
+        items = table.get(key)
+        if items is not None:
+            for index, value in enumerate(list(items)):
+                new = swap(str(value))
+                if new != value:
+                    items[index] = new
+    choices = table.get("choices")
+    if choices is not None:
+        for group in list(choices):
+            new = swap(str(choices[group]))
+            if new != choices[group]:
+                choices[group] = new
+    tiers = table.get("tiers")
+    if tiers is not None:
+        for ref in list(tiers):
+            new = swap(ref)
+            if new != ref:
+                tiers[new] = tiers[ref]
+                del tiers[ref]
+
+
+def _successors(resolution: Resolution) -> dict[tuple[str, int], int]:
+    """(name, id) of each superseded rule of the manifest's sources → its final successor."""
+    found = {}
+    for key, source in resolution.world.sources.items():
+        name = resolution.world.names[key]
+        for rule_id, rule in source.rules.items():
+            if rule.status != "superseded":
+                continue
+            target, seen = rule_id, {rule_id}
+            while source.rules[target].superseded_by is not None:
+                target = source.rules[target].superseded_by
+                if target in seen:
+                    break
+                seen.add(target)
+            found[(name, rule_id)] = target
+    return found
+
+
+def _moves(old: Resolution, new: Resolution) -> tuple[SourceMove, ...]:
+    moves = []
+    for key, item in sorted(new.fetched.items(), key=lambda kv: new.world.names[kv[0]]):
+        before = old.fetched.get(key)
+        if before is None or before.snapshot.commit == item.snapshot.commit:
+            continue
+        moves.append(SourceMove(new.world.names[key], _label(before), _label(item)))
+    return tuple(moves)
+
+
+def _label(fetched) -> str:
+    commit = (fetched.snapshot.commit or fetched.snapshot.digest.removeprefix("sha256:"))[:12]
+    return f"{fetched.version} ({commit})" if fetched.version else commit
+
+
+def _changes(old: Resolution, new: Resolution) -> tuple[RuleChange, ...]:
+    def revisions(resolution: Resolution) -> dict[str, tuple[int, Path]]:
+        found = {}
+        for segment in resolution.segments:
+            for rule in segment.rules:
+                key = next(k for k, name in resolution.world.names.items() if name == rule.source)
+                found[f"{rule.source}:{rule.id}"] = (rule.revision, resolution.world.sources[key].rule_file(rule.id))
+        return found
+
+    before, after = revisions(old), revisions(new)
+    changes = []
+    for ref in sorted(set(before) | set(after), key=lambda r: (r.split(":")[0], int(r.split(":")[1]))):
+        old_rule, new_rule = before.get(ref), after.get(ref)
+        if old_rule and new_rule and old_rule[0] == new_rule[0]:
+            continue
+        old_text = old_rule[1].read_text(encoding="utf-8").splitlines(keepends=True) if old_rule else []
+        new_text = new_rule[1].read_text(encoding="utf-8").splitlines(keepends=True) if new_rule else []
+        diff = "".join(difflib.unified_diff(old_text, new_text, f"a/{ref}", f"b/{ref}"))
+        changes.append(RuleChange(ref, old_rule[0] if old_rule else None, new_rule[0] if new_rule else None, diff))
+    return tuple(changes)
+
+
+def _replace_in_tree(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: tuple[str, ...], blob) -> pygit2.Oid:
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    name = parts[0]
+    if len(parts) == 1:
+        builder.insert(name, blob, pygit2.enums.FileMode.BLOB)
+    else:
+        child = tree[name].peel(pygit2.Tree) if tree is not None and name in tree else None
+        builder.insert(name, _replace_in_tree(repo, child, parts[1:], blob), pygit2.enums.FileMode.TREE)
+    return builder.write()

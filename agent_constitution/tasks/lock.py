@@ -1,0 +1,50 @@
+"""`doit lock`: resolve rules.toml against its sources and write rules.lock.
+
+With `--locked`, `locked=1` on the command line (as `doit compile locked=1`) or CI set in the
+environment, it fails instead of changing the lock, like `uv sync --locked`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from doit import get_var
+from doit.exceptions import TaskFailed
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.lock import sync_lock
+from agent_constitution.ruleset.resolve import LOCKFILE
+
+NAME = "lock"
+GROUPS = ("compile",)
+
+
+def tasks(project):
+    if not (project.root / MANIFEST).is_file():
+        return
+    yield {
+        "basename": NAME,
+        "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
+        "actions": [(_lock, [project.root])],
+        "params": [{"name": "locked", "long": "locked", "type": bool, "default": False,
+                    "help": "fail if rules.lock would change (implied when the environment sets CI)"}],
+        "file_dep": manifest_inputs(project.root),
+        "targets": [str(project.root / LOCKFILE)],
+        "verbosity": 2,
+    }
+
+
+def _lock(root, locked):
+    # `doit compile locked=1` (the compile stage's command-line variable) means the same as --locked.
+    if (get_var("locked") or "").lower() in ("1", "true", "yes"):
+        locked = True
+    try:
+        resolution, wrote = sync_lock(root, locked=True if locked else None)
+    except UserError as error:
+        return TaskFailed(str(error))
+    for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
+        print(f"warning: {warning}", file=sys.stderr)
+    if wrote:
+        print(f"wrote {LOCKFILE}")
+    return None

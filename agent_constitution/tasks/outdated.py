@@ -1,0 +1,32 @@
+"""`doit outdated`: what `doit upgrade` would change (read-only)."""
+
+from __future__ import annotations
+
+from doit.exceptions import TaskFailed
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.inputs import MANIFEST
+from agent_constitution.ruleset.upgrade import plan_upgrade
+
+NAME = "outdated"
+GROUPS = ()
+
+
+def tasks(project):
+    if not (project.root / MANIFEST).is_file():
+        return
+    yield {
+        "basename": NAME,
+        "doc": "List the sources and rule revisions `doit upgrade` would change; writes nothing",
+        "actions": [(_outdated, [project.root])],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def _outdated(root):
+    try:
+        print(plan_upgrade(root).report())
+    except UserError as error:
+        return TaskFailed(str(error))
+    return None

@@ -1,0 +1,63 @@
+"""Resolve the rules each segment enables into cache/resolved/<segment-key>.json (`resolve:<segment>`)."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+
+from doit.exceptions import TaskFailed
+
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_if_changed
+from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.lock import sync_lock
+from agent_constitution.ruleset.manifest import ROOT_SEGMENT
+from agent_constitution.ruleset.resolve import LOCKFILE, resolved_json, segment_key
+
+NAME = "resolve"
+GROUPS = ("compile",)
+
+# Every segment task of one run reads the same lock: resolve once per lock content.
+_memo: dict = {}
+
+
+def tasks(project):
+    manifest = project.root / MANIFEST
+    if not manifest.is_file():
+        return
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        data = {}  # `doit lock` reports the broken manifest
+    segments = [ROOT_SEGMENT] + [
+        s["path"] for s in data.get("segment", []) if isinstance(s, dict) and isinstance(s.get("path"), str)
+    ]
+    inputs = [*manifest_inputs(project.root), str(project.root / LOCKFILE)]
+    for path in segments:
+        target = project.cache / "resolved" / f"{segment_key(path)}.json"
+        yield {
+            "basename": NAME,
+            "name": path,
+            "doc": f"Resolve the rules of segment {path}",
+            "actions": [(_resolve, [project.root, path, target])],
+            "file_dep": inputs,
+            "targets": [str(target)],
+            "clean": True,
+        }
+
+
+def _resolve(root, path, target):
+    try:
+        lock = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).exists() else b""
+        resolution = _memo.get((root, lock))
+        if resolution is None:
+            resolution = sync_lock(root, locked=True)[0]
+            _memo.clear()
+            _memo[(root, lock)] = resolution
+        segment = resolution.segment(path)
+    except (UserError, StopIteration) as error:
+        return TaskFailed(str(error) if isinstance(error, UserError) else f"segment {path} is not in {MANIFEST}")
+    for warning in segment.warnings:
+        print(f"warning: {path}: {warning}", file=sys.stderr)
+    write_if_changed(target, resolved_json(resolution, path))
+    return None

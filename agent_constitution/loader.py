@@ -8,6 +8,7 @@ either way every doit command (`compile`, `check`, `list`, `clean`, …) sees th
 from __future__ import annotations
 
 from doit.cmd_base import NamespaceTaskLoader
+from doit.loader import create_after
 
 from agent_constitution.project import Project
 from agent_constitution.tasks import FAMILIES, GROUPS
@@ -40,6 +41,9 @@ def _creator(family, project: Project):
         yield from family.tasks(project)
 
     create.__doc__ = family.__doc__
+    if getattr(family, "DELAYED", False):
+        # Created only when a command reaches them: `doit compile` need not plan every check or page.
+        create = create_after()(create)
     return create
 
 

@@ -1,13 +1,49 @@
 """Task families, one module per stage.
 
 Each family module has `NAME` (its doit basename), `GROUPS` (the group tasks it belongs to) and
-`tasks(project)`, a generator of doit task dicts that wire pure stage functions to files. The order
-of `FAMILIES` is the order `doit list` shows.
+`tasks(project)`, a generator of doit task dicts that wire pure stage functions to files, all with
+the basename `NAME` unless the family is not `DELAYED`. A `DELAYED = True` family is created only
+when a command reaches it. The order of `FAMILIES` is the order the stages run in a build.
 """
 
-from agent_constitution.tasks import render
+from agent_constitution.tasks import (
+    agents,
+    checks,
+    constitution_checks,
+    fetch,
+    impact,
+    lock,
+    outdated,
+    render,
+    replace,
+    resolve,
+    review_ingest,
+    site,
+    source,
+    upgrade,
+    verify,
+)
 
-FAMILIES = (render,)
+FAMILIES = (
+    # compile: the constitution, the sources, the lock, the resolution, then what agents read
+    render,
+    fetch,
+    lock,
+    verify,
+    resolve,
+    agents,
+    # check
+    constitution_checks,
+    source,
+    checks,
+    # on demand
+    review_ingest,
+    upgrade,
+    outdated,
+    replace,
+    site,
+    impact,
+)
 
 GROUPS = {
     "compile": "Build everything agents read: the constitution, the lock, AGENTS.md, skills and hooks.",

@@ -18,6 +18,7 @@ from agent_constitution.errors import UserError
 
 NAME = "checks"
 GROUPS = ("check",)
+DELAYED = True
 
 
 def tasks(project):

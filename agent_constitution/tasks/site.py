@@ -17,6 +17,7 @@ from agent_constitution.sources.history import open_history
 
 NAME = "site"
 GROUPS = ()
+DELAYED = True
 
 
 def tasks(project):

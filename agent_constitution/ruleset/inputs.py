@@ -1,9 +1,11 @@
 """The files a lock and a resolution depend on, found cheaply when doit creates its tasks.
 
-`manifest_inputs(project_root)` follows `rules.toml` and its local bases (a base inside a git source is
-covered by the commit the lock pins) and lists every file of every path source's content (`rules/`,
-`constitution/`, `manifests/`). It never fails: a manifest it cannot read is still listed, and the
-task that reads it reports the problem.
+`manifest_files(project_root)` follows `rules.toml` and its local bases (a base inside a git source is
+covered by the commit the lock pins); `manifest_inputs(project_root)` adds every file of every path
+source's content (`rules/`, `constitution/`, `manifests/`): what the lock is computed from. Tasks
+after the lock depend on the manifests and the lock only, since the lock records the digest of every
+source's content. Neither fails: a manifest they cannot read is still listed, and the task that
+reads it reports the problem.
 """
 
 from __future__ import annotations
@@ -14,10 +16,18 @@ from pathlib import Path
 from agent_constitution.ruleset.resolve import MANIFEST
 from agent_constitution.sources.digest import CONTENT
 
-__all__ = ["MANIFEST", "manifest_inputs"]
+__all__ = ["MANIFEST", "manifest_files", "manifest_inputs"]
+
+
+def manifest_files(project_root: Path) -> list[str]:
+    return _walk(project_root, content=False)
 
 
 def manifest_inputs(project_root: Path) -> list[str]:
+    return _walk(project_root, content=True)
+
+
+def _walk(project_root: Path, content: bool) -> list[str]:
     found: list[Path] = []
     manifest = project_root / MANIFEST
     seen: set[Path] = set()
@@ -27,7 +37,7 @@ def manifest_inputs(project_root: Path) -> list[str]:
         data = _read(manifest)
         sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
         for spec in sources.values():
-            if isinstance(spec, dict) and isinstance(spec.get("path"), str):
+            if content and isinstance(spec, dict) and isinstance(spec.get("path"), str):
                 found.extend(_content(manifest.parent / spec["path"]))
         extends = data.get("extends")
         if not isinstance(extends, str):

@@ -9,7 +9,7 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.inputs import MANIFEST, manifest_files
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.manifest import ROOT_SEGMENT
 from agent_constitution.ruleset.resolve import LOCKFILE, resolved_json, segment_key
@@ -32,7 +32,8 @@ def tasks(project):
     segments = [ROOT_SEGMENT] + [
         s["path"] for s in data.get("segment", []) if isinstance(s, dict) and isinstance(s.get("path"), str)
     ]
-    inputs = [*manifest_inputs(project.root), str(project.root / LOCKFILE)]
+    # The lock records every source's digest: an edited rule changes the lock, not only its file.
+    inputs = [*manifest_files(project.root), str(project.root / LOCKFILE)]
     for path in segments:
         target = project.cache / "resolved" / f"{segment_key(path)}.json"
         yield {
@@ -41,6 +42,7 @@ def tasks(project):
             "doc": f"Resolve the rules of segment {path}",
             "actions": [(_resolve, [project.root, path, target])],
             "file_dep": inputs,
+            "task_dep": ["lock"],
             "targets": [str(target)],
             "clean": True,
         }

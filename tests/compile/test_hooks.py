@@ -116,6 +116,11 @@ def test_lefthook_merge(tmp_path):
     data = YAML(typ="safe").load(path.read_text())
     assert data["pre-commit"]["commands"]["lint"] == {"run": "ruff check"}
     assert data["pre-commit"]["commands"]["agent-constitution-check"] == {"run": "doit check"}
+    # lefthook's own validator (the lefthook wheel ships the binary) accepts what we wrote.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # lefthook validates only inside a repository
+    tool = Path(sys.executable).parent / "lefthook"
+    result = subprocess.run([str(tool), "validate"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0 and "All good" in result.stdout, result.stdout + result.stderr
     hooks.remove_lefthook(path)
     assert YAML(typ="safe").load(path.read_text()) == {"pre-commit": {"commands": {"lint": {"run": "ruff check"}}}}
 

@@ -9,7 +9,8 @@ dependency graph go from a rule to what enabling it needs:
 
 The facts that do not depend on a selection (redundant requires edges, a conflict naming a rule the
 declaring rule pulls in, three or more mutual conflicts) are computed here once and looked up per
-segment; descendant sets are memoized.
+segment; descendant sets are memoized. networkx is imported where a graph is built or searched: every
+doit command imports this module (through the lock's file dependencies), and a no-op one never needs it.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.source import RuleSource
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 Node = tuple[str, int | str]
 
@@ -113,6 +116,8 @@ class World:
 
     @cached_property
     def graph(self) -> nx.DiGraph:
+        import networkx as nx
+
         graph = nx.DiGraph()
         for key, source in self.sources.items():
             for rule_id in source.rules:
@@ -131,6 +136,8 @@ class World:
 
     @cached_property
     def acyclic(self) -> bool:
+        import networkx as nx
+
         return nx.is_directed_acyclic_graph(self.graph)
 
     def groups_needed(self, rule: Node) -> list[Node]:
@@ -143,11 +150,15 @@ class World:
     def descendants(self, node: Node) -> set[Node]:
         memo = self._memo.setdefault("descendants", {})
         if node not in memo:
+            import networkx as nx
+
             memo[node] = nx.descendants(self.graph, node)
         return memo[node]
 
     def redundant(self, rule: Node) -> tuple[Node, list[Node]] | None:
         """A `requires` target also reached through another requirement, with that path."""
+        import networkx as nx
+
         edges = self.graph.succ[rule]
         for target, data in edges.items():
             if "requires" not in data["kinds"] or self.kind(target) != "rule":
@@ -161,6 +172,8 @@ class World:
 
     def pulled_in_conflict(self, rule: Node) -> tuple[Node, list[Node]] | None:
         """A rule this rule declares a conflict with although enabling it pulls that rule in."""
+        import networkx as nx
+
         for other in self.rule(rule).conflicts:
             target = (rule[0], other)
             if target in self.descendants(rule):
@@ -174,6 +187,8 @@ class World:
 
     @cached_property
     def conflict_graph(self) -> nx.Graph:
+        import networkx as nx
+
         graph = nx.Graph()
         for key, source in self.sources.items():
             for rule_id, rule in source.rules.items():
@@ -184,4 +199,6 @@ class World:
     @cached_property
     def mutual_conflicts(self) -> list[list[Node]]:
         """Sets of three or more rules that all conflict with each other: they should be a group."""
+        import networkx as nx
+
         return [sorted(clique, key=self.position) for clique in nx.find_cliques(self.conflict_graph) if len(clique) >= 3]

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.graph import Node, World
 from agent_constitution.ruleset.manifest import ROOT_SEGMENT, Ref, Selection
@@ -358,6 +356,8 @@ def _check_cycles(state: _State) -> None:
 
 def _rule_cycle(state: _State) -> list[Node] | None:
     """A cycle among the enabled rules (only looked for when the sources' rule graph has one)."""
+    import networkx as nx  # imported here, as in graph.py: a no-op doit command never needs it
+
     graph = state.world.graph.subgraph(state.enabled)
     if nx.is_directed_acyclic_graph(graph):
         return None
@@ -372,6 +372,8 @@ def _group_cycle(state: _State) -> list[Node] | None:
     which the segment's enabled alternative meets: a graph of groups (g → h when g's alternative needs
     h) has a cycle exactly when the segment's requirements have one.
     """
+    import networkx as nx
+
     world = state.world
     alternative: dict[Node, Node] = {}
     for node in state.enabled:

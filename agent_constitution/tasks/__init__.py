@@ -4,6 +4,11 @@ Each family module has `NAME` (its doit basename), `GROUPS` (the group tasks it 
 `tasks(project)`, a generator of doit task dicts that wire pure stage functions to files, all with
 the basename `NAME` unless the family is not `DELAYED`. A `DELAYED = True` family is created only
 when a command reaches it. The order of `FAMILIES` is the order the stages run in a build.
+
+Every doit command (even `doit list`) imports every family module and creates the tasks of every
+family that is not `DELAYED`, so a family module imports its stage modules inside the functions that
+use them: creating its tasks imports only what creating them needs, and an action or an up-to-date
+check imports its stage when it runs.
 """
 
 from agent_constitution.tasks import (

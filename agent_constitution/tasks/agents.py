@@ -22,15 +22,16 @@ import os
 import sys
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution.compile import build, hooks, owned, runlock, skills, user
-from agent_constitution.compile.build import SegmentJob, Settings
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.models import CompileSettings, Manifest, parse
+
+if TYPE_CHECKING:
+    from agent_constitution.compile.build import SegmentJob, Settings
 
 NAME = "agents"
 GROUPS = ("compile",)
@@ -45,6 +46,9 @@ def locked() -> bool:
 
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read cheaply (the full manifest is read by resolve)."""
+    from agent_constitution.compile.build import Settings
+    from agent_constitution.ruleset.models import CompileSettings, Manifest, parse
+
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -58,6 +62,8 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
+    from agent_constitution.compile.build import SegmentJob
+
     found = []
     for path in segments:
         if path == ".":
@@ -70,6 +76,8 @@ def jobs(segments: list[str]) -> list[SegmentJob]:
 
 def compiler_digest() -> str:
     """The compile stage's own code: a new version of it rebuilds what it wrote."""
+    from agent_constitution.compile import build
+
     digest = hashlib.sha256()
     for path in sorted(Path(build.__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
@@ -77,6 +85,8 @@ def compiler_digest() -> str:
 
 
 def tasks(project):
+    from agent_constitution.compile import build, hooks, runlock
+
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
@@ -190,6 +200,8 @@ def _clean(remove, *args):
 
 
 def _clean_owned(path: Path):
+    from agent_constitution.compile import owned
+
     if owned.remove_owned(path):
         print(f"removed {path}")
 
@@ -199,6 +211,8 @@ def _clean_record(path: Path):
 
 
 def _clean_skills(root: Path):
+    from agent_constitution.compile import skills
+
     for name in sorted(skills.installed(root)):
         for base in skills.FOLDERS:
             if skills.remove(root / base / name):
@@ -211,15 +225,21 @@ def _clean_skills(root: Path):
 
 
 def _remove_hook(root: Path, name: str) -> list[str]:
+    from agent_constitution.compile import build
+
     return [name] if build.remove_hook_file(root, name) else []
 
 
 def _chains(root: Path, segments: list[str]):
+    from agent_constitution.compile import build
+
     for line in build.chain_report(root, segments):
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
 
 
 def _run_user():
+    from agent_constitution.compile import user
+
     try:
         for line in user.compile_user(locked=locked()):
             print(line)

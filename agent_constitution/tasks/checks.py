@@ -11,9 +11,6 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution.checks import progress
-from agent_constitution.checks.plan import write_digest
-from agent_constitution.checks.stage import UNDECIDABLE_POLICIES, check_one, prepare, retry_undecidable, write_reports
 from agent_constitution.errors import UserError
 
 NAME = "checks"
@@ -22,6 +19,16 @@ DELAYED = True
 
 
 def tasks(project):
+    from agent_constitution.checks import progress
+    from agent_constitution.checks.plan import write_digest
+    from agent_constitution.checks.stage import (
+        UNDECIDABLE_POLICIES,
+        check_one,
+        prepare,
+        retry_undecidable,
+        write_reports,
+    )
+
     try:
         policy = get_var("undecidable") or "warn"
         if policy not in UNDECIDABLE_POLICIES:

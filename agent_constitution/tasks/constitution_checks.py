@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.edition.build import build
-from agent_constitution.edition.sources import CONSTITUTION
 from agent_constitution.errors import UserError
 
 NAME = "constitution-checks"
@@ -13,6 +11,8 @@ GROUPS = ("check",)
 
 
 def tasks(project):
+    from agent_constitution.edition.sources import CONSTITUTION
+
     if not (project.root / CONSTITUTION).is_dir():
         return
     # No file_dep: a check is a judgment of the current files and always runs.
@@ -25,6 +25,8 @@ def tasks(project):
 
 
 def _check(root):
+    from agent_constitution.edition.build import build
+
     try:
         build(root, check=True)
     except UserError as error:

@@ -9,17 +9,14 @@ from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
-from agent_constitution.ruleset.lock import read_lock
-from agent_constitution.ruleset.manifest import declare
-from agent_constitution.ruleset.models import Manifest, load
-from agent_constitution.ruleset.resolve import LOCKFILE, pinned_sources
-from agent_constitution.ruleset.sourceset import SourceSet
 
 NAME = "fetch"
 GROUPS = ("compile",)
 
 
 def tasks(project):
+    from agent_constitution.ruleset.resolve import LOCKFILE
+
     manifest = project.root / MANIFEST
     if not manifest.is_file():
         return
@@ -42,6 +39,12 @@ def tasks(project):
 
 
 def _fetch(root, name):
+    from agent_constitution.ruleset.lock import read_lock
+    from agent_constitution.ruleset.manifest import declare
+    from agent_constitution.ruleset.models import Manifest, load
+    from agent_constitution.ruleset.resolve import pinned_sources
+    from agent_constitution.ruleset.sourceset import SourceSet
+
     try:
         manifest = load(Manifest, root / MANIFEST, MANIFEST)
         if name not in manifest.sources:

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.edition.sources import CONSTITUTION
 from agent_constitution.errors import UserError
-from agent_constitution.site.impact import impact, report
 
 NAME = "impact"
 GROUPS = ()
 
 
 def tasks(project):
+    from agent_constitution.edition.sources import CONSTITUTION
+
     root = project.root
     if not (root / "rules" / "source.toml").is_file() or not (root / CONSTITUTION).is_dir():
         return
@@ -31,6 +31,8 @@ def tasks(project):
 
 
 def _impact(root, base):
+    from agent_constitution.site.impact import impact, report
+
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")
     try:

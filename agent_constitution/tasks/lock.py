@@ -13,14 +13,14 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
-from agent_constitution.ruleset.lock import sync_lock
-from agent_constitution.ruleset.resolve import LOCKFILE
 
 NAME = "lock"
 GROUPS = ("compile",)
 
 
 def tasks(project):
+    from agent_constitution.ruleset.resolve import LOCKFILE
+
     if not (project.root / MANIFEST).is_file():
         return
     yield {
@@ -36,6 +36,9 @@ def tasks(project):
 
 
 def _lock(root, locked):
+    from agent_constitution.ruleset.lock import sync_lock
+    from agent_constitution.ruleset.resolve import LOCKFILE
+
     # `doit compile locked=1` (the compile stage's command-line variable) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):
         locked = True

@@ -6,7 +6,6 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST
-from agent_constitution.ruleset.upgrade import plan_upgrade
 
 NAME = "outdated"
 GROUPS = ()
@@ -25,6 +24,8 @@ def tasks(project):
 
 
 def _outdated(root):
+    from agent_constitution.ruleset.upgrade import plan_upgrade
+
     try:
         print(plan_upgrade(root).report())
     except UserError as error:

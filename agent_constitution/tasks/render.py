@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.edition.build import build, intact, plan
-from agent_constitution.edition.sources import CONSTITUTION
 from agent_constitution.errors import UserError
 
 NAME = "render"
@@ -13,8 +11,12 @@ GROUPS = ("compile",)
 
 
 def tasks(project):
+    from agent_constitution.edition.sources import CONSTITUTION
+
     if not (project.root / CONSTITUTION).is_dir():
         return
+    from agent_constitution.edition.build import intact, plan
+
     dependencies, targets = plan(project.root)
     yield {
         "basename": NAME,
@@ -29,6 +31,8 @@ def tasks(project):
 
 
 def _render(root):
+    from agent_constitution.edition.build import build
+
     try:
         for path in build(root).written:
             print(f"updated {path}")

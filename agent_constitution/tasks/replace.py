@@ -6,7 +6,6 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST
-from agent_constitution.ruleset.upgrade import replace_superseded
 
 NAME = "replace"
 GROUPS = ()
@@ -25,6 +24,8 @@ def tasks(project):
 
 
 def _replace(root):
+    from agent_constitution.ruleset.upgrade import replace_superseded
+
     try:
         replaced = replace_superseded(root)
     except UserError as error:

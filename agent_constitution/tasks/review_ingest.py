@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from agent_constitution.checks.stage import ingest_verdicts
-
 NAME = "review-ingest"
 GROUPS = ()
 
@@ -12,7 +10,13 @@ def tasks(project):
     yield {
         "basename": NAME,
         "doc": "Compare cache/review/*.verdicts.toml with the check report; record disagreements per source",
-        "actions": [(ingest_verdicts, [project.cache])],
+        "actions": [(_ingest, [project.cache])],
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _ingest(cache):
+    from agent_constitution.checks.stage import ingest_verdicts
+
+    return ingest_verdicts(cache)

@@ -12,8 +12,6 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
-from agent_constitution.site import build, layout
-from agent_constitution.sources.history import open_history
 
 NAME = "site"
 GROUPS = ()
@@ -24,6 +22,9 @@ def tasks(project):
     root = project.root
     if not (root / "rules" / "source.toml").is_file():
         return
+    from agent_constitution.site import build, layout
+    from agent_constitution.sources.history import open_history
+
     plan = build.plan(root, project.cache, get_var("output"))
     history = open_history(root)
     head = history.head() if history is not None else None
@@ -70,14 +71,20 @@ def tasks(project):
 
 
 def _page(page, model_file, output):
+    from agent_constitution.site import build
+
     build.write_page(page, model_file, output)  # doit reads a False return as failure
 
 
 def _asset(name, output):
+    from agent_constitution.site import build
+
     build.write_asset(name, output)
 
 
 def _models(root, models):
+    from agent_constitution.site import build
+
     try:
         build.write_models(root, models)
     except UserError as error:

@@ -12,9 +12,6 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources.history import open_history
-from agent_constitution.sources.new_rule import new_rule
-from agent_constitution.sources.validate import validate_source
 
 NAME = "source"
 GROUPS = ("check",)
@@ -24,6 +21,8 @@ def tasks(project):
     root = project.root
     if not (root / "rules" / "source.toml").is_file():
         return
+    from agent_constitution.sources.history import open_history
+
     yield {
         "basename": "new-rule",
         "doc": "Write a trial rule with the next free ID: --title TEXT --parent DOMAIN|GROUP|RULE",
@@ -61,6 +60,8 @@ def _no_base(task, values) -> bool:
 
 
 def _new_rule(root: Path, title: str, parent: str):
+    from agent_constitution.sources.new_rule import new_rule
+
     try:
         path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
     except UserError as error:
@@ -70,6 +71,8 @@ def _new_rule(root: Path, title: str, parent: str):
 
 
 def _validate(root: Path, base: str):
+    from agent_constitution.sources.validate import validate_source
+
     problems = validate_source(root, base=base or None)
     if problems:
         return TaskFailed("\n".join(str(problem) for problem in problems))

@@ -6,7 +6,6 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST
-from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade
 
 NAME = "upgrade"
 GROUPS = ()
@@ -31,6 +30,8 @@ def tasks(project):
 
 
 def _upgrade(root, source, branch):
+    from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade
+
     try:
         upgrade = plan_upgrade(root, source or None)
         print(upgrade.report())

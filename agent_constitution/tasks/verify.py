@@ -6,14 +6,14 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
-from agent_constitution.ruleset.lock import read_lock
-from agent_constitution.ruleset.resolve import LOCKFILE, resolve
 
 NAME = "verify"
 GROUPS = ("compile",)
 
 
 def tasks(project):
+    from agent_constitution.ruleset.resolve import LOCKFILE
+
     if not (project.root / MANIFEST).is_file():
         return
     yield {
@@ -26,6 +26,9 @@ def tasks(project):
 
 
 def _verify(root):
+    from agent_constitution.ruleset.lock import read_lock
+    from agent_constitution.ruleset.resolve import resolve
+
     try:
         resolution = resolve(root, read_lock(root))
     except UserError as error:

@@ -80,6 +80,8 @@ def run_check(
         _check_valve_token(plan, data)
     except (PlanError, InputError) as error:
         return _fail_closed(log, str(error))
+    except Exception as error:  # a config or payload nobody foresaw is still no verdict: block
+        return _fail_closed(log, f"{type(error).__name__}: {error}")
     try:
         return _judge(root, plan, data, change_set, posture, read_file, log)
     except Exception as error:  # an internal failure is a verdict nobody reached: block

@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from agent_constitution.covenant import algebra
+from agent_constitution.covenant.adapters import HOSTS
 from agent_constitution.covenant.algebra import ConfigProblem
 from agent_constitution.covenant.catalogue import LISTS, META_LABELS, SESSION_CHANNELS
+from agent_constitution.covenant.values import js_trim  # upstream trims as JavaScript does
 
 TOP_KEYS = (
     "$schema",
@@ -167,6 +169,12 @@ def _adapters(value: Any) -> dict[str, Any]:
     for name, namespace in value.items():
         if not isinstance(namespace, dict):
             raise ConfigProblem(f"adapters.{name} must be an object")
+        # The core checks only the shape; a shipped adapter validates its own namespace. A name no
+        # shipped adapter answers to belongs to someone else's adapter and passes through.
+        if name in HOSTS:
+            for key in namespace:
+                if key not in HOSTS[name].SETTINGS:
+                    raise ConfigProblem(f"unknown key '{key}' in adapters.{name}")
     return value
 
 
@@ -179,7 +187,7 @@ def _telemetry(value: Any) -> dict[str, Any]:
     if "logPath" in value:
         if not isinstance(value["logPath"], str):
             raise ConfigProblem("telemetry.logPath must be a string")
-        if value["logPath"].strip() == "":
+        if js_trim(value["logPath"]) == "":
             raise ConfigProblem("telemetry.logPath must be a non-empty string after trimming")
     return value
 
@@ -191,7 +199,7 @@ def _witness(value: Any) -> dict[str, Any]:
         if key not in ("token", "ttlMinutes"):
             raise ConfigProblem(f"unknown key '{key}' in witness")
     token, ttl = value.get("token"), value.get("ttlMinutes")
-    if not isinstance(token, str) or token.strip() == "":
+    if not isinstance(token, str) or js_trim(token) == "":
         raise ConfigProblem("witness.token must be a non-empty string after trimming")
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl <= 0:
         raise ConfigProblem("witness.ttlMinutes must be a finite number greater than 0")
@@ -240,7 +248,7 @@ def _draft(name: str, loc: str, entry: dict[str, Any]) -> dict[str, Any]:
     if entry["draft"] is not True:
         raise ConfigProblem(f"{loc} draft must be the literal true")
     why = entry.get("why")
-    if not isinstance(why, str) or why.strip() == "":
+    if not isinstance(why, str) or js_trim(why) == "":
         raise ConfigProblem(f"{loc} why must be a non-empty string on a draft entry — the prose is its whole body")
     return {"id": entry["id"], "why": why}
 

@@ -76,5 +76,8 @@ def main(root: Path) -> int:
     except PlanError as error:
         print(f"pdks explain: {error}", file=sys.stderr)
         return 2
+    except Exception as error:  # never a traceback, never half a layout on stdout
+        print(f"pdks explain: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
     sys.stdout.write(text)
     return 0

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from agent_constitution.covenant.values import js_trim
+
 try:  # CPython's own sha256: the hook path then never loads OpenSSL (hashlib does, at import)
     from _sha256 import sha256
 except ImportError:  # pragma: no cover - other interpreters
@@ -129,7 +131,7 @@ def normalise_protected(entries: list[str]) -> list[str]:
     """Trim, strip leading `./` and trailing `/`, drop empties, de-duplicate in order (§1.2)."""
     seen: list[str] = []
     for entry in entries:
-        text = entry.strip()
+        text = js_trim(entry)
         while text.startswith("./"):
             text = text[2:]
         text = text.rstrip("/")

@@ -252,17 +252,29 @@ def test_json_config_and_parse_failures(tmp_path):
             "witness.ttlMinutes must be a finite number greater than 0",
         ),
         ("witness: {token: '  ', ttlMinutes: 5}\n", "witness.token must be a non-empty string after trimming"),
+        # trimmed as JavaScript trims: a byte-order mark and a no-break space are whitespace there
+        ('witness: {token: "\\ufeff\\u00a0", ttlMinutes: 5}\n', "witness.token must be a non-empty string after trimming"),
+        ('telemetry: {logPath: "\\ufeff"}\n', "telemetry.logPath must be a non-empty string after trimming"),
         (
             "adapters: []\n",
             "adapters must be an object map of adapter namespaces — the directory-list form was removed; move directories to protectedPaths",
         ),
         ("adapters: {claude: 3}\n", "adapters.claude must be an object"),
+        ("adapters: {claude-code: {matcher: 'Edit'}}\n", "unknown key 'matcher' in adapters.claude-code"),
+        ("adapters: {codex: {x: 1}}\n", "unknown key 'x' in adapters.codex"),
+        ("adapters: {grok: {timeout: 60}}\n", "unknown key 'timeout' in adapters.grok"),
         ("protectedPath: ['a']\n", "unknown key 'protectedPath' in config"),
         ("telemetry: {path: 'x'}\n", "unknown key 'path' in telemetry"),
     ],
 )
 def test_top_level_values(tmp_path, text, message):
     assert error_of(tmp_path, BASE + text) == f"invalid config in polydeukes.config.yaml: {message}"
+
+
+def test_adapter_namespaces_are_the_adapters_own(tmp_path):
+    """The seed's example namespace belongs to no shipped adapter and passes through; ours are empty."""
+    text = BASE + "adapters:\n  example:\n    someKey: 'v'\n  claude-code: {}\n  codex: {}\n  grok: {}\n"
+    assert load(write(tmp_path, text)).adapters["example"] == {"someKey": "v"}
 
 
 def test_languages_required_and_shaped(tmp_path):
@@ -282,6 +294,8 @@ def test_languages_required_and_shaped(tmp_path):
 def test_protected_paths_normalised_with_the_config_itself(tmp_path):
     write(tmp_path, BASE + "protectedPaths: ['./a/', 'a', ' b// ', '././c']\n")
     assert load_plan(tmp_path)["protected"] == ["a", "b", "c", "polydeukes.config.yaml"]
+    write(tmp_path, BASE + 'protectedPaths: ["\\ufeffgate\\u00a0", gate, "\\u00a0"]\n')
+    assert load_plan(tmp_path)["protected"] == ["gate", "polydeukes.config.yaml"]
 
 
 @pytest.mark.parametrize(
@@ -481,6 +495,76 @@ def test_declaration_grammar(tmp_path, declare, message):
             == f"invalid config in polydeukes.config.yaml: {message}"
         )
         return
+    lists = "disciplines:\n" + entry(declare)
+    assert error_of(tmp_path, BASE + lists) == f"invalid config in polydeukes.config.yaml: {message}"
+
+
+def _with_extract(**extra):
+    return {**NAMING, "extract": {**NAMING["extract"], **extra}}
+
+
+def _relating(relation, **rest):
+    return {**NAMING, "relate": [{"id": "r", "relation": relation, **({"message": "m"} | rest)}]}
+
+
+WITNESS_ON_HITS = {"relate": [{"id": "w", "relation": {"op": "empty", "of": "hits"}, "message": "m"}]}
+
+
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        (
+            _with_extract(a=[{"op": "union", "of": ["hits", "hits"]}]),
+            f"{L} extract.a[0] 'union' names 'hits' on both sides — the result is that extraction itself",
+        ),
+        (
+            _with_extract(a=[{"op": "intersect", "of": ["hits", "hits"]}]),
+            f"{L} extract.a[0] 'intersect' names 'hits' on both sides — the result is that extraction itself",
+        ),
+        (_with_extract(a=[{"op": "union", "of": "hits"}]), f"{L} extract.a[0] 'union' takes 'of' as two extract names"),
+        (
+            _with_extract(a=[{"op": "onlyIn", "of": ["hits"], "notIn": "hits"}]),
+            f"{L} extract.a[0] 'onlyIn' takes a string 'of' and a string 'notIn'",
+        ),
+        (
+            _with_extract(a=[{"op": "lines", "notIn": "hits"}]),
+            f"{L} extract.a[0] op 'lines' references two extractions but is not one of 'union', 'onlyIn', 'intersect'",
+        ),
+        (
+            {**NAMING, "relate": [{"id": "r", "relation": {"op": "empty", "of": "hits"}, "messageBySide": {"left": "a", "right": "b"}}]},
+            f"{L} relate[0] 'r' carries messageBySide on empty — only equal has two sides",
+        ),
+        (
+            _relating({"op": "equal", "of": ["hits", "hits"]}),
+            f"{L} relate[0] 'r' relation equal names 'hits' on both sides — it can never break",
+        ),
+        (_relating({"op": "subset", "of": "hits"}), f"{L} relate[0] 'r' relation subset needs 'in' as an extract name"),
+        (
+            _relating({"op": "implies", "of": "hits"}),
+            f"{L} relate[0] 'r' relation implies needs 'requires' as an extract name",
+        ),
+        (
+            _relating({"op": "ordered", "of": "hits", "strict": "yes"}),
+            f"{L} relate[0] 'r' relation ordered takes 'strict' as a boolean",
+        ),
+        (_relating({"op": "empty", "of": "hits", "x": 1}), f"unknown key 'x' in {L} relate[0] 'r' relation"),
+        (_relating({"op": "empty", "of": "hits"}, message=""), f"{L} relate[0] 'r' message must be a non-empty string"),
+        ({**NAMING, "relate": []}, f"{L} relate must be a non-empty array"),
+        (
+            {**NAMING, "mechanism": "scoped-valve", "witness": {"extract": {"hits": NAMING["extract"]["hits"]}, **WITNESS_ON_HITS}},
+            f"{L} witness.extract 'hits' shadows the body extract of the same name — the two blocks share one namespace",
+        ),
+        (
+            {**NAMING, "mechanism": "scoped-valve", "witness": {"relate": [{**WITNESS_ON_HITS["relate"][0], "id": "r"}]}},
+            f"{L} witness.relate[0] duplicates the entry id 'r'",
+        ),
+        (
+            {**NAMING, "mechanism": "scoped-valve", "witness": {"relate": []}},
+            f"{L} witness.relate must be a non-empty array",
+        ),
+    ],
+)
+def test_combinator_relation_and_witness_grammar(tmp_path, declare, message):
     lists = "disciplines:\n" + entry(declare)
     assert error_of(tmp_path, BASE + lists) == f"invalid config in polydeukes.config.yaml: {message}"
 

@@ -1,6 +1,8 @@
 """The declaration engine over single worlds (POLYDEUKES §2, §10.2) and the JavaScript semantics (§11)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_constitution.covenant import algebra, engine
 from agent_constitution.covenant.compiler import CompileFault, compile_declaration
@@ -299,6 +301,20 @@ def test_declaration_witness_block():
         (r"[\w-.]+", "a-b.c", "a-b.c"),
         (r"[a-\d]+", "a-9", "a-9"),
         (r"[\b]", "\x08", "\x08"),
+        # a backreference to a group that took no part in the match is empty, as in JavaScript
+        (r"(a)?\1b", "b", "b"),
+        (r"(a)\1", "aa", "aa"),
+        (r"(a)\1", "ab", None),
+        (r"\1(a)", "a", "a"),  # further right: empty
+        (r"(a\1)", "a", "a"),  # still open: empty
+        (r"(?<n>x)?\k<n>y", "y", "y"),
+        (r"(?<n>x)\k<n>", "xx", "xx"),
+        (r"\k<n>", "k<n>", "k<n>"),  # no named groups: an identity escape
+        # beyond the group count a decimal escape is a legacy octal escape, `\8` `\9` the digit
+        (r"(a)\2", "a\x02", "a\x02"),
+        (r"\12", "\n", "\n"),
+        (r"\8", "8", "8"),
+        (r"[\9]", "9", "9"),
     ],
 )
 def test_javascript_regex_dialect(pattern, text, found):
@@ -306,7 +322,7 @@ def test_javascript_regex_dialect(pattern, text, found):
     assert (match.group() if match else None) == found
 
 
-@pytest.mark.parametrize("pattern", ["(?i)a", "(", "[a", "(?P<n>x)", "(?<=a+)b"])
+@pytest.mark.parametrize("pattern", ["(?i)a", "(", "[a", "(?P<n>x)", "(?<=a+)b", r"(?<n>x)\k<m>", r"(?<n>x)\k<n", "a{4294967296}"])
 def test_javascript_regex_refusals(pattern):
     with pytest.raises(JsRegexError):
         compile_js(pattern)
@@ -324,3 +340,13 @@ def test_js_string():
         "1,,2,3",
         "[object Object]",
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab()?:<>=!\\|[]^$.*+{},-0123456789kndwsbBu", max_size=16))
+def test_any_javascript_pattern_compiles_or_is_refused(source):
+    """Translation never fails with anything but the "does not compile" answer."""
+    try:
+        compile_js(source, ignore_case=source.startswith("a"))
+    except JsRegexError:
+        pass

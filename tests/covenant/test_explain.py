@@ -93,6 +93,17 @@ def test_failure_prints_nothing_on_stdout(tmp_path, monkeypatch, capsys):
     assert out == "" and err.startswith(f"pdks explain: no Polydeukes config found in {tmp_path}")
 
 
+def test_an_unforeseen_failure_prints_nothing_on_stdout(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+
+    def crash(root):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("agent_constitution.covenant.explain.render", crash)
+    assert cli.main(["explain"]) == 2
+    assert capsys.readouterr() == ("", "pdks explain: RuntimeError: boom\n")
+
+
 @pytest.mark.parametrize("args", [["explain", "now"], [], ["covenant"]])
 def test_usage(tmp_path, monkeypatch, capsys, args):
     monkeypatch.chdir(tmp_path)

@@ -158,6 +158,19 @@ def test_grok_write_without_a_session(project):
     assert hook(project, host="grok", raw=json.dumps({"toolName": "run_terminal_command", "toolInput": {"command": "ls src"}})).returncode == 0
 
 
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("rm -rf gate", "rm mentions protected path gate without read-only proof"),
+        ("echo x >> gate/inner.txt", "redirect-write targets protected path gate"),
+    ],
+)
+def test_grok_terminal_command_into_a_protected_path_is_blocked(project, command, reason):
+    done = hook(project, host="grok", raw=json.dumps({"toolName": "run_terminal_command", "toolInput": {"command": command}}))
+    assert (done.returncode, done.stderr.splitlines()) == (2, [reason])
+    assert ["blocked", "shell-mod", "gate"] in rows(project)
+
+
 def test_usage(project):
     done = hook(project, host="vim", raw="{}")
     assert done.returncode == 2 and done.stderr.startswith("usage: pdks hook")

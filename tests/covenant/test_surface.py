@@ -751,3 +751,44 @@ def test_the_hook_path_imports_only_the_standard_library(project):
     warm = json.loads(subprocess.run(probe, cwd=project, capture_output=True, text=True, check=True).stdout)
     assert cold[1] == ["pydantic", "pydantic_core", "ruamel"]  # the plan was compiled on the first call
     assert warm == [0, []]
+
+
+def test_a_binary_or_directory_file_source_is_absent(project, capsys):
+    """POLYDEUKES §2.4: a NUL byte or a directory makes a file source absent (here: a supply error)."""
+    configure(
+        project,
+        """\
+disciplines:
+  - id: version-noted
+    declare:
+      mechanism: companion
+      scope: {source: target.path, include: ['^VERSION$']}
+      sources: {notes: {file: NOTES.md}}
+      extract:
+        version: [{op: source, of: target.path}, {op: keyByPattern, re: '^(VERSION)$'}]
+        mentioned: [{op: source, of: notes}, {op: lines}, {op: keyByPattern, re: '^(VERSION)'}]
+      relate: [{id: noted, relation: {op: implies, of: version, requires: mentioned}, message: 'unnoted'}]
+""",
+    )
+    write = edit("VERSION", "1", "2", name="Write")
+    (project / "NOTES.md").write_text("VERSION\n")
+    assert check(project, ir([write]), capsys=capsys)[2] == ["passed version-noted VERSION"]
+    (project / "NOTES.md").write_bytes(b"VERSION\n\0")
+    code, err, rows = check(project, ir([write]), capsys=capsys)
+    assert (code, rows) == (2, ["blocked version-noted VERSION"])
+    assert err[0] == "discipline 'version-noted' cannot judge VERSION: notes — the world carries no source named 'notes'"
+    (project / "NOTES.md").unlink()
+    (project / "NOTES.md").mkdir()
+    assert check(project, ir([write]), capsys=capsys)[2] == ["blocked version-noted VERSION"]
+
+
+def test_an_unforeseen_failure_while_loading_fails_closed(project, capsys, monkeypatch):
+    """Exit codes are only 0 and 2: a crash before any verdict blocks, with the runner's row."""
+    configure(project, "")
+
+    def crash(root):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("agent_constitution.covenant.check.load_plan", crash)
+    code, err, rows = check(project, ir([edit("a.txt")]), capsys=capsys)
+    assert (code, err, rows) == (2, ["covenant check failed closed: RuntimeError: boom"], ["blocked covenant-check -"])

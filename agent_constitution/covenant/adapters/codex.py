@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-codex failed before spawn:"
+# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
+# any key there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ()
 TOOLS = {"mutating": ["apply_patch"], "shell": ["Bash"], "commandArgs": ["command"]}
 REQUIRED = (
     "cwd",

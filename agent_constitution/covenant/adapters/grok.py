@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-grok failed before spawn:"
+# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
+# any key there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ()
 TOOLS = {"mutating": ["write", "search_replace"], "shell": ["run_terminal_command"], "commandArgs": ["command"]}
 
 

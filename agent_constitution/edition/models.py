@@ -11,11 +11,15 @@ from agent_constitution.edition.numbering import Number
 
 ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
+# A title renders inside a heading: one line, no space at either end.
+LINE_PATTERN = r"^\S([^\n\r]*\S)?$"
 
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
 Text = dict[str, str]
 """A text table: language code → Markdown."""
+Title = dict[str, Annotated[str, StringConstraints(pattern=LINE_PATTERN)]]
+"""A title per language: one line each."""
 
 Status = Literal["draft", "active", "repealed"]
 
@@ -23,6 +27,7 @@ Status = Literal["draft", "active", "repealed"]
 EXPECTED = {
     ID_PATTERN: "lower-case words joined by hyphens, e.g. must-ask",
     MONTH_PATTERN: "a month written YYYY-MM, e.g. 2026-11",
+    LINE_PATTERN: "one line of text without spaces at either end",
 }
 
 
@@ -37,7 +42,7 @@ class IndexFile(_File):
     edition: Month
     revision: str
     languages: list[str] = Field(min_length=1)
-    title: Text
+    title: Title
     front: Text | None = None
 
 
@@ -45,7 +50,7 @@ class ArticleFile(_File):
     """`articles/<NN>-<id>/article.toml`."""
 
     id: Id
-    title: Text
+    title: Title
     intro: Text | None = None
     repealed: Month | None = None
 

@@ -27,7 +27,7 @@ from agent_constitution.edition.models import (
     Section,
     SectionFile,
 )
-from agent_constitution.edition.numbering import ARTICLE_FOLDER, SECTION_FILE, Number, parse_item_number
+from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
 from agent_constitution.errors import UserError
 
 CONSTITUTION = "constitution"
@@ -168,6 +168,9 @@ def _section(sources: Sources, path: str, errors: list[UserError]) -> Section | 
             errors.append(failure(5, f"item number {entry.number!r} is not an integer from 1 with an optional suffix letter",
                                   file=path, field=f"items[{index}].number", fix='write e.g. number = "2" or number = "2a"'))
             continue
+        if item_number.value > LARGEST:
+            errors.append(_too_large(item_number, path, f"items[{index}].number"))
+            continue
         items.append(Item(id=entry.id, number=item_number, status=entry.status, repealed=entry.repealed,
                           audience=entry.audience, content=entry.content, path=path, field=f"items[{index}]"))
     items.sort(key=lambda item: item.number)
@@ -187,7 +190,15 @@ def _number(match, path: str, expected: str, errors: list[UserError]) -> Number 
         errors.append(failure(5, f"number prefix {match['digits']!r} is not written with two digits", file=path,
                               fix=f"rename it with the prefix {number.prefix}"))
         return None
+    if number.value > LARGEST:
+        errors.append(_too_large(number, path))
+        return None
     return number
+
+
+def _too_large(number: Number, path: str, field: str | None = None) -> UserError:
+    return failure(5, f"number {number} is larger than {LARGEST}, the largest that every language can write "
+                   "(Roman numerals end there)", file=path, field=field, fix=f"use a number from 1 to {LARGEST}")
 
 
 def _parse(sources: Sources, path: str, model: type[BaseModel], errors: list[UserError]):

@@ -9,7 +9,8 @@ short forms after each connector (en or/to/,/and, zh 或/至/、/和) for items 
 cases that keep the full path — decide-yourself. Also: maintainers section (amendments) and item
 (must-ask.secrets), front headings with stars, nested lists and blank lines in section (scope), item
 (must-ask.hiring) and lead-in (escalate) content. The `draft` fixture: (draft)/(草案), the draft agent
-note, a full edition without starred parts.
+note, a full edition without starred parts. test_seed_table.py checks each of the seed's literal
+examples on a constitution laid out as the seed's example is.
 """
 
 import os

@@ -128,6 +128,7 @@ class _Links:
         self.conflicts: dict[int, set[int]] = {}
         self.successors: dict[int, set[int]] = {}
         self.predecessors: dict[int, set[int]] = {}
+        self.made: dict[tuple[Node, str], Ref] = {}
         for rule in source.rules.values():
             for target in rule.requires:
                 if isinstance(target, int):
@@ -143,6 +144,13 @@ class _Links:
                 self.predecessors.setdefault(rule.superseded_by, set()).add(rule.id)
 
     def ref(self, node: Node, language: str) -> Ref:
+        # Each rule is listed on several pages: make its ref once per language.
+        key = (node, language)
+        if key not in self.made:
+            self.made[key] = self._make(node, language)
+        return self.made[key]
+
+    def _make(self, node: Node, language: str) -> Ref:
         # model_construct: the values come from the validated source, and a page shows many refs.
         source = self.source
         if isinstance(node, int):
@@ -197,7 +205,8 @@ def _rule_page(source: RuleSource, site: SiteInfo, links: _Links, provisions: _P
         revision=rule.revision,
         status=rule.status,
         tier=rule.tier,
-        constitution=str(rule.constitution),
+        # Empty for no bound: the page says "any revision" in its own language.
+        constitution=str(rule.constitution) if rule.constitution.min or rule.constitution.max else "",
         created=rule.created.isoformat() if rule.created else None,
         check=_check(rule),
         path=links.refs(reversed(path), language),

@@ -73,7 +73,7 @@ class RulePage(Model):
     revision: int
     status: str
     tier: str
-    constitution: str                      # the compatible revision range
+    constitution: str                      # the compatible revision range; empty: any revision
     created: str | None = None
     check: CheckInfo | None = None
     path: tuple[Ref, ...]                  # domain first, down to the parent

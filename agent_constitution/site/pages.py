@@ -15,7 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from agent_constitution.site import layout, markdown, search
-from agent_constitution.site.models import ConstitutionPage, IndexPage, Page, RulePage, SearchPage, SiteInfo
+from agent_constitution.site.models import ConstitutionPage, IndexPage, Page, Ref, RulePage, SearchPage, SiteInfo
 from agent_constitution.site.strings import language_name, strings
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -54,16 +54,37 @@ def _context(path: str, site: SiteInfo, language: str, switch: dict[str, str], c
     """What every template sees; `switch` maps each language to this page in that language."""
     t = strings(language)
     source_language = layout.source_language(site, language)
+
+    def href(target: str) -> str:
+        return layout.relative(path, target)
+
+    # f-strings with escape(), not Markup.format: its escaping formatter is several times slower.
+    def badge(status: str) -> Markup:
+        return Markup(f'<span class="badge badge-{escape(status)}">{escape(t[status + "_status"])}</span>')
+
+    def ref(node: Ref) -> Markup:
+        if node.kind == "rule":
+            link = escape(href(layout.rule(source_language, node.id)))
+            return Markup(f'<a href="{link}"><span class="rule-id">{escape(node.id)}</span> {escape(node.title)}</a> '
+                          f"{badge(node.status)}")
+        if node.kind == "external":
+            return escape(t["external"].format(id=node.id))
+        link = escape(href(f"{layout.index(source_language)}#{node.kind}-{node.id}"))
+        kind = escape(t[node.kind + "_of"])
+        return Markup(f'<a href="{link}">{escape(node.title)}</a> <span class="kind">({kind})</span>')
+
     context = {
         "site": site,
         "language": language,
         "t": t,
-        "href": lambda target: layout.relative(path, target),
+        "href": href,
         "rule_page": lambda rule_id: layout.rule(source_language, rule_id),
         "index_page": layout.index(source_language),
         "current": current,
-        # A status badge is on every line of every list: a function, not a macro, keeps 10,000 pages fast.
-        "badge": lambda status: Markup(f'<span class="badge badge-{escape(status)}">{escape(t[status + "_status"])}</span>'),
+        # A badge and a link to a node are on every line of every list: functions, not macros, keep
+        # 10,000 pages fast.
+        "badge": badge,
+        "ref": ref,
         "switch": [(code, language_name(code), target) for code, target in switch.items()],
         "nav": {"index": layout.index(source_language), "constitution": None, "agent": None},
         "constitution_page": None,

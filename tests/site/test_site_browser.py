@@ -50,6 +50,9 @@ def test_a_reader_finds_rules_follows_links_and_searches(built, browser, tmp_pat
     # The first Tab reaches the skip link: the page is keyboard-navigable from the top.
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
     assert browser.switch_to.active_element.text == "Skip to content"
+    # ... shown with a visible focus outline.
+    assert browser.execute_script("const style = getComputedStyle(document.activeElement);"
+                                  "return style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2")
 
     # Superseded and repealed rules are hidden until "show all" is chosen.
     old = browser.find_element(By.ID, "rule-5")
@@ -70,7 +73,14 @@ def test_a_reader_finds_rules_follows_links_and_searches(built, browser, tmp_pat
     box.clear()
     box.send_keys("decision log")
     wait.until(lambda _: results.text.startswith("2 Keep a decision log"))
-    assert browser.find_element(By.ID, "search-status").text == "1 rules match"
+    assert browser.find_element(By.ID, "search-status").text == "1 rule matches"
+    # An ID finds its rule first, before the rules whose title or text merely contain the digits.
+    box.clear()
+    box.send_keys("6")
+    wait.until(lambda _: results.text.startswith('6 Name <b>branches</b> & "tags"'))
+    box.clear()
+    box.send_keys("decision log")
+    wait.until(lambda _: results.text.startswith("2 Keep a decision log"))
     results.find_element(By.TAG_NAME, "a").click()
     wait.until(lambda _: browser.current_url.endswith("/en/rules/2.html"))
     browser.back()
@@ -81,6 +91,12 @@ def test_a_reader_finds_rules_follows_links_and_searches(built, browser, tmp_pat
     assert browser.find_element(By.TAG_NAME, "h1").text == "1 Ask before spending"
     browser.set_window_size(390, 1400)  # a phone: nothing wider than the screen
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    # ... and the history's dates and commit ids stay on one line each (the subject column wraps).
+    assert browser.execute_script(
+        "return [...document.querySelectorAll('table.history th, table.history td:not(:last-child)')].every(cell => {"
+        "  const range = document.createRange(); range.selectNodeContents(cell);"
+        "  return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size === 1; })"
+    )
     browser.save_screenshot(str(tmp_path / "rule.png"))
     browser.set_window_size(1100, 1400)
 
@@ -97,6 +113,11 @@ def test_a_reader_finds_rules_follows_links_and_searches(built, browser, tmp_pat
     # Under the provision, the rules that cite it; they link back.
     cited = browser.find_element(By.CSS_SELECTOR, "li:has(> a#must-ask) > aside.cited-by")
     assert "Ask before spending" in cited.text
+
+    # The language switch leads to the same page in the other language.
+    browser.find_element(By.CSS_SELECTOR, 'nav.languages a[hreflang="zh"]').click()
+    wait.until(lambda _: browser.current_url.endswith("/zh/constitution.html"))
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh"
 
     # At phone width no page is wider than the screen.
     browser.set_window_size(390, 1400)

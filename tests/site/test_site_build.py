@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
-from site_fixtures import SMALL_RULES, commit_all, rule_toml, run_site, small_source, write_source
+from site_fixtures import SMALL_RULES, commit_all, rule_toml, run_doit, run_site, small_source, write_source
 from site_links import broken_links, heading_skips, parse
 
+from agent_constitution.edition.render import file_names, outputs
+from agent_constitution.edition.sources import load, read_worktree
 from agent_constitution.site import build, layout
+from agent_constitution.tasks import site as site_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,6 +41,16 @@ def test_headings_are_in_order(built):
     assert heading_skips(built[1]) == []
 
 
+def test_every_page_has_its_language_and_landmarks(built):
+    _, site = built
+    for path in site.rglob("*.html"):
+        html = path.read_text(encoding="utf-8")
+        language = path.relative_to(site).parts[0] if path.parent != site else "en"
+        assert f'<html lang="{language}">' in html, path
+        assert html.count("<main ") == 1 and html.count("<header ") == 1 and "<nav " in html, path
+        assert html.index('class="skip" href="#main"') < html.index("<header "), path
+
+
 def test_index_lists_the_tree_and_hides_retired_rules(built):
     _, site = built
     html = (site / "en" / "index.html").read_text(encoding="utf-8")
@@ -53,7 +67,7 @@ def test_index_lists_the_tree_and_hides_retired_rules(built):
 
 
 def test_rule_page_shows_metadata_links_and_history(built):
-    _, site = built
+    root, site = built
     html = (site / "en" / "rules" / "1.html").read_text(encoding="utf-8")
     assert "Revision</dt><dd>2</dd>" in html
     assert "<code>rules/checks/r1.py</code>" in html and "<code>log/*.txt</code>" in html
@@ -62,8 +76,17 @@ def test_rule_page_shows_metadata_links_and_history(built):
     assert 'href="../constitution.html#must-ask.capital">Art. I §1(1)</a>' in html
     assert 'href="2.html">rule 2</a>' in html
     assert html.count("<tr><td>") == 2 and "Rule 1: revision 2" in html and "Add the demo source" in html
+    dates = subprocess.run(["git", "log", "--format=%cs", "--", "rules/1.toml"], cwd=root, check=True,
+                           capture_output=True, text=True).stdout.split()
+    assert [f"<tr><td>{date}</td>" in html for date in dates] == [True, True]
+    assert "Tier</dt><dd>repo (about the repository)</dd>" in html
+    assert "Compatible constitution revisions</dt><dd>any revision</dd>" in html
+    zh = (site / "zh" / "rules" / "1.html").read_text(encoding="utf-8")
+    assert "兼容的宪法修订号</dt><dd>任何修订号</dd>" in zh and "对象</dt><dd>仓库</dd>" in zh
     two = (site / "en" / "rules" / "2.html").read_text(encoding="utf-8")
     assert "Requires</h3>\n<ul" in two and 'href="1.html"' in two
+    assert "Tier</dt><dd>user (about the person or the machine)</dd>" in two
+    assert "Compatible constitution revisions</dt><dd>&gt;= 0.1, &lt;= 0.3</dd>" in two
     assert 'href="3.html"' in two  # conflicts
     assert 'href="8.html"' in two  # refined by its child rule
     one = html[html.index("Required by"):html.index("Conflicts with")]
@@ -169,6 +192,9 @@ def test_output_folder_from_source_toml(tmp_path):
     config.write_text('site = "docs/public"\n' + config.read_text(encoding="utf-8"), encoding="utf-8")
     plan = build.plan(root, root / "cache", None)
     assert plan.output == root / "docs" / "public"
+    code, report = run_doit(root, site_tasks, "site")  # no output= on the command line
+    assert code == 0, report
+    assert (root / "docs" / "public" / "en" / "rules" / "1.html").is_file() and not (root / "cache" / "site").exists()
     assert build.plan(root, root / "cache", "elsewhere").output == root / "elsewhere"
     assert build.plan(root, root / "cache", "/abs/site").output == Path("/abs/site")
     config.write_text(config.read_text(encoding="utf-8").replace('site = "docs/public"\n', ""), encoding="utf-8")
@@ -197,6 +223,13 @@ def test_this_repositorys_site(tmp_path):
     superseded = [int(m) for m in re.findall(r'<li id="rule-(\d+)" class="retired">', index)]
     assert 8 in superseded
     assert len(list((plan.output / "zh" / "rules").glob("*.html"))) == len(plan.rule_ids) >= 30
+    # Every anchor of the compiled Markdown is an anchor of the page, so `constitution.md#x` links carry over.
+    edition = load(read_worktree(REPO))
+    for language in edition.index.languages:
+        full, _ = file_names(language)
+        anchors = set(re.findall(r'<a id="([^"]+)"></a>', outputs(edition)[full].decode("utf-8")))
+        assert len(anchors) >= 20
+        assert anchors <= parse(plan.output / layout.constitution(language)).ids, language
 
 
 def test_a_plain_folder_without_constitution_or_history(tmp_path):

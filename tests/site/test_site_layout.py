@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from agent_constitution.site import layout
 from agent_constitution.site.models import SiteInfo
+from agent_constitution.site.strings import STRINGS
 
 segment = st.sampled_from(["en", "zh", "rules", "assets", "a-b"])
 name = st.sampled_from(["index.html", "42.html", "constitution.html", "site.css", "search-index.js"])
@@ -37,3 +38,7 @@ def test_pages_of_a_site():
     assert layout.relative("en/rules/1.html", "en/rules/2.html") == "2.html"
     assert layout.relative("index.html", "en/rules/2.html#x") == "en/rules/2.html#x"
     assert layout.relative("zh/rules/1.html", "assets/site.css") == "../../assets/site.css"
+
+
+def test_every_language_has_every_interface_string():
+    assert {code: sorted(words) for code, words in STRINGS.items()} == {code: sorted(STRINGS["en"]) for code in STRINGS}

@@ -53,9 +53,13 @@
     });
     var found = exact.concat(others);
     found.slice(0, limit).forEach(function (entry) { results.appendChild(item(entry)); });
-    status.textContent = found.length
-      ? status.getAttribute("data-matches").replace("{count}", found.length)
-      : status.getAttribute("data-none");
+    if (!found.length) {
+      status.textContent = status.getAttribute("data-none");
+    } else if (found.length === 1) {
+      status.textContent = status.getAttribute("data-one");
+    } else {
+      status.textContent = status.getAttribute("data-matches").replace("{count}", found.length);
+    }
   }
 
   input.addEventListener("input", run);

@@ -87,6 +87,20 @@ class RuleCheck:
             trusted=trusted,
         )
 
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["source_root"] = str(self.source_root)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "RuleCheck":
+        values = dict(data)
+        check = values["check"]
+        values["check"] = None if check is None else CheckSpec(**{
+            key: tuple(value) if isinstance(value, list) else value for key, value in check.items()})
+        values["source_root"] = Path(values["source_root"])
+        return cls(**values)
+
 
 @dataclass(frozen=True)
 class Result:

@@ -82,19 +82,27 @@ def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
 
 _VERDICT_HELP = """\
 Decide each rule below: is it satisfied or violated here? A violation must be fixed. Record each
-decision in `{verdicts}` (TOML), then run `doit review-ingest`:
+decision in `{verdicts}` (TOML, in the folder of this file), then run `doit review-ingest`. A
+verdict that disagrees with the check (a violation you find satisfied) is recorded as a false
+positive of that check, for the maintainers of the rule's source: say in `reason` what the check
+got wrong.
 
 ```toml
 [[verdict]]
 rule = "ac:42"                 # the rule, as in the headings below
 segment = "."                  # the segment (default ".", the repository root)
+outcome = "violation"          # what the check said, as in the heading (optional; see below)
 verdict = "violated"           # satisfied | violated
 reason = "ci.yml runs uv sync without --locked"
 location = ".github/workflows/ci.yml:12"   # optional: where
 ```
 
-You may also give a verdict on a rule that is not queued (one whose check passed) when you find it
-violated: that is recorded as a false negative of its check.
+Each rule below ends with this block filled in but for `verdict` and `reason`. `outcome` ties the
+verdict to the result you reviewed: if the checks run again before `doit review-ingest` and that
+rule's outcome changes (you fixed the violation), the verdict is skipped with a warning instead of
+being recorded as a disagreement with a result you never saw. You may also give a verdict on a rule
+that is not queued (`outcome = "pass"`) when you find it violated: that is recorded as a false
+negative of its check.
 """
 
 
@@ -103,7 +111,7 @@ def _queue(name: str, results: Sequence[Result]) -> str:
     if not results:
         lines.append("Nothing to review.\n")
     for result in results:
-        state = "no check" if result.outcome is None else result.outcome.value
+        state = _state(result)
         lines.append(f"## {result.ref} in {result.segment}: {state}")
         lines.append("")
         lines.append(f"**{result.title}** (revision {result.revision}, {result.status})")
@@ -122,7 +130,14 @@ def _queue(name: str, results: Sequence[Result]) -> str:
                     location = where(result, finding)
                     lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
         lines.append("")
+        lines.extend(["```toml", "[[verdict]]", f'rule = "{result.ref}"', f'segment = "{result.segment}"',
+                      f'outcome = "{state}"', 'verdict = ""', 'reason = ""', "```", ""])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _state(result: Result) -> str:
+    """The outcome as queues and verdicts name it."""
+    return "no check" if result.outcome is None else result.outcome.value
 
 
 class Verdict(BaseModel):
@@ -132,6 +147,7 @@ class Verdict(BaseModel):
 
     rule: str = Field(pattern=r"^[A-Za-z0-9_.-]+:[0-9]+$")
     segment: str = ROOT_SEGMENT
+    outcome: Literal["pass", "violation", "undecidable", "no check"] | None = None   # what the check said
     verdict: Literal["satisfied", "violated"]
     reason: str = Field(min_length=1)
     location: str | None = None
@@ -177,6 +193,7 @@ class Ingested:
     disagreements: dict[str, list[Disagreement]]    # source name → its checks' disagreements
     agreed: int
     decided: int                                     # verdicts on undecidable or unchecked rules
+    stale: list[str]                                 # verdicts on a result that has changed since
 
 
 def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]], *, report: Path) -> Ingested:
@@ -184,12 +201,17 @@ def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]],
     by_key = {(result.segment, result.ref): result for result in results}
     found: dict[str, list[Disagreement]] = {}
     agreed = decided = 0
+    stale: list[str] = []
     for reviewer, given in verdicts.items():
         for verdict in given:
             result = by_key.get((verdict.segment, verdict.rule))
             if result is None:
                 raise UserError(f"no result for {verdict.rule} in segment {verdict.segment!r}", file=report,
                                 fix="give a rule and segment that `doit check` checked, or run it first")
+            if verdict.outcome is not None and verdict.outcome != _state(result):
+                stale.append(f"{verdict.rule} in {verdict.segment} ({reviewer}): you reviewed "
+                             f"{verdict.outcome}, the latest check says {_state(result)}")
+                continue
             kind = _disagreement(result.outcome, verdict.verdict)
             if result.outcome in (None, Outcome.UNDECIDABLE):
                 decided += 1
@@ -201,7 +223,7 @@ def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]],
                     kind=kind, segment=result.segment, check_said=_said(result), reason=verdict.reason,
                     reviewer=reviewer, location=verdict.location or "",
                 ))
-    return Ingested(found, agreed, decided)
+    return Ingested(found, agreed, decided, stale)
 
 
 def _disagreement(outcome: Outcome | None, verdict: str) -> str | None:
@@ -227,15 +249,15 @@ rule keeps its ID and its revision goes up by one.
 """
 
 
-def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) -> list[Path]:
-    """Add the disagreements to `folder/<source>.toml`, keeping earlier ones; no entry is recorded twice."""
-    written = []
+def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) -> dict[Path, int]:
+    """Add the disagreements to `folder/<source>.toml`, keeping earlier ones; no entry is recorded twice.
+    Returns each file with the number of entries this call added to it."""
+    written = {}
     for source, new in found.items():
         path = folder / f"{source}.toml"
         entries = [Disagreement(**entry) for entry in _existing(path)]
-        for disagreement in new:
-            if disagreement not in entries:
-                entries.append(disagreement)
+        added = [disagreement for disagreement in dict.fromkeys(new) if disagreement not in entries]
+        entries.extend(added)
         entries.sort(key=lambda d: (d.rule, d.segment, d.kind, d.location, d.reason))
         document = tomlkit.document()
         for line in _FEEDBACK_HEADER.format(source=source).splitlines():
@@ -246,7 +268,7 @@ def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) ->
             table.append(_item(entry))
         document.add("disagreement", table)
         write_if_changed(path, tomlkit.dumps(document))
-        written.append(path)
+        written[path] = len(added)
     return written
 
 

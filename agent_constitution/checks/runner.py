@@ -9,6 +9,8 @@ contract) is undecidable with the cause, never a violation.
 from __future__ import annotations
 
 import traceback
+import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,20 +19,31 @@ from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.command import run_command
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
-from agent_constitution.checks.scan import Scan
+from agent_constitution.checks.scan import Scan, scan
 from agent_constitution.checks.subjects import ChangeSpec, read_change, read_record
 from agent_constitution.errors import UserError
 
 
 @dataclass
 class Subjects:
-    """What this run's checks judge: the shared scan, and the change and record named for the run."""
+    """What this run's checks judge: the shared scan, and the change and record named for the run.
+
+    `doit -n N` sends every task to a worker process as a pickle. A pickle of the subjects is only
+    their token: a worker forked after the run was planned finds the run's subjects, scan and read
+    views included, in `_RUNS`; any other process scans once and keeps that for the run's tasks."""
 
     scan: Scan
     segments: Sequence[str] = (ROOT_SEGMENT,)
     change: ChangeSpec | None = None
     record: Path | None = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
     _read: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        _RUNS[self.token] = self
+
+    def __reduce__(self):
+        return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record)
 
     @property
     def root(self) -> Path:
@@ -54,6 +67,18 @@ class Subjects:
 
     def folder(self, segment: str) -> Path:
         return self.root if segment == ROOT_SEGMENT else self.root / segment
+
+
+_RUNS: weakref.WeakValueDictionary[str, Subjects] = weakref.WeakValueDictionary()
+_SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan for itself
+
+
+def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
+              record: Path | None) -> Subjects:
+    found = _RUNS.get(token)
+    if found is None:
+        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, token=token)
+    return found
 
 
 def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:

@@ -1,12 +1,15 @@
 """Which rules each segment checks: the resolution of the manifest, as `resolve:<segment>` writes it.
 
 The runner needs the selection when doit creates its tasks (one task per rule), before any task has
-run. So it reads `cache/resolved/<segment-key>.json` when every segment's file is at least as new
-as the manifest's inputs and the lock; otherwise (a fresh clone, an edited manifest) it resolves in
-this process with the same functions the resolve task uses, reading the lock but writing nothing.
-Each rule comes from its source's tree as the resolution pins it (the locked snapshot, or a path
-source's folder), so a rule and its check always come from one version. `trust` is the
-resolution's: the manifest trusts the source, or it is a path source inside the repository.
+run, so every `doit check` needs it, a no-op one too. It keeps its answer in
+`cache/checks/selection.json` (each segment's rules as the runner needs them) and reuses it while
+that file is at least as new as the manifest's inputs and the lock. Otherwise it reads
+`cache/resolved/<segment-key>.json` when every segment's file is that fresh, or else (a fresh clone,
+an edited manifest) resolves in this process with the same functions the resolve task uses, reading
+the lock and writing nothing of the resolve task's. Each rule comes from its source's tree as the
+resolution pins it (the locked snapshot, or a path source's folder), so a rule and its check always
+come from one version. `trust` is the resolution's: the manifest trusts the source, or it is a path
+source inside the repository.
 """
 
 from __future__ import annotations
@@ -18,11 +21,15 @@ from pathlib import Path
 
 from agent_constitution.checks.model import ROOT_SEGMENT, RuleCheck
 from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.lock import read_lock
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, resolved_json, segment_key
 from agent_constitution.ruleset.source import RuleSource, load_source
+
+# The shape of cache/checks/selection.json; another shape is recomputed, not misread.
+MEMO_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -37,22 +44,63 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
     added to the root segment, so that its check can still be run on request."""
     if not (root / MANIFEST).is_file():
         return Selection((ROOT_SEGMENT,), {ROOT_SEGMENT: ()}, {})
+    newest = _newest_input(root)
+    memo = cache / "checks" / "selection.json"
+    selected = _remembered(memo, newest)
+    if selected is None:
+        selected = _selected(root, cache, newest)
+        # Rewritten even when unchanged: its mtime is what says it is fresh.
+        write_atomic(memo, json.dumps(selected, indent=1, ensure_ascii=False) + "\n")
+    segments = tuple(selected["segments"])
+    rules = {segment: tuple(RuleCheck.from_json(rule) for rule in selected["rules"][segment]) for segment in segments}
+    refs = {rule.ref for found in rules.values() for rule in found}
+    for ref in asked:
+        if ref not in refs:
+            rules[ROOT_SEGMENT] += (_named(ref, selected["sources"], {}),)
+    review = {name: tuple(patterns) for name, patterns in selected["review"].items()}
+    return Selection(segments, rules, review)
+
+
+def _newest_input(root: Path) -> int:
+    """The newest mtime of what the selection is computed from: the manifests, the path sources' files
+    and the lock (which pins every other source's snapshot)."""
+    inputs = [Path(path) for path in manifest_inputs(root)] + [root / LOCKFILE]
+    return max((path.stat().st_mtime_ns for path in inputs if path.exists()), default=0)
+
+
+def _remembered(memo: Path, newest: int) -> dict | None:
+    """The selection a previous run wrote, if no input changed since and its source trees still exist."""
+    try:
+        if memo.stat().st_mtime_ns < newest:
+            return None
+        selected = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if selected.get("format") != MEMO_FORMAT:
+        return None
+    if not all(Path(source["root"]).is_dir() for source in selected["sources"].values()):
+        return None     # the user cache that held a snapshot was cleared
+    return selected
+
+
+def _selected(root: Path, cache: Path, newest: int) -> dict:
+    """The selection as plain data: each segment's rules as the runner needs them."""
     manifest = load(Manifest, root / MANIFEST, MANIFEST)
     segments = (ROOT_SEGMENT, *(segment.path for segment in manifest.segment))
     sources: dict[Path, RuleSource] = {}
-    documents = _resolved(root, cache, segments, sources)
-    rules = {}
-    for segment, document in zip(segments, documents):
-        found = []
-        for entry in document["rules"]:
-            found.append(_named(f"{entry['source']}:{entry['id']}", document["sources"], sources))
-        rules[segment] = tuple(found)
-    selected = {rule.ref for found in rules.values() for rule in found}
-    for ref in asked:
-        if ref not in selected:
-            rules[ROOT_SEGMENT] += (_named(ref, documents[0]["sources"], sources),)
-    review = {name: group.rules for name, group in manifest.review.items()}
-    return Selection(segments, rules, review)
+    documents = _resolved(root, cache, segments, sources, newest)
+    rules = {
+        segment: [_named(f"{entry['source']}:{entry['id']}", document["sources"], sources).to_json()
+                  for entry in document["rules"]]
+        for segment, document in zip(segments, documents)
+    }
+    return {
+        "format": MEMO_FORMAT,
+        "segments": list(segments),
+        "sources": {name: {"root": item["root"], "trust": item["trust"]} for name, item in documents[0]["sources"].items()},
+        "rules": rules,
+        "review": {name: list(group.rules) for name, group in manifest.review.items()},
+    }
 
 
 def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSource]) -> RuleCheck:
@@ -70,12 +118,11 @@ def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSourc
                                trusted=declared[name]["trust"], language=source.config.languages[0])
 
 
-def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[Path, RuleSource]) -> list[dict]:
+def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[Path, RuleSource],
+              newest: int) -> list[dict]:
     """The resolution's documents; when resolving here, the sources it loaded are kept in `sources`."""
     files = [cache / "resolved" / f"{segment_key(segment)}.json" for segment in segments]
-    inputs = [Path(path) for path in manifest_inputs(root)] + [root / LOCKFILE]
-    newest_input = max((path.stat().st_mtime_ns for path in inputs if path.exists()), default=0)
-    if all(path.is_file() and path.stat().st_mtime_ns >= newest_input for path in files):
+    if all(path.is_file() and path.stat().st_mtime_ns >= newest for path in files):
         return [json.loads(path.read_text(encoding="utf-8")) for path in files]
     resolution = resolve(root, read_lock(root))
     sources.update({Path(item.snapshot.root): item.source for item in resolution.fetched.values()})

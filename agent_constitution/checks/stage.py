@@ -107,8 +107,13 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
     print(f"{len(found)} disagreement{'s' if len(found) != 1 else ''} with the checks "
           f"({positives} false positive, {len(found) - positives} false negative); "
           f"{done.agreed} agreed; {done.decided} decided what no check could")
-    for path in written:
-        print(f"recorded in {path.relative_to(cache.parent)}")
+    for path, added in written.items():
+        shown = path.relative_to(cache.parent)
+        print(f"{added} new recorded in {shown}" if added else f"already recorded in {shown}")
+    if done.stale:
+        print(f"warning: skipped {len(done.stale)} verdict{'s' if len(done.stale) > 1 else ''} on a result that "
+              "changed since the review (the checks ran again); review the new queue and update or remove "
+              "them:\n" + "\n".join(f"  {line}" for line in done.stale), file=sys.stderr)
     return None
 
 

@@ -3,7 +3,7 @@
 from fnmatch import fnmatchcase
 from posixpath import basename
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, match_files
 
 RULE = 12
 SUPERSEDED = False
@@ -36,10 +36,8 @@ def _lfs_patterns(repo: Repository) -> list[str]:
 
 
 def _matches(path: str, pattern: str) -> bool:
-    # gitattributes: a pattern without a slash matches the name at any depth; with one, the path.
+    # gitattributes: a pattern without a slash matches the name at any depth; with one, the path from
+    # the root, where `*` stays within a folder and `**` spans folders (the globs of Repository.glob).
     if "/" not in pattern.rstrip("/"):
         return fnmatchcase(basename(path), pattern)
-    pattern = pattern.lstrip("/")
-    if pattern.endswith("/**"):
-        return path.startswith(pattern[:-2])
-    return fnmatchcase(path, pattern)
+    return bool(match_files((path,), pattern.lstrip("/")))

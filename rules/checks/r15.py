@@ -21,13 +21,25 @@ def check(record: Record) -> list[Finding]:
 def _problem(call) -> str | None:
     if any(option.lower().startswith("core.hookspath=") for option in call.options):
         return "overrides core.hooksPath"
-    if call.command == "config" and any(arg.lower() == "core.hookspath" for arg in call.args):
+    if call.command == "config" and _sets_hooks_path(call.args):
         return "changes core.hooksPath"
     if call.command in ("commit", "push", "merge", "rebase", "am") and "--no-verify" in call.args:
         return f"git {call.command} --no-verify skips the hooks"
     if call.command == "commit" and _short_n(call.args):
         return "git commit -n skips the hooks"
     return None
+
+
+def _sets_hooks_path(args: tuple[str, ...]) -> bool:
+    """`git config [set] core.hooksPath VALUE` sets it; the key alone, `--get`, `get`, `--unset` and
+    `unset` read it or restore the default, which skips no hook."""
+    if any(arg in ("--get", "--get-all", "--unset", "--unset-all", "--list", "-l") for arg in args):
+        return False
+    words = [arg.lower() for arg in args if not arg.startswith("-")]
+    if "core.hookspath" not in words:
+        return False
+    key = words.index("core.hookspath")
+    return key + 1 < len(words) and not {"get", "unset", "list"} & set(words[:key])
 
 
 # Options of `git commit` whose value is the next word; a message may well start with "-n".

@@ -7,7 +7,7 @@ from agent_constitution.checks.api import Finding, Repository
 RULE = 24
 SUPERSEDED = False
 
-DEBUGGERS = {"pdb", "ipdb", "pudb"}
+DEBUGGERS = {"pdb", "ipdb"}
 
 
 def check(repo: Repository) -> list[Finding]:

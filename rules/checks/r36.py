@@ -10,8 +10,7 @@ SUPERSEDED = False
 FILES = (
     "**/*.sh",
     "**/*.bash",
-    "**/Dockerfile",
-    "**/Dockerfile.*",
+    "**/Dockerfile*",
     "**/*.Dockerfile",
     "**/Makefile",
     "**/*.mk",
@@ -25,8 +24,13 @@ PIPE = re.compile(
 )
 
 
+# A script without one of those names: a file whose first line runs it with a shell.
+SHEBANG = re.compile(rb"#![ \t]*\S*(?:/|env[ \t]+)(?:sh|bash|zsh|dash|ksh)\b")
+
+
 def check(repo: Repository) -> list[Finding]:
-    paths = sorted({path for pattern in FILES for path in repo.glob(pattern)})
+    paths = sorted({path for pattern in FILES for path in repo.glob(pattern)}
+                   | {path for path in repo.files if _shell_script(repo, path)})
     findings = []
     for path in paths:
         try:
@@ -45,3 +49,11 @@ def check(repo: Repository) -> list[Finding]:
                     )
                 )
     return findings
+
+
+def _shell_script(repo: Repository, path: str) -> bool:
+    try:
+        with open(repo.root / path, "rb") as handle:
+            return bool(SHEBANG.match(handle.read(64)))
+    except OSError:
+        return False

@@ -10,9 +10,11 @@ from ._helpers import simple_commands, tool_uses
 RULE = 48
 SUPERSEDED = False
 
+# A credential file, or a store folder as a whole (`cp -r ~/.ssh`). Under ~/.ssh every file but the
+# public ones: private keys go by any name.
 CREDENTIALS = re.compile(
-    r"(?:^|[/~])(?:\.ssh/id_[^/\s]*(?<!\.pub)|\.aws/credentials|\.netrc|\.git-credentials|\.config/gh/hosts\.yml"
-    r"|\.docker/config\.json|\.pypirc)$"
+    r"(?:^|[/~])(?:\.ssh/(?!known_hosts|authorized_keys|config$)[^/\s]+(?<!\.pub)|\.aws/credentials|\.netrc"
+    r"|\.git-credentials|\.config/gh/hosts\.yml|\.docker/config\.json|\.pypirc|\.ssh|\.aws|\.config/gh|\.docker)$"
 )
 READERS = {
     "cat",
@@ -46,6 +48,21 @@ READERS = {
     "openssl",
     "gpg",
     "curl",
+    "vi",
+    "vim",
+    "nvim",
+    "nano",
+    "emacs",
+    "view",
+    "diff",
+    "cmp",
+    "cut",
+    "wc",
+    "dd",
+    "tee",
+    "perl",
+    "ruby",
+    "node",
 }
 FILE_TOOLS = {"Read": "file_path", "Grep": "path", "NotebookRead": "notebook_path"}
 

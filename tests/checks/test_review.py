@@ -98,13 +98,37 @@ reason = "ran it by hand"
     kinds = [(d.rule, d.kind, d.revision) for d in done.disagreements["ac"]]
     assert kinds == [(2, "false-positive", 3), (1, "false-negative", 1)]
     assert done.disagreements["ac"][0].check_said == "violation: ci.yml:4: uses pip"
-    [path] = write_feedback(tmp_path / "feedback", done.disagreements)
+    [(path, added)] = write_feedback(tmp_path / "feedback", done.disagreements).items()
+    assert added == 2
     first = path.read_text()
     recorded = tomllib.loads(first)
     assert recorded["source"] == "ac"
     assert [(d["rule"], d["kind"]) for d in recorded["disagreement"]] == [(1, "false-negative"), (2, "false-positive")]
-    write_feedback(tmp_path / "feedback", done.disagreements)  # ingesting again records nothing twice
+    # ingesting again records nothing twice
+    assert write_feedback(tmp_path / "feedback", done.disagreements) == {path: 0}
     assert path.read_text() == first
+
+
+def test_queue_ends_each_rule_with_its_verdict_to_fill_in(tmp_path: Path):
+    queue = queues(RESULTS, {})["default"]
+    blocks = [block.split("```", 1)[0] for block in queue.split("```toml\n")[2:]]  # the first is the example
+    filled = [block.replace('verdict = ""', 'verdict = "satisfied"').replace('reason = ""', 'reason = "fine"')
+              for block in blocks]
+    verdicts = read_verdicts(write_verdicts(tmp_path / "default.verdicts.toml", "\n".join(filled)))
+    assert [(v.rule, v.segment, v.outcome) for v in verdicts] == [
+        ("ac:2", ".", "violation"), ("ac:4", ".", "no check"), ("team:7", ".", "undecidable")]
+    assert ingest(RESULTS, {"default": verdicts}, report=tmp_path / "report.json").stale == []
+
+
+def test_verdict_on_a_result_that_changed_since_is_skipped(tmp_path: Path):
+    """A reviewer agreed that ac:1 was violated, fixed it and ran the checks again before ingesting:
+    recording "violated" against the new pass would be a false negative nobody saw."""
+    verdicts = read_verdicts(write_verdicts(
+        tmp_path / "default.verdicts.toml",
+        '[[verdict]]\nrule = "ac:1"\noutcome = "violation"\nverdict = "violated"\nreason = "it was"\n'))
+    done = ingest(RESULTS, {"default": verdicts}, report=tmp_path / "report.json")
+    assert done.disagreements == {} and done.agreed == 0
+    assert done.stale == ["ac:1 in . (default): you reviewed violation, the latest check says pass"]
 
 
 def test_verdict_for_an_unchecked_rule_is_an_error(tmp_path: Path):

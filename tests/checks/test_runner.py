@@ -150,6 +150,15 @@ def test_command_runs_in_root_with_source_and_environment(tmp_path: Path):
     assert result.outcome is Outcome.PASS, result.cause
 
 
+def test_command_runs_without_a_shell(tmp_path: Path):
+    """Shell syntax in an argument reaches the program as it is: nothing expands it."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "c.py").write_text(
+        "import sys\nsys.exit(0 if sys.argv[1:] == ['$HOME', '*.py', 'a;b', '`id`'] else 2)\n")
+    result = run(tmp_path, command=[sys.executable, "{source}/rules/c.py", "$HOME", "*.py", "a;b", "`id`"])
+    assert result.outcome is Outcome.PASS, result.cause
+
+
 def test_record_subject(tmp_path: Path):
     code = ("from agent_constitution.checks.api import Finding\nRULE = 1\n"
             "def check(record):\n    return [Finding(f'ran {use[\"name\"]}') for use in record.tool_uses()]\n")
@@ -173,3 +182,20 @@ def test_progress_line_only_on_long_runs(monkeypatch, capsys):
     monkeypatch.setattr(progress, "EVERY", 0.0)
     progress.tick("ac:2")
     assert capsys.readouterr().err.startswith("checks: 2 of at most 3 run in 0 s (last: ac:2)")
+
+
+def test_subjects_travel_to_worker_processes_as_a_token(tmp_path: Path):
+    """`doit -n N` pickles every task: the subjects are a token, not the scan of the whole tree."""
+    import pickle
+
+    from agent_constitution.checks import runner
+
+    write(tmp_path, {f"f{n}.txt": "x" for n in range(200)})
+    shared = subjects(tmp_path)
+    data = pickle.dumps(shared)
+    assert len(data) < 1000
+    assert pickle.loads(data) is shared       # a forked worker finds the run it inherited
+    del runner._RUNS[shared.token]            # a process that did not inherit it scans once
+    rebuilt = pickle.loads(data)
+    assert rebuilt is not shared and rebuilt.scan.files == shared.scan.files
+    assert pickle.loads(data) is rebuilt

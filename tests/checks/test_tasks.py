@@ -116,6 +116,18 @@ def test_unchanged_subject_reruns_nothing(project: Path):
     assert executed(doit(project, "checks")) == {"checks:ac:2", "checks:ac:4"}
 
 
+def test_an_edited_rule_is_seen_by_the_next_run(project: Path):
+    """The selection a run keeps in cache/checks/selection.json is not reused once a rule changed."""
+    doit(project, "checks")
+    assert (project / "cache/checks/selection.json").is_file()
+    rule = project / "rules/2.toml"
+    rule.write_text(rule.read_text().replace("revision = 1", "revision = 2"))
+    again = doit(project, "checks")
+    assert "checks:ac:2" in executed(again)
+    report = json.loads((project / "cache/checks/report.json").read_text())
+    assert {r["ref"]: r["revision"] for r in report["results"]}["ac:2"] == 2
+
+
 def test_parallel_run_gives_the_same_report(project: Path):
     assert doit(project, "-n", "2", "checks").returncode == 1
     parallel = (project / "cache/checks/report.json").read_text()
@@ -195,6 +207,20 @@ def test_segments_are_checked_as_their_own_repositories(project: Path):
     assert "  ac:2 Rule 2  [svc]\n    svc/src/x.py:1: TODO left in code\n" in run.stdout
     assert "  ac:2 Rule 2\n    src/a.py:1: TODO left in code\n" in run.stdout  # the root does not see svc/
     assert (project / "cache/checks/results/svc/ac-2.json").is_file()
+
+
+def test_one_scan_serves_every_check_of_a_run(project: Path, monkeypatch):
+    from agent_constitution.checks import stage
+
+    with (project / "rules.toml").open("a") as manifest:
+        manifest.write('\n[[segment]]\npath = "svc"\n')
+    write(project, {"svc/README.md": "svc\n"})
+    calls = []
+    original = stage.scan
+    monkeypatch.setattr(stage, "scan", lambda root: calls.append(root) or original(root))
+    run = stage.prepare(project, project / "cache")
+    assert calls == [project]
+    assert len(run.plan.jobs) >= 8 and len({job.segment for job in run.plan.jobs}) == 2
 
 
 def test_record_subject(project: Path, tmp_path: Path):

@@ -6,7 +6,9 @@ import tomllib
 
 import pytest
 
-from .subjects import CHECKS, REPO, check_module
+from agent_constitution.checks.api import Repository
+
+from .subjects import CHECKS, REPO, check_module, repository
 from .test_repository_checks import CASES
 from .test_session_checks import CHANGE_CASES, RECORD_CASES
 
@@ -41,3 +43,20 @@ def test_every_check_has_fixtures_for_its_subject(rule_id):
 def test_no_module_without_a_rule():
     modules = {path.stem for path in CHECKS.glob("r*.py")}
     assert modules == {f"r{rule_id}" for rule_id in CHECKED}
+
+
+REPOSITORY_INPUTS = sorted(
+    rule_id for rule_id in CHECKED
+    if RULES[rule_id]["check"]["subject"] == "repository" and "inputs" in RULES[rule_id]["check"]
+)
+
+
+@pytest.mark.parametrize("rule_id", REPOSITORY_INPUTS)
+@pytest.mark.parametrize("fixture", [0, 1], ids=["compliant", "violating"])
+def test_a_check_reads_only_what_its_inputs_declare(rule_id, fixture, tmp_path):
+    """`doit check` re-runs a check only when a file its `inputs` match changes, so a check must
+    decide the same when it sees only those files."""
+    full = repository(tmp_path, CASES[rule_id][fixture])
+    declared = sorted({path for pattern in RULES[rule_id]["check"]["inputs"] for path in full.glob(pattern)})
+    module = check_module(rule_id)
+    assert module.check(Repository(full.root, tuple(declared))) == module.check(full)

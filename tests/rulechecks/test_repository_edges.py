@@ -65,8 +65,14 @@ def test_uv_in_gitlab_ci(tmp_path):
     assert check_module(21).check(repository(tmp_path / "bad", {".gitlab-ci.yml": bad}))
 
 
-def test_uv_sync_locked_needs_a_ci_configuration(tmp_path):
-    assert check_module(21).check(repository(tmp_path, {"pyproject.toml": PYPROJECT}))
+def test_uv_sync_locked_without_a_ci_configuration_is_undecidable(tmp_path):
+    with pytest.raises(Undecidable, match="no CI configuration"):
+        check_module(21).check(repository(tmp_path, {"pyproject.toml": PYPROJECT}))
+
+
+def test_only_pdb_and_ipdb_are_debuggers_of_the_rule(tmp_path):
+    files = {"a.py": "import pudb\n", "b.py": "from ipdb import set_trace\n"}
+    assert [finding.path for finding in check_module(24).check(repository(tmp_path, files))] == ["b.py"]
 
 
 def test_ci_that_never_syncs_with_uv(tmp_path):
@@ -117,6 +123,28 @@ def test_virtual_environment_in_the_tree(tmp_path):
 def test_piped_download_in_a_dockerfile(tmp_path):
     files = {"Dockerfile": "FROM debian\nRUN wget -qO- https://example.test/get | sudo -E bash -\n"}
     assert check_module(36).check(repository(tmp_path, files))
+
+
+def test_piped_download_in_a_make_fragment(tmp_path):
+    files = {"build/tools.mk": "setup:\n\tcurl -fsSL https://example.test/install | sh\n"}
+    assert check_module(36).check(repository(tmp_path, files))
+
+
+def test_piped_download_in_a_script_found_by_its_first_line(tmp_path):
+    files = {"bin/setup": "#!/usr/bin/env bash\nwget -qO- https://example.test/i | bash\n",
+             "docs/install.md": "curl -fsSL https://example.test/i | sh\n"}
+    assert [finding.path for finding in check_module(36).check(repository(tmp_path, files))] == ["bin/setup"]
+
+
+def test_lfs_patterns_follow_gitattributes_globs(tmp_path):
+    big = b"\0" * (1 << 20)
+    files = {
+        ".gitattributes": "**/*.psd filter=lfs -text\ndata/*.bin filter=lfs -text\n",
+        "cover.psd": big,          # `**/` matches no folder too
+        "data/a.bin": big,
+        "data/raw/b.bin": big,     # `*` stays within data/: not routed through LFS
+    }
+    assert [finding.path for finding in check_module(12).check(repository(tmp_path, files))] == ["data/raw/b.bin"]
 
 
 def test_superseded_rule_whose_check_was_removed(tmp_path):

@@ -116,6 +116,10 @@ def test_force_push_variants(command, forced, tmp_path):
         ("git commit -nm wip", True),
         ("git -c core.hooksPath=/dev/null commit -m wip", True),
         ("git config core.hooksPath /tmp/none", True),
+        ("git config set --global core.hooksPath /dev/null", True),
+        ("git config core.hooksPath", False),
+        ("git config --get core.hooksPath", False),
+        ("git config --unset core.hooksPath", False),
         ("HUSKY=1 git push --no-verify origin topic", True),
         ("git commit -m 'run -n'", False),
         ("git commit --message -n", False),
@@ -167,10 +171,22 @@ def test_session_without_edits_needs_no_checks(tmp_path):
         ("Grep", {"pattern": "token", "path": "~/.git-credentials"}),
         ("Read", {"file_path": "/root/.aws/credentials"}),
         ("Bash", {"command": "cp ~/.netrc /tmp/n"}),
+        ("Bash", {"command": "cat ~/.ssh/github_deploy"}),
+        ("Bash", {"command": "tar czf /tmp/keys.tgz ~/.ssh/"}),
+        ("Bash", {"command": "vim ~/.docker/config.json"}),
     ],
 )
 def test_credential_reads(call, tmp_path):
     assert check_module(48).check(record(tmp_path / "s.jsonl", call))
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat ~/.ssh/known_hosts", "cat ~/.ssh/config", "cat ~/.ssh/id_rsa.pub", "ls -la ~/.ssh", "cat ~/.aws/config",
+     "ssh -i ~/.ssh/id_ed25519 git@example.test"],
+)
+def test_what_is_not_a_credential_read(command, tmp_path):
+    assert check_module(48).check(record(tmp_path / "s.jsonl", *bash(command))) == []
 
 
 def test_cloud_create_needs_a_principal(tmp_path):

@@ -8,10 +8,11 @@ either way every doit command (`compile`, `check`, `list`, `clean`, …) sees th
 from __future__ import annotations
 
 from doit.cmd_base import NamespaceTaskLoader
-from doit.loader import create_after
+from doit.doit_cmd import set_var
+from doit.loader import create_after, task_params
 
 from agent_constitution.project import Project
-from agent_constitution.tasks import FAMILIES, GROUPS
+from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS
 
 DEFAULT_CONFIG = {
     "dep_file": "cache/doit.sqlite3",
@@ -32,7 +33,7 @@ def namespace(project: Project | None = None) -> dict:
         for group in family.GROUPS:
             members[group].append(family.NAME)
     for group, doc in GROUPS.items():
-        names[f"task_{group}"] = _group(group, doc, members[group])
+        names[f"task_{group}"] = _group(group, doc, members[group], GROUP_OPTIONS.get(group, []))
     return names
 
 
@@ -47,12 +48,17 @@ def _creator(family, project: Project):
     return create
 
 
-def _group(name: str, doc: str, members: list[str]):
-    def create():
+def _group(name: str, doc: str, members: list[str], options: list[dict]):
+    def create(**flags):
+        # doit gives a task's options to that task alone; a group hands its flags to its members as
+        # command-line variables (`doit compile --locked` = `doit compile locked=1`).
+        for flag, given in flags.items():
+            if given:
+                set_var(flag, "1")
         return {"actions": None, "task_dep": members, "doc": doc}
 
     create.__doc__ = doc
-    return create
+    return task_params(options)(create) if options else create
 
 
 class Loader(NamespaceTaskLoader):

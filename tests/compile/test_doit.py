@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +63,7 @@ def test_first_compile_writes_every_output(built):
     settings = (repo / ".claude" / "settings.json").read_text()
     assert '"model": "opus"' in settings and "say done" in settings and "doit check" in settings
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
+    assert re.search(r"^svc/AGENTS\.md: \d+ tokens, \d+ bytes$", first.stdout, re.M)
 
 
 def test_emitted_pre_commit_config_is_valid(built):
@@ -149,3 +152,36 @@ def test_clean_removes_exactly_what_compile_wrote(built):
     assert not (repo / ".claude" / "skills").exists() and not (repo / ".agents").exists()
     settings = (repo / ".claude" / "settings.json").read_text()
     assert "say done" in settings and "doit check" not in settings
+
+
+def test_a_dropped_segment_is_pruned_on_a_fresh_clone(tmp_path):
+    """No cache/ (a fresh clone): the outputs of a segment gone from the manifest are found by their banners."""
+    repo = make_repo(tmp_path / "repo")
+    doit(repo, "-n", "4", "compile")  # independent tasks in parallel: the same outputs as a serial build
+    assert (repo / "svc" / "AGENTS.md").exists() and (repo / "svc" / "CLAUDE.md").exists()
+    assert ran(doit(repo, "compile")) == []
+    manifest = repo / "rules.toml"
+    manifest.write_text(manifest.read_text().split("[[segment]]")[0])
+    shutil.rmtree(repo / "cache")
+    result = doit(repo, "compile")
+    assert "removed svc/AGENTS.md" in result.stdout and "removed svc/CLAUDE.md" in result.stdout
+    assert list((repo / "svc").iterdir()) == []
+    assert "svc/AGENTS.md" not in (repo / "AGENTS.md").read_text()  # the root's index no longer names it
+    assert ran(doit(repo, "compile")) == []
+
+
+def test_creating_the_tasks_imports_no_compile_step(tmp_path):
+    """Every doit command creates the compile tasks: that must not import ruamel.yaml, pydantic or tiktoken."""
+    repo = make_repo(tmp_path / "repo")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agent_constitution.project import Project\n"
+        "from agent_constitution.tasks import agents\n"
+        f"names = [task.get('name') for task in agents.tasks(Project(Path({str(repo)!r})))]\n"
+        "assert 'svc/AGENTS.md' in names, names\n"
+        "heavy = [m for m in ('agent_constitution.compile.build', 'ruamel.yaml', 'pydantic', 'tiktoken') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.compile import hooks
+from agent_constitution.compile.layout import lefthook_file
 from agent_constitution.errors import UserError
 
 THEIRS = {
@@ -50,6 +51,10 @@ def test_covenant_hook_when_the_repo_has_a_covenant(tmp_path):
     pre = data["hooks"]["PreToolUse"]
     assert pre[0]["hooks"][0]["command"] == "pdks hook claude-code"
     assert data["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("uv run doit check")
+    # A git hook's PATH need not hold the project's environment: a uv project runs its tools through uv.
+    hooks.write_pre_commit(tmp_path)
+    entries = [hook["entry"] for hook in hooks._read_yaml(tmp_path / ".pre-commit-config.yaml")["repos"][0]["hooks"]]
+    assert entries == ["uv run doit check", "uv run pdks covenant check --diff --staged"]
     (tmp_path / "polydeukes.config.yaml").unlink()
     hooks.write_claude_settings(tmp_path)
     assert "PreToolUse" not in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
@@ -109,7 +114,7 @@ def test_new_pre_commit_file_is_valid_and_removed_by_clean(tmp_path):
 def test_lefthook_merge(tmp_path):
     path = tmp_path / "lefthook.yml"
     path.write_text("pre-commit:\n  commands:\n    lint:\n      run: ruff check\n")
-    assert hooks.lefthook_file(tmp_path) == path
+    assert lefthook_file(tmp_path) == path
     hooks.write_lefthook(path, tmp_path)
     from ruamel.yaml import YAML
 

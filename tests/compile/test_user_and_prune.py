@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from agent_constitution.compile.build import SegmentJob, Settings, claude_shim, prune_segments, segment_files
+import shutil
+
+from agent_constitution.compile.build import claude_shim, install_skills, prune_segments, segment_files
+from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.compile.user import ENV, compile_user
 from agent_constitution.ruleset.resolve import resolve
 from tests.compile.support import RULES, make_repo, resolve_into_cache, write_fixture_source
@@ -47,14 +50,42 @@ def test_a_repo_selecting_a_user_tier_rule_is_warned(tmp_path):
     assert any("user" in warning and "ac:9" in warning for warning in warnings)
 
 
-def test_outputs_of_a_removed_segment_are_pruned(tmp_path):
+def test_outputs_of_a_removed_segment_are_found_by_their_banners(tmp_path):
+    """No record of earlier builds is needed: a fresh clone (no cache/) finds them as well."""
     root = make_repo(tmp_path / "repo")
     resolve_into_cache(root)
-    record = root / "cache" / "compile" / "segments.json"
-    prune_segments(root, record, [".", "svc"])
-    segment_files(root, root / "cache", SegmentJob("svc", ".", ()), Settings(), locked=False)
+    segment_files(root, root / "cache", SegmentJob("svc", ".", ()), Settings(max_tokens=60), locked=False)
     claude_shim(root, "svc", Settings(), locked=False)
+    assert (root / "svc" / "AGENTS.python.md").exists()  # a part file too
     (root / "svc" / "notes.md").write_text("mine\n")
-    step = prune_segments(root, record, ["."])
-    assert sorted(step.written) == ["svc/AGENTS.md", "svc/CLAUDE.md"]
+    # A hand-written AGENTS.md elsewhere, and a project of its own (a rule source kept in the
+    # repository, with its own manifest and its own generated files), are not ours to remove.
+    (root / "docs").mkdir()
+    (root / "docs" / "AGENTS.md").write_text("# Docs\n")
+    vendored = root / "vendor" / "rules"
+    vendored.mkdir(parents=True)
+    (vendored / "rules.toml").write_text("")
+    (vendored / "AGENTS.md").write_text((root / "svc" / "AGENTS.md").read_text())
+    shutil.rmtree(root / "cache")
+    step = prune_segments(root, ["."])
+    assert sorted(step.removed) == ["svc/AGENTS.git.md", "svc/AGENTS.md", "svc/AGENTS.python.md", "svc/CLAUDE.md"]
     assert sorted(p.name for p in (root / "svc").iterdir()) == ["notes.md"]
+    assert (root / "docs" / "AGENTS.md").read_text() == "# Docs\n"
+    assert (vendored / "AGENTS.md").exists()
+    assert prune_segments(root, ["."]).removed == ()
+
+
+def test_a_skill_whose_rules_are_all_deselected_is_removed(tmp_path):
+    root = make_repo(tmp_path / "repo", skills={"poetry": [4], "uv-project": [3]})
+    resolve_into_cache(root)
+    step = install_skills(root, root / "cache", [".", "svc"], locked=False)
+    assert sorted(step.written) == [".agents/skills/poetry", ".agents/skills/uv-project", ".claude/skills/poetry", ".claude/skills/uv-project"]
+    (root / ".claude" / "skills" / "poetry" / "mine.md").write_text("added by hand\n")
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text().split("[[segment]]")[0])  # svc, the only segment with ac:4, is gone
+    resolve_into_cache(root)
+    step = install_skills(root, root / "cache", ["."], locked=False)
+    assert sorted(step.removed) == [".agents/skills/poetry", ".claude/skills/poetry"]
+    assert not (root / ".agents" / "skills" / "poetry").exists()
+    assert sorted(p.name for p in (root / ".claude" / "skills" / "poetry").iterdir()) == ["mine.md"]
+    assert (root / ".agents" / "skills" / "uv-project" / "SKILL.md").exists()

@@ -1,0 +1,48 @@
+"""Where compile's outputs go, and the settings and jobs its tasks are made of.
+
+Standard library only: every doit command creates the compile tasks, and creating them needs only
+these names. The steps that write the outputs (`build`, with ruamel.yaml, pydantic and tiktoken
+behind it) are imported when an action or an up-to-date check runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "rules.toml"
+FILE = "AGENTS.md"
+CLAUDE = "CLAUDE.md"
+PART_GLOB = "AGENTS.*.md"
+SETTINGS = ".claude/settings.json"
+PRE_COMMIT = ".pre-commit-config.yaml"
+LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
+HOOK_FILES = (SETTINGS, PRE_COMMIT)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """`[compile]` of the manifest, and how banners name the manifest."""
+
+    max_tokens: int = 8000
+    claude: str = "import"
+    origin: str = "rules.toml"
+
+    def as_dict(self) -> dict:
+        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin}
+
+
+@dataclass(frozen=True)
+class SegmentJob:
+    path: str
+    parent: str | None  # the nearest ancestor segment ("." for a top folder), None for the root
+    nested: tuple[str, ...]  # root only: every other segment
+
+
+def folder_of(root: Path, segment: str) -> Path:
+    return root if segment == "." else root / segment
+
+
+def lefthook_file(root: Path) -> Path | None:
+    """The repository's lefthook file, if it uses lefthook (compile never creates one)."""
+    return next((root / name for name in LEFTHOOK if (root / name).is_file()), None)

@@ -3,4 +3,9 @@
 Other stages use: `sources.read_worktree`, `sources.load`, `sources.source_paths`, `sources.CONSTITUTION`,
 `render.outputs`, `render.file_names`, `references.targets`, `references.label` and
 `languages.LANGUAGES`; keep their signatures.
+
+`CONSTITUTION` (also `sources.CONSTITUTION`) is defined here, where importing it costs nothing: the
+task families check for the folder on every doit command.
 """
+
+CONSTITUTION = "constitution"  # the folder of a repository's constitution editions

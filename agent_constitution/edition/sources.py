@@ -15,6 +15,7 @@ from pathlib import Path
 import pygit2
 from pydantic import BaseModel, ValidationError
 
+from agent_constitution.edition import CONSTITUTION
 from agent_constitution.edition.failures import ChecksFailed, failure
 from agent_constitution.edition.models import (
     EXPECTED,
@@ -29,8 +30,6 @@ from agent_constitution.edition.models import (
 )
 from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
 from agent_constitution.errors import UserError
-
-CONSTITUTION = "constitution"
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
 Sources = Mapping[str, bytes]

@@ -10,4 +10,5 @@
 - `lock`: `rules.lock` text, reading it, `sync_lock` (re-lock, or fail with `locked`).
 - `upgrade`: `upgrade`, `outdated` and `replace`.
 - `inputs`: the files the lock and resolve tasks depend on.
+- `layout`: the file names and segment keys task creation needs (imports nothing).
 """

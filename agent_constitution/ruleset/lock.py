@@ -100,6 +100,18 @@ def sync_lock(
 def _why_stale(current: Lockfile | None, resolution: Resolution) -> str:
     if current is None:
         return "is not a valid lockfile"
+    changes = []
+    for segment in resolution.segments:
+        before = next((locked.rules for locked in current.segment if locked.path == segment.path), ())
+        old = {rule.ref: rule.revision for rule in before}
+        new = {f"{rule.source}:{rule.id}": rule.revision for rule in segment.rules}
+        added = [ref for ref in new if ref not in old]
+        dropped = [ref for ref in old if ref not in new]
+        revised = [f"{ref} {old[ref]} → {new[ref]}" for ref in new if ref in old and old[ref] != new[ref]]
+        parts = [f"{label} {', '.join(refs)}" for label, refs in (("adds", added), ("drops", dropped), ("revises", revised)) if refs]
+        if parts:
+            changes.append(f"segment {segment.path} {'; '.join(parts)}")
+    detail = f" ({'; '.join(changes)})" if changes else ""
     if current.manifest.digest != resolution.effective.digest():
-        return "was made from a different rules.toml (its selection, sources or binding changed)"
-    return "records other sources or rule revisions than the sources now give"
+        return f"was made from a different rules.toml: its selection, sources or binding changed{detail}"
+    return f"records other sources or rule revisions than the sources now give{detail}"

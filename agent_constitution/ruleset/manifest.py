@@ -24,11 +24,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from agent_constitution.errors import UserError
+from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
 from agent_constitution.sources import normalize_url
-
-ROOT_SEGMENT = "."
-
 
 @dataclass(frozen=True)
 class Ref:

@@ -27,6 +27,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -282,14 +283,13 @@ class Segment(Model):
     exclude: tuple[StrictStr, ...] = ()
     choices: dict[StrictStr, StrictStr] = {}
 
-    @model_validator(mode="after")
-    def _relative(self) -> "Segment":
-        parts = self.path.split("/")
-        if self.path.startswith("/") or "\\" in self.path or any(p in ("", ".", "..") for p in parts):
-            raise ValueError(
-                f"path {self.path!r}: write a folder relative to the repository root, like 'services/api'"
-            )
-        return self
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, path: str) -> str:
+        parts = path.split("/")
+        if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+            raise ValueError(f"{path!r}: write a folder relative to the repository root, like 'services/api'")
+        return path
 
 
 class Manifest(Model):
@@ -428,11 +428,26 @@ def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and (part in {"int", "str"} or part.startswith("function-"))
 
 
+# pydantic's type names, in the words of TOML.
+_TOML_TYPES = {
+    "tuple_type": "an array",
+    "list_type": "an array",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+    "string_type": "a string",
+    "int_type": "an integer",
+    "bool_type": "true or false",
+}
+
+
 def _explain(problems: list[dict]) -> str:
     first = problems[0]
     if len(problems) > 1:
         return f"expected a rule id (an integer) or an id string (found {first['input']!r})"
     kind = first["type"]
+    if kind in _TOML_TYPES:
+        return f"expected {_TOML_TYPES[kind]} (found {first['input']!r})"
     if kind == "extra_forbidden":
         return "unknown key"
     if kind == "missing":

@@ -38,13 +38,16 @@ from types import MappingProxyType
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.graph import World
-from agent_constitution.ruleset.manifest import ROOT_SEGMENT, Effective, load_manifest, source_key, unique_name
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
+from agent_constitution.ruleset.manifest import Effective, load_manifest, source_key, unique_name
 from agent_constitution.ruleset.models import Lockfile
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
 
-MANIFEST = "rules.toml"
-LOCKFILE = "rules.lock"
+# LOCKFILE, MANIFEST and segment_key are defined in `layout` (cheap to import) and re-exported here.
+__all__ = [
+    "LOCKFILE", "MANIFEST", "Constitution", "Resolution", "pinned_sources", "resolve", "resolved_json", "segment_key",
+]
 
 
 @dataclass(frozen=True)
@@ -107,10 +110,6 @@ def resolve(
         for path, selection in effective.segments.items()
     )
     return Resolution(project_root, effective, world, MappingProxyType(fetched), constitution, segments)
-
-
-def segment_key(path: str) -> str:
-    return "_root" if path == ROOT_SEGMENT else path.replace("/", "__")
 
 
 def resolved_json(resolution: Resolution, path: str) -> str:

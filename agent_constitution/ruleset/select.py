@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.graph import Node, World
-from agent_constitution.ruleset.manifest import ROOT_SEGMENT, Ref, Selection
+from agent_constitution.ruleset.layout import ROOT_SEGMENT
+from agent_constitution.ruleset.manifest import Ref, Selection
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ def _decided(state: _State, group: Node, choices: dict[Node, Node]) -> Node | No
 def _expand(state: _State, ref: Ref, choices: dict[Node, Node]) -> None:
     world = state.world
     stack: list[Node] = [(ref.source, ref.node)]
+    undecided: list[Node] = []
     while stack:
         node = stack.pop()
         if node in state.excluded:
@@ -180,13 +182,9 @@ def _expand(state: _State, ref: Ref, choices: dict[Node, Node]) -> None:
         if kind == "group":
             alternative = _decided(state, node, choices)
             if alternative is None:
-                raise UserError(
-                    f"package {ref.text} ({ref.origin}) contains {world.named(node)}, and no alternative is chosen",
-                    file=state.request.file,
-                    fix=f'add [choices] "{world.show(node)}" = one of: {_options(world, node)}'
-                    + (f" (in [segment.choices] for segment {state.request.path})" if state.request.path != ROOT_SEGMENT else ""),
-                )
-            stack.append(alternative)
+                undecided.append(node)
+            else:
+                stack.append(alternative)
             continue
         if kind == "rule":
             rule = world.rule(node)
@@ -195,6 +193,21 @@ def _expand(state: _State, ref: Ref, choices: dict[Node, Node]) -> None:
                 continue
             state.enabled.setdefault(node, _Why("package", ref))
         stack.extend(reversed(world.children(node)))
+    if undecided:
+        # Every undecided group at once, so that one edit of [choices] settles the package.
+        where = "[choices]" if state.request.path == ROOT_SEGMENT else f"[segment.choices] of segment {state.request.path}"
+        raise UserError(
+            f"package {ref.text} ({ref.origin}) contains "
+            + " and ".join(world.named(group) for group in undecided)
+            + f", and no alternative is chosen for {'it' if len(undecided) == 1 else 'them'}"
+            + " (a package needs a choice for every group in it)",
+            file=state.request.file,
+            fix=f"add to {where}: "
+            + "; ".join(f'"{world.show(group)}" = one of {_options(world, group)}' for group in undecided)
+            + f"; or leave {'it' if len(undecided) == 1 else 'them'} out: add "
+            + ", ".join(f'"{world.show(group)}"' for group in undecided)
+            + " to `exclude`",
+        )
 
 
 def _close(state: _State, choices: dict[Node, Node]) -> None:
@@ -223,14 +236,16 @@ def _close(state: _State, choices: dict[Node, Node]) -> None:
                         state,
                         f"{world.show(node)} requires {world.named(target)}, which is not selected (strict = true)",
                         [node],
-                        f"add \"{world.show(target)}\" to `rules`, or set strict = false to add requirements automatically",
+                        f"add \"{world.show(target)}\" to `rules`"
+                        + ("" if request.path == ROOT_SEGMENT else f" of segment {request.path}")
+                        + ", or set strict = false to add requirements automatically",
                     )
                 if world.rule(target).status == "repealed":
                     raise _failure(
                         state,
                         f"{world.show(node)} requires {world.named(target)}, which is repealed",
                         [node],
-                        f"stop selecting {world.show(node)}; its source must drop the requirement",
+                        f"{_stop(state, node)}; its source {world.names[node[0]]} must drop the requirement",
                     )
                 state.enabled[target] = why
                 queue.append(target)
@@ -270,17 +285,21 @@ def _check_constraints(state: _State) -> None:
                 state,
                 f"{world.show(node)} lists {world.show(target)} in `requires`, but {reason}",
                 [node],
-                f"remove {world.show(target)} from `requires` of rule {node[1]} in source {world.names[node[0]]}",
+                _source_fault(state, node, f"remove {target[1] if target[0] == node[0] else world.show(target)} from"
+                              f" `requires` of rules/{node[1]}.toml"),
             )
         found = world.pulled_in_conflict(node)
         if found:
             target, path = found
+            declarer = world.declares_conflict(node, target)
+            other = target if declarer == node else node
             raise _failure(
                 state,
-                f"{world.show(node)} declares a conflict with {world.show(target)}, which enabling it pulls in: "
-                + " → ".join(world.show(n) for n in path),
+                f"{world.show(node)} and {world.show(target)} conflict, but enabling {world.show(node)} pulls"
+                f" {world.show(target)} in: " + " → ".join(world.show(n) for n in path),
                 [node],
-                f"remove {target[1]} from `conflicts` of rule {node[1]}, or drop the requirement that pulls it in",
+                _source_fault(state, node, f"remove {other[1]} from `conflicts` of rules/{declarer[1]}.toml, or drop"
+                              " the requirement that pulls it in"),
             )
     by_group: dict[Node, list[Node]] = {}
     for node in enabled:
@@ -295,7 +314,7 @@ def _check_constraints(state: _State) -> None:
                 f"{world.show(first)} and {world.show(second)} are both enabled, but they are alternatives of"
                 f" {world.named(group)}: at most one may be enabled",
                 [first, second],
-                f'keep one: set [choices] "{world.show(group)}" and exclude the other',
+                f"keep one: {_stop(state, first)}, or {_stop(state, second)}",
             )
     for node in enabled:
         others = world.conflicts_of(node)
@@ -305,7 +324,7 @@ def _check_constraints(state: _State) -> None:
                     state,
                     f"{world.show(node)} and {world.show(other)} are both enabled, but they conflict",
                     [node, other],
-                    "exclude one of them (or the selection that brings it in)",
+                    f"keep one: {_stop(state, node)}, or {_stop(state, other)}",
                 )
     for node in enabled:
         allowed = world.rule(node).constitution
@@ -315,7 +334,7 @@ def _check_constraints(state: _State) -> None:
                 f"{world.named(node)} is compatible with constitution revisions {allowed}, but the manifest binds"
                 f" revision {state.request.revision}{state.request.revision_note}",
                 [node],
-                f"bind a revision inside the range in [constitution], or stop selecting {world.show(node)}",
+                f"bind a revision inside the range in [constitution], or {_stop(state, node)}",
             )
     for node in enabled:
         for target, edge in world.requirements(node):
@@ -348,9 +367,14 @@ def _check_cycles(state: _State) -> None:
     first = cycle[0] if cycle[0] in enabled else next(node for node in cycle if node in enabled)
     raise _failure(
         state,
-        "the requirements form a cycle: " + " → ".join(world.show(n) for n in cycle),
+        "the requirements form a cycle: " + " → ".join(world.show(n) for n in cycle) + " (each arrow: 'requires')",
         [first],
-        "a requirement graph must have no cycle; the source must drop one requirement of the cycle",
+        _source_fault(state, first, "drop one requirement of the cycle")
+        + "".join(
+            f"; or choose another alternative of {world.named(group)} in [choices]"
+            for group in dict.fromkeys(cycle)
+            if world.kind(group) == "group"
+        ),
     )
 
 
@@ -430,6 +454,46 @@ def _failure(state: _State, headline: str, nodes: list[Node], fix: str) -> UserE
         lines.append(f"  {world.show(node)} is enabled because:")
         lines.extend(f"    {step}" for step in _chain(state, node))
     return UserError("\n".join(lines), file=request.file, fix=fix)
+
+
+def _stop(state: _State, node: Node) -> str:
+    """What to change in the manifest so that `node` is no longer enabled: every manifest entry that
+    leads to it (through requirements and chosen alternatives), not only the one its chain shows."""
+    world = state.world
+    needed_by: dict[Node, list[Node]] = {}
+    for rule in state.enabled:
+        for target, _ in world.requirements(rule):
+            met = [target] if world.kind(target) == "rule" else world.children(target)
+            for other in met:
+                if other in state.enabled:
+                    needed_by.setdefault(other, []).append(rule)
+    found, stack = {node}, [node]
+    while stack:
+        for rule in needed_by.get(stack.pop(), ()):
+            if rule not in found:
+                found.add(rule)
+                stack.append(rule)
+    where = "`exclude`" if state.request.path == ROOT_SEGMENT else f"`exclude` of segment {state.request.path}"
+    own = f"{state.request.file} `" + ("" if state.request.path == ROOT_SEGMENT else "segment.")
+    changes = []
+    for rule in sorted(found, key=world.position):
+        why = state.enabled[rule]
+        if why.kind == "selected" and why.ref.origin.startswith(own):
+            changes.append(f'remove "{why.ref.text}" from {why.ref.origin}')
+        elif why.kind == "selected":  # a base's (or, in a segment, the root's) selection: leave it out here
+            changes.append(f'add "{world.show(rule)}" to {where}')
+        elif why.kind == "package":
+            changes.append(f'add "{world.show(rule)}" to {where} (package {why.ref.text} brings it in)')
+    return " and ".join(changes)
+
+
+def _source_fault(state: _State, node: Node, change: str) -> str:
+    """The fix for a defect of a source: its maintainers change it; until then the user leaves the rule out."""
+    name = state.world.names[node[0]]
+    return (
+        f"the source {name} must {change} (`doit source` reports this in its repository);"
+        f" until it does, {_stop(state, node)}"
+    )
 
 
 def _options(world: World, group: Node) -> str:

@@ -177,9 +177,20 @@ def _range_failure(
         request = declared.spec.requested
         follow = f"{request[0]} {request[1]}" if request else "its default branch"
         lines.insert(0, f"  {declared.file} follows {follow}: commit {at[:12]}, tagged {', '.join(tags) or 'with no version'}")
-    where = f"versions found: {', '.join(tags)}" if at is None else ""
+    where = f"versions found: {', '.join(tags) or 'none'}" if at is None else ""
+    declaring = ", ".join(who.split(" ", 1)[0] for who, _, _ in declarations)
+    if at is not None:
+        fix = (
+            f"in {declared.file}, follow a version tag of it inside every range above; or upgrade the source"
+            " whose range excludes this version (`doit upgrade --source NAME`)"
+        )
+    else:
+        fix = (
+            f"the ranges of {declaring} exclude each other: upgrade one of these sources to a version that accepts"
+            " the other's, or stop selecting the rules of one of them"
+        )
     return UserError(
         f"no version of source {declared.key} satisfies every declaration:\n" + "\n".join(lines)
         + (f"\n  {where}" if where else ""),
-        fix="follow a tag inside every range in [sources] of rules.toml, or upgrade the source whose range excludes it",
+        fix=fix,
     )

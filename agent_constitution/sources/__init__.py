@@ -44,12 +44,27 @@ The user-level cache lives in platformdirs' user cache dir (`AGENT_CONSTITUTION_
 one bare mirror per repository and one checked-out tree per commit, shared by every repo on the
 machine and safe when several builds fill it at once; see `agent_constitution.sources.cache`.
 
+`fetch`, `version_tags`, `newest_commit` and `Snapshot` live in `sources.snapshot` (which imports
+pygit2) and are imported from there on first use, so that importing this package for `normalize_url`
+or `tree_digest` stays cheap.
+
 Authoring a source lives beside it: `history` (rule IDs in the git history), `new_rule` (`doit
 new-rule`), `validate` (`doit source`), and `starter` (`agent-constitution init`).
 """
 
 from agent_constitution.sources.digest import tree_digest
-from agent_constitution.sources.fetch import Snapshot, fetch, newest_commit, version_tags
 from agent_constitution.sources.urls import normalize_url
 
 __all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "tree_digest", "version_tags"]
+
+_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "version_tags")
+
+
+def __getattr__(name: str):
+    # `snapshot` imports pygit2 (about 35 ms). Task creation imports this package for `digest` and
+    # `urls` only, so the fetching half is imported when something first uses it.
+    if name in _SNAPSHOT:
+        from agent_constitution.sources import snapshot
+
+        return getattr(snapshot, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,20 +1,28 @@
 """Source validation (`doit source`, part of `doit check` in a rule source repository).
 
-Every rule, group, domain and skill parses and is consistent (`load_source`); no rule still holds the
-template `doit new-rule` wrote; compared with the git history, no rule file was deleted and no new
-rule took an ID used before; and a rule whose title, text or check changed since the reference
-(`--base REF`, default HEAD) has a higher revision. Each failure is one `UserError`.
+Every rule, group, domain and skill parses and is consistent (`load_source`); the requirements
+between its rules have no cycle (also through a choice group: enabling any alternative must not need
+the group again), no redundant edge and no conflict with a rule the declaring rule pulls in, the
+constraints a manifest that selects those rules would otherwise fail on (`graph_problems`; a rule
+that requires a rule of another source is judged when a manifest selects it, with that source at its
+locked version); no rule still holds the template `doit new-rule` wrote; compared with the git
+history, no rule file was deleted and no new rule took an ID used before; and a rule whose title,
+text or check changed since the reference (`--base REF`, default HEAD) has a higher revision. Each failure is one `UserError`.
+
+`trial_rules(root, today)` lists the trial rules and their age, which `doit source` prints once the
+source is valid (DESIGN §5, decision 9: trial → active is a reviewed change in the source).
 """
 
 from __future__ import annotations
 
+import datetime
 import tomllib
 from pathlib import Path
 
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.source import load_source
+from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.sources.history import History, open_history, working_rule_ids
 from agent_constitution.sources.new_rule import TEMPLATE
 
@@ -25,7 +33,7 @@ _REVISED = ("title", "text", "check")
 def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
     problems: list[UserError] = []
     try:
-        load_source(root)
+        problems += graph_problems(load_source(root))
     except UserError as error:
         problems.append(error)
     present = working_rule_ids(root)
@@ -42,6 +50,88 @@ def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
     problems += _reused(root, history, reference, present)
     problems += _revisions(root, history, reference, base or "HEAD", current)
     return problems
+
+
+def graph_problems(source: RuleSource) -> list[UserError]:
+    """The requirement-graph constraints of seed 000 over the rules of one source."""
+    import networkx as nx
+
+    from agent_constitution.ruleset.graph import World
+
+    key = str(source.root)
+    world = World(
+        sources={key: source},
+        names={key: source.name},
+        # Another source's names lead to keys that are not loaded: those rules' edges are left out.
+        dependencies={key: {name: f"{name}:" for name in source.config.sources}},
+    )
+    graph = world.graph.copy()
+    for group in source.groups:  # enabling a group means enabling one of its alternatives
+        graph.add_edges_from(((key, group), (key, child)) for child in source.children[group])
+    problems = []
+    for component in nx.strongly_connected_components(graph):
+        start = min((node for node in component if isinstance(node[1], int)), key=lambda n: n[1], default=None)
+        if start is None or (len(component) == 1 and not graph.has_edge(start, start)):
+            continue
+        cycle = [edge[0] for edge in nx.find_cycle(graph.subgraph(component), start)]
+        # Report it in the file of its lowest rule, the cycle read from there.
+        start = min((node for node in cycle if isinstance(node[1], int)), key=lambda n: n[1])
+        cycle = cycle[cycle.index(start) :] + cycle[: cycle.index(start)]
+        ring = " → ".join(str(node[1]) for node in [*cycle, cycle[0]])
+        problems.append(
+            UserError(
+                f"the requirements form a cycle: {ring} (each arrow: 'requires' or 'is under'; a group"
+                " leads to each of its alternatives)",
+                file=source.rule_file(start[1]),
+                field="requires",
+                fix="drop one requirement of the cycle (a rule's parent rule counts as a requirement)",
+            )
+        )
+    for rule_id in source.rules:
+        node = (key, rule_id)
+        found = world.redundant(node)
+        if found:
+            target, path = found
+            reason = (
+                "it is the rule's parent, which counts as a requirement"
+                if len(path) == 2
+                else "it already follows from " + " → ".join(str(n[1]) for n in path)
+            )
+            problems.append(
+                UserError(
+                    f"requires lists {target[1]}, but {reason}",
+                    file=source.rule_file(rule_id),
+                    field="requires",
+                    fix=f"remove {target[1]} from requires",
+                )
+            )
+        found = world.pulled_in_conflict(node)
+        if found:
+            target, path = found
+            declarer = world.declares_conflict(node, target)
+            other = target if declarer == node else node
+            problems.append(
+                UserError(
+                    f"conflicts lists {other[1]}, but enabling rule {rule_id} pulls rule {target[1]} in: "
+                    + " → ".join(str(n[1]) for n in path),
+                    file=source.rule_file(declarer[1]),
+                    field="conflicts",
+                    fix=f"remove {other[1]} from conflicts, or drop the requirement that pulls it in",
+                )
+            )
+    return problems
+
+
+def trial_rules(root: Path, today: datetime.date) -> list[str]:
+    """One line per trial rule and its age (from `created`): trial → active is a reviewed change."""
+    source = load_source(root)
+    lines = []
+    for rule_id, rule in source.rules.items():
+        if rule.status != "trial":
+            continue
+        age = f"on trial for {(today - rule.created).days} days (since {rule.created})" if rule.created else "created: unknown"
+        lines.append(f"trial rule {rule_id} {source.title(rule_id)!r}: {age}")
+    return lines
 
 
 def _toml(data: bytes) -> dict | None:

@@ -11,7 +11,7 @@ GROUPS = ("check",)
 
 
 def tasks(project):
-    from agent_constitution.edition.sources import CONSTITUTION
+    from agent_constitution.edition import CONSTITUTION
 
     if not (project.root / CONSTITUTION).is_dir():
         return

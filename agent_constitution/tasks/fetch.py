@@ -1,22 +1,25 @@
-"""Fetch each source of rules.toml at its locked commit into the user-level cache (`fetch:<source>`)."""
+"""Fetch each source of rules.toml at its locked commit into the user-level cache (`fetch:<source>`).
+
+A fetch is up to date while the source's entry in rules.toml is the same and the lock still pins what
+the last fetch got (its commit, or a path source's content digest); a path source also depends on its
+files.
+"""
 
 from __future__ import annotations
 
 import tomllib
 
 from doit.exceptions import TaskFailed
-from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.inputs import task_inputs
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 
 NAME = "fetch"
 GROUPS = ("compile",)
 
 
 def tasks(project):
-    from agent_constitution.ruleset.resolve import LOCKFILE
-
     manifest = project.root / MANIFEST
     if not manifest.is_file():
         return
@@ -24,21 +27,39 @@ def tasks(project):
         sources = tomllib.loads(manifest.read_text(encoding="utf-8")).get("sources", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         sources = {}  # `doit lock` reports the broken manifest
-    lock = project.root / LOCKFILE
-    locked = lock.read_text(encoding="utf-8") if lock.is_file() else ""
+    locked = _locked(project.root / LOCKFILE)
     for name, spec in sources.items():
         yield {
             "basename": NAME,
             "name": name,
             "doc": f"Fetch source {name} into the user-level cache",
-            "actions": [(_fetch, [project.root, name])],
-            "uptodate": [config_changed({"spec": repr(spec), "lock": locked})],
-            "file_dep": manifest_inputs(project.root) if isinstance(spec, dict) and "path" in spec else [],
+            "actions": [(_fetch, [project.root, name, repr(spec)])],
+            "uptodate": [_unchanged(repr(spec), locked.get(name))],
+            "file_dep": task_inputs(project) if isinstance(spec, dict) and "path" in spec else [],
             "verbosity": 2,
         }
 
 
-def _fetch(root, name):
+def _locked(lock) -> dict[str, str]:
+    """Source name → the commit (or a path source's digest) the lock pins, read without the rule lists."""
+    if not lock.is_file():
+        return {}
+    head = lock.read_text(encoding="utf-8").partition("\n[[segment]]")[0]  # the lock's fixed layout
+    try:
+        entries = tomllib.loads(head).get("source", [])
+    except tomllib.TOMLDecodeError:
+        return {}  # `doit lock` reports the broken lock
+    return {entry.get("name"): entry.get("commit") or entry.get("digest") for entry in entries}
+
+
+def _unchanged(spec: str, pinned: str | None):
+    def check(task, values) -> bool:
+        return pinned is not None and values.get("spec") == spec and values.get("got") == pinned
+
+    return check
+
+
+def _fetch(root, name, spec):
     from agent_constitution.ruleset.lock import read_lock
     from agent_constitution.ruleset.manifest import declare
     from agent_constitution.ruleset.models import Manifest, load
@@ -53,5 +74,6 @@ def _fetch(root, name):
         snapshot = SourceSet(root, pinned_sources(root, read_lock(root))).snapshot(declared)
     except UserError as error:
         return TaskFailed(str(error))
-    print(f"{name}: {snapshot.commit or snapshot.digest}")
-    return None
+    got = snapshot.commit or snapshot.digest
+    print(f"{name}: {got}")
+    return {"spec": spec, "got": got}  # doit keeps these values for the next up-to-date check

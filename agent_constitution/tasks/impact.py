@@ -14,7 +14,7 @@ GROUPS = ()
 
 
 def tasks(project):
-    from agent_constitution.edition.sources import CONSTITUTION
+    from agent_constitution.edition import CONSTITUTION
 
     root = project.root
     if not (root / "rules" / "source.toml").is_file() or not (root / CONSTITUTION).is_dir():

@@ -12,15 +12,14 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.inputs import task_inputs
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 
 NAME = "lock"
 GROUPS = ("compile",)
 
 
 def tasks(project):
-    from agent_constitution.ruleset.resolve import LOCKFILE
-
     if not (project.root / MANIFEST).is_file():
         return
     yield {
@@ -29,7 +28,7 @@ def tasks(project):
         "actions": [(_lock, [project.root])],
         "params": [{"name": "locked", "long": "locked", "type": bool, "default": False,
                     "help": "fail if rules.lock would change (implied when the environment sets CI)"}],
-        "file_dep": manifest_inputs(project.root),
+        "file_dep": task_inputs(project),
         "targets": [str(project.root / LOCKFILE)],
         "verbosity": 2,
     }
@@ -37,7 +36,6 @@ def tasks(project):
 
 def _lock(root, locked):
     from agent_constitution.ruleset.lock import sync_lock
-    from agent_constitution.ruleset.resolve import LOCKFILE
 
     # `doit compile locked=1` (the compile stage's command-line variable) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):

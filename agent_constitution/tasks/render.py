@@ -11,7 +11,7 @@ GROUPS = ("compile",)
 
 
 def tasks(project):
-    from agent_constitution.edition.sources import CONSTITUTION
+    from agent_constitution.edition import CONSTITUTION  # the stage (pydantic, pygit2) only if needed
 
     if not (project.root / CONSTITUTION).is_dir():
         return

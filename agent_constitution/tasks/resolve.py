@@ -9,7 +9,8 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.inputs import MANIFEST, manifest_files
+from agent_constitution.ruleset.inputs import manifest_files
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT, segment_key
 
 NAME = "resolve"
 GROUPS = ("compile",)
@@ -19,9 +20,6 @@ _memo: dict = {}
 
 
 def tasks(project):
-    from agent_constitution.ruleset.manifest import ROOT_SEGMENT
-    from agent_constitution.ruleset.resolve import LOCKFILE, segment_key
-
     manifest = project.root / MANIFEST
     if not manifest.is_file():
         return
@@ -50,7 +48,7 @@ def tasks(project):
 
 def _resolve(root, path, target):
     from agent_constitution.ruleset.lock import sync_lock
-    from agent_constitution.ruleset.resolve import LOCKFILE, resolved_json
+    from agent_constitution.ruleset.resolve import resolved_json
 
     try:
         lock = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).exists() else b""

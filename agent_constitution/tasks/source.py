@@ -6,10 +6,10 @@ Active only in a rule source repository (one with rules/source.toml).
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 
 from doit.exceptions import TaskFailed
-from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
 
@@ -21,8 +21,6 @@ def tasks(project):
     root = project.root
     if not (root / "rules" / "source.toml").is_file():
         return
-    from agent_constitution.sources.history import open_history
-
     yield {
         "basename": "new-rule",
         "doc": "Write a trial rule with the next free ID: --title TEXT --parent DOMAIN|GROUP|RULE",
@@ -34,9 +32,7 @@ def tasks(project):
         "uptodate": [False],
         "verbosity": 2,
     }
-    history = open_history(root)
-    head = history.head() if history is not None else None
-    inputs = sorted(str(path) for path in (root / "rules").rglob("*") if _is_input(path))
+    inputs = _rule_files(root)
     yield {
         "basename": NAME,
         "doc": "Validate this rule source against its files and its git history (--base REF: compare revisions)",
@@ -45,13 +41,33 @@ def tasks(project):
         "file_dep": inputs,
         # A new commit changes what the history allows, a deleted file what is compared with it; a --base
         # makes the run depend on another commit, so it always runs.
-        "uptodate": [config_changed({"head": str(head.id) if head else "", "files": inputs}), _no_base],
+        "uptodate": [_history_unchanged(root, inputs), _no_base],
         "verbosity": 2,
     }
 
 
-def _is_input(path: Path) -> bool:
-    return path.is_file() and "__pycache__" not in path.parts
+def _rule_files(root: Path) -> list[str]:
+    files = []
+    for here, dirs, names in os.walk(root / "rules"):
+        dirs[:] = [name for name in dirs if name != "__pycache__"]
+        files.extend(os.path.join(here, name) for name in names)
+    return sorted(files)
+
+
+def _history_unchanged(root: Path, inputs: list[str]):
+    """An up-to-date check on HEAD and the list of files, evaluated only when the task is asked for:
+    opening the repository (pygit2) is not paid by every doit command."""
+
+    def check(task, values) -> bool:
+        from agent_constitution.sources.history import open_history
+
+        history = open_history(root)
+        head = history.head() if history is not None else None
+        state = {"head": str(head.id) if head else "", "files": inputs}
+        task.value_savers.append(lambda: {"source-history": state})
+        return values.get("source-history") == state
+
+    return check
 
 
 def _no_base(task, values) -> bool:
@@ -71,9 +87,11 @@ def _new_rule(root: Path, title: str, parent: str):
 
 
 def _validate(root: Path, base: str):
-    from agent_constitution.sources.validate import validate_source
+    from agent_constitution.sources.validate import trial_rules, validate_source
 
     problems = validate_source(root, base=base or None)
     if problems:
         return TaskFailed("\n".join(str(problem) for problem in problems))
+    for line in trial_rules(root, datetime.datetime.now(datetime.UTC).date()):
+        print(line)
     return None

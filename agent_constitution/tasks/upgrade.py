@@ -5,7 +5,7 @@ from __future__ import annotations
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.inputs import MANIFEST
+from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "upgrade"
 GROUPS = ()

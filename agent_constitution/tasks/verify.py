@@ -5,22 +5,21 @@ from __future__ import annotations
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.inputs import MANIFEST, manifest_inputs
+from agent_constitution.ruleset.inputs import task_inputs
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 
 NAME = "verify"
 GROUPS = ("compile",)
 
 
 def tasks(project):
-    from agent_constitution.ruleset.resolve import LOCKFILE
-
     if not (project.root / MANIFEST).is_file():
         return
     yield {
         "basename": NAME,
         "doc": "Check the constitution binding and that each source's version satisfies every declared range",
         "actions": [(_verify, [project.root])],
-        "file_dep": [*manifest_inputs(project.root), str(project.root / LOCKFILE)],
+        "file_dep": [*task_inputs(project), str(project.root / LOCKFILE)],
         "verbosity": 2,
     }
 

@@ -24,6 +24,10 @@ def test_local_base_layers(project):
         choices={"ac:package-manager": "ac:3"},
     )
     assert enabled == {1: "package ac:python", 3: "package ac:python", 9: "selected"}
+    # A conflict with the base's selection: the fix leaves the base's rule out here, not in the base.
+    message = project.error(extends="team/base.toml", rules=["ac:8"])
+    assert "you selected ac:7 \"Rule 7\" in team/base.toml `rules`" in message
+    assert 'fix: keep one: add "ac:7" to `exclude`, or remove "ac:8" from rules.toml `rules`' in message
 
 
 def test_base_inside_a_source(project):

@@ -53,6 +53,7 @@ def test_lock_records_inputs_and_detects_a_changed_manifest(project):
     with pytest.raises(UserError) as caught:
         sync_lock(project.root, locked=True)
     assert "was made from a different rules.toml" in str(caught.value)
+    assert "(segment . drops ac:8; segment web drops ac:8)" in str(caught.value)
     assert "fix: run `doit lock`" in str(caught.value)
 
 
@@ -67,8 +68,9 @@ def test_changed_rule_text_changes_the_lock(project):
     project.manifest(**SELECTION)
     sync_lock(project.root)
     write_rule(project.root / "src", 8, parent="git", conflicts=[7], revision=2)
-    with pytest.raises(UserError, match="records other sources or rule revisions"):
+    with pytest.raises(UserError, match="records other sources or rule revisions") as caught:
         sync_lock(project.root, locked=True)
+    assert "(segment . revises ac:8 1 → 2; segment web revises ac:8 1 → 2)" in str(caught.value)
     sync_lock(project.root)
     assert 'ref = "ac:8", revision = 2' in (project.root / "rules.lock").read_text()
 
@@ -140,6 +142,32 @@ def test_conflicting_version_declarations_are_named(tmp_path):
     assert "no version of source" in message
     assert "rules.toml follows tag v2.0.0" in message and "tagged v2.0.0" in message
     assert "team (rules/source.toml [sources.base]) accepts >=1.0, <2" in message
+
+
+def test_two_sources_whose_ranges_exclude_each_other(tmp_path):
+    base = tmp_path / "base"
+    git_source(base, {v: {1: {"parent": "git"}} for v in ("v1.0.0", "v2.0.0")}, name="base")
+    for name, rule_id, versions in (("team", 5, ">=1.0, <2"), ("other", 7, ">=2")):
+        write_source(
+            tmp_path / name, {rule_id: {"parent": "git", "requires": ["base:1"]}}, name=name,
+            sources={"base": {"url": str(base), "versions": versions}},
+        )
+    repo = tmp_path / "repo"
+    write_manifest(
+        repo,
+        {
+            "constitution": {**PIN, "source": "team"},
+            "sources": {"team": {"path": "../team"}, "other": {"path": "../other"}},
+            "rules": ["team:5", "other:7"],
+        },
+    )
+    with pytest.raises(UserError) as caught:
+        resolve(repo)
+    message = str(caught.value)
+    assert "team (rules/source.toml [sources.base]) accepts >=1.0, <2" in message
+    assert "other (rules/source.toml [sources.base]) accepts >=2" in message
+    assert "versions found: v1.0.0, v2.0.0" in message
+    assert "fix: the ranges of team, other exclude each other" in message
 
 
 def test_requirement_into_another_source_must_exist(tmp_path):

@@ -80,7 +80,7 @@ def named(message: str, rule_id: int) -> bool:
 
 
 @SETTINGS
-@given(graphs(), st.sampled_from(["cycle", "conflict", "range", "strict"]), st.data())
+@given(graphs(), st.sampled_from(["cycle", "conflict", "range", "strict", "redundant"]), st.data())
 def test_faults_fail_naming_a_rule_on_the_chain(tmp_path_factory, drawn, fault, data):
     rules, graph, selected = drawn
     enabled = sorted(set(selected).union(*(nx.descendants(graph, n) for n in selected)))
@@ -101,6 +101,13 @@ def test_faults_fail_naming_a_rule_on_the_chain(tmp_path_factory, drawn, fault, 
         bad = data.draw(st.sampled_from(enabled))
         rules[bad]["constitution"] = {"min": "0.2"}
         culprits = {bad}
+    elif fault == "redundant":
+        far = [(a, b) for a in enabled for b in nx.descendants(graph, a) if not graph.has_edge(a, b)]
+        if not far:
+            return
+        rule_id, target = data.draw(st.sampled_from(far))  # already reached through another requirement
+        rules[rule_id]["requires"] = [*rules[rule_id]["requires"], target]
+        culprits = {rule_id, target}
     else:
         missing = [n for n in enabled if n not in selected]
         if not missing:

@@ -1,6 +1,7 @@
 """Selection, requirements, packages, groups and every graph constraint, with their messages."""
 
 from tests.ruleset.builders import write_rule
+from tests.ruleset.conftest import GROUPS, RULES
 
 
 def test_requirements_are_added_with_provenance(project):
@@ -18,6 +19,8 @@ def test_strict_requirement_is_an_error_with_the_chain(project):
     assert 'ac:4 requires ac:2 "Rule 2", which is not selected (strict = true)' in message
     assert 'you selected ac:4 "Rule 4" in rules.toml `rules`' in message
     assert 'fix: add "ac:2" to `rules`' in message
+    message = project.error(strict=True, choices={"ac:ci-service": "ac:5"}, segment=[{"path": "web", "rules": ["ac:4"]}])
+    assert "(strict = true) (segment web)" in message and 'fix: add "ac:2" to `rules` of segment web' in message
 
 
 def test_group_requirement_needs_a_choice(project):
@@ -43,7 +46,17 @@ def test_chosen_alternative_chain_in_a_later_error(project):
 def test_package_needs_every_group_decided(project):
     message = project.error(rules=["ac:python"])
     assert "package ac:python (rules.toml `rules`) contains group ac:package-manager, and no alternative is chosen" in message
-    assert 'fix: add [choices] "ac:package-manager" = one of: ac:2 "Rule 2", ac:3 "Rule 3"' in message
+    assert 'fix: add to [choices]: "ac:package-manager" = one of ac:2 "Rule 2", ac:3 "Rule 3"' in message
+    assert 'or leave it out: add "ac:package-manager" to `exclude`' in message
+    assert project.enabled(rules=["ac:python"], exclude=["ac:package-manager"]) == {1: "package ac:python"}
+
+
+def test_every_undecided_group_of_a_package_in_one_message(project):
+    project.source(rules={**RULES, 10: {"parent": "linter"}}, groups={**GROUPS, "linter": "python"})
+    message = project.error(segment=[{"path": "web", "rules": ["ac:python"]}])
+    assert "contains group ac:linter and group ac:package-manager, and no alternative is chosen for them" in message
+    assert '"ac:linter" = one of ac:10 "Rule 10"; "ac:package-manager" = one of ac:2 "Rule 2", ac:3 "Rule 3"' in message
+    assert "add to [segment.choices] of segment web" in message and message.count("error:") == 1
 
 
 def test_package_enters_group_through_choice(project):
@@ -90,24 +103,43 @@ def test_two_alternatives(project):
     message = project.error(rules=["ac:5", "ac:6"])
     assert "ac:5 and ac:6 are both enabled, but they are alternatives of group ac:ci-service" in message
     assert "ac:5 is enabled because:" in message and "ac:6 is enabled because:" in message
+    assert 'fix: keep one: remove "ac:5" from rules.toml `rules`, or remove "ac:6" from rules.toml `rules`' in message
 
 
 def test_conflict_declared_on_either_side(project):
     message = project.error(rules=["ac:7", "ac:8"])
     assert "ac:7 and ac:8 are both enabled, but they conflict" in message
+    # The fix names what the manifest says: a package's rule is excluded, a required rule's selector removed.
+    write_rule(project.root / "src", 9, parent="python", requires=[8])
+    message = project.error(rules=["ac:git", "ac:9"], choices={"ac:package-manager": "ac:2"}, exclude=["ac:8"])
+    assert "ac:9 requires ac:8" in message and "which is excluded" in message
+    message = project.error(rules=["ac:git", "ac:9"])
+    assert "ac:7 and ac:8 are both enabled, but they conflict" in message
+    assert 'fix: keep one: add "ac:7" to `exclude` (package ac:git brings it in), or remove "ac:9" from rules.toml' \
+        ' `rules` and add "ac:8" to `exclude` (package ac:git brings it in)' in message
 
 
 def test_conflict_with_a_pulled_in_rule(project):
     write_rule(project.root / "src", 9, parent="git", requires=[7], conflicts=[7])
     message = project.error(rules=["ac:9"])
-    assert "ac:9 declares a conflict with ac:7, which enabling it pulls in: ac:9 → ac:7" in message
+    assert "ac:9 and ac:7 conflict, but enabling ac:9 pulls ac:7 in: ac:9 → ac:7" in message
+    assert "the source ac must remove 7 from `conflicts` of rules/9.toml" in message
+    assert 'until it does, remove "ac:9" from rules.toml `rules`' in message
+
+
+def test_conflict_declared_on_the_pulled_in_rule(project):
+    write_rule(project.root / "src", 7, parent="git", conflicts=[9])
+    write_rule(project.root / "src", 9, parent="git", requires=[7])
+    message = project.error(rules=["ac:9"])
+    assert "ac:9 and ac:7 conflict, but enabling ac:9 pulls ac:7 in: ac:9 → ac:7" in message
+    assert "the source ac must remove 9 from `conflicts` of rules/7.toml" in message
 
 
 def test_redundant_requirement(project):
     write_rule(project.root / "src", 9, parent="git", requires=[4, 2, "ci-service"])
     message = project.error(rules=["ac:9"], choices={"ac:ci-service": "ac:5"})
     assert "ac:9 lists ac:2 in `requires`, but it already follows from ac:9 → ac:4 → ac:2" in message
-    assert "fix: remove ac:2 from `requires` of rule 9 in source ac" in message
+    assert "fix: the source ac must remove 2 from `requires` of rules/9.toml (`doit source` reports this" in message
 
 
 def test_requiring_the_parent_is_redundant(project):
@@ -119,7 +151,8 @@ def test_cycle_in_requires(project):
     write_rule(project.root / "src", 7, parent="git", requires=[9])
     write_rule(project.root / "src", 9, parent="git", requires=[7])
     message = project.error(rules=["ac:7"])
-    assert "the requirements form a cycle: ac:7 → ac:9 → ac:7" in message
+    assert "the requirements form a cycle: ac:7 → ac:9 → ac:7 (each arrow: 'requires')" in message
+    assert "the source ac must drop one requirement of the cycle" in message and 'remove "ac:7" from' in message
 
 
 def test_cycle_through_a_group(project):
@@ -127,6 +160,8 @@ def test_cycle_through_a_group(project):
     write_rule(project.root / "src", 9, parent="git", requires=["ci-service"])
     message = project.error(rules=["ac:9"], choices={"ac:ci-service": "ac:5"})
     assert "cycle: " in message and "ac:ci-service" in message
+    assert "or choose another alternative of group ac:ci-service in [choices]" in message
+    assert 9 in project.enabled(rules=["ac:9"], choices={"ac:ci-service": "ac:6"})
 
 
 def test_cross_subtree_requirement_warns(project):
@@ -165,6 +200,10 @@ def test_constitution_range(project):
     write_rule(project.root / "src", 9, parent="git", constitution={"min": "0.2", "max": "1"})
     message = project.error(rules=["ac:9"])
     assert 'ac:9 "Rule 9" is compatible with constitution revisions >= 0.2, <= 1, but the manifest binds revision 0.1' in message
+    assert 'fix: bind a revision inside the range in [constitution], or remove "ac:9" from rules.toml `rules`' in message
+    write_rule(project.root / "src", 10, parent=9)
+    message = project.error(rules=["ac:10"])  # the fix names the entry that enables rule 9, not rule 9
+    assert "ac:10 is under ac:9" in message and 'or remove "ac:10" from rules.toml `rules`' in message
     pinned = {"source": "ac", "edition": "2026-10", "revision": "0.3"}
     assert project.enabled(rules=["ac:9"], constitution=pinned) == {9: "selected"}
 
@@ -198,6 +237,10 @@ def test_segment_conflict_names_the_segment(project):
     message = project.error(rules=["ac:7"], segment=[{"path": "web", "rules": ["ac:8"]}])
     assert "ac:7 and ac:8 are both enabled, but they conflict (segment web)" in message
     assert "rules.toml `segment.0.rules`" in message
+    # The root's own selection is left out of the segment only.
+    assert 'fix: keep one: add "ac:7" to `exclude` of segment web, or remove "ac:8" from rules.toml' in message
+    resolved = project.resolve(rules=["ac:7"], segment=[{"path": "web", "rules": ["ac:8"], "exclude": ["ac:7"]}])
+    assert [rule.id for rule in resolved.segment("web").rules] == [8]
 
 
 def test_chosen_alternative_excluded(project):

@@ -77,7 +77,7 @@ def test_manifest_bare_url_and_hyphenated_keys():
     [
         ({"sources": {"a": {"path": "x", "tag": "v1"}}}, "sources.a"),
         ({"sources": {"a": {"url": "u", "tag": "v1", "branch": "main"}}}, "sources.a"),
-        ({"segment": [{"path": "../up"}]}, "segment.0"),
+        ({"segment": [{"path": "../up"}]}, "segment.0.path"),
         ({"segment": [{"path": "a"}, {"path": "a"}]}, None),
         ({"constitution": {"source": "ac", "edition": "2026", "revision": "0.1"}}, "constitution.edition"),
     ],
@@ -86,6 +86,21 @@ def test_manifest_errors(data, field):
     with pytest.raises(UserError) as caught:
         parse(Manifest, data, "rules.toml")
     assert caught.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"segment": [{"path": "web", "rules": "ac:9"}]}, "segment.0.rules: expected an array (found 'ac:9')"),
+        ({"strict": "yes"}, "strict: expected true or false (found 'yes')"),
+        ({"compile": {"max-tokens": "8000"}}, "compile.max-tokens: expected an integer (found '8000')"),
+        ({"choices": ["ac:17"]}, "choices: expected a table (found ['ac:17'])"),
+    ],
+)
+def test_manifest_type_errors_speak_toml(data, message):
+    with pytest.raises(UserError) as caught:
+        parse(Manifest, data, "rules.toml")
+    assert str(caught.value) == f"error: rules.toml: {message}"
 
 
 def sample(tmp_path: Path) -> Path:

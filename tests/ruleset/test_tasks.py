@@ -28,8 +28,10 @@ def test_lock_resolve_and_locked(project: Project):
         (1, "required-by ac:2"), (2, "required-by ac:4"), (4, "selected"), (5, "required-by ac:4"), (9, "selected"),
     ]
     assert data["sources"]["ac"]["trust"] is True
-    again = doit(project.root, "lock", "resolve")
-    assert again.returncode == 0 and "-- lock" in again.stdout and "-- resolve:." in again.stdout
+    again = doit(project.root, "fetch", "lock", "verify", "resolve")
+    assert again.returncode == 0, again.stderr
+    for task in ("fetch:ac", "lock", "verify", "resolve:.", "resolve:web/app"):
+        assert f"-- {task}\n" in again.stdout  # unchanged inputs run nothing
     project.manifest(rules=["ac:7"])
     locked = doit(project.root, "lock", "--locked")
     assert locked.returncode != 0

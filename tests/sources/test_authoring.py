@@ -108,6 +108,42 @@ def test_a_missing_successor_is_reported(source: Path):
     assert "superseded_by" in problem and "rule 9 does not exist in this source" in problem
 
 
+def test_trial_rules_are_listed_with_their_age(source: Path):
+    from agent_constitution.sources.validate import trial_rules
+
+    new_rule(source, title="Sign commits", parent="git", today=TODAY)
+    assert trial_rules(source, TODAY + datetime.timedelta(days=12)) == [
+        "trial rule 3 'Sign commits': on trial for 12 days (since 2026-11-29)"
+    ]
+
+
+def test_requirement_graph_constraints_are_checked_in_the_source(tmp_path: Path):
+    """A cycle, a redundant requirement and a conflict with a pulled-in rule fail where they are written."""
+    from tests.ruleset.builders import write_source
+
+    root = write_source(
+        tmp_path / "graph",
+        {
+            1: {"parent": "git", "conflicts": [4]},
+            2: {"parent": "git", "requires": [1]},
+            3: {"parent": "git", "requires": [2, 1]},  # 1 already follows from 2
+            4: {"parent": "git", "requires": [2]},  # pulls 1 in, which conflicts with it
+            5: {"parent": "g", "requires": [6]},  # an alternative needing its own group again
+            6: {"parent": "python", "requires": ["g"]},
+            7: {"parent": "g"},
+            8: {"parent": 7, "requires": [7]},  # the parent counts as a requirement
+        },
+        groups={"g": "python"},
+    )
+    found = messages(root)
+    assert len(found) == 4, found
+    cycle, redundant, pulled, parent = found
+    assert "rules/5.toml: requires: the requirements form a cycle: 5 → 6 → g → 5" in cycle
+    assert "rules/3.toml: requires: requires lists 1, but it already follows from 3 → 2 → 1" in redundant
+    assert "rules/1.toml: conflicts: conflicts lists 4, but enabling rule 4 pulls rule 1 in: 4 → 2 → 1" in pulled
+    assert "rules/8.toml: requires: requires lists 7, but it is the rule's parent" in parent
+
+
 def test_a_deleted_rule_file_is_reported_even_after_the_commit(source: Path):
     (source / "rules" / "2.toml").unlink()
     [problem] = messages(source)
@@ -183,6 +219,9 @@ def test_doit_tasks_in_a_source_repository(source: Path):
     (source / "rules" / "3.toml").unlink()
     passed = _doit(source, "source")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "-- source" in _doit(source, "source").stdout  # nothing changed: up to date
+    git(source, "commit", "-q", "--allow-empty", "-m", "another commit")
+    assert ".  source" in _doit(source, "source").stdout  # the history moved: validated again
 
 
 def test_doit_tasks_only_in_a_source_repository(tmp_path: Path):

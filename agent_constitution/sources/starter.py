@@ -19,7 +19,7 @@ from agent_constitution.fsio import write_atomic
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 EDITION = "2026-10"
-REVISION = "0.1"
+REVISION = "0.2"
 # Packages (domains) of the project's source that fit any repository and hold no choice group: the
 # python and ci domains need a choice (uv or Poetry, which CI service) and are left to the user.
 STARTER_PACKAGES = ("instructions", "git", "security", "session")

@@ -1,6 +1,6 @@
 """`doit lock`: resolve rules.toml against its sources and write rules.lock.
 
-With `--locked`, `locked=1` on the command line (as `doit compile locked=1`) or CI set in the
+With `--locked`, `locked=1` on the command line (what `doit compile --locked` passes on) or CI set in the
 environment, it fails instead of changing the lock, like `uv sync --locked`.
 """
 
@@ -37,7 +37,7 @@ def tasks(project):
 def _lock(root, locked):
     from agent_constitution.ruleset.lock import sync_lock
 
-    # `doit compile locked=1` (the compile stage's command-line variable) means the same as --locked.
+    # `locked=1` (what `doit compile --locked` passes on to its members) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):
         locked = True
     try:

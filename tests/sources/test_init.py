@@ -130,3 +130,9 @@ def test_the_starter_manifest_resolves_against_this_projects_source(tmp_path: Pa
     packages = {rule.why for rule in segment.rules}
     assert packages == {f"package ac:{package}" for package in STARTER_PACKAGES}
     assert not {rule.id for rule in segment.rules} & set(STARTER_EXCLUDE)
+
+
+def test_the_starter_pins_the_constitution_this_project_publishes():
+    index = Path(__file__).resolve().parents[2] / "constitution" / EDITION / "index.toml"
+    published = tomllib.loads(index.read_text(encoding="utf-8"))
+    assert (published["edition"], published["revision"]) == (EDITION, REVISION)

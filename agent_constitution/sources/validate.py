@@ -129,7 +129,8 @@ def trial_rules(root: Path, today: datetime.date) -> list[str]:
     for rule_id, rule in source.rules.items():
         if rule.status != "trial":
             continue
-        age = f"on trial for {(today - rule.created).days} days (since {rule.created})" if rule.created else "created: unknown"
+        days = (today - rule.created).days if rule.created else None
+        age = f"on trial for {days} day{'' if days == 1 else 's'} (since {rule.created})" if rule.created else "created: unknown"
         lines.append(f"trial rule {rule_id} {source.title(rule_id)!r}: {age}")
     return lines
 

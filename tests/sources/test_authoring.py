@@ -115,6 +115,9 @@ def test_trial_rules_are_listed_with_their_age(source: Path):
     assert trial_rules(source, TODAY + datetime.timedelta(days=12)) == [
         "trial rule 3 'Sign commits': on trial for 12 days (since 2026-11-29)"
     ]
+    assert trial_rules(source, TODAY + datetime.timedelta(days=1)) == [
+        "trial rule 3 'Sign commits': on trial for 1 day (since 2026-11-29)"
+    ]
 
 
 def test_requirement_graph_constraints_are_checked_in_the_source(tmp_path: Path):

@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from doit import get_var
-from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 if TYPE_CHECKING:
     from agent_constitution.compile.layout import SegmentJob, Settings
@@ -183,20 +182,18 @@ def _shown(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+@reported
 def _run(step, *args):
     """Run a step that must not overwrite a hand edit under --locked / CI."""
-    return _report(lambda: _step(step)(*args, locked=locked()))
+    return _report(_step(step)(*args, locked=locked()))
 
 
+@reported
 def _run_plain(step, *args):
-    return _report(lambda: _step(step)(*args))
+    return _report(_step(step)(*args))
 
 
-def _report(call):
-    try:
-        result = call()
-    except UserError as error:
-        return TaskFailed(str(error))
+def _report(result):
     for line in result.lines:
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
     for path in result.written:
@@ -206,11 +203,9 @@ def _report(call):
     return result.values()
 
 
+@reported
 def _clean(remove, *args):
-    try:
-        result = _step(remove)(*args)
-    except UserError as error:
-        return TaskFailed(str(error))
+    result = _step(remove)(*args)
     for path in result if isinstance(result, list) else []:
         print(f"removed {path}")
 
@@ -241,11 +236,9 @@ def _chains(root: Path, segments: list[str]):
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
 
 
+@reported
 def _run_user():
     from agent_constitution.compile import user
 
-    try:
-        for line in user.compile_user(locked=locked()):
-            print(line)
-    except UserError as error:
-        return TaskFailed(str(error))
+    for line in user.compile_user(locked=locked()):
+        print(line)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 NAME = "constitution-checks"
 GROUPS = ("check",)
@@ -24,10 +22,8 @@ def tasks(project):
     }
 
 
+@reported
 def _check(root):
     from agent_constitution.edition.build import build
 
-    try:
-        build(root, check=True)
-    except UserError as error:
-        return TaskFailed(str(error))
+    build(root, check=True)

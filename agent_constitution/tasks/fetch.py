@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import tomllib
 
-from doit.exceptions import TaskFailed
-
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.tasks.actions import reported
 
 NAME = "fetch"
 GROUPS = ("compile",)
@@ -59,6 +58,7 @@ def _unchanged(spec: str, pinned: str | None):
     return check
 
 
+@reported
 def _fetch(root, name, spec):
     from agent_constitution.ruleset.lock import read_lock
     from agent_constitution.ruleset.manifest import declare
@@ -66,14 +66,11 @@ def _fetch(root, name, spec):
     from agent_constitution.ruleset.resolve import pinned_sources
     from agent_constitution.ruleset.sourceset import SourceSet
 
-    try:
-        manifest = load(Manifest, root / MANIFEST, MANIFEST)
-        if name not in manifest.sources:
-            raise UserError(f"no source named {name!r} in [sources]", file=MANIFEST)
-        declared = declare(name, manifest.sources[name], root, MANIFEST)
-        snapshot = SourceSet(root, pinned_sources(root, read_lock(root))).snapshot(declared)
-    except UserError as error:
-        return TaskFailed(str(error))
+    manifest = load(Manifest, root / MANIFEST, MANIFEST)
+    if name not in manifest.sources:
+        raise UserError(f"no source named {name!r} in [sources]", file=MANIFEST)
+    declared = declare(name, manifest.sources[name], root, MANIFEST)
+    snapshot = SourceSet(root, pinned_sources(root, read_lock(root))).snapshot(declared)
     got = snapshot.commit or snapshot.digest
     print(f"{name}: {got}")
     return {"spec": spec, "got": got}  # doit keeps these values for the next up-to-date check

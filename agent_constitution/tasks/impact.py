@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 NAME = "impact"
 GROUPS = ()
@@ -30,13 +30,11 @@ def tasks(project):
     }
 
 
+@reported
 def _impact(root, base):
     from agent_constitution.site.impact import impact, report
 
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")
-    try:
-        print(report(impact(root, base), base), end="")
-    except UserError as error:
-        return TaskFailed(str(error))
+    print(report(impact(root, base), base), end="")
     return None

@@ -9,11 +9,10 @@ from __future__ import annotations
 import sys
 
 from doit import get_var
-from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.tasks.actions import reported
 
 NAME = "lock"
 GROUPS = ("compile",)
@@ -34,16 +33,14 @@ def tasks(project):
     }
 
 
+@reported
 def _lock(root, locked):
     from agent_constitution.ruleset.lock import sync_lock
 
     # `locked=1` (what `doit compile --locked` passes on to its members) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):
         locked = True
-    try:
-        resolution, wrote = sync_lock(root, locked=True if locked else None)
-    except UserError as error:
-        return TaskFailed(str(error))
+    resolution, wrote = sync_lock(root, locked=True if locked else None)
     for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:

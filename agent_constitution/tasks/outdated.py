@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "outdated"
@@ -23,11 +21,8 @@ def tasks(project):
     }
 
 
+@reported
 def _outdated(root):
     from agent_constitution.ruleset.upgrade import plan_upgrade
 
-    try:
-        print(plan_upgrade(root).report())
-    except UserError as error:
-        return TaskFailed(str(error))
-    return None
+    print(plan_upgrade(root).report())

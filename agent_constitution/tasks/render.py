@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 NAME = "render"
 GROUPS = ("compile",)
@@ -30,11 +28,9 @@ def tasks(project):
     }
 
 
+@reported
 def _render(root):
     from agent_constitution.edition.build import build
 
-    try:
-        for path in build(root).written:
-            print(f"updated {path}")
-    except UserError as error:
-        return TaskFailed(str(error))
+    for path in build(root).written:
+        print(f"updated {path}")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "replace"
@@ -23,13 +21,11 @@ def tasks(project):
     }
 
 
+@reported
 def _replace(root):
     from agent_constitution.ruleset.upgrade import replace_superseded
 
-    try:
-        replaced = replace_superseded(root)
-    except UserError as error:
-        return TaskFailed(str(error))
+    replaced = replace_superseded(root)
     for old, new in replaced:
         print(f"{old} → {new}")
     print("nothing to replace" if not replaced else "rules.toml updated; run `doit lock`")

@@ -7,10 +7,10 @@ import tomllib
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.ruleset.inputs import manifest_files
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT, segment_key
+from agent_constitution.tasks.actions import reported
 
 NAME = "resolve"
 GROUPS = ("compile",)
@@ -46,20 +46,21 @@ def tasks(project):
         }
 
 
+@reported
 def _resolve(root, path, target):
     from agent_constitution.ruleset.lock import sync_lock
     from agent_constitution.ruleset.resolve import resolved_json
 
+    lock = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).exists() else b""
+    resolution = _memo.get((root, lock))
+    if resolution is None:
+        resolution = sync_lock(root, locked=True)[0]
+        _memo.clear()
+        _memo[(root, lock)] = resolution
     try:
-        lock = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).exists() else b""
-        resolution = _memo.get((root, lock))
-        if resolution is None:
-            resolution = sync_lock(root, locked=True)[0]
-            _memo.clear()
-            _memo[(root, lock)] = resolution
         segment = resolution.segment(path)
-    except (UserError, StopIteration) as error:
-        return TaskFailed(str(error) if isinstance(error, UserError) else f"segment {path} is not in {MANIFEST}")
+    except StopIteration:
+        return TaskFailed(f"segment {path} is not in {MANIFEST}")
     for warning in segment.warnings:
         print(f"warning: {path}: {warning}", file=sys.stderr)
     write_if_changed(target, resolved_json(resolution, path))

@@ -8,10 +8,9 @@ Run on demand: not part of `compile`. Active only in a rule source (one with rul
 from __future__ import annotations
 
 from doit import get_var
-from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 NAME = "site"
 GROUPS = ()
@@ -82,11 +81,8 @@ def _asset(name, output):
     build.write_asset(name, output)
 
 
+@reported
 def _models(root, models):
     from agent_constitution.site import build
 
-    try:
-        build.write_models(root, models)
-    except UserError as error:
-        return TaskFailed(str(error))
-    return None
+    build.write_models(root, models)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 
 NAME = "source"
 GROUPS = ("check",)
@@ -75,13 +75,11 @@ def _no_base(task, values) -> bool:
     return not (task.options or {}).get("base")
 
 
+@reported
 def _new_rule(root: Path, title: str, parent: str):
     from agent_constitution.sources.new_rule import new_rule
 
-    try:
-        path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
-    except UserError as error:
-        return TaskFailed(str(error))
+    path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
     print(f"wrote {path.relative_to(root)} (a trial rule): write its text, then run `doit check`")
     return None
 

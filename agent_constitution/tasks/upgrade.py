@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "upgrade"
@@ -29,20 +27,18 @@ def tasks(project):
     }
 
 
+@reported
 def _upgrade(root, source, branch):
     from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade
 
-    try:
-        upgrade = plan_upgrade(root, source or None)
-        print(upgrade.report())
-        if not upgrade.sources and not upgrade.rules:
-            return None
-        if branch:
-            path = commit_upgrade(root, upgrade, branch)
-            print(f"committed rules.lock on branch {branch}; pull request text: {path.relative_to(root)}")
-        else:
-            apply_upgrade(root, upgrade)
-            print("wrote rules.lock")
-    except UserError as error:
-        return TaskFailed(str(error))
+    upgrade = plan_upgrade(root, source or None)
+    print(upgrade.report())
+    if not upgrade.sources and not upgrade.rules:
+        return None
+    if branch:
+        path = commit_upgrade(root, upgrade, branch)
+        print(f"committed rules.lock on branch {branch}; pull request text: {path.relative_to(root)}")
+    else:
+        apply_upgrade(root, upgrade)
+        print("wrote rules.lock")
     return None

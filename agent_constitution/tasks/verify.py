@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from doit.exceptions import TaskFailed
-
-from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import reported
 from agent_constitution.ruleset.inputs import task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 
@@ -24,14 +22,12 @@ def tasks(project):
     }
 
 
+@reported
 def _verify(root):
     from agent_constitution.ruleset.lock import read_lock
     from agent_constitution.ruleset.resolve import resolve
 
-    try:
-        resolution = resolve(root, read_lock(root))
-    except UserError as error:
-        return TaskFailed(str(error))
+    resolution = resolve(root, read_lock(root))
     constitution = resolution.constitution
     print(
         f"constitution {constitution.source} {constitution.edition} revision {constitution.revision}:"

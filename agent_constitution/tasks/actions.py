@@ -1,0 +1,29 @@
+"""What every doit action of the task families shares: a `UserError` becomes a failed task.
+
+Every doit command imports every family, so this module imports only doit's exceptions and the
+error type.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from doit.exceptions import TaskFailed
+
+from agent_constitution.errors import UserError
+
+
+def reported(action):
+    """Run `action`; a `UserError` it raises fails the task with the error's text (no traceback).
+
+    `functools.wraps` keeps the action's signature (doit passes `params` by parameter name) and its
+    module and name (`doit -n N` pickles an action by reference)."""
+
+    @functools.wraps(action)
+    def run(*args, **kwargs):
+        try:
+            return action(*args, **kwargs)
+        except UserError as error:
+            return TaskFailed(str(error))
+
+    return run

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from seed_examples import NPM_VIEW
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude"
 PDKS = Path(sys.executable).with_name("pdks")
@@ -212,25 +213,7 @@ def test_documented_pre_commit_wiring_blocks_a_staged_protected_change(project):
     assert "staged-write would modify protected path gate/inner.txt" in staged.stderr
 
 
-PRECEDENT = """\
-sessionDisciplines:
-  - id: 'dependency-needs-npm-view'
-    why: 'a dependency version must be measured before it is written.'
-    declare:
-      mechanism: 'precedent'
-      scope: { source: 'target.path', include: ['^(packages/[^/]+/)?package\\.json$'] }
-      sources: { session: { transcript: true } }
-      SUPPLY
-      extract:
-        npmView:
-          - { op: 'source', of: 'session' }
-          - { op: 'toolUses', names: ['Bash'] }
-          - { op: 'filter', when: [{ field: 'succeeded', eq: true }] }
-          - { op: 'select', path: 'args.command' }
-          - { op: 'matches', re: '\\bnpm view ' }
-      relate:
-        - { id: 'npm-view', relation: { op: 'nonEmpty', of: 'npmView' }, message: 'no successful npm view precedes this manifest edit' }
-"""
+PRECEDENT = "sessionDisciplines:\n" + NPM_VIEW.replace("supply: { session: 'pass' }", "SUPPLY")
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+import seed_examples as seed
 
 from agent_constitution.covenant import cli
 
@@ -25,25 +26,7 @@ PNPM_ONLY = """\
       relate:
         - { id: 'no-npm', relation: { op: 'empty', of: 'hits' }, message: '{value}' }
 """
-NPM_VIEW = """\
-sessionDisciplines:
-  - id: 'dependency-needs-npm-view'
-    why: 'a dependency version must be measured before it is written.'
-    declare:
-      mechanism: 'precedent'
-      scope: { source: 'target.path', include: ['^(packages/[^/]+/)?package\\.json$'] }
-      sources: { session: { transcript: true } }
-      supply: { session: 'pass' }
-      extract:
-        npmView:
-          - { op: 'source', of: 'session' }
-          - { op: 'toolUses', names: ['Bash'] }
-          - { op: 'filter', when: [{ field: 'succeeded', eq: true }] }
-          - { op: 'select', path: 'args.command' }
-          - { op: 'matches', re: '\\bnpm view ' }
-      relate:
-        - { id: 'npm-view', relation: { op: 'nonEmpty', of: 'npmView' }, message: 'no successful npm view precedes this manifest edit' }
-"""
+NPM_VIEW = "sessionDisciplines:\n" + seed.NPM_VIEW
 BILINGUAL = """\
 changeSetDisciplines:
   - id: 'docs-stay-bilingual'
@@ -63,21 +46,7 @@ changeSetDisciplines:
           relation: { op: 'implies', of: 'en', requires: 'koChanged' }
           message: '{value} changed without {key}.ko.md'
 """
-DB_NAMING = """\
-  - id: 'db-files-only-under-data'
-    why: 'a *.db file may exist only under data/'
-    declare:
-      mechanism: 'naming'
-      scope: { source: 'target.path', include: ['\\.db$'] }
-      extract:
-        outside:
-          - { op: 'source', of: 'target.path' }
-          - { op: 'matches', re: '^(?!data/)' }
-      relate:
-        - id: 'placed'
-          relation: { op: 'empty', of: 'outside' }
-          message: '{value} is outside data/'
-"""
+DB_NAMING = seed.DB_FILES_UNDER_DATA
 
 
 @pytest.fixture
@@ -698,20 +667,7 @@ def test_a_routing_failure_blocks(project, capsys):
     assert any(line.startswith("db-files-only-under-data could not route this call: ") for line in err)
 
 
-COVENANT_VOCABULARY = """\
-disciplines:
-  - id: 'covenant-vocabulary'
-    declare:
-      mechanism: 'added-only'
-      scope: { source: 'target.path', include: ['^packages/'] }
-      supply: { pre: 'empty', post: 'empty' }
-      extract:
-        before: [{ op: 'source', of: 'pre' }, { op: 'lines' }]
-        after: [{ op: 'source', of: 'post' }, { op: 'lines' }]
-        added: [{ op: 'onlyIn', of: 'after', notIn: 'before' }]
-      relate:
-        - { id: 'nothing-added', relation: { op: 'empty', of: 'added' }, message: 'adds {value}' }
-"""
+COVENANT_VOCABULARY = "disciplines:\n" + seed.COVENANT_VOCABULARY
 
 
 def test_covenant_vocabulary_on_both_surfaces(project, capsys):

@@ -41,11 +41,6 @@ def region_intact(path: Path) -> bool:
     return inside is not None and region.is_intact(inside)
 
 
-def owned_intact(path: Path) -> bool:
-    text = _read(path)
-    return text is not None and region.is_intact(text)
-
-
 def is_owned(path: Path) -> bool:
     text = _read(path)
     return text is not None and region.is_ours(text)

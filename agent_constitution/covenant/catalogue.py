@@ -4,7 +4,6 @@ from __future__ import annotations
 
 FIXED_SOURCES = ("target.path", "pre", "post", "state", "changes", "command", "actor")
 STRING_SOURCES = ("target.path", "pre", "post", "command")
-CHANNELS = ("transcript", "channel", "command", "actor", "changes")
 SESSION_CHANNELS = frozenset({"transcript", "channel", "command", "actor"})
 META_LABELS = ("self-mod", "shell-mod", "transcript-mod")
 LISTS = ("disciplines", "sessionDisciplines", "changeSetDisciplines")
@@ -33,9 +32,6 @@ STEPS = (
     "ageMs",
 )
 AXES = ("change", "actor", "world", "history")
-
-ALL_AXES = frozenset(AXES)
-ALL_RELATIONS = frozenset(RELATIONS)
 
 # name -> (allowed axes, allowed body relations, the scope source it pins or None)
 MECHANISMS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]] = {

@@ -198,3 +198,36 @@ def test_manifest_without_agents_md(tmp_path):
 def test_missing_check_module_of_a_draft_rule(tmp_path):
     files = {"rules/2.toml": 'id = 2\nstatus = "draft"\n[check]\npython = "r2"\n'}
     assert check_module(43).check(repository(tmp_path, files))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"pyproject.toml": '[tool.pytest]\nminversion = "9.0"\n'},
+        {"pyproject.toml": "[tool.pytest.ini_options]\n"},
+        {".pytest.ini": "[pytest]\n"},
+        {"tox.ini": "[tox]\n[pytest]\naddopts = -q\n"},
+        {"setup.cfg": "[metadata]\nname = x\n[tool:pytest]\ntestpaths = tests\n"},
+    ],
+)
+def test_every_file_pytest_reads_as_configuration_counts(config, tmp_path):
+    files = {"tests/test_a.py": "def test_a():\n    pass\n", **config}
+    assert check_module(27).check(repository(tmp_path, files)) == []
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"tox.ini": "[tox]\nenvlist = py311\n"}, {"setup.cfg": "[flake8]\nmax-line-length = 99\n"}],
+)
+def test_ini_files_without_a_pytest_section_do_not_count(config, tmp_path):
+    files = {"tests/test_a.py": "def test_a():\n    pass\n", **config}
+    assert [f.reason for f in check_module(27).check(repository(tmp_path, files))] == [
+        "pytest is not configured: add [tool.pytest] (or [tool.pytest.ini_options]) to pyproject.toml, "
+        "a pytest.ini or a conftest.py"
+    ]
+
+
+def test_an_ini_file_that_does_not_parse_is_undecidable(tmp_path):
+    files = {"tests/test_a.py": "def test_a():\n    pass\n", "setup.cfg": "no section header\n"}
+    with pytest.raises(Undecidable, match="setup.cfg does not parse"):
+        check_module(27).check(repository(tmp_path, files))

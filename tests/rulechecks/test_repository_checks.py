@@ -115,13 +115,6 @@ CASES: dict[int, tuple[dict, dict]] = {
         {"MODULE.bazel": MODULE_BAZEL, "third_party/requirements_lock.txt": "doit==0.37 --hash=sha256:00\n"},
         {"MODULE.bazel": MODULE_BAZEL, "requirements_lock.txt": ""},
     ),
-    20: (
-        {"pyproject.toml": PYPROJECT, "uv.lock": UV_LOCK},
-        {
-            "pyproject.toml": PYPROJECT.replace('"doit>=0.37"', '"doit>=0.37", "httpx>=0.27"'),
-            "uv.lock": UV_LOCK,
-        },
-    ),
     21: (
         {".github/workflows/ci.yml": WORKFLOW.format(ref=SHA, first="uv sync --locked --all-extras")},
         {".github/workflows/ci.yml": WORKFLOW.format(ref=SHA, first="uv sync")},

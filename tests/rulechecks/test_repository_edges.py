@@ -95,26 +95,6 @@ def test_broken_workflow_yaml_is_a_violation_of_the_service_rule(tmp_path):
     assert findings and findings[0].reason.startswith("not valid YAML")
 
 
-def test_dependency_group_drift(tmp_path):
-    files = {
-        "pyproject.toml": PYPROJECT.replace('dev = ["pytest>=8"]', 'dev = ["pytest>=8.3"]'),
-        "uv.lock": UV_LOCK,
-    }
-    findings = check_module(20).check(repository(tmp_path, files))
-    assert len(findings) == 1 and "dependency group 'dev'" in findings[0].reason
-
-
-def test_lock_without_the_project(tmp_path):
-    files = {"pyproject.toml": PYPROJECT.replace('name = "demo"', 'name = "other"'), "uv.lock": UV_LOCK}
-    assert check_module(20).check(repository(tmp_path, files))
-
-
-def test_lock_without_metadata_is_undecidable(tmp_path):
-    lock = 'version = 1\n[[package]]\nname = "demo"\nversion = "0.1.0"\nsource = { editable = "." }\n'
-    with pytest.raises(Undecidable):
-        check_module(20).check(repository(tmp_path, {"pyproject.toml": PYPROJECT, "uv.lock": lock}))
-
-
 def test_virtual_environment_in_the_tree(tmp_path):
     files = {"env/pyvenv.cfg": "home = /usr/bin\n", "env/lib/site.py": "", "src/a.py": ""}
     assert [finding.path for finding in check_module(26).check(repository(tmp_path, files))] == ["env"]

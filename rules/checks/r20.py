@@ -18,6 +18,7 @@ RULE = 20
 SUPERSEDED = False
 
 TIMEOUT = 120  # seconds for one `uv lock --check`: a resolution that needs the index can be slow
+_OUR_INTERPRETER = {"VIRTUAL_ENV", "PYENV_VERSION"}
 _STALE = "needs to be updated"  # uv's message when --check finds the lock out of date
 
 
@@ -46,8 +47,11 @@ def _uv() -> str:
 
 def _stale(uv: str, folder, lock_path: str) -> bool:
     """Whether uv finds the lock in `folder` out of date."""
-    # Never download an interpreter for a check: a missing one makes the answer undecidable.
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "NO_COLOR": "1"}
+    # Never download an interpreter for a check: a missing one makes the answer undecidable. The
+    # interpreter choice of the process running the checks (its virtual environment, the version a
+    # pyenv shim exported for it) is not the repository's: its own `.python-version` decides.
+    env = {key: value for key, value in os.environ.items() if key not in _OUR_INTERPRETER}
+    env.update(UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1", NO_COLOR="1")
     try:
         done = subprocess.run([uv, "lock", "--check"], cwd=folder, env=env, capture_output=True, text=True,
                               timeout=TIMEOUT, stdin=subprocess.DEVNULL)

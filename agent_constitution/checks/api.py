@@ -31,10 +31,22 @@ class Undecidable(Exception):
 
 @dataclass(frozen=True)
 class Repository:
-    """The working tree: its root and the files a scan found (repo-relative, POSIX, .gitignore honoured)."""
+    """The working tree: its root and the files a scan found (repo-relative, POSIX, .gitignore honoured).
+
+    A segment's check sees the segment's folder as `root`, without the files of deeper segments;
+    `folder` is that folder inside the repository ("" at the root) and `repository` the whole
+    repository, every file included, for what a folder inherits from it (the root `.gitattributes`,
+    the workspace a package belongs to)."""
 
     root: Path
     files: Sequence[str]
+    folder: str = ""
+    whole: "Repository | None" = field(default=None, repr=False, compare=False)
+
+    @property
+    def repository(self) -> "Repository":
+        """The whole repository this view is part of (the view itself when it is the whole)."""
+        return self.whole if self.whole is not None else self
 
     def exists(self, path: str) -> bool:
         return path in self._file_set

@@ -19,7 +19,7 @@ from agent_constitution.ruleset.models import Rule
 ROOT_SEGMENT = "."
 # The shape of a result file. Part of every check task's configuration: a new shape re-runs them all
 # instead of leaving result files the report cannot read.
-RESULT_FORMAT = 1
+RESULT_FORMAT = 2
 
 
 class Outcome(str, enum.Enum):
@@ -35,6 +35,7 @@ class CheckSpec:
     """A rule's `[check]`: which subject it reads, the files it reads, and a python module or a command."""
 
     subject: str = "repository"
+    scope: str = "segment"             # "repository": judged once, at the root, over every file
     inputs: tuple[str, ...] = ()       # globs of the files it reads; none: it may read any file
     python: str | None = None
     command: tuple[str, ...] | None = None
@@ -79,7 +80,7 @@ class RuleCheck:
             title=rule.title[language],
             text=rule.text[language],
             check=None if check is None else CheckSpec(
-                subject=check.subject, inputs=tuple(check.inputs), python=check.python,
+                subject=check.subject, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
                 command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
                 timeout=float(check.timeout),
             ),

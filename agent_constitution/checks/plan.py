@@ -34,7 +34,7 @@ ANYTHING = ("**",)
 class InputSet:
     segment: str
     patterns: tuple[str, ...]
-    root: str                       # the segment's folder
+    root: str                       # the repository root
     files: tuple[str, ...]          # the matched files, relative to `root`
     digest: Path                    # the target: a digest of the files' paths and contents
 
@@ -66,13 +66,20 @@ class Plan:
 def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = ()) -> Plan:
     """The jobs of a run. `only`: rule refs to run (and nothing else), superseded ones included."""
     jobs: list[Job] = []
-    inputs: dict[tuple[str, tuple[str, ...]], InputSet] = {}
+    inputs: dict[tuple[str, str, tuple[str, ...]], InputSet] = {}
     not_run: list[str] = []
     helpers: dict[Path, tuple[Path, ...]] = {}
-    for segment in selection.segments:
-        for rule in selection.rules.get(segment, ()):
+    judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
+    for selected_in in selection.segments:
+        for rule in selection.rules.get(selected_in, ()):
             if only and rule.ref not in only:
                 continue
+            segment = selected_in
+            if rule.check is not None and rule.check.scope == "repository":
+                if rule.ref in judged_whole:
+                    continue
+                judged_whole.add(rule.ref)
+                segment = ROOT_SEGMENT
             if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
                 continue
             subject = rule.check.subject if rule.check else "repository"
@@ -94,9 +101,9 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                     deps.extend([module] if module.is_file() else [])
                     deps.extend(helpers[rule.source_root])
                 if subject == "repository":
-                    key = (segment, rule.check.inputs or ANYTHING)
+                    key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
                     if key not in inputs:
-                        inputs[key] = _input_set(subjects, segment, key[1], cache)
+                        inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
                     deps.append(inputs[key].digest)
                 elif subject == "change":
                     config["change"] = asdict(subjects.change)
@@ -116,13 +123,20 @@ def write_digest(input_set: InputSet) -> None:
     write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
 
 
-def _input_set(subjects: Subjects, segment: str, patterns: tuple[str, ...], cache: Path) -> InputSet:
-    repository = subjects.get("repository", segment)
+def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str, ...], cache: Path) -> InputSet:
+    """The files the patterns match: relative to the segment's folder, or, for a pattern that starts
+    with `/`, to the repository root (what a segment inherits from the repository, such as the root
+    `.gitattributes`). Paths are kept relative to the repository root."""
+    view = subjects.get("repository", segment, scope)
     matched: dict[str, None] = {}
     for pattern in patterns:
-        matched.update(dict.fromkeys(repository.glob(pattern)))
-    name = hashlib.blake2b("\0".join((segment, *patterns)).encode(), digest_size=6).hexdigest()
-    return InputSet(segment, patterns, str(repository.root), tuple(matched), cache / "checks" / "inputs" / f"{name}.digest")
+        if pattern.startswith("/"):
+            matched.update(dict.fromkeys(view.repository.glob(pattern[1:])))
+        else:
+            prefix = view.folder + "/" if view.folder else ""
+            matched.update(dict.fromkeys(prefix + path for path in view.glob(pattern)))
+    name = hashlib.blake2b("\0".join((segment, scope, *patterns)).encode(), digest_size=6).hexdigest()
+    return InputSet(segment, patterns, str(subjects.root), tuple(matched), cache / "checks" / "inputs" / f"{name}.digest")
 
 
 def _helpers(source_root: Path) -> tuple[Path, ...]:

@@ -49,12 +49,13 @@ class Subjects:
     def root(self) -> Path:
         return self.scan.root
 
-    def get(self, kind: str, segment: str):
-        """The subject of `kind` as the segment sees it, read once per run."""
-        key = (kind, segment if kind != "record" else None)
+    def get(self, kind: str, segment: str, scope: str = "segment"):
+        """The subject of `kind` as the segment sees it (scope "repository": the whole repository),
+        read once per run."""
+        key = (kind, segment if kind != "record" else None, scope)
         if key not in self._read:
             if kind == "repository":
-                self._read[key] = self.scan.view(segment, self.segments)
+                self._read[key] = self.scan.view(segment, self.segments if scope == "segment" else ())
             elif kind == "change":
                 if self.change is None:
                     raise Undecidable("no change given: run with change=staged or change=A..B")
@@ -102,7 +103,7 @@ def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
 
 def _decide(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     spec = rule.check
-    subject = subjects.get(spec.subject, segment)
+    subject = subjects.get(spec.subject, segment, spec.scope)
     if spec.python:
         module = load_check(rule.source_root, spec.python, rule.id)
         found = module.check(subject)

@@ -32,11 +32,13 @@ class Scan:
 
     def view(self, segment: str = ROOT_SEGMENT, segments: Iterable[str] = ()) -> Repository:
         """The repository a segment's checks see: its folder as the root, without the files of the
-        other (deeper) segments inside it, which their own selection governs. Shared per segment."""
+        other (deeper) segments inside it, which their own selection governs. No `segments`: the
+        whole repository. Shared per segment."""
         views = self.__dict__.setdefault("_views", {})
         others = tuple(sorted(s for s in segments if s != segment and _inside(s, segment)))
         key = (segment, others)
         if key not in views:
+            whole = None if key == (ROOT_SEGMENT, ()) else self.view()
             prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
             excluded = tuple(other.rstrip("/") + "/" for other in others)
             files = tuple(
@@ -44,7 +46,8 @@ class Scan:
                 for path in self.files
                 if path.startswith(prefix) and not path.startswith(excluded)
             )
-            views[key] = Repository(self.root if not prefix else self.root / segment, files)
+            views[key] = Repository(self.root if not prefix else self.root / segment, files, prefix.rstrip("/"),
+                                    whole)
         return views[key]
 
 

@@ -160,6 +160,9 @@ class Check(Model):
     """How a rule is checked: a python module of `rules/checks/` or an external command."""
 
     subject: Subject = "repository"
+    # What a repository check judges: each segment's folder (the default), or the repository as a
+    # whole, once, at its root, whichever segments select the rule.
+    scope: Literal["segment", "repository"] = "segment"
     inputs: tuple[StrictStr, ...] = ()
     python: StrictStr | None = None
     command: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None

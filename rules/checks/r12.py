@@ -1,7 +1,12 @@
-"""Rule 12: No file of 1 MiB or more outside Git LFS."""
+"""Rule 12: No file of 1 MiB or more outside Git LFS.
+
+A file is stored with LFS when a `.gitattributes` pattern gives it `filter=lfs`: the repository
+root's file and every deeper one on the file's path, each pattern relative to its own folder, as git
+reads them. A segment's check reads them from the whole repository, since a segment inherits them.
+"""
 
 from fnmatch import fnmatchcase
-from posixpath import basename
+from posixpath import basename, dirname, join
 
 from agent_constitution.checks.api import Finding, Repository, match_files
 
@@ -12,23 +17,38 @@ LIMIT = 1024 * 1024
 
 
 def check(repo: Repository) -> list[Finding]:
-    lfs = _lfs_patterns(repo)
+    whole = repo.repository
+    patterns: dict[str, list[str]] = {}
     findings = []
     for path in repo.files:
         full = repo.root / path
         if not full.is_file():
             continue
         size = full.stat().st_size
-        if size >= LIMIT and not any(_matches(path, pattern) for pattern in lfs):
+        if size >= LIMIT and not _in_lfs(whole, join(repo.folder, path) if repo.folder else path, patterns):
             findings.append(Finding(f"{size} bytes, not stored with Git LFS", path=path))
     return findings
 
 
-def _lfs_patterns(repo: Repository) -> list[str]:
-    if not repo.exists(".gitattributes"):
+def _in_lfs(whole: Repository, path: str, patterns: dict[str, list[str]]) -> bool:
+    """Whether a `.gitattributes` on the way from the repository root to `path` stores it with LFS."""
+    folder = dirname(path)
+    while True:
+        if folder not in patterns:
+            patterns[folder] = _lfs_patterns(whole, join(folder, ".gitattributes") if folder else ".gitattributes")
+        below = path[len(folder) + 1:] if folder else path
+        if any(_matches(below, pattern) for pattern in patterns[folder]):
+            return True
+        if not folder:
+            return False
+        folder = dirname(folder)
+
+
+def _lfs_patterns(whole: Repository, attributes: str) -> list[str]:
+    if not whole.exists(attributes):
         return []
     patterns = []
-    for line in repo.read_text(".gitattributes").splitlines():
+    for line in whole.read_text(attributes).splitlines():
         fields = line.split()
         if fields and not fields[0].startswith("#") and "filter=lfs" in fields[1:]:
             patterns.append(fields[0])
@@ -37,7 +57,7 @@ def _lfs_patterns(repo: Repository) -> list[str]:
 
 def _matches(path: str, pattern: str) -> bool:
     # gitattributes: a pattern without a slash matches the name at any depth; with one, the path from
-    # the root, where `*` stays within a folder and `**` spans folders (the globs of Repository.glob).
+    # the file's folder, where `*` stays within a folder and `**` spans folders (Repository.glob's globs).
     if "/" not in pattern.rstrip("/"):
         return fnmatchcase(basename(path), pattern)
     return bool(match_files((path,), pattern.lstrip("/")))

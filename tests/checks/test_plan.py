@@ -61,3 +61,24 @@ def test_superseded_repealed_and_missing_subjects_get_no_job(tmp_path: Path):
     selection = Selection((".",), {".": (superseded, repealed)}, {})
     by_id = plan(selection, Subjects(scan(tmp_path)), tmp_path / "cache", only=("ac:1", "ac:2"))
     assert [job.rule.ref for job in by_id.jobs] == ["ac:1"]
+
+
+def test_a_repository_scoped_rule_is_judged_once_at_the_root_over_every_file(tmp_path: Path):
+    write(tmp_path, {"top.md": "1", "svc/a.md": "2", "web/b.md": "3"})
+    whole = rule(tmp_path, 1, python="r1", scope="repository", inputs=["**/*.md"])
+    per_segment = rule(tmp_path, 2, python="r2", inputs=["**/*.md"])
+    result = planned(tmp_path, [whole, per_segment], segments=(".", "svc", "web"))
+    assert [(job.segment, job.rule.ref) for job in result.jobs] == [
+        (".", "ac:1"), (".", "ac:2"), ("svc", "ac:2"), ("web", "ac:2")]
+    files = {(inputs.segment, inputs.patterns): inputs.files for inputs in result.inputs}
+    assert set(files) == {(".", ("**/*.md",)), ("svc", ("**/*.md",)), ("web", ("**/*.md",))}
+    by_scope = sorted(inputs.files for inputs in result.inputs if inputs.segment == ".")
+    assert by_scope == [("svc/a.md", "top.md", "web/b.md"), ("top.md",)]
+
+
+def test_a_segment_check_may_depend_on_files_of_the_whole_repository(tmp_path: Path):
+    write(tmp_path, {".gitattributes": "*.bin filter=lfs\n", "svc/x.bin": "1", "svc/.gitattributes": ""})
+    checked = rule(tmp_path, 1, python="r1", inputs=["**/*", "/**/.gitattributes"])
+    result = planned(tmp_path, [checked], segments=(".", "svc"))
+    svc = next(inputs for inputs in result.inputs if inputs.segment == "svc")
+    assert svc.files == ("svc/.gitattributes", "svc/x.bin", ".gitattributes")

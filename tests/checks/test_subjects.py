@@ -46,6 +46,8 @@ def test_segment_views(repo: Path):
     assert api.files == ("x.py",) and api.root == repo / "svc/api"
     assert found.view("svc/api/deep", segments).files == ("y.py",)
     assert found.view("svc/api", segments) is api  # one view per segment, shared by its checks
+    assert api.folder == "svc/api" and api.repository.files == found.files and api.repository.folder == ""
+    assert root.repository is found.view() and found.view().repository is found.view()
 
 
 def test_staged_change(repo: Path):

@@ -211,3 +211,42 @@ def test_an_ini_file_that_does_not_parse_is_undecidable(tmp_path):
     files = {"tests/test_a.py": "def test_a():\n    pass\n", "setup.cfg": "no section header\n"}
     with pytest.raises(Undecidable, match="setup.cfg does not parse"):
         check_module(27).check(repository(tmp_path, files))
+
+
+def _segment_view(root, files: dict, segment: str) -> Repository:
+    from agent_constitution.checks.scan import Scan
+
+    repository(root, files)
+    return Scan(root, tuple(sorted(files))).view(segment, (".", segment))
+
+
+def test_a_segment_inherits_the_root_gitattributes(tmp_path):
+    files = {
+        ".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n",
+        "pkg/data/big.bin": b"\0" * (1 << 20),
+        "pkg/data/big.dat": b"\0" * (1 << 20),
+        "pkg/.gitattributes": "data/*.dat filter=lfs\n",
+        "pkg/other/big.dat": b"\0" * (1 << 20),
+    }
+    findings = check_module(12).check(_segment_view(tmp_path, files, "pkg"))
+    assert [finding.path for finding in findings] == ["other/big.dat"]
+
+
+WORKSPACE_ROOT = '[project]\nname = "root"\n[tool.uv.workspace]\nmembers = ["packages/*"]\nexclude = ["packages/legacy"]\n'
+
+
+@pytest.mark.parametrize(("member", "reported"), [("packages/core", False), ("packages/legacy", True), ("tools/x", True)])
+def test_a_uv_workspace_member_uses_the_workspace_lock(member, reported, tmp_path):
+    files = {"pyproject.toml": WORKSPACE_ROOT, "uv.lock": "version = 1\n",
+             f"{member}/pyproject.toml": '[project]\nname = "member"\n'}
+    findings = check_module(17).check(_segment_view(tmp_path, files, member))
+    assert bool(findings) is reported
+
+
+def test_compiled_files_of_segments_are_seen_by_the_repository_rule(tmp_path):
+    files = {"rules.toml": '[[segment]]\npath = "svc"\n', "AGENTS.md": "x", "svc/AGENTS.md": "y"}
+    repository(tmp_path, files)
+    from agent_constitution.checks.scan import Scan
+
+    whole = Scan(tmp_path, tuple(sorted(files))).view()
+    assert check_module(5).check(whole) == []

@@ -90,7 +90,14 @@ def simple_commands(script: str) -> list[list[str]]:
     Leading variable assignments and `env`, `sudo`, `command`, `exec` and `time` prefixes are dropped,
     so the first word is the program. A line that does not tokenize is split on whitespace.
     """
-    commands: list[list[str]] = []
+    return [words for _, words in commands_with_env(script) if words]
+
+
+def commands_with_env(script: str) -> list[tuple[dict[str, str], list[str]]]:
+    """(the variables a command sets for itself or exports, its words) for every simple command of a
+    script, as `simple_commands` splits them: `A=1 git commit`, `env A=1 git commit` and `export A=1`
+    all give A."""
+    commands: list[tuple[dict[str, str], list[str]]] = []
     for line in script.replace("\\\n", " ").splitlines():
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
@@ -102,12 +109,17 @@ def simple_commands(script: str) -> list[list[str]]:
         current: list[str] = []
         for word in words + [";"]:
             if word in _OPERATORS:
+                env: dict[str, str] = {}
                 while current and (
                     _ASSIGNMENT.match(current[0]) or current[0] in {"env", "sudo", "command", "exec", "time"}
                 ):
-                    current.pop(0)
-                if current:
-                    commands.append(current)
+                    word_ = current.pop(0)
+                    if _ASSIGNMENT.match(word_):
+                        env.update([word_.split("=", 1)])
+                if current and current[0] in ("export", "declare", "typeset", "local", "readonly"):
+                    env.update(arg.split("=", 1) for arg in current[1:] if _ASSIGNMENT.match(arg))
+                if current or env:
+                    commands.append((env, current))
                 current = []
             else:
                 current.append(word)

@@ -1,8 +1,18 @@
-"""Rule 15: Never bypass git hooks."""
+"""Rule 15: Never bypass git hooks.
+
+Decides from the session record's shell commands: `--no-verify` on git commit, push, merge, rebase
+or am, `-n` on git commit, a `core.hooksPath` override (`-c` or `git config`), and the variables the
+hook managers read to skip hooks (pre-commit's `SKIP`, `PRE_COMMIT_ALLOW_NO_CONFIG`, lefthook's
+`LEFTHOOK=0` and `LEFTHOOK_EXCLUDE`, husky's `HUSKY=0`), set on a command or exported.
+"""
 
 from agent_constitution.checks.api import Finding, Record
 
-from ._helpers import git_calls, shell_commands
+from ._helpers import commands_with_env, git_calls, shell_commands
+
+# Variables that make a hook manager skip hooks: any value, or (for a switch) the values that turn it off.
+SKIPPING = {"SKIP": None, "PRE_COMMIT_ALLOW_NO_CONFIG": None, "LEFTHOOK_EXCLUDE": None,
+            "LEFTHOOK": {"0", "false"}, "HUSKY": {"0", "false"}}
 
 RULE = 15
 SUPERSEDED = False
@@ -11,11 +21,23 @@ SUPERSEDED = False
 def check(record: Record) -> list[Finding]:
     findings = []
     for line, command in shell_commands(record):
+        for name in _skipping_variables(command):
+            findings.append(Finding(f"{name} skips git hooks: {command.strip()!r}", path=str(record.path), line=line))
         for call in git_calls(command):
             problem = _problem(call)
             if problem:
                 findings.append(Finding(f"{problem}: {command.strip()!r}", path=str(record.path), line=line))
     return findings
+
+
+def _skipping_variables(command: str) -> list[str]:
+    found = []
+    for env, _ in commands_with_env(command):
+        for name, value in env.items():
+            off = SKIPPING.get(name, ())
+            if name in SKIPPING and value and (off is None or value.lower() in off):
+                found.append(f"{name}={value}")
+    return found
 
 
 def _problem(call) -> str | None:

@@ -1,4 +1,10 @@
-"""Rule 31: Pin actions to a full commit SHA."""
+"""Rule 31: Pin actions to a full commit SHA.
+
+Decides both halves of the text for every `uses:` of every GitHub workflow (jobs that call a
+reusable workflow and steps): a reference that is not local (`./`) and not a `docker://` image is
+pinned to a full 40-character commit SHA, and the line carries the version in a comment
+(`uses: actions/checkout@<sha> # v4.2.2`).
+"""
 
 import re
 
@@ -10,32 +16,27 @@ RULE = 31
 SUPERSEDED = False
 
 SHA = re.compile(r"[0-9a-f]{40}")
+# A `uses:` line: its reference, and the comment after it.
+USES_LINE = re.compile(r"""^\s*(?:-\s+)?uses\s*:\s*["']?([^\s"'#]+)["']?\s*(?:#\s*(.*?))?\s*$""")
+VERSION = re.compile(r"v?[0-9]+(?:\.[0-9A-Za-z-]+)*")
 
 
 def check(repo: Repository) -> list[Finding]:
     findings = []
     for path in workflow_files(repo, ".github/workflows"):
-        workflow, error = parse_yaml(repo.read_text(path))
+        text = repo.read_text(path)
+        workflow, error = parse_yaml(text)
         if error or not isinstance(workflow, dict):
             continue  # rule 28 reports a workflow that does not parse
-        for name, job in (workflow.get("jobs") or {}).items():
-            if not isinstance(job, dict):
+        for number, line in enumerate(text.splitlines(), 1):
+            match = USES_LINE.match(line)
+            if match is None or match.group(1).startswith(("./", "docker://")):
                 continue
-            uses = [job.get("uses")] + [
-                step.get("uses") for step in job.get("steps") or [] if isinstance(step, dict)
-            ]
-            for reference in uses:
-                if isinstance(reference, str) and not _pinned(reference):
-                    findings.append(
-                        Finding(
-                            f"job {name!r} uses {reference!r}, not pinned to a full commit SHA", path=path
-                        )
-                    )
+            reference, comment = match.group(1), match.group(2) or ""
+            if not SHA.fullmatch(reference.partition("@")[2]):
+                findings.append(Finding(f"uses {reference!r}, not pinned to a full commit SHA", path=path,
+                                        line=number))
+            elif not any(VERSION.fullmatch(word) for word in comment.replace(",", " ").split()):
+                findings.append(Finding(f"uses {reference!r} without the version in a comment "
+                                        "(`# v4.2.2`)", path=path, line=number))
     return findings
-
-
-def _pinned(reference: str) -> bool:
-    if reference.startswith(("./", "docker://")):
-        return True
-    _, _, ref = reference.partition("@")
-    return bool(SHA.fullmatch(ref))

@@ -1,4 +1,8 @@
-"""Rule 32: Workflows declare their permissions."""
+"""Rule 32: Workflows declare their permissions.
+
+Decides for every GitHub workflow: `permissions` is declared at the top level or on each job, and
+no declaration grants `write-all`.
+"""
 
 from agent_constitution.checks.api import Finding, Repository
 
@@ -12,11 +16,16 @@ def check(repo: Repository) -> list[Finding]:
     findings = []
     for path in workflow_files(repo, ".github/workflows"):
         workflow, error = parse_yaml(repo.read_text(path))
-        if error or not isinstance(workflow, dict) or "permissions" in workflow:
+        if error or not isinstance(workflow, dict):
             continue  # rule 28 reports a workflow that does not parse
-        for name, job in (workflow.get("jobs") or {}).items():
-            if not isinstance(job, dict) or "permissions" not in job:
-                findings.append(
-                    Finding(f"job {name!r} has no permissions and the workflow sets none", path=path)
-                )
+        jobs = workflow.get("jobs") if isinstance(workflow.get("jobs"), dict) else {}
+        if workflow.get("permissions") == "write-all":
+            findings.append(Finding("the workflow grants permissions: write-all", path=path))
+        for name, job in jobs.items():
+            if not isinstance(job, dict):
+                continue
+            if job.get("permissions") == "write-all":
+                findings.append(Finding(f"job {name!r} grants permissions: write-all", path=path))
+            elif "permissions" not in workflow and "permissions" not in job:
+                findings.append(Finding(f"job {name!r} has no permissions and the workflow sets none", path=path))
     return findings

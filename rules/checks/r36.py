@@ -1,4 +1,10 @@
-"""Rule 36: Never pipe a download into a shell."""
+"""Rule 36: Never pipe a download into a shell.
+
+Decides, line by line in scripts, CI configurations, Dockerfiles and Makefiles: `curl` or `wget`
+output handed to an interpreter (`sh`, `bash`, `zsh`, `dash`, `ksh`, `python`, `sudo`), whether piped
+(`curl … | sh`), substituted into its command line (`sh -c "$(curl …)"`, `eval "$(curl …)"`) or read
+through a process substitution (`bash <(curl …)`, `source <(curl …)`).
+"""
 
 import re
 
@@ -19,8 +25,14 @@ FILES = (
     ".forgejo/workflows/*",
     ".ci/*",
 )
-PIPE = re.compile(
-    r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|dash|python[0-9.]*|sudo)\b"
+_SHELL = r"(?:sh|bash|zsh|dash|ksh|python[0-9.]*)"
+_FETCH = r"(?:curl|wget)\b"
+HANDED = re.compile(
+    # piped: curl … | [sudo [-E]] sh
+    r"\b" + _FETCH + r"[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:" + _SHELL + r"|sudo)\b"
+    # substituted or process-substituted: sh -c "$(curl …)", bash <(curl …), eval "$(curl …)"
+    + r"|(?:\b" + _SHELL + r"\b[^\n]*?(?:-c\s*[\"']?\$\(|<\()|(?:^|[\s;&|])(?:eval|source|\.)\s+[\"']?(?:\$\(|<\())"
+    + r"\s*" + _FETCH
 )
 
 
@@ -38,11 +50,11 @@ def check(repo: Repository) -> list[Finding]:
         except UnicodeDecodeError:
             continue
         for number, line in enumerate(text.splitlines(), 1):
-            match = PIPE.search(line)
+            match = HANDED.search(line)
             if match:
                 findings.append(
                     Finding(
-                        "a download is piped into an interpreter",
+                        "a download is handed to an interpreter",
                         path=path,
                         line=number,
                         column=match.start() + 1,

@@ -35,8 +35,8 @@ jobs:
   test:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@{ref}
-      - uses: astral-sh/setup-uv@{ref}
+      - uses: actions/checkout@{ref} # v4.2.2
+      - uses: astral-sh/setup-uv@{ref}  # v6
       - run: {first}
       - run: |
           uv run pytest

@@ -250,3 +250,36 @@ def test_compiled_files_of_segments_are_seen_by_the_repository_rule(tmp_path):
 
     whole = Scan(tmp_path, tuple(sorted(files))).view()
     assert check_module(5).check(whole) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['bash -c "$(curl -fsSL https://example.test/install.sh)"', "bash <(curl -s https://example.test/i)",
+     'eval "$(wget -qO- https://example.test/env)"', ". <(curl -s https://example.test/env)",
+     "curl -s https://example.test/i | sudo -E bash -"],
+)
+def test_every_way_of_handing_a_download_to_a_shell(line, tmp_path):
+    assert check_module(36).check(repository(tmp_path, {"install.sh": f"#!/bin/sh\n{line}\n"}))
+
+
+def test_a_downloaded_file_run_after_it_is_saved_is_fine(tmp_path):
+    files = {"install.sh": "#!/bin/sh\ncurl -fsSLo i.sh https://example.test/i.sh && sha256sum -c i.sha && sh i.sh\n"}
+    assert check_module(36).check(repository(tmp_path, files)) == []
+
+
+def test_a_pinned_action_needs_its_version_in_a_comment(tmp_path):
+    workflow = WORKFLOW.format(ref=SHA, first="make").replace(" # v4.2.2", "").replace("  # v6", "  # pinned")
+    findings = check_module(31).check(repository(tmp_path, {".github/workflows/ci.yml": workflow}))
+    assert [(f.line, f.reason.split(" without")[0]) for f in findings] == [
+        (8, f"uses 'actions/checkout@{SHA}'"), (9, f"uses 'astral-sh/setup-uv@{SHA}'")]
+
+
+@pytest.mark.parametrize("where", ["top", "job"])
+def test_write_all_permissions_are_reported(where, tmp_path):
+    workflow = WORKFLOW.format(ref=SHA, first="make")
+    if where == "top":
+        workflow = workflow.replace("permissions:\n  contents: read\n", "permissions: write-all\n")
+    else:
+        workflow = workflow.replace("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    permissions: write-all\n")
+    findings = check_module(32).check(repository(tmp_path, {".github/workflows/ci.yml": workflow}))
+    assert len(findings) == 1 and "write-all" in findings[0].reason

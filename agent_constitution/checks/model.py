@@ -104,6 +104,15 @@ class RuleCheck:
 
 
 @dataclass(frozen=True)
+class Suppression:
+    """A finding a waiver accepts: `kind` is SARIF's (`external`: the manifest, `inSource`: a comment)."""
+
+    finding: Finding
+    kind: str
+    justification: str
+
+
+@dataclass(frozen=True)
 class Result:
     """The outcome of one rule's check in one segment. `outcome` None: the rule has no check (review)."""
 
@@ -118,6 +127,7 @@ class Result:
     status: str = "active"
     title: str = ""
     text: str = ""
+    suppressed: tuple[Suppression, ...] = ()    # findings waived (filled in when the report is written)
 
     @property
     def source(self) -> str:
@@ -126,7 +136,9 @@ class Result:
     def to_json(self) -> dict:
         data = asdict(self)
         data["outcome"] = None if self.outcome is None else self.outcome.value
-        data["findings"] = [{k: v for k, v in asdict(f).items() if v is not None} for f in self.findings]
+        data["findings"] = [_finding_json(f) for f in self.findings]
+        data["suppressed"] = [{"finding": _finding_json(s.finding), "kind": s.kind, "justification": s.justification}
+                              for s in self.suppressed]
         return data
 
     @classmethod
@@ -134,7 +146,13 @@ class Result:
         values = dict(data)
         values["outcome"] = None if values["outcome"] is None else Outcome(values["outcome"])
         values["findings"] = tuple(Finding(**finding) for finding in values["findings"])
+        values["suppressed"] = tuple(Suppression(Finding(**item["finding"]), item["kind"], item["justification"])
+                                     for item in values.get("suppressed", ()))
         return cls(**values)
+
+
+def _finding_json(finding: Finding) -> dict:
+    return {k: v for k, v in asdict(finding).items() if v is not None}
 
 
 def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings=(), cause=None) -> Result:

@@ -71,6 +71,14 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
     for result in undecidable:
         lines.append(f"  {_name(result)}")
         lines.append(f"    {result.cause}")
+    waived = [r for r in results if r.suppressed]
+    heading("waived", waived)
+    for result in waived:
+        lines.append(f"  {_name(result)}")
+        for suppression in result.suppressed:
+            location = where(result, suppression.finding)
+            lines.append(f"    {location + ': ' if location else ''}{suppression.finding.reason} "
+                         f"(waived: {suppression.justification})")
     unchecked = [r for r in results if r.outcome is None]
     heading("without a check, for the reviewer", unchecked)
     lines.extend(f"  {_name(result)}" for result in unchecked)
@@ -85,12 +93,13 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def json_report(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
+def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
     results = ordered(results)
     document = {
         "version": REPORT_VERSION,
         "summary": counts(results),
         "not_run": list(not_run),
+        "waiver_notes": list(notes),
         "results": [result.to_json() for result in results],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -122,6 +131,19 @@ def sarif(results: Sequence[Result]) -> str:
             }
             if finding is not None and finding.path is not None:
                 entry["locations"] = [_location(result, finding)]
+            sarif_results.append(entry)
+        for suppression in result.suppressed:
+            entry = {
+                "ruleId": result.ref,
+                "ruleIndex": rules[result.ref],
+                "kind": "fail",
+                "level": "error",
+                "message": {"text": suppression.finding.reason},
+                "suppressions": [{"kind": suppression.kind, "justification": suppression.justification}],
+                "properties": {"segment": result.segment, "outcome": "waived"},
+            }
+            if suppression.finding.path is not None:
+                entry["locations"] = [_location(result, suppression.finding)]
             sarif_results.append(entry)
     log = {
         "$schema": SARIF_SCHEMA,

@@ -14,12 +14,14 @@ source inside the repository.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agent_constitution.checks.model import ROOT_SEGMENT, RuleCheck
+from agent_constitution.checks.waivers import Waiver, from_manifest
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.inputs import manifest_inputs
@@ -29,7 +31,7 @@ from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, reso
 from agent_constitution.ruleset.source import RuleSource, load_source
 
 # The shape of cache/checks/selection.json; another shape is recomputed, not misread.
-MEMO_FORMAT = 1
+MEMO_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Selection:
     segments: tuple[str, ...]                       # the root "." first, then the manifest's order
     rules: Mapping[str, tuple[RuleCheck, ...]]      # segment → the rules it checks
     review: Mapping[str, tuple[str, ...]]           # reviewer group → rule patterns
+    waivers: tuple[Waiver, ...] = ()                # the manifest's [[waive]] entries
 
 
 def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
@@ -58,7 +61,10 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
         if ref not in refs:
             rules[ROOT_SEGMENT] += (_named(ref, selected["sources"], {}),)
     review = {name: tuple(patterns) for name, patterns in selected["review"].items()}
-    return Selection(segments, rules, review)
+    waivers = tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
+                           None if item["until"] is None else datetime.date.fromisoformat(item["until"]), item["number"])
+                    for item in selected["waivers"])
+    return Selection(segments, rules, review, waivers)
 
 
 def _newest_input(root: Path) -> int:
@@ -100,6 +106,8 @@ def _selected(root: Path, cache: Path, newest: int) -> dict:
         "sources": {name: {"root": item["root"], "trust": item["trust"]} for name, item in documents[0]["sources"].items()},
         "rules": rules,
         "review": {name: list(group.rules) for name, group in manifest.review.items()},
+        "waivers": [{**asdict(waiver), "until": None if waiver.until is None else waiver.until.isoformat()}
+                    for waiver in from_manifest(manifest.waive)],
     }
 
 

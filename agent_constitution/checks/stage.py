@@ -12,6 +12,7 @@ Where things go, all under `cache/`:
 
 from __future__ import annotations
 
+import datetime
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,9 @@ from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
 from agent_constitution.checks.subjects import resolve_change
+from agent_constitution.checks.waivers import Waiver, file_lines
+from agent_constitution.checks.waivers import apply as apply_waivers
+from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 
@@ -48,7 +52,7 @@ def review_folder(cache: Path) -> Path:
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path) -> dict:
     """Run one check and write its result; the returned outcome is kept by doit for the next run."""
-    result = run_check(rule, segment, subjects)
+    result = inline_waivers(run_check(rule, segment, subjects), file_lines(subjects.root))
     write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
@@ -61,11 +65,17 @@ def retry_undecidable(task, values) -> bool | None:
 
 
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
-                  cache: Path, undecidable: str) -> TaskFailed | None:
-    """Read the results, write the JSON report, the SARIF log and the review queues, print the summary.
-    Fails (non-zero exit) when a violation remains, or an undecidable one under `undecidable=fail`."""
+                  cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
+                  today: datetime.date | None = None) -> TaskFailed | None:
+    """Read the results, apply the waivers, write the JSON report, the SARIF log and the review queues,
+    print the summary. Fails (non-zero exit) when a violation remains, or an undecidable one under
+    `undecidable=fail`."""
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
-    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run))
+    waived = apply_waivers(results, waivers, today or datetime.date.today())
+    results = list(waived.results)
+    for note in waived.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes))
     write_if_changed(cache / "checks" / "report.sarif", sarif(results))
     texts = queues(results, review)
     write_queues(review_folder(cache), texts)

@@ -278,6 +278,16 @@ class ReviewGroup(Model):
     rules: tuple[StrictStr, ...]
 
 
+class Waiver(Model):
+    """`[[waive]]`: findings of one rule that the repository accepts, with the reason."""
+
+    rule: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*:[0-9]+$")]
+    # Globs of the findings' paths, repository-relative; none: every finding of the rule.
+    paths: tuple[StrictStr, ...] = ()
+    reason: Annotated[StrictStr, Field(pattern=r"\S")]
+    until: datetime.date | None = None
+
+
 class Segment(Model):
     """A monorepo path with its own selection, applied on top of the root selection."""
 
@@ -308,6 +318,7 @@ class Manifest(Model):
     tiers: dict[StrictStr, Tier] = {}
     compile: CompileSettings = CompileSettings()
     review: dict[StrictStr, ReviewGroup] = {}
+    waive: tuple[Waiver, ...] = ()
     segment: tuple[Segment, ...] = ()
 
     @model_validator(mode="before")

@@ -7,6 +7,8 @@ makes an undecidable check fail the run (default: a warning).
 
 from __future__ import annotations
 
+import datetime
+
 from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
@@ -40,6 +42,7 @@ def tasks(project):
         yield {"name": "report", "actions": [lambda: TaskFailed(message)], "uptodate": [False],
                "doc": "could not plan the checks"}
         return
+    today = datetime.date.today()
     progress.start(len(run.plan.jobs))
     for inputs in run.plan.inputs:
         yield {
@@ -66,10 +69,13 @@ def tasks(project):
         "name": "report",
         "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
-                                     run.selection.review, project.cache, policy])],
+                                     run.selection.review, project.cache, policy, run.selection.waivers, today])],
         "file_dep": [job.result for job in run.plan.jobs],
         "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
-        "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy})],
+        # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
+        "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,
+                                     "waivers": [repr(waiver) for waiver in run.selection.waivers],
+                                     "today": today.isoformat() if run.selection.waivers else None})],
         "verbosity": 2,
     }

@@ -350,6 +350,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
         lines[end:end] = yaml_edit._lines(yaml_edit.render({"commands": block}, column))
         return "".join(lines)
     column = commands.lc.key(next(iter(commands)))[1]
+    step = yaml_edit.mapping_step(commands, column)
     splices: list[tuple[int, int, str]] = []
     for name, run in wanted.items():
         current = commands.get(name)
@@ -360,7 +361,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
         ):
             continue
         start, end = yaml_edit.key_lines(lines, commands, name)
-        splices.append((start, end, yaml_edit.render({name: {"run": run}}, column)))
+        splices.append((start, end, yaml_edit.render({name: {"run": run}}, column, mapping=step)))
     for name in OUR_IDS:
         if name in commands and name not in wanted:
             start, end = yaml_edit.key_lines(lines, commands, name)
@@ -368,7 +369,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
     missing = {name: {"run": run} for name, run in wanted.items() if name not in commands}
     if missing:
         _, end = yaml_edit.key_lines(lines, commands, list(commands)[-1])
-        splices.append((end, end, yaml_edit.render(missing, column)))
+        splices.append((end, end, yaml_edit.render(missing, column, mapping=step)))
     for start, end, replacement in sorted(splices, reverse=True):
         lines[start:end] = yaml_edit._lines(replacement)
     return "".join(lines)

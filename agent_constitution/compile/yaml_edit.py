@@ -40,13 +40,13 @@ def _meaningful(line: str) -> bool:
     return bool(stripped) and not stripped.startswith("#")
 
 
-def render(data: Any, column: int, *, sequence: int = 2, offset: int = 0) -> str:
+def render(data: Any, column: int, *, sequence: int = 2, offset: int = 0, mapping: int = 2) -> str:
     """`data` (a list or a mapping) as block YAML, every line moved right by `column`.
 
     `sequence` and `offset` are ruamel's list indentation: the column of an item's content and of
     its dash, relative to the parent key."""
     yaml = YAML()
-    yaml.indent(mapping=2, sequence=sequence, offset=offset)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.width = 4096
     out = io.StringIO()
     yaml.dump(data, out)
@@ -135,6 +135,14 @@ def block_list(seq: Any) -> bool:
 
 def block_map(mapping: Any) -> bool:
     return isinstance(mapping, CommentedMap) and len(mapping) > 0 and not mapping.fa.flow_style()
+
+
+def mapping_step(mapping: CommentedMap, column: int) -> int:
+    """How far the keys of the first nested mapping of `mapping` (at `column`) are indented; 2 if none."""
+    for value in mapping.values():
+        if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
+            return value.lc.key(next(iter(value)))[1] - column
+    return 2
 
 
 def list_style(lines: list[str], seq: CommentedSeq, key_column: int) -> tuple[int, int]:

@@ -111,15 +111,11 @@ def _runs_stop(command: str) -> bool:
     return launcher.STOP_MODULE in command or command in _OLD_STOP or command.endswith(_OLD_STOP[:2])
 
 
-def _stop_ours(root: Path, command: str) -> bool:
+def _stop_ours(command: str) -> bool:
     return command in _OLD_STOP or launcher.generated(launcher.stop_hook(), command)
 
 
-def _runs_covenant(command: str) -> bool:
-    return "pdks" in command and " hook claude-code" in command
-
-
-def _covenant_ours(root: Path, command: str) -> bool:
+def _covenant_ours(command: str) -> bool:
     return launcher.generated(launcher.covenant_hook("claude-code"), command)
 
 
@@ -138,18 +134,14 @@ def write_claude_settings(root: Path) -> bool:
         validate_settings(path)
     changed = settings_file.merge_hook(
         path, "Stop", {"type": "command", "command": stop_command(root)}, matcher=None,
-        runs=_runs_stop, ours=lambda command: _stop_ours(root, command),
+        runs=_runs_stop, ours=_stop_ours,
     )
     if has_covenant(root):
-        from agent_constitution.covenant.init import HOSTS
+        from agent_constitution.covenant.init import merge_hook_settings
 
-        changed = settings_file.merge_hook(
-            path, "PreToolUse", {"type": "command", "command": covenant_command(root)},
-            matcher=HOSTS["claude-code"][1], runs=_runs_covenant,
-            ours=lambda command: _covenant_ours(root, command),
-        ) or changed
+        changed = merge_hook_settings(path, "claude-code", covenant_command(root)) or changed
     else:
-        changed = settings_file.remove_hooks(path, lambda command: _covenant_ours(root, command)) or changed
+        changed = settings_file.remove_hooks(path, _covenant_ours) or changed
     validate_settings(path)
     return changed
 
@@ -157,7 +149,7 @@ def write_claude_settings(root: Path) -> bool:
 def remove_claude_settings(root: Path) -> bool:
     """Take our hooks out of .claude/settings.json; delete it when nothing else is left."""
     return settings_file.remove_hooks(
-        root / SETTINGS, lambda command: _stop_ours(root, command) or _covenant_ours(root, command)
+        root / SETTINGS, lambda command: _stop_ours(command) or _covenant_ours(command)
     )
 
 

@@ -102,13 +102,11 @@ def merge_hook(
     before = dumps(data, layout)
     groups = _groups(data, event, path, create=True)
     found = [h for h in _handlers(groups) if runs(h["command"])]
-    if any(h["command"] == handler["command"] for h in found):
-        return False
-    mine = [h for h in found if force or ours(h["command"])]
+    mine = [h for h in found if force or ours(h["command"]) or h["command"] == handler["command"]]
     if found and not mine:
         return False  # somebody chose another command for our program: theirs to keep
     if mine:
-        mine[0]["command"] = handler["command"]
+        mine[0].update(handler)  # the user's other keys on our handler (an `if`, say) stay
     else:
         group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
         group["hooks"] = [handler]

@@ -29,6 +29,9 @@ HOSTS: dict[str, tuple[str, str, int | None]] = {
     "codex": (".codex/hooks.json", "apply_patch|Bash", None),
     "grok": (".grok/hooks/covenant-pretooluse.json", "write|search_replace|run_terminal_command", 60),
 }
+# Claude Code (2.1.295 and later) blocks the call when a hook with this key cannot start, times out
+# or exits with a status other than 0 and 2: the fail-closed wrapper cannot catch a timeout.
+FAIL_CLOSED: dict[str, dict[str, str]] = {"claude-code": {"onFailure": "block"}}
 STARTER_PROTECTED = (".claude/hooks", ".claude/settings.json", ".grok/hooks")
 
 STARTER = """\
@@ -131,6 +134,7 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     handler: dict[str, Any] = {"type": "command", "command": command}
     if timeout is not None:
         handler["timeout"] = timeout
+    handler.update(FAIL_CLOSED.get(host, {}))
     try:
         return settings_file.merge_hook(
             settings_path, "PreToolUse", handler, matcher=matcher,

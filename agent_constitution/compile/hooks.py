@@ -204,7 +204,7 @@ def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str
         return text + ("" if text.endswith("\n") or not text else "\n") + yaml_edit.render(
             {"repos": [{"repo": "local", "hooks": wanted}]}, 0, sequence=4, offset=2)
     repos = _repos(data, path)
-    lines = yaml_edit._lines(text)
+    lines = yaml_edit.lines_of(text)
     index = None if repos is None else _local_with_ours(repos)
     if index is None:
         return _add_local(text, lines, data, repos, wanted)
@@ -239,7 +239,7 @@ def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str
         _, end = yaml_edit.item_lines(lines, hooks, max(present.values()))
         splices.append((end, end, yaml_edit.render(missing, key_column + offset, sequence=sequence - offset)))
     for start, end, replacement in sorted(splices, reverse=True):
-        lines[start:end] = yaml_edit._lines(replacement)
+        lines[start:end] = yaml_edit.lines_of(replacement)
     return "".join(lines)
 
 
@@ -252,7 +252,7 @@ def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[
         block = yaml_edit.render([entry], key_column + offset, sequence=sequence - offset, offset=0)
         if end == len(lines) and lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
-        lines[end:end] = yaml_edit._lines(block)
+        lines[end:end] = yaml_edit.lines_of(block)
         return "".join(lines)
     # No block list to splice into (no `repos`, or `repos: []`): the file is written by the round-trip
     # dumper, which keeps its comments and keys but lays the list out in block style.
@@ -292,7 +292,7 @@ def remove_pre_commit(root: Path) -> bool:
     index = None if repos is None else _local_with_ours(repos)
     if index is None:
         return False
-    lines = yaml_edit._lines(text)
+    lines = yaml_edit.lines_of(text)
     hooks = repos[index]["hooks"]
     if all(isinstance(h, dict) and h.get("id") in OUR_IDS for h in hooks):
         start, end = yaml_edit.item_lines(lines, repos, index)
@@ -326,7 +326,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
         data = {}
     if not isinstance(data, dict):
         raise UserError("expected a mapping", file=path)
-    lines = yaml_edit._lines(text)
+    lines = yaml_edit.lines_of(text)
     block = {name: {"run": run} for name, run in wanted.items()}
     hook = data.get("pre-commit")
     if hook is None:
@@ -339,7 +339,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
     if commands is None:
         column = hook.lc.key(next(iter(hook)))[1]
         _, end = yaml_edit.key_lines(lines, hook, list(hook)[-1])
-        lines[end:end] = yaml_edit._lines(yaml_edit.render({"commands": block}, column))
+        lines[end:end] = yaml_edit.lines_of(yaml_edit.render({"commands": block}, column))
         return "".join(lines)
     column = commands.lc.key(next(iter(commands)))[1]
     step = yaml_edit.mapping_step(commands, column)
@@ -363,7 +363,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
         _, end = yaml_edit.key_lines(lines, commands, list(commands)[-1])
         splices.append((end, end, yaml_edit.render(missing, column, mapping=step)))
     for start, end, replacement in sorted(splices, reverse=True):
-        lines[start:end] = yaml_edit._lines(replacement)
+        lines[start:end] = yaml_edit.lines_of(replacement)
     return "".join(lines)
 
 
@@ -379,7 +379,7 @@ def remove_lefthook(path: Path) -> bool:
     commands = (data or {}).get("pre-commit", {}).get("commands", {}) if isinstance(data, dict) else {}
     if not isinstance(commands, dict) or not any(name in commands for name in OUR_IDS):
         return False
-    lines = yaml_edit._lines(text)
+    lines = yaml_edit.lines_of(text)
     if all(name in OUR_IDS for name in commands):
         hook = data["pre-commit"]
         start, end = yaml_edit.key_lines(lines, hook if len(hook) > 1 else data, "commands" if len(hook) > 1 else "pre-commit")

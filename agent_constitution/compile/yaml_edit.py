@@ -27,7 +27,7 @@ def load(text: str, path) -> Any:
         raise UserError(f"not valid YAML: {error}", file=path, fix="repair the file; compile never overwrites it") from None
 
 
-def _lines(text: str) -> list[str]:
+def lines_of(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
@@ -50,7 +50,7 @@ def render(data: Any, column: int, *, sequence: int = 2, offset: int = 0, mappin
     yaml.width = 4096
     out = io.StringIO()
     yaml.dump(data, out)
-    return "".join(" " * column + line if line.strip() else line for line in _lines(out.getvalue()))
+    return "".join(" " * column + line if line.strip() else line for line in lines_of(out.getvalue()))
 
 
 def scalar(value: Any) -> str:

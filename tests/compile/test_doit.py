@@ -195,3 +195,19 @@ def test_creating_the_tasks_imports_no_compile_step(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_without_a_hook_runner_compile_says_how_once_or_writes_a_plain_hook(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    first = doit(repo, "compile")
+    assert "uses neither pre-commit nor lefthook" in first.stderr
+    assert not (repo / ".pre-commit-config.yaml").exists() and not (repo / ".git/hooks/pre-commit").exists()
+    assert "uses neither pre-commit nor lefthook" not in doit(repo, "compile").stderr  # said once
+    manifest = repo / "rules.toml"
+    manifest.write_text(manifest.read_text() + '\n[compile]\ngit-hook = "plain"\n')
+    doit(repo, "compile")
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    assert "doit check" in hook.read_text() and os.access(hook, os.X_OK)
+    doit(repo, "clean", "agents")
+    assert not hook.exists()

@@ -149,3 +149,15 @@ def test_pyproject_wiring_keeps_the_file(tmp_path):
     after = (tmp_path / "pyproject.toml").read_text()
     assert after.startswith(text)
     assert tomlkit.parse(after)["tool"]["doit"]["loader"] == "agent-constitution"
+
+
+def test_a_file_holding_only_our_entry_keeps_an_empty_list(tmp_path):
+    path = tmp_path / ".pre-commit-config.yaml"
+    path.write_text("# ours alone\nrepos:\n  - repo: https://example.org/x\n    rev: v1\n    hooks: [{id: a}]\n")
+    hooks.write_pre_commit(tmp_path)
+    text = path.read_text()
+    path.write_text(text.replace("  - repo: https://example.org/x\n    rev: v1\n    hooks: [{id: a}]\n", ""))
+    assert hooks.remove_pre_commit(tmp_path)
+    assert path.read_text() == "# ours alone\nrepos: []\n"
+    assert hooks.write_pre_commit(tmp_path)  # an empty flow list: the entry goes in through the dumper
+    assert "# ours alone" in path.read_text() and "id: agent-constitution-check" in path.read_text()

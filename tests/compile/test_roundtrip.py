@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 
 import tomlkit
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from agent_constitution.compile import hooks, settings_file
 
@@ -161,3 +164,38 @@ def test_a_file_holding_only_our_entry_keeps_an_empty_list(tmp_path):
     assert path.read_text() == "# ours alone\nrepos: []\n"
     assert hooks.write_pre_commit(tmp_path)  # an empty flow list: the entry goes in through the dumper
     assert "# ours alone" in path.read_text() and "id: agent-constitution-check" in path.read_text()
+
+
+def _hand_written(draw) -> str:
+    """A pre-commit file in one of the layouts people write: list indentation, dash offset, flow or
+    block hook lists, comments and blank lines between repos."""
+    dash = draw(st.sampled_from([0, 2, 4]))
+    gap = draw(st.sampled_from([1, 3]))  # from the dash to the item's keys
+    inner = draw(st.sampled_from([0, 2]))
+    lines = [draw(st.sampled_from(["", "# pre-commit, by hand\n"])), "repos:\n"]
+    for n in range(draw(st.integers(1, 3))):
+        pad, key = " " * dash, " " * (dash + 1 + gap)
+        lines.append(f"{pad}-{' ' * gap}repo: https://example.org/r{n}{draw(st.sampled_from(['', '  # theirs']))}\n")
+        lines.append(f"{key}rev: v{n}.0\n")
+        if draw(st.booleans()):
+            lines.append(f"{key}hooks: [{{id: h{n}}}, {{id: g{n}}}]\n")
+        else:
+            lines.append(f"{key}hooks:\n{key}{' ' * inner}- id: h{n}\n")
+        lines.append(draw(st.sampled_from(["", "\n", "    # between\n"])))
+    return "".join(lines)
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_any_hand_layout_round_trips(tmp_path_factory, data):
+    root = tmp_path_factory.mktemp("rt")
+    text = _hand_written(data.draw)
+    merged = hooks.merge_pre_commit(text, ours(root), root / "x")
+    loaded, before = YAML(typ="safe").load(merged), YAML(typ="safe").load(text)
+    assert loaded["repos"][:-1] == before["repos"]
+    assert loaded["repos"][-1] == {"repo": "local", "hooks": ours(root)}
+    assert hooks.merge_pre_commit(merged, ours(root), root / "x") == merged
+    path = root / ".pre-commit-config.yaml"
+    path.write_text(merged)
+    assert hooks.remove_pre_commit(root)
+    assert path.read_text() == text

@@ -108,7 +108,8 @@ def validate_settings(path: Path) -> None:
 
 
 def _runs_stop(command: str) -> bool:
-    return launcher.STOP_MODULE in command or command in _OLD_STOP or command.endswith(_OLD_STOP[:2])
+    # A Stop hook of the user's that runs `doit check` is their choice of Stop check: it stays, alone.
+    return launcher.STOP_MODULE in command or command.endswith("doit check")
 
 
 def _stop_ours(command: str) -> bool:
@@ -123,8 +124,8 @@ def stop_command(root: Path) -> str:
     return launcher.command(root, launcher.stop_hook())
 
 
-def covenant_command(root: Path, host: str = "claude-code") -> str:
-    return launcher.command(root, launcher.covenant_hook(host))
+def covenant_command(root: Path) -> str:
+    return launcher.command(root, launcher.covenant_hook("claude-code"))
 
 
 def write_claude_settings(root: Path) -> bool:

@@ -23,6 +23,9 @@ from agent_constitution.errors import UserError
 
 STAGED = "staged"
 WORKTREE = "worktree"
+# The worktree's files as `resolve_change` read them, by their digest: `read_change` reuses them
+# instead of walking the working tree a second time (the walk is most of the Stop hook's work).
+_WORKTREE_READ: dict[str, tuple[FileChange, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,11 @@ def resolve_change(root: Path, text: str) -> ChangeSpec:
     if text == WORKTREE:
         head = None if repo.head_is_unborn else str(repo.head.peel(pygit2.Commit).tree.id)
         digest = hashlib.blake2b(digest_size=16)
-        for change in _worktree_files(repo, head):
+        files = _worktree_files(repo, head)
+        for change in files:
             digest.update(f"{change.old_path}\0{change.new_path}\0{change.new_text}\0".encode())
+        _WORKTREE_READ.clear()
+        _WORKTREE_READ[digest.hexdigest()] = files
         return ChangeSpec(text, head, None, (), digest.hexdigest(), worktree=True)
     if ".." in text:
         left, _, right = text.partition("..")
@@ -70,7 +76,7 @@ def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Ch
     repo = _open(root)
     base = None if spec.base is None else repo[spec.base]
     if spec.worktree:
-        diff = _worktree_files(repo, spec.base)
+        diff = _WORKTREE_READ[spec.index] if spec.index in _WORKTREE_READ else _worktree_files(repo, spec.base)
     elif spec.head is None:
         diff = repo.index.diff_to_tree(base) if base is not None else _added_from_index(repo)
     elif base is None:

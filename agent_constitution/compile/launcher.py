@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution.errors import UserError
+
 PACKAGE = "agent-constitution"
 # Inside double quotes in the emitted shell: no backquote, no `$` (they would be expanded).
 FIX = "run agent-constitution compile (or doit compile) in this repository"
@@ -38,9 +40,10 @@ _PATH_FORM = re.compile(r"^p='(?P<path>[^']*)'; ")
 
 @dataclass(frozen=True)
 class Program:
-    """How a hook reaches one of our programs: `tool` is the name under uv, `path` the absolute one."""
+    """One of our programs as a hook runs it: its name (`pdks`, or `python` for a module run with
+    `-m`), found under uv by that name or else by `program_path`, and its arguments."""
 
-    tool: str        # `pdks`, or `python` for a module run with `-m`
+    tool: str
     args: str        # what follows the program, already shell-quoted
 
 
@@ -88,7 +91,8 @@ def wrapped(program: Program, *, uv: bool) -> str:
         )
     path = program_path(program.tool)
     if "'" in path:
-        raise ValueError(f"cannot quote the program path {path!r} in a hook command")
+        raise UserError(f"cannot write a hook command for {path}: its path holds a single quote",
+                        fix="install the tool (or its virtual environment) under a path without one")
     return (
         f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; exit 2; }}; "
         f'"$p" {program.args}; {_tail(shown)}'

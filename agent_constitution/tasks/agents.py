@@ -3,7 +3,8 @@
 One task per output: `agents:<segment>/AGENTS.md` (its region and its part files: how many parts
 there are is known only once the text is rendered and counted, so they belong to the task of the
 file that indexes them), `agents:<segment>/CLAUDE.md`, `agents:skills` (the set of skills is known
-only from the resolution), one per hook file, `agents:prune` (outputs of segments that are gone) and
+only from the resolution), one per hook file (`agents:git-hook` instead says how to wire a git hook
+where the repository has no hook runner), `agents:prune` (outputs of segments that are gone) and
 `agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only `compile.layout` (standard

@@ -199,3 +199,13 @@ def test_any_hand_layout_round_trips(tmp_path_factory, data):
     path.write_text(merged)
     assert hooks.remove_pre_commit(root)
     assert path.read_text() == text
+
+
+def test_a_lefthook_file_without_a_pre_commit_hook_gets_ours_and_back(tmp_path):
+    path = tmp_path / "lefthook.yml"
+    text = "# only pre-push\npre-push:\n  commands:\n    test:\n      run: pytest\n"
+    path.write_text(text)
+    hooks.write_lefthook(path, tmp_path)
+    assert path.read_text().startswith(text) and "pre-commit:\n  commands:\n" in path.read_text()
+    assert hooks.remove_lefthook(path)
+    assert path.read_text() == text

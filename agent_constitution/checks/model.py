@@ -13,8 +13,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from agent_constitution.checks.api import Finding
-from agent_constitution.ruleset.models import Rule
+
+if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
+    from agent_constitution.ruleset.models import Rule
 
 ROOT_SEGMENT = "."
 # The shape of a result file. Part of every check task's configuration: a new shape re-runs them all

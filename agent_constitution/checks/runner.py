@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_constitution.checks.api import Finding, Undecidable
-from agent_constitution.checks.command import run_command
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
 from agent_constitution.checks.scan import Scan, scan
@@ -120,6 +119,8 @@ def _decide(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
         env["AGENT_CONSTITUTION_CHANGE"] = subjects.change.text
     if spec.subject == "record":
         env["AGENT_CONSTITUTION_RECORD"] = str(subjects.record)
+    from agent_constitution.checks.command import run_command  # pydantic: only for command checks
+
     return run_command(spec, cwd=subjects.folder(segment), source_root=rule.source_root, env=env)
 
 

@@ -25,10 +25,14 @@ from agent_constitution.checks.waivers import Waiver, from_manifest
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.inputs import manifest_inputs
-from agent_constitution.ruleset.lock import read_lock
-from agent_constitution.ruleset.models import Manifest, load
-from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolve, resolved_json, segment_key
-from agent_constitution.ruleset.source import RuleSource, load_source
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agent_constitution.ruleset.source import RuleSource
+
+# Resolving (pydantic, the source loaders) is imported only when the remembered selection is stale:
+# the Stop hook reads a fresh one and must stay fast.
 
 # The shape of cache/checks/selection.json; another shape is recomputed, not misread.
 MEMO_FORMAT = 2
@@ -91,6 +95,8 @@ def _remembered(memo: Path, newest: int) -> dict | None:
 
 def _selected(root: Path, cache: Path, newest: int) -> dict:
     """The selection as plain data: each segment's rules as the runner needs them."""
+    from agent_constitution.ruleset.models import Manifest, load
+
     manifest = load(Manifest, root / MANIFEST, MANIFEST)
     segments = (ROOT_SEGMENT, *(segment.path for segment in manifest.segment))
     sources: dict[Path, RuleSource] = {}
@@ -112,6 +118,8 @@ def _selected(root: Path, cache: Path, newest: int) -> dict:
 
 
 def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSource]) -> RuleCheck:
+    from agent_constitution.ruleset.source import load_source
+
     name, _, number = ref.partition(":")
     if name not in declared or not number.isdigit():
         raise UserError(f"rules={ref}: not a rule of a source in {MANIFEST}",
@@ -129,6 +137,9 @@ def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSourc
 def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[Path, RuleSource],
               newest: int) -> list[dict]:
     """The resolution's documents; when resolving here, the sources it loaded are kept in `sources`."""
+    from agent_constitution.ruleset.lock import read_lock
+    from agent_constitution.ruleset.resolve import resolve, resolved_json
+
     files = [cache / "resolved" / f"{segment_key(segment)}.json" for segment in segments]
     if all(path.is_file() and path.stat().st_mtime_ns >= newest for path in files):
         return [json.loads(path.read_text(encoding="utf-8")) for path in files]

@@ -1,6 +1,8 @@
 """The change and record subjects: what a `change=` or `record=` on the command line names.
 
 A change is read through pygit2. `staged` is the index against HEAD (what `git commit` would record);
+`worktree` is the working tree against HEAD, untracked files (not ignored) included: what the
+session changed and has not committed (the Stop hook checks it);
 `A..B` is what B adds to A: the commits reachable from B and not from A (their messages) and the diff
 from their merge base to B, like `git diff A...B`; `A..` means `A..HEAD`; a single revision is that
 one commit against its first parent. Renames are detected, so a moved file has both paths.
@@ -13,12 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
+from pygit2.enums import DiffFind, DiffOption
 
 from agent_constitution.checks.api import Change, FileChange, Record
 from agent_constitution.checks.model import ROOT_SEGMENT
 from agent_constitution.errors import UserError
 
 STAGED = "staged"
+WORKTREE = "worktree"
+# The worktree's files as `resolve_change` read them, by their digest: `read_change` reuses them
+# instead of walking the working tree a second time (the walk is most of the Stop hook's work).
+_WORKTREE_READ: dict[str, tuple[FileChange, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -29,7 +36,8 @@ class ChangeSpec:
     base: str | None                # tree id the change starts from (None: the empty tree)
     head: str | None                # tree id it ends at (None: the index, for `staged`)
     commits: tuple[str, ...] = ()   # commit ids it contains, newest first
-    index: str | None = None        # for `staged`: a digest of the index entries
+    index: str | None = None        # for `staged`: a digest of the index entries; `worktree`: of the files
+    worktree: bool = False          # head is the working tree (`worktree`), not the index
 
 
 def resolve_change(root: Path, text: str) -> ChangeSpec:
@@ -40,6 +48,15 @@ def resolve_change(root: Path, text: str) -> ChangeSpec:
         for entry in repo.index:
             digest.update(f"{entry.path}\0{entry.id}\0{entry.mode}\n".encode())
         return ChangeSpec(text, head, None, (), digest.hexdigest())
+    if text == WORKTREE:
+        head = None if repo.head_is_unborn else str(repo.head.peel(pygit2.Commit).tree.id)
+        digest = hashlib.blake2b(digest_size=16)
+        files = _worktree_files(repo, head)
+        for change in files:
+            digest.update(f"{change.old_path}\0{change.new_path}\0{change.new_text}\0".encode())
+        _WORKTREE_READ.clear()
+        _WORKTREE_READ[digest.hexdigest()] = files
+        return ChangeSpec(text, head, None, (), digest.hexdigest(), worktree=True)
     if ".." in text:
         left, _, right = text.partition("..")
         old, new = _commit(repo, left or "HEAD", text), _commit(repo, right or "HEAD", text)
@@ -58,7 +75,9 @@ def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Ch
     """The change's files (paths relative to the segment's folder) and commit messages."""
     repo = _open(root)
     base = None if spec.base is None else repo[spec.base]
-    if spec.head is None:
+    if spec.worktree:
+        diff = _WORKTREE_READ[spec.index] if spec.index in _WORKTREE_READ else _worktree_files(repo, spec.base)
+    elif spec.head is None:
         diff = repo.index.diff_to_tree(base) if base is not None else _added_from_index(repo)
     elif base is None:
         diff = repo[spec.head].diff_to_tree(swap=True)
@@ -96,12 +115,41 @@ def _commit(repo: pygit2.Repository, name: str, text: str) -> pygit2.Commit:
         return repo.revparse_single(name).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
         raise UserError(f"change {text!r}: {name!r} is not a revision of this repository",
-                        fix="use change=staged, change=REV, change=A..B or change=A..") from None
+                        fix="use change=staged, change=worktree, change=REV, change=A..B or change=A..") from None
 
 
 def _added_from_index(repo: pygit2.Repository) -> tuple[FileChange, ...]:
     """With no commit yet, everything staged is added."""
     return tuple(FileChange(None, entry.path, None, _text(repo, entry.id)) for entry in repo.index)
+
+
+def _worktree_files(repo: pygit2.Repository, base: str | None) -> tuple[FileChange, ...]:
+    """The working tree against the tree `base` (untracked files added, renames found); with no
+    commit yet, what is staged. New texts are read from the disk: git has not hashed them."""
+    if base is None:
+        return _added_from_index(repo)
+    options = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS | DiffOption.SHOW_UNTRACKED_CONTENT
+    diff = repo[base].diff_to_workdir(options)
+    diff.find_similar(DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED)
+    root = Path(repo.workdir)
+    files = []
+    for delta in diff.deltas:
+        added = delta.status in (pygit2.enums.DeltaStatus.ADDED, pygit2.enums.DeltaStatus.UNTRACKED)
+        deleted = delta.status == pygit2.enums.DeltaStatus.DELETED
+        files.append(FileChange(
+            old_path=None if added else delta.old_file.path,
+            new_path=None if deleted else delta.new_file.path,
+            old_text=None if added else _text(repo, delta.old_file.id),
+            new_text=None if deleted else _disk_text(root / delta.new_file.path),
+        ))
+    return tuple(files)
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:  # gone since the diff was taken, or a folder (a submodule)
+        return None
 
 
 def _file_change(repo: pygit2.Repository, delta: pygit2.DiffDelta) -> FileChange:

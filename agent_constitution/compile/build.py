@@ -9,7 +9,8 @@ that a target exists).
 - `segment_files`: the region of `<segment>/AGENTS.md` and its part files;
 - `claude_shim`: `<segment>/CLAUDE.md` holding `@AGENTS.md` (strategy `import`), or none;
 - `install_skills`: the skills of the selected rules, into `.claude/skills/` and `.agents/skills/`;
-- `hook_file`: `.claude/settings.json`, `.pre-commit-config.yaml`, and a lefthook file when present;
+- `hook_file`: `.claude/settings.json`, and `.pre-commit-config.yaml` / a lefthook file when present
+  (or `.git/hooks/pre-commit` under `[compile] git-hook = "plain"`);
 - `chain_report`: the bytes of each root→leaf chain of AGENTS.md files (Codex reads at most 32 KiB).
 """
 
@@ -23,13 +24,14 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
-from agent_constitution.compile import hooks, owned, skills
+from agent_constitution.compile import hooks, launcher, owned, skills
 from agent_constitution.compile.document import Segment, render
 from agent_constitution.compile.layout import (
     CLAUDE,
     FILE,
     MANIFEST,
     PART_GLOB,
+    PLAIN_HOOK,
     SegmentJob,
     Settings,
     folder_of,
@@ -337,18 +339,30 @@ def _tree_digest(folder: Path) -> str:
 # --- hooks -------------------------------------------------------------------------------------
 
 def hook_state(root: Path) -> str:
-    return _digest({"covenant": hooks.has_covenant(root), "uv": (root / "uv.lock").is_file()})
+    # What the commands depend on besides the settings: whether there is a covenant, how the tools
+    # are launched (uv, or absolute paths of this installation).
+    return _digest({
+        "covenant": hooks.has_covenant(root),
+        "uv": launcher.uses_uv(root),
+        "paths": None if launcher.uses_uv(root) else [launcher.program_path(t) for t in ("python", "pdks", "doit")],
+    })
+
+
+def _write_hook(root: Path, name: str) -> None:
+    if name == hooks.SETTINGS:
+        hooks.write_claude_settings(root)
+    elif name == hooks.PRE_COMMIT:
+        hooks.write_pre_commit(root)
+    elif name == PLAIN_HOOK:
+        hooks.write_plain_hook(root)
+    else:
+        hooks.write_lefthook(root / name, root)
 
 
 def hook_file(root: Path, name: str, *, locked: bool) -> Step:
     path = root / name
     before = path.read_bytes() if path.exists() else None
-    if name == hooks.SETTINGS:
-        hooks.write_claude_settings(root)
-    elif name == hooks.PRE_COMMIT:
-        hooks.write_pre_commit(root)
-    else:
-        hooks.write_lefthook(path, root)
+    _write_hook(root, name)
     after = path.read_bytes()
     if before is not None and before != after and locked:
         write_atomic(path, before)  # under --locked / CI the file stays as it was
@@ -359,6 +373,10 @@ def hook_file(root: Path, name: str, *, locked: bool) -> Step:
         )
     changed = before != after
     return Step((name,) if changed else (), (), {name: hashlib.sha256(after).hexdigest()}, hook_state(root))
+
+
+def wiring_hint(root: Path) -> str:
+    return hooks.wiring_hint(root)
 
 
 def hook_fresh(root: Path, values: Mapping) -> bool:
@@ -379,6 +397,8 @@ def remove_hook_file(root: Path, name: str) -> list[str]:
         changed = hooks.remove_claude_settings(root)
     elif name == hooks.PRE_COMMIT:
         changed = hooks.remove_pre_commit(root)
+    elif name == PLAIN_HOOK:
+        changed = hooks.remove_plain_hook(root)
     else:
         changed = hooks.remove_lefthook(root / name)
     return [name] if changed else []

@@ -1,15 +1,19 @@
 """Hook configuration: merged into the files a repository already has, never clobbering them.
 
-- `.claude/settings.json`: a `Stop` hook running the rules' checks (`doit check`), and, when the
-  repository has a `polydeukes.config.yaml`, the covenant judge's `PreToolUse` hook (`pdks hook
-  claude-code`, merged by `agent_constitution.covenant.init.merge_hook_settings`; its exit 2 blocks
-  the tool call, exit 1 does not block). Our entries are recognised by their command; every other
-  key and hook is kept as it was.
-- `.pre-commit-config.yaml`: a `repo: local` entry with our hooks (`doit check`, and `pdks covenant
-  check --diff --staged` with a covenant config), recognised by their ids.
-- `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository already uses
-  lefthook: the same commands under `pre-commit.commands`.
+- `.claude/settings.json`: a `Stop` hook running the fast, change-scoped checks
+  (`python -m agent_constitution.checks.stop`: the rules that judge the worktree's change or the
+  session record), and, when the repository has a `polydeukes.config.yaml`, the covenant judge's
+  `PreToolUse` hook (`pdks hook claude-code`). Both commands come from `launcher` (independent of
+  the agent's PATH, failing closed) and are merged by `settings_file`, which `pdks init` uses too.
+- `.pre-commit-config.yaml`, only when the repository uses pre-commit: a `repo: local` entry with
+  our hooks (`doit check`, and `pdks covenant check --diff --staged` with a covenant config),
+  recognised by their ids.
+- `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository uses lefthook: the
+  same commands under `pre-commit.commands`.
+- Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes a
+  plain `.git/hooks/pre-commit` instead (never over a hook it did not write).
 
+The YAML files are edited as text (`yaml_edit`): bytes outside our entries stay as they were.
 Each writer validates what it emits: the settings parse as JSON and their `hooks` match the shape
 Claude Code reads (`SettingsHooks`); the pre-commit file goes through `pre-commit validate-config`
 when pre-commit is installed (the tests always run it).
@@ -17,25 +21,24 @@ when pre-commit is installed (the tests always run it).
 
 from __future__ import annotations
 
-import io
-import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
-from ruamel.yaml import YAML
 
-from agent_constitution.covenant.init import merge_hook_settings
-from agent_constitution.compile.layout import PRE_COMMIT, SETTINGS
+from agent_constitution.compile import launcher, settings_file, yaml_edit
+from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
 
 COVENANT_CONFIG = "polydeukes.config.yaml"
-COVENANT_HOOK = "pdks hook claude-code"
 CHECK_ID = "agent-constitution-check"
 COVENANT_ID = "agent-constitution-covenant"
+OUR_IDS = (CHECK_ID, COVENANT_ID)
+PLAIN_BANNER = "# written by agent-constitution compile ([compile] git-hook = \"plain\"); `doit clean` removes it"
 CLAUDE_EVENTS = {
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
     "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
@@ -43,16 +46,23 @@ CLAUDE_EVENTS = {
     "CwdChanged", "FileChanged", "ConfigChange", "TaskCreated", "WorktreeCreate", "DirectoryAdded",
     "Elicitation", "ElicitationResult", "MessageDisplay",
 }
+# The Stop hook of older versions ran the whole `doit check`; still ours, replaced on compile.
+_OLD_STOP = ("doit check", "uv run doit check", 'cd "$CLAUDE_PROJECT_DIR" && doit check',
+             'cd "$CLAUDE_PROJECT_DIR" && uv run doit check')
+WIRING_HINT = (
+    "note: this repository uses neither pre-commit nor lefthook, so no git hook runs the checks; "
+    "add them to your hook runner ({commands}), or set [compile] git-hook = \"plain\" in rules.toml "
+    "to have compile write .git/hooks/pre-commit"
+)
 
 
-def run(root: Path, command: str) -> str:
-    """How the repository runs a tool it installs: through uv when it is a uv project (a git hook's
-    PATH need not hold the project's environment)."""
-    return f"uv run {command}" if (root / "uv.lock").is_file() else command
-
-
-def doit(root: Path, command: str) -> str:
-    return run(root, f"doit {command}")
+def git_command(root: Path, tool: str, args: str) -> str:
+    """A command for a git hook (pre-commit runs it without a shell, lefthook with one): through
+    uv in a uv project that holds this package, else by the tool's absolute path. A git hook
+    fails closed by itself: any non-zero status stops the commit."""
+    if launcher.uses_uv(root):
+        return f"uv run {tool} {args}"
+    return f"{shlex.quote(launcher.program_path(tool))} {args}"
 
 
 def has_covenant(root: Path) -> bool:
@@ -85,12 +95,7 @@ class SettingsHooks(BaseModel):
 
 def validate_settings(path: Path) -> None:
     """Parse `path` as JSON and check its `hooks` against the shape Claude Code reads."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise UserError(f"not JSON: {error}", file=path) from None
-    if not isinstance(data, dict):
-        raise UserError("a settings file is a JSON object", file=path)
+    data, _ = settings_file.read(path)
     try:
         SettingsHooks.model_validate({"hooks": data.get("hooks", {})})
     except ValidationError as error:
@@ -102,106 +107,54 @@ def validate_settings(path: Path) -> None:
         raise UserError(f"unknown hook event {unknown[0]!r}", file=path, field=f"hooks.{unknown[0]}")
 
 
-def _load_settings(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    validate_settings(path)
-    return json.loads(path.read_text(encoding="utf-8"))
+def _runs_stop(command: str) -> bool:
+    # A Stop hook of the user's that runs `doit check` is their choice of Stop check: it stays, alone.
+    return launcher.STOP_MODULE in command or command.endswith("doit check")
 
 
-def _dump_settings(path: Path, data: dict[str, Any]) -> bool:
-    return write_if_changed(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def _stop_ours(command: str) -> bool:
+    return command in _OLD_STOP or launcher.generated(launcher.stop_hook(), command)
 
 
-def _ours(command: str, root: Path) -> bool:
-    return command in (doit(root, "check"), "doit check", "uv run doit check") or command.endswith(
-        ("&& uv run doit check", "&& doit check")
-    )
+def _covenant_ours(command: str) -> bool:
+    return launcher.generated(launcher.covenant_hook("claude-code"), command)
 
 
-def claude_check_command(root: Path) -> str:
-    # Hooks may run in a subdirectory; $CLAUDE_PROJECT_DIR is the project root.
-    return f'cd "$CLAUDE_PROJECT_DIR" && {doit(root, "check")}'
+def stop_command(root: Path) -> str:
+    return launcher.command(root, launcher.stop_hook())
+
+
+def covenant_command(root: Path) -> str:
+    return launcher.command(root, launcher.covenant_hook("claude-code"))
 
 
 def write_claude_settings(root: Path) -> bool:
     """Merge our hooks into .claude/settings.json; returns whether the file changed."""
     path = root / SETTINGS
-    data = _load_settings(path)
-    groups = data.setdefault("hooks", {}).setdefault("Stop", [])
-    command = claude_check_command(root)
-    found = False
-    for group in groups:
-        for handler in group.get("hooks", []):
-            if isinstance(handler.get("command"), str) and _ours(handler["command"], root):
-                handler["command"], found = command, True
-    if not found:
-        groups.append({"hooks": [{"type": "command", "command": command}]})
-    changed = _dump_settings(path, data)
+    if path.exists():
+        validate_settings(path)
+    changed = settings_file.merge_hook(
+        path, "Stop", {"type": "command", "command": stop_command(root)}, matcher=None,
+        runs=_runs_stop, ours=_stop_ours,
+    )
     if has_covenant(root):
-        changed = merge_hook_settings(path, "claude-code", COVENANT_HOOK) or changed
+        from agent_constitution.covenant.init import merge_hook_settings
+
+        changed = merge_hook_settings(path, "claude-code", covenant_command(root)) or changed
     else:
-        changed = _drop_claude(path, lambda command: COVENANT_HOOK in command) or changed
+        changed = settings_file.remove_hooks(path, _covenant_ours) or changed
     validate_settings(path)
     return changed
 
 
 def remove_claude_settings(root: Path) -> bool:
     """Take our hooks out of .claude/settings.json; delete it when nothing else is left."""
-    path = root / SETTINGS
-    return _drop_claude(path, lambda command: _ours(command, root) or COVENANT_HOOK in command)
-
-
-def _drop_claude(path: Path, ours) -> bool:
-    if not path.exists():
-        return False
-    data = _load_settings(path)
-    hooks = data.get("hooks", {})
-    changed = False
-    for event in list(hooks):
-        for group in list(hooks[event]):
-            kept = [h for h in group.get("hooks", []) if not (isinstance(h.get("command"), str) and ours(h["command"]))]
-            if len(kept) != len(group.get("hooks", [])):
-                changed = True
-                if kept:
-                    group["hooks"] = kept
-                else:
-                    hooks[event].remove(group)
-        if not hooks[event]:
-            del hooks[event]
-    if not changed:
-        return False
-    if not hooks:
-        data.pop("hooks", None)
-    if not data:
-        path.unlink()
-        return True
-    return _dump_settings(path, data)
+    return settings_file.remove_hooks(
+        root / SETTINGS, lambda command: _stop_ours(command) or _covenant_ours(command)
+    )
 
 
 # --- git hooks -----------------------------------------------------------------------------------
-
-
-def _yaml() -> YAML:
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.preserve_quotes = True
-    return yaml
-
-
-def _read_yaml(path: Path) -> Any:
-    if not path.exists():
-        return None
-    try:
-        return _yaml().load(path.read_text(encoding="utf-8"))
-    except Exception as error:  # ruamel raises many types; the user needs the message only
-        raise UserError(f"not valid YAML: {error}", file=path, fix="repair the file; compile never overwrites it") from None
-
-
-def _dump_yaml(data: Any) -> str:
-    out = io.StringIO()
-    _yaml().dump(data, out)
-    return out.getvalue()
 
 
 def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
@@ -209,7 +162,7 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
         {
             "id": CHECK_ID,
             "name": "agent-constitution: the rules' checks",
-            "entry": doit(root, "check"),
+            "entry": git_command(root, "doit", "check"),
             "language": "system",
             "pass_filenames": False,
             "always_run": True,
@@ -220,7 +173,7 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
             {
                 "id": COVENANT_ID,
                 "name": "covenant judge: the staged change set",
-                "entry": run(root, "pdks covenant check --diff --staged"),
+                "entry": git_command(root, "pdks", "covenant check --diff --staged"),
                 "language": "system",
                 "pass_filenames": False,
                 "always_run": True,
@@ -229,57 +182,132 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
     return hooks
 
 
-def write_pre_commit(root: Path) -> bool:
-    """Merge our `repo: local` hooks into .pre-commit-config.yaml (created when absent)."""
-    path = root / PRE_COMMIT
-    data = _read_yaml(path)
+def _read(path: Path) -> tuple[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    return text, yaml_edit.load(text, path)
+
+
+def _repos(data: Any, path: Path) -> Any:
+    if not isinstance(data, dict) or not isinstance(data.get("repos", []), list):
+        raise UserError("expected a mapping with a `repos` list", file=path, field="repos")
+    return data.get("repos")
+
+
+def _local_with_ours(repos: list) -> int | None:
+    return next((i for i, repo in enumerate(repos) if isinstance(repo, dict) and repo.get("repo") == "local"
+                 and any(isinstance(h, dict) and h.get("id") in OUR_IDS for h in repo.get("hooks") or [])), None)
+
+
+def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str:
+    """`text` with our hooks as `wanted` says; every other byte kept."""
+    data = yaml_edit.load(text, path)
     if data is None:
-        data = {"repos": []}
+        return text + ("" if text.endswith("\n") or not text else "\n") + yaml_edit.render(
+            {"repos": [{"repo": "local", "hooks": wanted}]}, 0, sequence=4, offset=2)
     repos = _repos(data, path)
-    local = next((repo for repo in repos if repo.get("repo") == "local" and _has_ours(repo)), None)
-    if local is None:
-        local = next((repo for repo in repos if repo.get("repo") == "local"), None)
-    if local is None:
-        local = {"repo": "local", "hooks": []}
-        repos.append(local)
-    existing = [hook for hook in local.get("hooks", []) if hook.get("id") not in (CHECK_ID, COVENANT_ID)]
-    position = next((i for i, hook in enumerate(local.get("hooks", [])) if hook.get("id") in (CHECK_ID, COVENANT_ID)), len(existing))
-    local["hooks"] = existing[:position] + pre_commit_hooks(root) + existing[position:]
-    changed = write_if_changed(path, _dump_yaml(data))
+    lines = yaml_edit.lines_of(text)
+    index = None if repos is None else _local_with_ours(repos)
+    if index is None:
+        return _add_local(text, lines, data, repos, wanted)
+    local = repos[index]
+    hooks = local["hooks"]
+    if not yaml_edit.block_list(hooks):
+        raise UserError("our hooks are in a flow list ([...]) compile cannot edit in place", file=path,
+                        field=f"repos.{index}.hooks", fix="write that `hooks:` list in block style (one `- id:` per line)")
+    key_column = local.lc.key("hooks")[1]
+    offset, sequence = yaml_edit.list_style(lines, hooks, key_column)
+    present = {h.get("id"): i for i, h in enumerate(hooks) if isinstance(h, dict) and h.get("id") in OUR_IDS}
+    splices: list[tuple[int, int, str]] = []
+    for hook in wanted:
+        i = present.get(hook["id"])
+        if i is None:
+            continue
+        current = hooks[i]
+        if dict(current) == hook:
+            continue
+        if set(current) == set(hook) and all(
+            current[key] == value or yaml_edit.set_value(lines, current, key, value) for key, value in hook.items()
+        ):
+            continue
+        start, end = yaml_edit.item_lines(lines, hooks, i)
+        splices.append((start, end, yaml_edit.render([hook], key_column + offset, sequence=sequence - offset)))
+    for hook_id, i in present.items():
+        if hook_id not in {hook["id"] for hook in wanted}:
+            start, end = yaml_edit.item_lines(lines, hooks, i)
+            splices.append((start, end, ""))
+    missing = [hook for hook in wanted if hook["id"] not in present]
+    if missing:
+        _, end = yaml_edit.item_lines(lines, hooks, max(present.values()))
+        splices.append((end, end, yaml_edit.render(missing, key_column + offset, sequence=sequence - offset)))
+    for start, end, replacement in sorted(splices, reverse=True):
+        lines[start:end] = yaml_edit.lines_of(replacement)
+    return "".join(lines)
+
+
+def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[dict[str, Any]]) -> str:
+    entry = {"repo": "local", "hooks": wanted}
+    if repos is not None and yaml_edit.block_list(repos):
+        key_column = data.lc.key("repos")[1]
+        offset, sequence = yaml_edit.list_style(lines, repos, key_column)
+        _, end = yaml_edit.item_lines(lines, repos, len(repos) - 1)
+        block = yaml_edit.render([entry], key_column + offset, sequence=sequence - offset, offset=0)
+        if end == len(lines) and lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines[end:end] = yaml_edit.lines_of(block)
+        return "".join(lines)
+    # No block list to splice into (no `repos`, or `repos: []`): the file is written by the round-trip
+    # dumper, which keeps its comments and keys but lays the list out in block style.
+    import io
+
+    from ruamel.yaml import YAML
+
+    if repos is None:
+        data["repos"] = [entry]
+    else:
+        repos.append(entry)
+        repos.fa.set_block_style()
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def write_pre_commit(root: Path) -> bool:
+    """Merge our `repo: local` hooks into an existing .pre-commit-config.yaml."""
+    path = root / PRE_COMMIT
+    if not path.exists():
+        return False
+    text, _ = _read(path)
+    changed = write_if_changed(path, merge_pre_commit(text, pre_commit_hooks(root), path))
     validate_pre_commit(path)
     return changed
 
 
 def remove_pre_commit(root: Path) -> bool:
     path = root / PRE_COMMIT
-    data = _read_yaml(path)
-    if data is None:
+    if not path.exists():
         return False
+    text, data = _read(path)
     repos = _repos(data, path)
-    changed = False
-    for repo in list(repos):
-        if repo.get("repo") == "local" and _has_ours(repo):
-            repo["hooks"] = [hook for hook in repo["hooks"] if hook.get("id") not in (CHECK_ID, COVENANT_ID)]
-            changed = True
-            if not repo["hooks"]:
-                repos.remove(repo)
-    if not changed:
+    index = None if repos is None else _local_with_ours(repos)
+    if index is None:
         return False
-    if not repos and set(data) == {"repos"}:
-        path.unlink()
+    lines = yaml_edit.lines_of(text)
+    hooks = repos[index]["hooks"]
+    if all(isinstance(h, dict) and h.get("id") in OUR_IDS for h in hooks):
+        start, end = yaml_edit.item_lines(lines, repos, index)
+        del lines[start:end]
+        if len(repos) == 1:
+            row = data.lc.key("repos")[0]
+            lines[row] = lines[row].rstrip("\n").rstrip() + " []\n"
     else:
-        write_atomic(path, _dump_yaml(data))
+        for i in sorted((i for i, h in enumerate(hooks) if isinstance(h, dict) and h.get("id") in OUR_IDS),
+                        reverse=True):
+            start, end = yaml_edit.item_lines(lines, hooks, i)
+            del lines[start:end]
+    write_atomic(path, "".join(lines))
     return True
-
-
-def _repos(data: Any, path: Path) -> list:
-    if not isinstance(data, dict) or not isinstance(data.get("repos", []), list):
-        raise UserError("expected a mapping with a `repos` list", file=path, field="repos")
-    return data.setdefault("repos", [])
-
-
-def _has_ours(repo: Any) -> bool:
-    return any(isinstance(hook, dict) and hook.get("id") in (CHECK_ID, COVENANT_ID) for hook in repo.get("hooks", []))
 
 
 def validate_pre_commit(path: Path) -> None:
@@ -292,31 +320,111 @@ def validate_pre_commit(path: Path) -> None:
         raise UserError(f"pre-commit rejects the file:\n{result.stdout}{result.stderr}".rstrip(), file=path)
 
 
-def write_lefthook(path: Path, root: Path) -> bool:
-    """Merge our commands into the `pre-commit` hook of an existing lefthook file."""
-    data = _read_yaml(path) or {}
+def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
+    """`text` with `pre-commit.commands.<id>.run` as `wanted` says; every other byte kept."""
+    data = yaml_edit.load(text, path)
+    if data is None:
+        data = {}
     if not isinstance(data, dict):
         raise UserError("expected a mapping", file=path)
-    hook = data.setdefault("pre-commit", {})
-    commands = hook.setdefault("commands", {})
-    if not isinstance(hook, dict) or not isinstance(commands, dict):
-        raise UserError("expected `pre-commit.commands` to be a mapping", file=path, field="pre-commit.commands")
-    commands.pop(COVENANT_ID, None)
-    for entry in pre_commit_hooks(root):
-        commands[entry["id"]] = {"run": entry["entry"]}
-    return write_if_changed(path, _dump_yaml(data))
+    lines = yaml_edit.lines_of(text)
+    block = {name: {"run": run} for name, run in wanted.items()}
+    hook = data.get("pre-commit")
+    if hook is None:
+        tail = "" if text.endswith("\n") or not text else "\n"
+        return text + tail + yaml_edit.render({"pre-commit": {"commands": block}}, 0)
+    commands = hook.get("commands") if isinstance(hook, dict) else None
+    if not yaml_edit.block_map(hook) or (commands is not None and not yaml_edit.block_map(commands)):
+        raise UserError("expected `pre-commit.commands` to be a block mapping", file=path,
+                        field="pre-commit.commands", fix="write it in block style (one `name:` per line)")
+    if commands is None:
+        column = hook.lc.key(next(iter(hook)))[1]
+        _, end = yaml_edit.key_lines(lines, hook, list(hook)[-1])
+        lines[end:end] = yaml_edit.lines_of(yaml_edit.render({"commands": block}, column))
+        return "".join(lines)
+    column = commands.lc.key(next(iter(commands)))[1]
+    step = yaml_edit.mapping_step(commands, column)
+    splices: list[tuple[int, int, str]] = []
+    for name, run in wanted.items():
+        current = commands.get(name)
+        if current is None:
+            continue
+        if isinstance(current, dict) and set(current) == {"run"} and (
+            current["run"] == run or yaml_edit.set_value(lines, current, "run", run)
+        ):
+            continue
+        start, end = yaml_edit.key_lines(lines, commands, name)
+        splices.append((start, end, yaml_edit.render({name: {"run": run}}, column, mapping=step)))
+    for name in OUR_IDS:
+        if name in commands and name not in wanted:
+            start, end = yaml_edit.key_lines(lines, commands, name)
+            splices.append((start, end, ""))
+    missing = {name: {"run": run} for name, run in wanted.items() if name not in commands}
+    if missing:
+        _, end = yaml_edit.key_lines(lines, commands, list(commands)[-1])
+        splices.append((end, end, yaml_edit.render(missing, column, mapping=step)))
+    for start, end, replacement in sorted(splices, reverse=True):
+        lines[start:end] = yaml_edit.lines_of(replacement)
+    return "".join(lines)
+
+
+def write_lefthook(path: Path, root: Path) -> bool:
+    """Merge our commands into the `pre-commit` hook of an existing lefthook file."""
+    text = path.read_text(encoding="utf-8")
+    wanted = {hook["id"]: hook["entry"] for hook in pre_commit_hooks(root)}
+    return write_if_changed(path, merge_lefthook(text, wanted, path))
 
 
 def remove_lefthook(path: Path) -> bool:
-    data = _read_yaml(path)
+    text, data = _read(path)
     commands = (data or {}).get("pre-commit", {}).get("commands", {}) if isinstance(data, dict) else {}
-    if not isinstance(commands, dict) or not any(name in commands for name in (CHECK_ID, COVENANT_ID)):
+    if not isinstance(commands, dict) or not any(name in commands for name in OUR_IDS):
         return False
-    for name in (CHECK_ID, COVENANT_ID):
-        commands.pop(name, None)
-    if not commands:
-        del data["pre-commit"]["commands"]
-        if not data["pre-commit"]:
-            del data["pre-commit"]
-    write_atomic(path, _dump_yaml(data))
+    lines = yaml_edit.lines_of(text)
+    if all(name in OUR_IDS for name in commands):
+        hook = data["pre-commit"]
+        start, end = yaml_edit.key_lines(lines, hook if len(hook) > 1 else data, "commands" if len(hook) > 1 else "pre-commit")
+        del lines[start:end]
+    else:
+        for name in sorted((n for n in OUR_IDS if n in commands), key=lambda n: -commands.lc.key(n)[0]):
+            start, end = yaml_edit.key_lines(lines, commands, name)
+            del lines[start:end]
+    write_atomic(path, "".join(lines))
     return True
+
+
+# --- no hook runner: a hint, or a plain git hook on request ----------------------------------------
+
+
+def wiring_hint(root: Path) -> str:
+    return WIRING_HINT.format(commands="; ".join(f"`{hook['entry']}`" for hook in pre_commit_hooks(root)))
+
+
+def plain_hook_text(root: Path) -> str:
+    body = "\n".join(f"{hook['entry']} || exit 1" for hook in pre_commit_hooks(root))
+    return f"#!/bin/sh\n{PLAIN_BANNER}\n{body}\n"
+
+
+def write_plain_hook(root: Path) -> bool:
+    """`.git/hooks/pre-commit` running our checks; never over a hook compile did not write."""
+    path = root / PLAIN_HOOK
+    if not (root / ".git").is_dir():
+        raise UserError("[compile] git-hook = \"plain\" needs a git repository with a .git folder",
+                        file=root / "rules.toml", field="compile.git-hook",
+                        fix="run compile in the repository's main worktree, or remove the setting")
+    if path.exists() and PLAIN_BANNER not in path.read_text(encoding="utf-8", errors="replace"):
+        raise UserError("a pre-commit hook compile did not write is already installed", file=path,
+                        field="compile.git-hook",
+                        fix=f"add {', '.join(hook['entry'] for hook in pre_commit_hooks(root))} to it yourself, "
+                            "or remove it and compile again")
+    changed = write_if_changed(path, plain_hook_text(root))
+    path.chmod(0o755)
+    return changed
+
+
+def remove_plain_hook(root: Path) -> bool:
+    path = root / PLAIN_HOOK
+    if path.exists() and PLAIN_BANNER in path.read_text(encoding="utf-8", errors="replace"):
+        path.unlink()
+        return True
+    return False

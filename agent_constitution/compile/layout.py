@@ -17,7 +17,21 @@ PART_GLOB = "AGENTS.*.md"
 SETTINGS = ".claude/settings.json"
 PRE_COMMIT = ".pre-commit-config.yaml"
 LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
-HOOK_FILES = (SETTINGS, PRE_COMMIT)
+PLAIN_HOOK = ".git/hooks/pre-commit"  # written only with [compile] git-hook = "plain"
+
+
+def hook_files(root: Path, git_hook: str) -> list[str]:
+    """The hook files compile merges into: the Claude Code settings, and the git hook runner the
+    repository already uses (pre-commit, lefthook), else a plain git hook when asked for one."""
+    names = [SETTINGS]
+    if (root / PRE_COMMIT).is_file():
+        names.append(PRE_COMMIT)
+    lefthook = lefthook_file(root)
+    if lefthook is not None:
+        names.append(lefthook.name)
+    if len(names) == 1 and git_hook == "plain":
+        names.append(PLAIN_HOOK)
+    return names
 
 
 @dataclass(frozen=True)
@@ -27,9 +41,10 @@ class Settings:
     max_tokens: int = 8000
     claude: str = "import"
     origin: str = "rules.toml"
+    git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
 
     def as_dict(self) -> dict:
-        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin}
+        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook}
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,14 @@ Creates `polydeukes.config.yaml` (upstream's starter: a placeholder language, th
 settings on the protection list, the witness token `pdks witness`) unless one of the three config
 names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the PreToolUse hook
 into that host's settings file. Nothing existing is overwritten: a present artifact is reported as
-skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, which the
-compile stage's hook emission reuses).
+skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, over the one
+settings merger compile uses too). The hook command is the one compile writes (`compile.launcher`);
+`--command` replaces it, and compile then leaves that choice alone.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,9 @@ HOSTS: dict[str, tuple[str, str, int | None]] = {
     "codex": (".codex/hooks.json", "apply_patch|Bash", None),
     "grok": (".grok/hooks/covenant-pretooluse.json", "write|search_replace|run_terminal_command", 60),
 }
+# Claude Code (2.1.295 and later) blocks the call when a hook with this key cannot start, times out
+# or exits with a status other than 0 and 2: the fail-closed wrapper cannot catch a timeout.
+FAIL_CLOSED: dict[str, dict[str, str]] = {"claude-code": {"onFailure": "block"}}
 STARTER_PROTECTED = (".claude/hooks", ".claude/settings.json", ".grok/hooks")
 
 STARTER = """\
@@ -103,64 +106,44 @@ def starter_config(host: str | None) -> str:
     return STARTER.replace("{protected}", "".join(f"  - '{p}'\n" for p in protected))
 
 
-def default_command(host: str) -> str:
-    return f"pdks hook {host}"
+def default_command(root: Path, host: str) -> str:
+    """The command compile writes too (`compile.launcher`): independent of the host's PATH, and a
+    missing tool blocks with the fix instead of letting the call through."""
+    from agent_constitution.compile.launcher import command, covenant_hook
+
+    return command(root, covenant_hook(host))
 
 
-def _load_settings(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text("utf-8") or "{}")
-    except ValueError as error:
-        raise UserError(
-            f"cannot merge the hook: the file is not JSON ({error})",
-            file=path,
-            fix="repair the JSON by hand, then run the command again; it is never overwritten",
-        ) from None
-    if not isinstance(data, dict):
-        raise UserError("cannot merge the hook: the file is not a JSON object", file=path)
-    return data
-
-
-def merge_hook_settings(settings_path: Path | str, host: str, command: str) -> bool:
+def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, force: bool = False) -> bool:
     """Merge one PreToolUse hook running `command` into a host settings file; True when it wrote.
 
-    Every other key and hook is kept. An existing hook of ours (its command runs `pdks hook
-    <host>`) is updated in place rather than duplicated, so a re-run converges and the host never
-    spawns two judges per call. A file whose `hooks` / `hooks.PreToolUse` has another shape is an
-    error, never overwritten.
+    Every other key and hook is kept (`compile.settings_file`, which compile uses too). A hook of
+    ours (its command runs `pdks hook <host>` in a form `pdks init` or compile writes) is updated
+    in place rather than duplicated, so a re-run converges and the host never spawns two judges per
+    call; a `pdks hook <host>` command in another form is somebody's choice and is left alone,
+    unless `force` (`--command` names the new one). A file whose `hooks` / `hooks.PreToolUse` has
+    another shape is an error, never overwritten.
     """
+    from agent_constitution.compile import launcher, settings_file
+
     if host not in HOSTS:
         raise UserError(f"unknown host '{host}'", fix="use one of " + ", ".join(HOSTS))
     _, matcher, timeout = HOSTS[host]
     settings_path = Path(settings_path)
-    data = _load_settings(settings_path)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise UserError("cannot merge the hook: 'hooks' is not an object", file=settings_path, field="hooks")
-    groups = hooks.setdefault("PreToolUse", [])
-    if not isinstance(groups, list):
-        raise UserError(
-            "cannot merge the hook: 'hooks.PreToolUse' is not a list", file=settings_path, field="hooks.PreToolUse"
-        )
-    marker = f"pdks hook {host}"
-    for group in groups:
-        for entry in group.get("hooks", []) if isinstance(group, dict) else []:
-            if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-                continue
-            if entry["command"] == command:
-                return False
-            if marker in entry["command"]:
-                entry["command"] = command
-                write_atomic(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-                return True
+    program = launcher.covenant_hook(host)
     handler: dict[str, Any] = {"type": "command", "command": command}
     if timeout is not None:
         handler["timeout"] = timeout
-    groups.append({"matcher": matcher, "hooks": [handler]})
-    write_atomic(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return True
+    handler.update(FAIL_CLOSED.get(host, {}))
+    try:
+        return settings_file.merge_hook(
+            settings_path, "PreToolUse", handler, matcher=matcher,
+            runs=lambda text: f"pdks hook {host}" in text or (f" hook {host}" in text and "pdks" in text),
+            ours=lambda text: launcher.generated(program, text), force=force,
+        )
+    except UserError as error:
+        raise UserError(f"cannot merge the hook: {error.message}", file=error.file, field=error.field,
+                        fix=error.fix) from None
 
 
 def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[str], list[str]]:
@@ -189,7 +172,8 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
 
     if host is not None:
         settings = HOSTS[host][0]
-        wrote = merge_hook_settings(root / settings, host, command or default_command(host))
+        wrote = merge_hook_settings(root / settings, host, command or default_command(root, host),
+                                    force=command is not None)
         (created if wrote else skipped).append(settings)
     return created, skipped
 
@@ -198,7 +182,8 @@ def main(argv: list[str]) -> int:
     """`argv` is what follows `pdks init`."""
     parser = argparse.ArgumentParser(prog="pdks init", description="Scaffold the covenant config and wire a host hook.")
     parser.add_argument("--host", choices=sorted(HOSTS), help="merge the PreToolUse hook into this host's settings")
-    parser.add_argument("--command", help="the hook command to register (default: 'pdks hook <host>')")
+    parser.add_argument("--command", help="the hook command to register (default: the `pdks hook <host>` "
+                        "command compile writes, independent of the host's PATH)")
     try:
         options = parser.parse_args(argv)
     except SystemExit:

@@ -272,6 +272,7 @@ def _spec(value: Any) -> Any:
 class CompileSettings(Model):
     max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
     claude: Literal["import", "none"] = "import"
+    git_hook: Literal["auto", "plain"] = Field("auto", alias="git-hook")
 
 
 class ReviewGroup(Model):

@@ -3,7 +3,8 @@
 One task per output: `agents:<segment>/AGENTS.md` (its region and its part files: how many parts
 there are is known only once the text is rendered and counted, so they belong to the task of the
 file that indexes them), `agents:<segment>/CLAUDE.md`, `agents:skills` (the set of skills is known
-only from the resolution), one per hook file, `agents:prune` (outputs of segments that are gone) and
+only from the resolution), one per hook file (`agents:git-hook` instead says how to wire a git hook
+where the repository has no hook runner), `agents:prune` (outputs of segments that are gone) and
 `agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only `compile.layout` (standard
@@ -59,11 +60,14 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     table = table if isinstance(table, dict) else {}
     max_tokens = table.get("max-tokens", default.max_tokens)
     claude = table.get("claude", default.claude)
+    git_hook = table.get("git-hook", default.git_hook)
     if type(max_tokens) is not int or max_tokens <= 0 or claude not in ("import", "none"):
         max_tokens, claude = default.max_tokens, default.claude
+    if git_hook not in ("auto", "plain"):
+        git_hook = default.git_hook
     listed = data.get("segment", [])
     segments = [s["path"] for s in listed if isinstance(s, dict) and isinstance(s.get("path"), str)]
-    return Settings(max_tokens, claude, manifest.name), [".", *segments]
+    return Settings(max_tokens, claude, manifest.name, git_hook), [".", *segments]
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
@@ -91,7 +95,7 @@ def compiler_digest() -> str:
 
 def tasks(project):
     from agent_constitution.compile import runlock
-    from agent_constitution.compile.layout import CLAUDE, FILE, HOOK_FILES, MANIFEST, folder_of, lefthook_file
+    from agent_constitution.compile.layout import CLAUDE, FILE, MANIFEST, SETTINGS, folder_of, hook_files
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
@@ -131,14 +135,23 @@ def tasks(project):
         "clean": [(_clean_skills, [root])],
         "verbosity": 2,
     }
-    lefthook = lefthook_file(root)
-    for name in [*HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]:
+    names = hook_files(root, settings.git_hook)
+    for name in names:
         yield {
             "name": name,
             "doc": f"Merge the hooks that run the checks into {name}",
             "actions": [(_run, ["hook_file", root, name])],
             "uptodate": [config_changed(config), (_fresh, ["hook_fresh", root])],
             "clean": [(_clean, ["remove_hook_file", root, name])],
+            "verbosity": 2,
+        }
+    if names == [SETTINGS]:
+        yield {
+            "name": "git-hook",
+            "doc": "Say how to run the checks from a git hook (the repository uses no hook runner)",
+            "actions": [(_hint, [root])],
+            # Said once: again only when what it would say changes.
+            "uptodate": [config_changed({"hint": "no hook runner", **config})],
             "verbosity": 2,
         }
     yield {
@@ -229,6 +242,10 @@ def _clean_skills(root: Path):
         for folder in (root / base, (root / base).parent):
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
+
+
+def _hint(root: Path):
+    print(_step("wiring_hint")(root), file=sys.stderr)
 
 
 def _chains(root: Path, segments: list[str]):

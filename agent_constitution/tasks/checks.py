@@ -1,6 +1,6 @@
 """Run the checks: one task per (segment, rule), then `checks:report` (summary, JSON, SARIF, review queues).
 
-Command-line variables: `change=staged|REV|A..B` and `record=PATH` give the change and record
+Command-line variables: `change=staged|worktree|REV|A..B` and `record=PATH` give the change and record
 subjects; `rules=ac:12,ac:14` runs only those rules (superseded ones included); `undecidable=fail`
 makes an undecidable check fail the run (default: a warning).
 """

@@ -50,6 +50,27 @@ def test_segment_views(repo: Path):
     assert root.repository is found.view() and found.view().repository is found.view()
 
 
+def test_worktree_change(repo: Path):
+    """What the session left uncommitted: edits, a rename, a deletion and new files git does not ignore."""
+    write(repo, {"old.py": "x = 1\n" * 20, "gone.txt": "bye\n", "src/keep.py": "k = 1\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    (repo / "old.py").rename(repo / "moved.py")
+    (repo / "gone.txt").unlink()
+    write(repo, {"README.md": "hello\nworld\n", "src/new.py": "n = 2\n", "debug.log": "ignored"})
+    spec = resolve_change(repo, "worktree")
+    change = read_change(repo, spec)
+    by_path = {f.path: f for f in change.files}
+    assert set(by_path) == {"moved.py", "gone.txt", "README.md", "src/new.py"}
+    assert by_path["moved.py"].old_path == "old.py" and by_path["moved.py"].new_text == "x = 1\n" * 20
+    assert by_path["gone.txt"].new_path is None and by_path["gone.txt"].old_text == "bye\n"
+    assert by_path["src/new.py"].old_path is None and by_path["src/new.py"].new_text == "n = 2\n"
+    assert by_path["README.md"].added_lines() == [(2, "world")]
+    assert [f.path for f in read_change(repo, spec, "src").files] == ["new.py"]
+    write(repo, {"src/new.py": "n = 3\n"})
+    assert resolve_change(repo, "worktree").index != spec.index  # a new state is a new change
+
+
 def test_staged_change(repo: Path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")

@@ -38,12 +38,21 @@ def snapshot(repo: Path) -> dict[str, tuple[int, bytes]]:
     return found
 
 
+PRE_COMMIT = """\
+repos:
+- repo: https://github.com/pre-commit/pre-commit-hooks
+  rev: v4.6.0
+  hooks: [{id: trailing-whitespace}]   # theirs
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     repo = make_repo(tmp_path_factory.mktemp("doit") / "repo", skills={"uv-project": [3], "poetry": [4], "signing": [7]})
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text('{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}\n')
     (repo / "AGENTS.md").write_text("# My project\n\nHand-written. Rules: rules.toml.\n")
+    (repo / ".pre-commit-config.yaml").write_text(PRE_COMMIT)
     first = doit(repo, "compile")
     return repo, first
 
@@ -61,7 +70,8 @@ def test_first_compile_writes_every_output(built):
         assert os.access(repo / base / "uv-project" / "scripts" / "run.sh", os.X_OK)
     # Merged, not clobbered: the user's key and hook stay.
     settings = (repo / ".claude" / "settings.json").read_text()
-    assert '"model": "opus"' in settings and "say done" in settings and "doit check" in settings
+    assert '"model": "opus"' in settings and "say done" in settings and "agent_constitution.checks.stop" in settings
+    assert (repo / ".pre-commit-config.yaml").read_text().startswith(PRE_COMMIT)
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
     assert re.search(r"^svc/AGENTS\.md: \d+ tokens, \d+ bytes$", first.stdout, re.M)
 
@@ -148,10 +158,10 @@ def test_clean_removes_exactly_what_compile_wrote(built):
     assert (repo / "AGENTS.md").read_text() == "# My project\n\nHand-written, edited. Rules: rules.toml.\n"
     assert not (repo / "svc" / "AGENTS.md").exists()
     assert not (repo / "CLAUDE.md").exists() and not (repo / "svc" / "CLAUDE.md").exists()
-    assert not (repo / ".pre-commit-config.yaml").exists()
+    assert (repo / ".pre-commit-config.yaml").read_text() == PRE_COMMIT  # theirs: given back as it was
     assert not (repo / ".claude" / "skills").exists() and not (repo / ".agents").exists()
     settings = (repo / ".claude" / "settings.json").read_text()
-    assert "say done" in settings and "doit check" not in settings
+    assert "say done" in settings and "agent_constitution.checks.stop" not in settings
 
 
 def test_a_dropped_segment_is_pruned_on_a_fresh_clone(tmp_path):
@@ -185,3 +195,19 @@ def test_creating_the_tasks_imports_no_compile_step(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_without_a_hook_runner_compile_says_how_once_or_writes_a_plain_hook(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    first = doit(repo, "compile")
+    assert "uses neither pre-commit nor lefthook" in first.stderr
+    assert not (repo / ".pre-commit-config.yaml").exists() and not (repo / ".git/hooks/pre-commit").exists()
+    assert "uses neither pre-commit nor lefthook" not in doit(repo, "compile").stderr  # said once
+    manifest = repo / "rules.toml"
+    manifest.write_text(manifest.read_text() + '\n[compile]\ngit-hook = "plain"\n')
+    doit(repo, "compile")
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    assert "doit check" in hook.read_text() and os.access(hook, os.X_OK)
+    doit(repo, "clean", "agents")
+    assert not hook.exists()

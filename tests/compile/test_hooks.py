@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from agent_constitution.compile import hooks
 from agent_constitution.compile.layout import lefthook_file
@@ -36,7 +37,7 @@ def test_settings_merge_keeps_everything_else(tmp_path):
     assert data["permissions"] == THEIRS["permissions"]
     assert data["hooks"]["PreToolUse"] == THEIRS["hooks"]["PreToolUse"]
     commands = [h["command"] for group in data["hooks"]["Stop"] for h in group["hooks"]]
-    assert commands == ["say done", 'cd "$CLAUDE_PROJECT_DIR" && doit check']
+    assert commands == ["say done", hooks.stop_command(tmp_path)]
     hooks.validate_settings(path)
     assert not hooks.write_claude_settings(tmp_path)  # idempotent: nothing to write the second time
     assert hooks.remove_claude_settings(tmp_path)
@@ -45,21 +46,48 @@ def test_settings_merge_keeps_everything_else(tmp_path):
 
 def test_covenant_hook_when_the_repo_has_a_covenant(tmp_path):
     (tmp_path / "polydeukes.config.yaml").write_text("languages: {}\n")
-    (tmp_path / "uv.lock").write_text("")
+    (tmp_path / "uv.lock").write_text('[[package]]\nname = "agent-constitution"\n')
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos: []\n")
     hooks.write_claude_settings(tmp_path)
     data = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     pre = data["hooks"]["PreToolUse"]
-    assert pre[0]["hooks"][0]["command"] == "pdks hook claude-code"
-    assert data["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("uv run doit check")
+    # A uv project holding the package: the same command on every machine, so it can be committed.
+    assert pre[0]["hooks"][0]["command"] == hooks.covenant_command(tmp_path)
+    assert "uv run --quiet pdks hook claude-code" in pre[0]["hooks"][0]["command"]
+    assert "uv run --quiet python -m agent_constitution.checks.stop" in data["hooks"]["Stop"][0]["hooks"][0]["command"]
     # A git hook's PATH need not hold the project's environment: a uv project runs its tools through uv.
     hooks.write_pre_commit(tmp_path)
-    entries = [hook["entry"] for hook in hooks._read_yaml(tmp_path / ".pre-commit-config.yaml")["repos"][0]["hooks"]]
+    entries = [hook["entry"] for hook in YAML(typ="safe").load((tmp_path / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]]
     assert entries == ["uv run doit check", "uv run pdks covenant check --diff --staged"]
     (tmp_path / "polydeukes.config.yaml").unlink()
     hooks.write_claude_settings(tmp_path)
     assert "PreToolUse" not in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     hooks.remove_claude_settings(tmp_path)
     assert not (tmp_path / ".claude" / "settings.json").exists()  # only ours were in it
+
+
+def test_a_hand_chosen_covenant_command_is_left_alone(tmp_path):
+    (tmp_path / "polydeukes.config.yaml").write_text("languages: {}\n")
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    chosen = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "/opt/tools/pdks hook claude-code"}]}]}}
+    path.write_text(json.dumps(chosen, indent=2) + "\n")
+    hooks.write_claude_settings(tmp_path)
+    assert json.loads(path.read_text())["hooks"]["PreToolUse"] == chosen["hooks"]["PreToolUse"]
+
+
+def test_older_commands_are_replaced(tmp_path):
+    (tmp_path / "polydeukes.config.yaml").write_text("languages: {}\n")
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    old = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": 'cd "$CLAUDE_PROJECT_DIR" && uv run doit check'}]}],
+                     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "pdks hook claude-code"}]}]}}
+    path.write_text(json.dumps(old, indent=2) + "\n")
+    hooks.write_claude_settings(tmp_path)
+    data = json.loads(path.read_text())
+    assert [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]] == [hooks.stop_command(tmp_path)]
+    assert [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]] == [hooks.covenant_command(tmp_path)]
 
 
 @pytest.mark.parametrize(
@@ -83,7 +111,7 @@ def test_settings_schema_rejects_bad_files(tmp_path, text, field):
 
 def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     path = tmp_path / ".pre-commit-config.yaml"
-    path.write_text(
+    path_before = (
         "# our hooks\n"
         "repos:\n"
         "  - repo: https://github.com/pre-commit/pre-commit-hooks\n"
@@ -91,24 +119,38 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
         "    hooks:\n"
         "      - id: trailing-whitespace  # keep\n"
     )
+    path.write_text(path_before)
     (tmp_path / "polydeukes.config.yaml").write_text("languages: {}\n")
     assert hooks.write_pre_commit(tmp_path)
     text = path.read_text()
     assert "# our hooks" in text and "# keep" in text
-    assert "entry: doit check" in text and "entry: pdks covenant check --diff --staged" in text
+    assert text.startswith(path_before)
+    assert hooks.git_command(tmp_path, "doit", "check") in text
     result = pre_commit_validate(path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert not hooks.write_pre_commit(tmp_path)
     assert hooks.remove_pre_commit(tmp_path)
-    assert "agent-constitution" not in path.read_text() and "trailing-whitespace" in path.read_text()
+    assert path.read_text() == path_before
 
 
-def test_new_pre_commit_file_is_valid_and_removed_by_clean(tmp_path):
-    hooks.write_pre_commit(tmp_path)
-    result = pre_commit_validate(tmp_path / ".pre-commit-config.yaml")
-    assert result.returncode == 0, result.stdout + result.stderr
-    hooks.remove_pre_commit(tmp_path)
+def test_no_pre_commit_file_is_created(tmp_path):
+    """A repository that does not use pre-commit gets no config for it: compile says how to wire one."""
+    assert not hooks.write_pre_commit(tmp_path)
     assert not (tmp_path / ".pre-commit-config.yaml").exists()
+    assert "doit check" in hooks.wiring_hint(tmp_path) and 'git-hook = "plain"' in hooks.wiring_hint(tmp_path)
+
+
+def test_a_plain_git_hook_on_request(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert hooks.write_plain_hook(tmp_path)
+    path = tmp_path / ".git" / "hooks" / "pre-commit"
+    assert path.stat().st_mode & 0o111 and "doit check" in path.read_text()
+    assert not hooks.write_plain_hook(tmp_path)
+    assert hooks.remove_plain_hook(tmp_path) and not path.exists()
+    path.write_text("#!/bin/sh\nmake lint\n")
+    with pytest.raises(UserError) as caught:
+        hooks.write_plain_hook(tmp_path)  # somebody else's hook is never overwritten
+    assert caught.value.file == path and path.read_text() == "#!/bin/sh\nmake lint\n"
 
 
 def test_lefthook_merge(tmp_path):
@@ -116,18 +158,16 @@ def test_lefthook_merge(tmp_path):
     path.write_text("pre-commit:\n  commands:\n    lint:\n      run: ruff check\n")
     assert lefthook_file(tmp_path) == path
     hooks.write_lefthook(path, tmp_path)
-    from ruamel.yaml import YAML
-
     data = YAML(typ="safe").load(path.read_text())
     assert data["pre-commit"]["commands"]["lint"] == {"run": "ruff check"}
-    assert data["pre-commit"]["commands"]["agent-constitution-check"] == {"run": "doit check"}
+    assert data["pre-commit"]["commands"]["agent-constitution-check"] == {"run": hooks.git_command(tmp_path, "doit", "check")}
     # lefthook's own validator (the lefthook wheel ships the binary) accepts what we wrote.
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # lefthook validates only inside a repository
     tool = Path(sys.executable).parent / "lefthook"
     result = subprocess.run([str(tool), "validate"], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0 and "All good" in result.stdout, result.stdout + result.stderr
     hooks.remove_lefthook(path)
-    assert YAML(typ="safe").load(path.read_text()) == {"pre-commit": {"commands": {"lint": {"run": "ruff check"}}}}
+    assert path.read_text() == "pre-commit:\n  commands:\n    lint:\n      run: ruff check\n"
 
 
 def test_a_removed_hook_entry_is_an_error_under_locked(tmp_path):

@@ -187,7 +187,10 @@ def test_the_warm_hook_path_loads_no_typing_machinery(tmp_path):
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(tmp_path)}
     cold = subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     warm = subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
-    assert json.loads(cold.stdout)[1] != []  # the first run compiled the plan with the loader
-    assert json.loads(warm.stdout) == [0, []]  # an added marker is advised: exit 0
+    # The probe's own line is the last: before it, the hook's answer for the model (the advisory).
+    assert json.loads(cold.stdout.splitlines()[-1])[1] != []  # the first run compiled the plan with the loader
+    advisory, probe_line = warm.stdout.splitlines()
+    assert json.loads(probe_line) == [0, []]  # an added marker is advised: exit 0
+    assert "additionalContext" in json.loads(advisory)["hookSpecificOutput"]
     rows = (tmp_path / ".polydeukes" / "roi.log").read_text().splitlines()
     assert rows[-1].split("\t")[1:4] == ["advised", "no-marker", "src/app.ts"]

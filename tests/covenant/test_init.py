@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from agent_constitution.covenant.init import main, merge_hook_settings, starter_config
+from agent_constitution.covenant.init import default_command, main, merge_hook_settings, starter_config
 from agent_constitution.errors import UserError
 
 
@@ -60,7 +60,8 @@ def test_claude_hook_is_merged_into_existing_settings(project, capsys):
     merged = json.loads(settings.read_text())
     assert merged["model"] == "opus" and merged["hooks"]["Stop"] == existing["hooks"]["Stop"]
     assert merged["hooks"]["PreToolUse"] == existing["hooks"]["PreToolUse"] + [
-        {"matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash", "hooks": [{"type": "command", "command": "pdks hook claude-code"}]}]
+        {"matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash",
+         "hooks": [{"type": "command", "command": default_command(project, "claude-code"), "onFailure": "block"}]}]
     assert main(["--host", "claude-code"]) == 0
     assert "skipped .claude/settings.json (already present)" in capsys.readouterr().out
     assert json.loads(settings.read_text()) == merged
@@ -68,17 +69,29 @@ def test_claude_hook_is_merged_into_existing_settings(project, capsys):
 
 def test_our_hook_is_updated_in_place_not_duplicated(tmp_path):
     settings = tmp_path / "hooks.json"
-    assert merge_hook_settings(settings, "codex", "pdks hook codex") is True
-    assert merge_hook_settings(settings, "codex", "/venv/bin/pdks hook codex") is True
+    assert merge_hook_settings(settings, "codex", "pdks hook codex") is True  # what older versions wrote
+    assert merge_hook_settings(settings, "codex", default_command(tmp_path, "codex")) is True
     groups = json.loads(settings.read_text())["hooks"]["PreToolUse"]
-    assert groups == [{"matcher": "apply_patch|Bash", "hooks": [{"type": "command", "command": "/venv/bin/pdks hook codex"}]}]
+    assert groups == [{"matcher": "apply_patch|Bash",
+                       "hooks": [{"type": "command", "command": default_command(tmp_path, "codex")}]}]
+
+
+def test_a_chosen_command_is_kept_until_the_user_names_another(tmp_path):
+    """`--command` is a deliberate choice: the default (what compile writes) never replaces it."""
+    settings = tmp_path / "hooks.json"
+    assert merge_hook_settings(settings, "codex", "/opt/pdks hook codex --quiet", force=True) is True
+    assert merge_hook_settings(settings, "codex", default_command(tmp_path, "codex")) is False
+    assert "/opt/pdks hook codex --quiet" in settings.read_text()
+    assert merge_hook_settings(settings, "codex", "/srv/pdks hook codex", force=True) is True
+    assert json.loads(settings.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "/srv/pdks hook codex"
 
 
 def test_grok_hook_file_and_timeout(project):
     assert main(["--host", "grok"]) == 0
     data = json.loads((project / ".grok" / "hooks" / "covenant-pretooluse.json").read_text())
     assert data == {"hooks": {"PreToolUse": [{"matcher": "write|search_replace|run_terminal_command",
-                                              "hooks": [{"type": "command", "command": "pdks hook grok", "timeout": 60}]}]}}
+                                              "hooks": [{"type": "command", "command": default_command(project, "grok"),
+                                                         "timeout": 60}]}]}}
 
 
 def test_codex_settings_join_the_starter_protection_list():

@@ -3,10 +3,16 @@
 Exit 0 lets the tool call run; exit 2 blocks it, with the reason on stderr (what Claude Code, Codex
 and Grok show the agent). A payload the adapter cannot translate fails closed with upstream's
 `adapter-<host> failed before spawn: <reason>` line.
+
+Grok runs the hooks of `.claude/settings.json` too: a payload of Grok's shape arriving at
+`claude-code` is judged by the Grok adapter, never refused for its shape. What the judge says when
+it lets a call through (advisories) reaches the model on Claude Code as JSON `additionalContext`
+(stderr at exit 0 reaches only the transcript view).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -31,4 +37,14 @@ def main(argv: list[str]) -> int:
         return 2
     module = HOSTS[argv[0]]
     raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]))
+    context = argv[0] == "claude-code"
+    if context and grok.is_envelope(_parsed(raw)):
+        module, context = grok, False
+    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), context=context)
+
+
+def _parsed(raw: str):
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None  # the adapter refuses it with its own sentence

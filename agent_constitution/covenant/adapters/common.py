@@ -9,6 +9,7 @@ failure sentence replaces the IR, the judge fails closed on it as non-JSON and w
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -73,12 +74,24 @@ def ir_text(ir: dict[str, Any]) -> str:
     return json.dumps(ir, ensure_ascii=False, separators=(",", ":"))
 
 
-def run_check(stdin_text: str, root: Path) -> int:
-    """Judge `stdin_text` as `pdks covenant check --enforce block` would in `root`; 0 passes, 2 blocks."""
+def run_check(stdin_text: str, root: Path, *, context: bool = False) -> int:
+    """Judge `stdin_text` as `pdks covenant check --enforce block` would in `root`; 0 passes, 2 blocks.
+
+    `context`: what the judge says on a call it lets through also goes to stdout as Claude Code's
+    `hookSpecificOutput.additionalContext`, which reaches the model (stderr at exit 0 does not)."""
+    real = sys.stderr
+    said = io.StringIO() if context else None
     try:
         from agent_constitution.covenant.check import run_check as judge
 
-        status = judge(root, stdin_text, change_set=False, posture="block")
+        if said is not None:
+            sys.stderr = said
+        try:
+            status = judge(root, stdin_text, change_set=False, posture="block")
+        finally:
+            sys.stderr = real
+            if said is not None:
+                real.write(said.getvalue())
     except Exception as error:  # the judge could not even start: no verdict, so block
         print(f"covenant hook failed closed: {error}", file=sys.stderr)
         return 2
@@ -87,10 +100,13 @@ def run_check(stdin_text: str, root: Path) -> int:
             f"covenant hook failed closed: the judge exited with status {status} before a verdict",
             file=sys.stderr,
         )
+    if status == 0 and said is not None and said.getvalue().strip():
+        output = {"hookEventName": "PreToolUse", "additionalContext": said.getvalue().strip()}
+        sys.stdout.write(json.dumps({"hookSpecificOutput": output}, ensure_ascii=False) + "\n")
     return 0 if status == 0 else 2
 
 
-def hook(prefix: str, translate, raw: str, root: Path) -> int:
+def hook(prefix: str, translate, raw: str, root: Path, *, context: bool = False) -> int:
     """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
     try:
         stdin_text = ir_text(translate(raw, root))
@@ -98,4 +114,4 @@ def hook(prefix: str, translate, raw: str, root: Path) -> int:
         reason = str(error) if isinstance(error, Refusal) else f"{type(error).__name__}: {error}"
         stdin_text = f"{prefix} {reason}\n"
         sys.stderr.write(stdin_text)
-    return run_check(stdin_text, root)
+    return run_check(stdin_text, root, context=context)

@@ -38,6 +38,18 @@ def _envelope(payload: Any) -> tuple[str, dict[str, Any]]:
     raise Refusal(NOT_AN_ENVELOPE)
 
 
+def is_envelope(payload: Any) -> bool:
+    """A Grok payload, by its shape: the camelCase keys, or one of Grok's lower-case tool names
+    (Claude Code's tools are capitalised, its MCP tools start `mcp__`). Grok also runs the hooks of
+    `.claude/settings.json`, so `pdks hook claude-code` hands such a payload to this adapter."""
+    if not isinstance(payload, dict):
+        return False
+    if isinstance(payload.get("toolName"), str):
+        return True
+    name = payload.get("tool_name")
+    return isinstance(name, str) and name[:1].islower() and not name.startswith("mcp__")
+
+
 def translate(raw: str, root: Path) -> dict[str, Any]:
     name, tool_input = _envelope(parse_payload(raw))
     call: dict[str, Any] = {"name": name, "args": tool_input}

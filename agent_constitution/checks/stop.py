@@ -1,0 +1,108 @@
+"""The Claude Code Stop hook: `python -m agent_constitution.checks.stop`, the payload on stdin.
+
+It runs only the fast, change-scoped checks: the selected rules whose subject is the change (here
+the worktree's change, `change=worktree`: what the session left uncommitted) or the session record
+(the transcript the payload names), with the same runner as `doit check`, outside doit: no task
+graph, no repository scan, no report files. The selection comes from the one `doit check` and
+compile keep fresh (`cache/checks/selection.json`); when it is stale it is computed here.
+
+Exit 0 when nothing is violated. A violation (or a failure to judge) exits 2 with a few lines on
+stderr, which Claude Code gives the model to act on before it stops. When the payload says the
+model is already continuing because of a Stop hook (`stop_hook_active`), the same lines go to the
+user as a `systemMessage` and the stop goes through: a violation the model cannot fix would
+otherwise hold the session in a loop. Undecidable checks never block; they are named on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+SUBJECTS = ("change", "record")
+SHOWN = 8  # findings listed; the rest are counted
+FULL_REPORT = "doit check change=worktree record=<transcript>"
+
+
+def _payload(text: str) -> dict:
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def judge(root: Path, record: str | None) -> list:
+    """The results of the change and record rules of every segment (record rules only with a record)."""
+    from agent_constitution.checks.runner import Subjects, run_check
+    from agent_constitution.checks.scan import Scan
+    from agent_constitution.checks.selection import select
+    from agent_constitution.checks.subjects import WORKTREE, resolve_change
+
+    selection = select(root, root / "cache")
+    wanted = SUBJECTS if record else ("change",)
+    jobs = [(segment, rule) for segment in selection.segments for rule in selection.rules[segment]
+            if rule.check is not None and rule.check.subject in wanted]
+    if not jobs:
+        return []
+    needs_change = any(rule.check.subject == "change" for _, rule in jobs)
+    subjects = Subjects(
+        scan=Scan(root, ()),  # no check of these subjects reads the tree listing
+        segments=selection.segments,
+        change=resolve_change(root, WORKTREE) if needs_change else None,
+        record=Path(record) if record else None,
+    )
+    return [run_check(rule, segment, subjects) for segment, rule in jobs]
+
+
+def lines(results: list) -> tuple[list[str], list[str]]:
+    """(violation lines, undecidable lines) as the model reads them."""
+    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
+    found: list[str] = []
+    for result in violated:
+        for finding in result.findings:
+            where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
+            found.append(f"- {result.ref} {result.title}: {finding.reason}{where}")
+    head = []
+    if violated:
+        head = [f"agent-constitution: this session's change or record violates "
+                f"{len(violated)} rule{'s' if len(violated) > 1 else ''}; fix it before you stop:"]
+        head += found[:SHOWN]
+        if len(found) > SHOWN:
+            head.append(f"- and {len(found) - SHOWN} more (`{FULL_REPORT}` lists them all)")
+    unsure = [f"agent-constitution: {r.ref} could not decide: {r.cause}" for r in undecidable]
+    return head, unsure
+
+
+def main(stdin_text: str | None = None) -> int:
+    payload = _payload(sys.stdin.read() if stdin_text is None else stdin_text)
+    root = Path(os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd())
+    if not (root / "rules.toml").is_file():
+        return 0  # not a repository that selects rules: nothing to check
+    record = payload.get("transcript_path")
+    record = record if isinstance(record, str) and os.path.isfile(record) else None
+    try:
+        results = judge(root, record)
+    except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
+        from agent_constitution.errors import UserError
+
+        text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
+        violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
+        unsure: list[str] = []
+    else:
+        violations, unsure = lines(results)
+    for line in unsure:
+        print(line, file=sys.stderr)
+    if not violations:
+        return 0
+    if payload.get("stop_hook_active") is True:
+        print(json.dumps({"systemMessage": "\n".join(violations)}))
+        return 0
+    print("\n".join(violations), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The command an agent host or a git hook runs: independent of the caller's PATH, failing closed.
+
+An agent host starts a hook with its own PATH, which rarely holds a dev-dependency's scripts; a
+missing program makes the shell exit 127, which Claude Code and Codex treat as "go on". So every
+command compile and `pdks init` write names its program one of two ways, chosen from the
+repository (the same for both writers, so neither rewrites the other's entry):
+
+- `uv`: the repository is a uv project whose lock holds agent-constitution (a dev dependency, or
+  this project itself). The command is `uv run --quiet <tool> …`, the same on every machine, so it
+  can be committed. uv is looked up on PATH; a missing uv blocks with the fix.
+- `path`: otherwise (an installed tool, a plain virtual environment). The program's absolute path,
+  recorded when the command is written: the `pdks` script beside the running interpreter, or the
+  interpreter itself for the Stop check. Machine-specific: a team that commits
+  `.claude/settings.json` uses the `uv` form, or each member compiles once.
+
+Both forms are wrapped in a few lines of POSIX shell that turn every status other than 0 and 2
+(a missing program, a crash before the tool's own error handling) into 2 with a line on stderr
+naming the fix, because only 2 blocks (docs/compile.md, "What each host does with a hook").
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_constitution.errors import UserError
+
+PACKAGE = "agent-constitution"
+# Inside double quotes in the emitted shell: no backquote, no `$` (they would be expanded).
+FIX = "run agent-constitution compile (or doit compile) in this repository"
+STOP_MODULE = "agent_constitution.checks.stop"
+# What older versions wrote: still ours, so compile and init replace them instead of adding a second.
+LEGACY_PREFIXES = ("", "uv run ", 'cd "$CLAUDE_PROJECT_DIR" && ', 'cd "$CLAUDE_PROJECT_DIR" && uv run ')
+_PATH_FORM = re.compile(r"^p='(?P<path>[^']*)'; ")
+
+
+@dataclass(frozen=True)
+class Program:
+    """One of our programs as a hook runs it: its name (`pdks`, or `python` for a module run with
+    `-m`), found under uv by that name or else by `program_path`, and its arguments."""
+
+    tool: str
+    args: str        # what follows the program, already shell-quoted
+
+
+def uses_uv(root: Path) -> bool:
+    """A uv project whose lock holds this package: `uv run` finds the tool on every machine."""
+    try:
+        text = (root / "uv.lock").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return f'name = "{PACKAGE}"' in text
+
+
+def program_path(tool: str) -> str:
+    """The absolute path of `tool` as this process sees it: beside the interpreter, else on PATH."""
+    here = Path(sys.executable)
+    if tool == "python":
+        return str(here)
+    beside = here.parent / tool
+    if beside.is_file():
+        return str(beside)
+    return shutil.which(tool) or str(beside)
+
+
+def _tail(shown: str) -> str:
+    # Only 0 (go on) and 2 (block, stderr to the model) mean something to a host; anything else
+    # is a failure to judge, and a failure to judge blocks.
+    return (
+        's=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
+        f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; exit 2'
+    )
+
+
+def command(root: Path, program: Program) -> str:
+    """The shell command running `program` from a hook of the repository at `root`."""
+    return wrapped(program, uv=uses_uv(root))
+
+
+def wrapped(program: Program, *, uv: bool) -> str:
+    shown = f"{program.tool} {program.args}"
+    if uv:
+        return (
+            'command -v uv >/dev/null 2>&1 || { echo "agent-constitution: uv is not on the PATH of '
+            f'this hook; install uv (https://docs.astral.sh/uv/)" >&2; exit 2; }}; '
+            f"uv run --quiet {shown}; {_tail(shown)}"
+        )
+    path = program_path(program.tool)
+    if "'" in path:
+        raise UserError(f"cannot write a hook command for {path}: its path holds a single quote",
+                        fix="install the tool (or its virtual environment) under a path without one")
+    return (
+        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; exit 2; }}; "
+        f'"$p" {program.args}; {_tail(shown)}'
+    )
+
+
+def generated(program: Program, text: str) -> bool:
+    """Whether `text` is a command this module writes for `program` (on any machine), or what an
+    older version wrote: an entry of ours, which a writer may replace. Anything else that runs the
+    program is somebody's deliberate choice and stays."""
+    shown = f"{program.tool} {program.args}"
+    if any(text == prefix + shown for prefix in LEGACY_PREFIXES):
+        return True
+    if text == wrapped(program, uv=True):
+        return True
+    match = _PATH_FORM.match(text)
+    return match is not None and text == _with_path(program, match["path"])
+
+
+def _with_path(program: Program, path: str) -> str:
+    recorded = program_path(program.tool)
+    return wrapped(program, uv=False).replace(f"p='{recorded}'", f"p='{path}'", 1)
+
+
+def covenant_hook(host: str) -> Program:
+    return Program("pdks", f"hook {shlex.quote(host)}")
+
+
+def stop_hook() -> Program:
+    return Program("python", f"-m {STOP_MODULE}")

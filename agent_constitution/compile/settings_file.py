@@ -1,0 +1,154 @@
+"""The one reader and writer of an agent host's JSON settings file (`.claude/settings.json`,
+`.codex/hooks.json`, a `.grok/hooks/*.json`), shared by compile and `pdks init`.
+
+The file belongs to the user: a writer changes only the handlers it owns and leaves the file's
+bytes alone when nothing of ours changed. When it must write, it writes with the indentation found
+in the file (spaces or a tab), the same escaping of non-ASCII text and the same final newline, so a
+file that was laid out the way `json.dumps` lays out JSON (what every host and editor writes)
+differs only in our entries. These files have no comments (JSON has none) to keep.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic
+
+FIX = "repair the JSON by hand, then run the command again; the file is never overwritten"
+_INDENT = re.compile(r"\{\s*?\n([ \t]+)\S")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the file is written: what `json.dumps` needs to write it back the same way."""
+
+    indent: str = "  "
+    ascii: bool = False
+    newline: bool = True
+
+
+def layout_of(text: str) -> Layout:
+    found = _INDENT.match(text.lstrip("\ufeff"))
+    escaped = "\\u" in text and not any(ord(char) > 127 for char in text)
+    return Layout(found.group(1) if found else "  ", escaped, text.endswith("\n") or not text)
+
+
+def dumps(data: Any, layout: Layout) -> str:
+    return json.dumps(data, indent=layout.indent, ensure_ascii=layout.ascii) + ("\n" if layout.newline else "")
+
+
+def read(path: Path) -> tuple[dict[str, Any], Layout]:
+    """The settings object and its layout; an absent or empty file is `{}`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, Layout()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read the settings: {error}", file=path, fix=FIX) from None
+    if not text.strip():
+        return {}, layout_of(text)
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise UserError(f"not JSON: {error}", file=path, fix=FIX) from None
+    if not isinstance(data, dict):
+        raise UserError("a settings file is a JSON object", file=path, fix=FIX)
+    return data, layout_of(text)
+
+
+def _groups(data: dict[str, Any], event: str, path: Path, create: bool) -> list | None:
+    hooks = data.setdefault("hooks", {}) if create else data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise UserError("'hooks' is not an object", file=path, field="hooks", fix=FIX)
+    groups = hooks.setdefault(event, []) if create else hooks.get(event)
+    if groups is not None and not isinstance(groups, list):
+        raise UserError(f"'hooks.{event}' is not a list", file=path, field=f"hooks.{event}", fix=FIX)
+    return groups
+
+
+def _handlers(groups: list) -> list[dict[str, Any]]:
+    return [
+        handler
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+        if isinstance(handler, dict) and isinstance(handler.get("command"), str)
+    ]
+
+
+def merge_hook(
+    path: Path,
+    event: str,
+    handler: dict[str, Any],
+    *,
+    matcher: str | None,
+    runs: Callable[[str], bool],
+    ours: Callable[[str], bool],
+    force: bool = False,
+) -> bool:
+    """Make `hooks.<event>` hold `handler`; True when the file was written.
+
+    `runs(command)`: the handler runs our program (any form); `ours(command)`: in a form we wrote,
+    which may be replaced. A handler that runs the program in another form is the user's choice
+    and is kept as it is, unless `force` (the user just named a command: `pdks init --command`).
+    """
+    data, layout = read(path)
+    before = dumps(data, layout)
+    groups = _groups(data, event, path, create=True)
+    found = [h for h in _handlers(groups) if runs(h["command"])]
+    mine = [h for h in found if force or ours(h["command"]) or h["command"] == handler["command"]]
+    if found and not mine:
+        return False  # somebody chose another command for our program: theirs to keep
+    if mine:
+        mine[0].update(handler)  # the user's other keys on our handler (an `if`, say) stay
+    else:
+        group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
+        group["hooks"] = [handler]
+        groups.append(group)
+    after = dumps(data, layout)
+    if after == before:
+        return False
+    write_atomic(path, after)
+    return True
+
+
+def remove_hooks(path: Path, ours: Callable[[str], bool]) -> bool:
+    """Take every handler whose command is ours out of the file; delete the file when nothing of
+    the user's is left. True when it changed."""
+    if not path.exists():
+        return False
+    data, layout = read(path)
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        return False
+    changed = False
+    for event in list(hooks):
+        groups = hooks[event] if isinstance(hooks[event], list) else []
+        for group in list(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            kept = [h for h in group["hooks"] if not (isinstance(h, dict) and isinstance(h.get("command"), str)
+                                                     and ours(h["command"]))]
+            if len(kept) != len(group["hooks"]):
+                changed = True
+                if kept:
+                    group["hooks"] = kept
+                else:
+                    groups.remove(group)
+        if isinstance(hooks[event], list) and not hooks[event]:
+            del hooks[event]
+    if not changed:
+        return False
+    if not hooks:
+        data.pop("hooks", None)
+    if not data:
+        path.unlink()
+    else:
+        write_atomic(path, dumps(data, layout))
+    return True

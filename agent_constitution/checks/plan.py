@@ -67,7 +67,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     """The jobs of a run. `only`: rule refs to run (and nothing else), superseded ones included."""
     jobs: list[Job] = []
     inputs: dict[tuple[str, str, tuple[str, ...]], InputSet] = {}
-    not_run: list[str] = []
+    not_run: dict[tuple[str, str], list[str]] = {}   # (rule, why) → the segments it was not run in
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
     for selected_in in selection.segments:
@@ -84,10 +84,10 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 continue
             subject = rule.check.subject if rule.check else "repository"
             if subject == "change" and subjects.change is None:
-                not_run.append(f"{rule.ref} in {segment}: checks a change (run with change=staged or change=A..B)")
+                not_run.setdefault((rule.ref, "checks a change (run with change=staged or change=A..B)"), []).append(segment)
                 continue
             if subject == "record" and subjects.record is None:
-                not_run.append(f"{rule.ref} in {segment}: checks a session record (run with record=PATH)")
+                not_run.setdefault((rule.ref, "checks a session record (run with record=PATH)"), []).append(segment)
                 continue
             deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
             config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
@@ -110,7 +110,9 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 else:
                     deps.append(subjects.record)
             jobs.append(Job(segment, rule, tuple(deps), config, _result_path(cache, segment, rule)))
-    return Plan(tuple(inputs.values()), tuple(jobs), tuple(not_run))
+    # One line per rule, naming every segment it was not run in, not one line per segment.
+    lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
+    return Plan(tuple(inputs.values()), tuple(jobs), lines)
 
 
 def write_digest(input_set: InputSet) -> None:

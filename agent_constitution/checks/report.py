@@ -79,9 +79,12 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
             location = where(result, suppression.finding)
             lines.append(f"    {location + ': ' if location else ''}{suppression.finding.reason} "
                          f"(waived: {suppression.justification})")
-    unchecked = [r for r in results if r.outcome is None]
-    heading("without a check, for the reviewer", unchecked)
-    lines.extend(f"  {_name(result)}" for result in unchecked)
+    unchecked = _by_rule(r for r in results if r.outcome is None)
+    heading("without a check, for the reviewer", list(unchecked))
+    for ref, group in unchecked.items():
+        segments = [r.segment for r in group]
+        shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
+        lines.append(f"  {ref} {group[0].title}{shown}".rstrip())
     if not_run:
         lines.append(f"not run ({len(not_run)})")
         lines.extend(f"  {reason}" for reason in not_run)
@@ -192,6 +195,14 @@ def _location(result: Result, finding: Finding) -> dict:
             region["startColumn"] = finding.column
         physical["region"] = region
     return {"physicalLocation": physical}
+
+
+def _by_rule(results: Iterable[Result]) -> dict[str, list[Result]]:
+    """Results grouped by rule, in order: a rule enabled in several segments is listed once."""
+    grouped: dict[str, list[Result]] = {}
+    for result in results:
+        grouped.setdefault(result.ref, []).append(result)
+    return grouped
 
 
 def _name(result: Result) -> str:

@@ -65,10 +65,15 @@ def needs_review(result: Result) -> bool:
 def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
     """Group name → the text of its queue file; every configured group gets one, even when empty."""
     items: dict[str, list[Result]] = {name: [] for name in groups}
+    unchecked: dict[str, list[str]] = {}    # a rule without a check → every segment it is enabled in
     for result in ordered(results):
+        if result.outcome is None:
+            unchecked.setdefault(result.ref, []).append(result.segment)
+            if len(unchecked[result.ref]) > 1:
+                continue    # one item per rule without a check, naming its segments
         if needs_review(result):
             items.setdefault(group_of(result.ref, groups), []).append(result)
-    return {name: _queue(name, found) for name, found in items.items()}
+    return {name: _queue(name, found, unchecked) for name, found in items.items()}
 
 
 def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
@@ -106,13 +111,14 @@ negative of its check.
 """
 
 
-def _queue(name: str, results: Sequence[Result]) -> str:
+def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequence[str]]) -> str:
     lines = [f"# Review queue: {name}", "", _VERDICT_HELP.format(verdicts=f"{name}.verdicts.toml")]
     if not results:
         lines.append("Nothing to review.\n")
     for result in results:
         state = _state(result)
-        lines.append(f"## {result.ref} in {result.segment}: {state}")
+        segments = unchecked.get(result.ref, [result.segment]) if result.outcome is None else [result.segment]
+        lines.append(f"## {result.ref} in {', '.join(segments)}: {state}")
         lines.append("")
         lines.append(f"**{result.title}** (revision {result.revision}, {result.status})")
         lines.append("")
@@ -120,6 +126,9 @@ def _queue(name: str, results: Sequence[Result]) -> str:
         lines.append("")
         if result.outcome is None:
             lines.append("Evidence: none; this rule has no automatic check.")
+            if len(segments) > 1:
+                lines.append(f"One verdict with `segment = \"{segments[0]}\"` stands for every segment above; "
+                             "give another segment a verdict of its own where it differs.")
         else:
             lines.append(f"Check: `{result.check}` on the {result.subject}.")
             if result.outcome is Outcome.UNDECIDABLE:

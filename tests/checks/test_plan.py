@@ -82,3 +82,9 @@ def test_a_segment_check_may_depend_on_files_of_the_whole_repository(tmp_path: P
     result = planned(tmp_path, [checked], segments=(".", "svc"))
     svc = next(inputs for inputs in result.inputs if inputs.segment == "svc")
     assert svc.files == ("svc/.gitattributes", "svc/x.bin", ".gitattributes")
+
+
+def test_a_rule_not_run_is_listed_once_with_its_segments(tmp_path: Path):
+    record = rule(tmp_path, 4, python="r4", subject="record")
+    result = planned(tmp_path, [record], segments=(".", "svc", "web"))
+    assert result.not_run == ("ac:4 in ., svc, web: checks a session record (run with record=PATH)",)

@@ -81,3 +81,13 @@ def test_vendored_schema_rejects_what_sarif_rejects():
     del log["runs"][0]["tool"]["driver"]["name"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(log, SCHEMA)
+
+
+def test_a_rule_without_a_check_is_listed_once_for_all_its_segments():
+    from agent_constitution.checks.review import queues
+
+    results = [result("ac:6", None, segment=segment, title="Project instructions") for segment in (".", "svc", "web")]
+    text = summary(results)
+    assert "without a check, for the reviewer (1)\n  ac:6 Project instructions  [., svc, web]\n" in text
+    queue = queues(results, {})["default"]
+    assert queue.count("## ac:6") == 1 and "## ac:6 in ., svc, web: no check" in queue

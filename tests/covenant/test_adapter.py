@@ -199,7 +199,7 @@ def test_codex_move_and_refusals(tmp_path):
         codex.translate(codex_payload("shell", "ls", tmp_path), tmp_path)
     with pytest.raises(Refusal, match="outside the project"):
         codex.translate(codex_payload("apply_patch", "*** Begin Patch\n*** Add File: ../x\n+a\n*** End Patch", tmp_path), tmp_path)
-    with pytest.raises(Refusal, match="not a PreToolUse envelope"):
+    with pytest.raises(Refusal, match="the payload is missing the required key 'cwd'"):
         codex.translate('{"tool_name": "Bash"}', tmp_path)
 
 

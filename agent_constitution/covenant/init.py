@@ -93,14 +93,75 @@ witness:
 """
 
 
+def _covered(path: str, protected: list[Any]) -> bool:
+    return any(isinstance(p, str) and (path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/")) for p in protected)
+
+
 def starter_config(host: str | None) -> str:
     """The starter text; the chosen host's settings file joins the protection list if not covered."""
     protected = list(STARTER_PROTECTED)
     if host is not None:
         settings = HOSTS[host][0]
-        if not any(settings == p or settings.startswith(p + "/") for p in protected):
+        if not _covered(settings, protected):
             protected.append(settings)
     return STARTER.replace("{protected}", "".join(f"  - '{p}'\n" for p in protected))
+
+
+def protect_settings(config_path: Path, settings: str) -> bool:
+    """Append the host's settings file to an existing config's `protectedPaths` unless an entry
+    already covers it; True when it wrote. The hook registration is the gate itself: left
+    unprotected, the session it judges can edit the judge away. Comments and layout are kept."""
+    text = config_path.read_text("utf-8")
+    if config_path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise UserError(f"cannot protect {settings}: the config is not JSON ({error})", file=config_path) from None
+    else:
+        from ruamel.yaml import YAML, YAMLError
+
+        yaml = YAML()  # round-trip: the user's comments and quoting survive the edit
+        yaml.preserve_quotes = True
+        try:
+            data = yaml.load(text)
+        except YAMLError as error:
+            raise UserError(f"cannot protect {settings}: the config does not parse ({error})", file=config_path) from None
+    if data is None and config_path.suffix != ".json":
+        data = yaml.load("{}")
+    protected = data.get("protectedPaths") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(protected, (list, type(None))):
+        raise UserError(
+            f"cannot protect {settings}: protectedPaths is not a list",
+            file=config_path,
+            field="protectedPaths",
+            fix=f"add '{settings}' to protectedPaths by hand",
+        )
+    if protected is None:
+        data["protectedPaths"] = protected = []
+    if _covered(settings, protected):
+        return False
+    if config_path.suffix == ".json":
+        protected.append(settings)
+        write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return True
+    lines = text.splitlines(keepends=True)
+    if protected and not protected.fa.flow_style():
+        # a block list: one line after its last item, so nothing else in the file moves
+        last, column = protected.lc.item(len(protected) - 1)
+        end = last + 1
+        if not lines[last].endswith("\n"):
+            lines[last] += "\n"
+        indent = " " * (column - 2 if column >= 2 else 0)
+        lines.insert(end, f"{indent}- '{settings}'\n")
+        write_atomic(config_path, "".join(lines))
+        return True
+    import io
+
+    protected.append(settings)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    write_atomic(config_path, out.getvalue())
+    return True
 
 
 def default_command(host: str) -> str:
@@ -172,7 +233,9 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         raise UserError(
             f"ambiguous Polydeukes config in {root} — found {' and '.join(found)}; keep exactly one and re-run"
         )
-    if found:
+    if found and host is not None and protect_settings(root / found[0], HOSTS[host][0]):
+        created.append(f"{found[0]} (protectedPaths += {HOSTS[host][0]})")
+    elif found:
         skipped.append(found[0])
     else:
         write_atomic(root / CONFIG_NAMES[0], starter_config(host))

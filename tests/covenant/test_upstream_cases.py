@@ -8,6 +8,10 @@ the reason, so the count stays honest.
 """
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,8 @@ from agent_constitution.covenant.adapters import codex
 from agent_constitution.covenant.adapters.common import Refusal
 from agent_constitution.covenant.diff import diff_to_input
 from agent_constitution.covenant.ir import InputError
+
+PDKS = Path(sys.executable).with_name("pdks")
 
 # --- dr: unified diff -> IR (upstream packages/polydeukes/__tests__ diff-ir cases, §4.3) -------------
 
@@ -290,3 +296,80 @@ def test_cx48_an_anchor_codex_cannot_find_is_refused(repo):
     (repo / "m.py").write_text(CLASS)
     payload = envelope(repo, "apply_patch", {"command": patch("*** Update File: m.py", "@@ def z(self):", "-x", "+y")})
     assert refused(repo, payload) == "apply_patch context 'def z(self):' is not in m.py"
+
+
+# --- rt: the project root of a hook started in a subdirectory -------------------------------------
+# (upstream adapter-codex hook.test.ts: repoRoot is the project, never the cwd the host chose; the
+# Claude Code adapter reads $CLAUDE_PROJECT_DIR)
+
+CONFIG = "languages:\n  ts: { productionGlob: 'src/**', testCmd: 'run {scope}' }\nprotectedPaths: ['gate']\n"
+
+
+def run_hook(host, raw, cwd, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "POLYDEUKES_TELEMETRY_PATH")}
+    env.update(env_extra or {})
+    return subprocess.run([str(PDKS), "hook", host], input=raw, capture_output=True, text=True, cwd=cwd, env=env)
+
+
+@pytest.mark.parametrize(
+    ("case", "host", "payload"),
+    [
+        ("rt01", "codex", lambda sub: envelope(sub, "Bash", {"command": "ls"})),
+        ("rt02", "grok", lambda sub: {"toolName": "run_terminal_command", "toolInput": {"command": "ls"}}),
+        ("rt03", "claude-code", lambda sub: {"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(sub)}),
+    ],
+)
+def test_a_session_in_a_subdirectory_is_judged_at_the_project_root(repo, case, host, payload):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG)
+    sub = repo / "src" / "deep"
+    sub.mkdir()
+    done = run_hook(host, json.dumps(payload(sub)), sub)
+    assert done.returncode == 0, (case, done.stderr)
+    assert not (sub / ".polydeukes").exists() and not (repo / "src" / ".polydeukes").exists()
+    assert (repo / ".polydeukes").is_dir()
+
+
+def test_rt04_codex_in_a_subdirectory_still_blocks_the_protected_path(repo):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG)
+    raw = json.dumps(envelope(repo / "gate", "apply_patch",
+                              {"command": patch("*** Update File: inner.txt", "@@", "-locked: yes", "+locked: no")}))
+    done = run_hook("codex", raw, repo / "gate")
+    assert done.returncode == 2
+    assert "gate/inner.txt" in done.stderr
+    assert not (repo / "gate" / ".polydeukes").exists()
+
+
+# --- in: `pdks init --host` over an existing config (upstream init.e2e: the hook registration is ---
+# --- protected whichever way the config came to be) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "text", "expected"),
+    [
+        ("in01", "polydeukes.config.yaml",
+         "# mine\nlanguages:\n  ts: { productionGlob: 'src/**', testCmd: 'run {scope}' }\nprotectedPaths:\n  - 'gate'  # keep\n",
+         "# mine\nlanguages:\n  ts: { productionGlob: 'src/**', testCmd: 'run {scope}' }\nprotectedPaths:\n  - 'gate'  # keep\n"
+         "  - '.codex/hooks.json'\n"),
+        ("in02", "polydeukes.config.yml", "languages: {}\n", "languages: {}\nprotectedPaths:\n- .codex/hooks.json\n"),
+        ("in03", "polydeukes.config.json", '{"protectedPaths": ["gate"]}',
+         '{\n  "protectedPaths": [\n    "gate",\n    ".codex/hooks.json"\n  ]\n}\n'),
+        ("in04", "polydeukes.config.yaml", "protectedPaths: ['.codex']\n", "protectedPaths: ['.codex']\n"),
+    ],
+)
+def test_init_codex_protects_its_registration_in_an_existing_config(tmp_path, case, name, text, expected):
+    (tmp_path / name).write_text(text)
+    done = subprocess.run([str(PDKS), "init", "--host", "codex"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / name).read_text() == expected, case
+    assert (tmp_path / ".codex" / "hooks.json").is_file()
+    rerun = subprocess.run([str(PDKS), "init", "--host", "codex"], capture_output=True, text=True, cwd=tmp_path)
+    assert f"skipped {name} (already present)" in rerun.stdout
+    assert (tmp_path / name).read_text() == expected
+
+
+def test_in05_a_protection_list_of_another_shape_is_an_error(tmp_path):
+    (tmp_path / "polydeukes.config.yaml").write_text("protectedPaths: 'gate'\n")
+    done = subprocess.run([str(PDKS), "init", "--host", "codex"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "protectedPaths is not a list" in done.stderr
+    assert (tmp_path / "polydeukes.config.yaml").read_text() == "protectedPaths: 'gate'\n"

@@ -298,8 +298,3 @@ def translate(raw: str, root: Path) -> dict[str, Any]:
     if isinstance(payload.get("transcript_path"), str):
         ir["session"] = session_of(payload["transcript_path"])
     return ir
-
-
-def project_root() -> Path:
-    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`; the hook's cwd may be a subdirectory."""
-    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())

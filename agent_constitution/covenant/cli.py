@@ -69,7 +69,12 @@ def _covenant_check(flags: list[str]) -> int:
             return run_check(root, "", change_set=True, posture=posture, failure=str(error))
         return run_check(root, text, change_set=True, posture=posture, read_file=reader)
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return run_check(root, text, change_set=change_set, posture=posture)
+    reader = None
+    if change_set and "\nindex " in "\n" + text:  # a git diff: it may be the staged set
+        from agent_constitution.covenant import gitdiff
+
+        reader = gitdiff.piped_reader(root, text)
+    return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -373,3 +373,73 @@ def test_in05_a_protection_list_of_another_shape_is_an_error(tmp_path):
     assert done.returncode == 2
     assert "protectedPaths is not a list" in done.stderr
     assert (tmp_path / "polydeukes.config.yaml").read_text() == "protectedPaths: 'gate'\n"
+
+
+# --- sd: seed 003, a `file` source on the change-set surface --------------------------------------
+# "the file is read as the surface observes the tree — the session the disk, a staged commit the
+# index, a range the <to> commit". The documented pre-commit pipe is the staged commit.
+
+NOTED = CONFIG + """\
+disciplines:
+  - id: version-noted
+    declare:
+      mechanism: companion
+      scope: {source: target.path, include: ['^VERSION$']}
+      sources: {notes: {file: NOTES.md}}
+      extract:
+        version: [{op: source, of: target.path}, {op: keyByPattern, re: '^(VERSION)$'}]
+        mentioned: [{op: source, of: notes}, {op: lines}, {op: keyByPattern, re: '^(VERSION)'}]
+      relate: [{id: noted, relation: {op: implies, of: version, requires: mentioned}, message: 'unnoted'}]
+    enforce: block
+"""
+GIT_FLAGS = ["--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"]
+
+
+def git(root, *args):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True, env=env).stdout
+
+
+@pytest.fixture
+def staged(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "polydeukes.config.yaml").write_text(NOTED)
+    (root / "VERSION").write_text("1\n")
+    (root / "NOTES.md").write_text("# notes\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    (root / "VERSION").write_text("2\n")
+    (root / "NOTES.md").write_text("# notes\nVERSION 2\n")
+    git(root, "add", "VERSION", "NOTES.md")
+    (root / "NOTES.md").write_text("# notes\n")  # the disk no longer notes it; the index does
+    return root
+
+
+def piped(root, diff):
+    return subprocess.run([str(PDKS), "covenant", "check", "--diff", "--enforce", "block"], input=diff,
+                          capture_output=True, text=True, cwd=root)
+
+
+def test_sd01_the_cached_pipe_reads_the_index(staged):
+    diff = git(staged, "diff", "--cached", *GIT_FLAGS, "--", "VERSION")
+    done = piped(staged, diff)
+    assert done.returncode == 0, done.stderr
+    direct = subprocess.run([str(PDKS), "covenant", "check", "--diff", "--staged", "--enforce", "block"],
+                            capture_output=True, text=True, cwd=staged)
+    assert direct.returncode == 0, direct.stderr
+
+
+def test_sd02_a_worktree_pipe_reads_the_disk(staged):
+    (staged / "VERSION").write_text("3\n")
+    diff = git(staged, "diff", *GIT_FLAGS, "--", "VERSION")
+    done = piped(staged, diff)
+    assert done.returncode == 2
+    assert "unnoted" in done.stderr
+
+
+def test_sd03_a_diff_without_index_lines_reads_the_disk(staged):
+    diff = "--- VERSION\n+++ VERSION\n@@ -1 +1 @@\n-1\n+2\n"
+    assert piped(staged, diff).returncode == 2

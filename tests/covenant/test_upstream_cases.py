@@ -443,3 +443,66 @@ def test_sd02_a_worktree_pipe_reads_the_disk(staged):
 def test_sd03_a_diff_without_index_lines_reads_the_disk(staged):
     diff = "--- VERSION\n+++ VERSION\n@@ -1 +1 @@\n-1\n+2\n"
     assert piped(staged, diff).returncode == 2
+
+
+# --- wv: the witness valve reads a person's messages in both Claude Code transcript forms ---------
+# (upstream adapter-claude-code transcript.test.ts: only a person's own text counts; a tool result,
+# a meta entry or a compaction summary never does.) Claude Code 2.1 marks provenance per entry with
+# `origin.kind`; 2.0 writes no `origin` and carries `userType: "external"` on every entry.
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude"
+WITNESSED = CONFIG + "witness: { token: 'pdks witness', ttlMinutes: 10 }\n"
+
+
+def fill(name, root, stamp, first, second="and the tests"):
+    text = (FIXTURES / name).read_text().replace("{root}", str(root)).replace("{stamp}", stamp)
+    path = root.parent / "projects" / f"{name}"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text.replace("{first_message}", first).replace("{second_message}", second))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("case", "fixture", "expected"),
+    [
+        ("wv01", "transcript_2_0.jsonl", ["please fix the parser", "and the tests"]),
+        ("wv02", "transcript_2_1.jsonl", ["please fix the parser"]),
+        ("wv03", "transcript.jsonl", ["please fix the parser"]),
+    ],
+)
+def test_only_a_persons_messages_are_read(repo, case, fixture, expected):
+    from agent_constitution.covenant.adapters.claude_code import read_transcript
+
+    path = fill(fixture, repo, "2026-09-01T10:00:00.000Z", "please fix the parser")
+    messages, _ = read_transcript(str(path))
+    assert [m["text"] for m in messages] == expected, case
+    assert all(m["timestampMs"] == 1788256800000 for m in messages)
+
+
+def test_wv04_origin_marks_decide_once_any_entry_carries_one(repo):
+    from agent_constitution.covenant.adapters.claude_code import read_transcript
+
+    path = fill("transcript_2_1.jsonl", repo, "2026-09-01T10:00:00.000Z", "hello")
+    unmarked = json.dumps({"type": "user", "userType": "external", "message": {"role": "user", "content": "pdks witness"}})
+    path.write_text(path.read_text() + unmarked + "\n")
+    assert [m["text"] for m in read_transcript(str(path))[0]] == ["hello"]
+
+
+@pytest.mark.parametrize("fixture", ["transcript_2_0.jsonl", "transcript_2_1.jsonl"])
+@pytest.mark.parametrize(("case", "first", "code", "row"), [
+    ("wv05", "pdks witness", 0, "witnessed"),
+    ("wv06", "is `pdks witness` the token?", 2, "blocked"),
+])
+def test_the_valve_opens_in_both_forms(repo, fixture, case, first, code, row):
+    from datetime import UTC, datetime
+
+    (repo / "polydeukes.config.yaml").write_text(WITNESSED)
+    now = datetime.now(UTC)
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    path = fill(fixture, repo, stamp, first)
+    raw = json.dumps({"tool_name": "Write", "tool_input": {"file_path": str(repo / "gate" / "inner.txt"), "content": "x"},
+                      "transcript_path": str(path), "cwd": str(repo), "hook_event_name": "PreToolUse"})
+    done = run_hook("claude-code", raw, repo, {"CLAUDE_PROJECT_DIR": str(repo)})
+    assert done.returncode == code, (case, done.stderr)
+    rows = [line.split("\t")[1:3] for line in (repo / ".polydeukes" / "roi.log").read_text().splitlines()]
+    assert [row, "self-mod"] in rows, rows

@@ -33,6 +33,7 @@ from agent_constitution.covenant.shell import (
     Tokenized,
     basename,
     command_name,
+    inline_programs,
     is_nested_shell,
     mutation_targets,
     proves_read_only,
@@ -148,6 +149,26 @@ def proven_change_path(call: dict[str, Any]) -> str | None:
     return path if any(s != "." for s in path_segments(path)) else None
 
 
+# Inside an inline program a path sits in the program's own string literals, calls and lists.
+_PROGRAM_SPLIT = re.compile(r"""[\s=,()`'"\[\]{};+<>|&]+""")
+
+
+def program_candidates(program: str) -> list[str]:
+    """Path-like fragments of an inline interpreter program, its quotes and punctuation cut away."""
+    return [fragment for fragment in _PROGRAM_SPLIT.split(program) if fragment]
+
+
+def program_mention(command: Command, protected: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+    """(interpreter, protected path) when an inline program of `command` names a protected path."""
+    name, programs = inline_programs(command)
+    for program in programs:
+        candidates = program_candidates(program.text)
+        for path in protected:
+            if any(path_matches_protected(candidate, path) for candidate in candidates):
+                return name, path
+    return None
+
+
 @lru_cache(maxsize=64)
 def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
     """The path candidates of one argument string read as a command line, and whether it was fully
@@ -159,6 +180,8 @@ def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
             found.extend(path_candidates(word.text))
         for redirect in command.redirects:
             found.extend(path_candidates(redirect.target.text))
+        for program in inline_programs(command)[1]:
+            found.extend(program_candidates(program.text))
     return tuple(found), tokenized.fully_read
 
 
@@ -229,6 +252,11 @@ def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: 
         for path in protected:
             if mentions_path(target.text, path):
                 return f"{rule} targets protected path {path}"
+    inline = program_mention(command, protected)
+    if inline is not None:
+        # the program is code this layer does not read, so a path it names may be written (as an
+        # opaque token is judged): `python3 -c "open('.claude/settings.json','w')"`
+        return f"protected path {inline[1]} inside an inline {inline[0]} program"
     mentioned = None
     opaque_mention = False
     for token in (*command.words, *(r.target for r in command.redirects)):

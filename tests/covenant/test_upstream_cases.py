@@ -506,3 +506,68 @@ def test_the_valve_opens_in_both_forms(repo, fixture, case, first, code, row):
     assert done.returncode == code, (case, done.stderr)
     rows = [line.split("\t")[1:3] for line in (repo / ".polydeukes" / "roi.log").read_text().splitlines()]
     assert [row, "self-mod"] in rows, rows
+
+
+# --- sh: a protected path inside an inline interpreter program (upstream covenant shell-mod.test.ts:
+# a protected path inside a token the layer cannot read is judged as a possible write) --------------
+
+PROTECTED = (".claude/settings.json", ".claude/hooks", "gate")
+SHELL = ("Bash",)
+
+
+def shell_verdict(command):
+    from agent_constitution.covenant.meta import judge_shell_mod, path_route
+
+    calls = [{"name": "Bash", "args": {"command": command}}]
+    return path_route(PROTECTED, calls), judge_shell_mod(calls, PROTECTED, SHELL, ("command",))
+
+
+@pytest.mark.parametrize(
+    ("case", "command", "reason"),
+    [
+        ("sh01", """python3 -c "open('.claude/settings.json','w').write('{}')" """,
+         "protected path .claude/settings.json inside an inline python3 program"),
+        ("sh02", """python -c 'import os; os.remove("gate/inner.txt")'""",
+         "protected path gate inside an inline python program"),
+        ("sh03", """node -e "require('fs').writeFileSync('.claude/hooks/guard.sh', '')" """,
+         "protected path .claude/hooks inside an inline node program"),
+        ("sh04", """ruby -e 'File.write(".claude/settings.json", "{}")'""",
+         "protected path .claude/settings.json inside an inline ruby program"),
+        ("sh05", """perl -pi -e 's/a/b/' -e 'open(F,">gate/x")'""",
+         "protected path gate inside an inline perl program"),
+        ("sh06", """sh -c "echo x > '.claude/settings.json'" """,
+         "protected path .claude/settings.json inside an inline sh program"),
+        ("sh07", """bash -lc 'rm "gate/inner.txt"'""", "protected path gate inside an inline bash program"),
+        ("sh08", """env PYTHONPATH=. python3.12 -Sc "open('gate/a','w')" """,
+         "protected path gate inside an inline python3.12 program"),
+        ("sh09", """python3 -c"open('gate/a','w')" """, "protected path gate inside an inline python3 program"),
+        ("sh10", """node --eval="fs.rmSync('gate')" """, "protected path gate inside an inline node program"),
+        ("sh11", """cd src && python3 -c "print(open('./gate/inner.txt').read())" """,
+         "protected path gate inside an inline python3 program"),
+    ],
+)
+def test_inline_programs_naming_a_protected_path_break(case, command, reason):
+    route, verdict = shell_verdict(command)
+    assert route is not None, case
+    assert verdict == reason, case
+
+
+@pytest.mark.parametrize(
+    ("case", "command"),
+    [
+        ("sh12", """python3 -c "print('hello')" """),
+        ("sh13", """node -e "console.log(require('./src/a.js'))" """),
+        ("sh14", """python3 script.py gate-keeper"""),  # no inline program; `gate-keeper` is not `gate`
+        ("sh15", """cat .claude/settings.json"""),  # a read-only head stays proven read-only
+    ],
+)
+def test_programs_and_reads_without_a_protected_path_pass(case, command):
+    assert shell_verdict(command)[1] is None, case
+
+
+def test_sh16_the_hook_blocks_a_python_one_liner(repo):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG.replace("['gate']", "['gate', '.claude/settings.json']"))
+    raw = json.dumps({"tool_name": "Bash", "tool_input": {"command": "python3 -c \"open('.claude/settings.json','w')\""}})
+    done = run_hook("claude-code", raw, repo, {"CLAUDE_PROJECT_DIR": str(repo)})
+    assert done.returncode == 2
+    assert "protected path .claude/settings.json inside an inline python3 program" in done.stderr

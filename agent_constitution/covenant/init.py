@@ -25,7 +25,8 @@ IGNORE_ENTRY = "# Polydeukes telemetry — local observation data, never committ
 
 # host -> (settings file, PreToolUse matcher, timeout seconds or None)
 HOSTS: dict[str, tuple[str, str, int | None]] = {
-    "claude-code": (".claude/settings.json", "Edit|Write|MultiEdit|NotebookEdit|Bash", None),
+    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all
+    "claude-code": (".claude/settings.json", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", None),
     "codex": (".codex/hooks.json", "apply_patch|Bash", None),
     "grok": (".grok/hooks/covenant-pretooluse.json", "write|search_replace|run_terminal_command", 60),
 }

@@ -259,7 +259,7 @@ def test_adapters_translate_or_refuse_never_crash(tmp_path_factory, raw):
 
 
 def test_an_adapter_crash_fails_closed(tmp_path, capsys):
-    def boom(raw, root):
+    def boom(raw, root, mutating):
         raise RuntimeError("boom")
 
     (tmp_path / "polydeukes.config.yaml").write_text("languages: { ts: { productionGlob: 'src/**', testCmd: 't' } }\n")

@@ -571,3 +571,48 @@ def test_sh16_the_hook_blocks_a_python_one_liner(repo):
     done = run_hook("claude-code", raw, repo, {"CLAUDE_PROJECT_DIR": str(repo)})
     assert done.returncode == 2
     assert "protected path .claude/settings.json inside an inline python3 program" in done.stderr
+
+
+# --- mt: the mutating roster per host (upstream session-vocabulary: each adapter names its mutating
+# tools; here a config adds to them). A call of a mutating tool whose arguments name a protected path
+# breaks self-mod -------------------------------------------------------------------------------
+
+MCP_WRITE = {"tool_name": "mcp__notes__save", "tool_input": {"path": "gate/inner.txt", "text": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("case", "host", "config", "payload", "code"),
+    [
+        ("mt01", "claude-code", "", MCP_WRITE, 0),  # not on the roster: nothing judges its path
+        ("mt02", "claude-code", "adapters: {claude-code: {mutatingTools: ['mcp__notes__save']}}\n", MCP_WRITE, 2),
+        ("mt03", "claude-code", "",
+         {"tool_name": "mcp__filesystem__write_file", "tool_input": {"path": "gate/inner.txt", "content": "x"}}, 2),
+        ("mt04", "grok", "adapters: {grok: {mutatingTools: ['mcp__notes__save']}}\n",
+         {"toolName": "mcp__notes__save", "toolInput": {"path": "gate/inner.txt"}}, 2),
+        ("mt05", "codex", "adapters: {codex: {mutatingTools: ['mcp__notes__save']}}\n",
+         "codex-envelope", 2),
+    ],
+)
+def test_configured_mutating_tools_are_judged(repo, case, host, config, payload, code):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG + config)
+    if payload == "codex-envelope":
+        payload = envelope(repo, "mcp__notes__save", {"path": "gate/inner.txt"})
+    done = run_hook(host, json.dumps(payload), repo, {"CLAUDE_PROJECT_DIR": str(repo)})
+    assert done.returncode == code, (case, done.stderr)
+    if code == 2:
+        assert "would modify protected path gate" in done.stderr
+
+
+def test_mt06_codex_still_refuses_an_unconfigured_name(repo):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG)
+    done = run_hook("codex", json.dumps(envelope(repo, "mcp__notes__save", {"path": "src/a"})), repo)
+    assert done.returncode == 2
+    assert "does not translate tool 'mcp__notes__save'; the roster is apply_patch, Bash" in done.stderr
+
+
+def test_mt07_a_configured_roster_replaces_the_defaults_but_never_the_host_tools(repo):
+    (repo / "polydeukes.config.yaml").write_text(CONFIG + "adapters: {claude-code: {mutatingTools: []}}\n")
+    mcp = {"tool_name": "mcp__filesystem__write_file", "tool_input": {"path": "gate/inner.txt", "content": "x"}}
+    assert run_hook("claude-code", json.dumps(mcp), repo, {"CLAUDE_PROJECT_DIR": str(repo)}).returncode == 0
+    write = {"tool_name": "Write", "tool_input": {"file_path": str(repo / "gate" / "inner.txt"), "content": "x"}}
+    assert run_hook("claude-code", json.dumps(write), repo, {"CLAUDE_PROJECT_DIR": str(repo)}).returncode == 2

@@ -44,4 +44,4 @@ def main(argv: list[str]) -> int:
         return 2
     module = HOSTS[argv[0]]
     raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]))
+    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), argv[0], module.MUTATING_DEFAULTS)

@@ -21,6 +21,7 @@ from agent_constitution.covenant.adapters.common import (
     apply_edit,
     file_change,
     parse_payload,
+    with_mutating,
     read_pre_state,
 )
 
@@ -29,9 +30,17 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-claude-code failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
-# any key there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ()
+# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
+# there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ("mutatingTools",)
+# `adapters.claude-code.mutatingTools` when the config names none: the writers of the reference MCP
+# filesystem server under the server name its documentation uses (`mcp__<server>__<tool>`).
+MUTATING_DEFAULTS = (
+    "mcp__filesystem__write_file",
+    "mcp__filesystem__edit_file",
+    "mcp__filesystem__move_file",
+    "mcp__filesystem__create_directory",
+)
 TOOLS = {
     "mutating": ["Edit", "Write", "MultiEdit", "NotebookEdit"],
     "shell": ["Bash"],
@@ -321,7 +330,7 @@ def session_of(transcript_path: str) -> dict[str, Any]:
     return session
 
 
-def translate(raw: str, root: Path) -> dict[str, Any]:
+def translate(raw: str, root: Path, mutating: tuple[str, ...] = ()) -> dict[str, Any]:
     payload = parse_payload(raw)
     if not is_envelope(payload):
         raise Refusal(NOT_AN_ENVELOPE)
@@ -338,7 +347,7 @@ def translate(raw: str, root: Path) -> dict[str, Any]:
             call["fileChange"] = change
         ir["toolCalls"].append(call)
     ir["actor"] = {"agentType": agent_type} if isinstance(agent_type, str) and agent_type else {}
-    ir["tools"] = TOOLS
+    ir["tools"] = with_mutating(TOOLS, mutating)
     if isinstance(payload.get("transcript_path"), str):
         ir["session"] = session_of(payload["transcript_path"])
     return ir

@@ -16,6 +16,7 @@ from agent_constitution.covenant.adapters.common import (
     Refusal,
     file_change,
     parse_payload,
+    with_mutating,
     read_pre_state,
 )
 
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-codex failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
-# any key there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ()
+# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
+# there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ("mutatingTools",)
+MUTATING_DEFAULTS: tuple[str, ...] = ()  # `mutatingTools` when the config names none
 TOOLS = {"mutating": ["apply_patch"], "shell": ["Bash"], "commandArgs": ["command"]}
 REQUIRED = (
     "cwd",
@@ -186,7 +188,7 @@ def parse_patch(text: str, cwd: Path, root: Path) -> list[dict[str, Any]]:
 ROSTER = ("apply_patch", "Bash")
 
 
-def _envelope(payload: Any) -> tuple[str, str, str]:
+def _envelope(payload: Any, mutating: tuple[str, ...]) -> tuple[str, str, Any]:
     """(cwd, tool name, command) of a Codex PreToolUse payload, or upstream's reason it is not one.
 
     Every value read is type-checked here: a wrong type deeper in would crash, and a crash must
@@ -205,24 +207,29 @@ def _envelope(payload: Any) -> tuple[str, str, str]:
     name = payload["tool_name"]
     if not isinstance(name, str):
         raise Refusal("the payload tool_name is not a string")
-    if name not in ROSTER:
+    roster = (*ROSTER, *(extra for extra in mutating if extra not in ROSTER))
+    if name not in roster:
         raise Refusal(
-            f"this adapter does not translate tool '{name}'; the roster is {', '.join(ROSTER)} — "
+            f"this adapter does not translate tool '{name}'; the roster is {', '.join(roster)} — "
             "see the package README, What this surface does not observe"
         )
     if not isinstance(payload["tool_input"], dict):
         raise Refusal("the payload tool_input is not a non-null object")
+    if name not in ROSTER:  # a configured mutating tool: judged on its arguments
+        return payload["cwd"], name, payload["tool_input"]
     command = payload["tool_input"].get("command")
     if not isinstance(command, str):
         raise Refusal("the payload tool_input.command is not a string")
     return payload["cwd"], name, command
 
 
-def translate(raw: str, root: Path) -> dict[str, Any]:
-    cwd, name, command = _envelope(parse_payload(raw))
+def translate(raw: str, root: Path, mutating: tuple[str, ...] = ()) -> dict[str, Any]:
+    cwd, name, command = _envelope(parse_payload(raw), mutating)
     if name == "Bash":
         calls = [{"name": "Bash", "args": {"command": command}}]
-    else:
+    elif name == "apply_patch":
         changes = parse_patch(command, Path(cwd), root)
         calls = [{"name": "apply_patch", "fileChange": change} for change in changes]
-    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": TOOLS}
+    else:
+        calls = [{"name": name, "args": command}]
+    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": with_mutating(TOOLS, mutating)}

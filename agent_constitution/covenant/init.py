@@ -111,58 +111,74 @@ def starter_config(host: str | None) -> str:
 def protect_settings(config_path: Path, settings: str) -> bool:
     """Append the host's settings file to an existing config's `protectedPaths` unless an entry
     already covers it; True when it wrote. The hook registration is the gate itself: left
-    unprotected, the session it judges can edit the judge away. Comments and layout are kept."""
+    unprotected, the session it judges can edit the judge away."""
     text = config_path.read_text("utf-8")
     if config_path.suffix == ".json":
         try:
             data = json.loads(text)
         except ValueError as error:
             raise UserError(f"cannot protect {settings}: the config is not JSON ({error})", file=config_path) from None
-    else:
-        from ruamel.yaml import YAML, YAMLError
-
-        yaml = YAML()  # round-trip: the user's comments and quoting survive the edit
-        yaml.preserve_quotes = True
-        try:
-            data = yaml.load(text)
-        except YAMLError as error:
-            raise UserError(f"cannot protect {settings}: the config does not parse ({error})", file=config_path) from None
-    if data is None and config_path.suffix != ".json":
-        data = yaml.load("{}")
-    protected = data.get("protectedPaths") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or not isinstance(protected, (list, type(None))):
-        raise UserError(
-            f"cannot protect {settings}: protectedPaths is not a list",
-            file=config_path,
-            field="protectedPaths",
-            fix=f"add '{settings}' to protectedPaths by hand",
-        )
-    if protected is None:
-        data["protectedPaths"] = protected = []
-    if _covered(settings, protected):
-        return False
-    if config_path.suffix == ".json":
-        protected.append(settings)
+        protected = _protection_list(data, config_path, settings)
+        if _covered(settings, protected):
+            return False
+        data["protectedPaths"] = [*protected, settings]
         write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return True
-    lines = text.splitlines(keepends=True)
-    if protected and not protected.fa.flow_style():
-        # a block list: one line after its last item, so nothing else in the file moves
-        last, column = protected.lc.item(len(protected) - 1)
-        end = last + 1
-        if not lines[last].endswith("\n"):
-            lines[last] += "\n"
-        indent = " " * (column - 2 if column >= 2 else 0)
-        lines.insert(end, f"{indent}- '{settings}'\n")
-        write_atomic(config_path, "".join(lines))
-        return True
+    from ruamel.yaml import YAML, YAMLError
+
+    yaml = YAML()  # round-trip: the user's comments and quoting survive the edit
+    yaml.preserve_quotes = True
+    try:
+        data = yaml.load(text)
+        protected = _protection_list(yaml.load("{}") if data is None else data, config_path, settings)
+        if _covered(settings, protected):
+            return False
+        write_atomic(config_path, _yaml_with(yaml, text, data, settings))
+    except YAMLError as error:
+        raise UserError(f"cannot protect {settings}: the config does not parse ({error})", file=config_path) from None
+    return True
+
+
+def _protection_list(data: Any, config_path: Path, settings: str) -> list[Any]:
+    protected = data.get("protectedPaths", []) if isinstance(data, dict) else None
+    if not isinstance(protected, list):
+        raise UserError(
+            f"cannot protect {settings}: the config has no protectedPaths list to add it to",
+            file=config_path,
+            field="protectedPaths",
+            fix=f"make protectedPaths a list and add '{settings}' to it",
+        )
+    return protected
+
+
+def _yaml_with(yaml: Any, text: str, data: Any, settings: str) -> str:
+    """The config text with `settings` appended to its protectedPaths.
+
+    A block list gains one line after its last item, so nothing else in the file moves; the line is
+    kept only if the text then reads back as the old list plus the new entry. Otherwise (a flow
+    list, no list, an item spanning lines) ruamel's round trip rewrites the document."""
     import io
 
-    protected.append(settings)
+    protected = data.get("protectedPaths") if data is not None else None
+    if protected and not protected.fa.flow_style():
+        row, column = protected.lc.item(len(protected) - 1)
+        lines = text.splitlines(keepends=True)
+        dash = lines[row].rfind("-", 0, column)
+        if dash >= 0 and not lines[row][:dash].strip():
+            lines[row] = lines[row] if lines[row].endswith("\n") else lines[row] + "\n"
+            lines.insert(row + 1, f"{lines[row][:dash]}- '{settings}'\n")
+            edited = "".join(lines)
+            reread = yaml.load(edited)
+            if isinstance(reread, dict) and list(reread.get("protectedPaths") or []) == [*protected, settings]:
+                return edited
+    if data is None:
+        data = yaml.load("{}")
+    if data.get("protectedPaths") is None:
+        data["protectedPaths"] = []
+    data["protectedPaths"].append(settings)
     out = io.StringIO()
     yaml.dump(data, out)
-    write_atomic(config_path, out.getvalue())
-    return True
+    return out.getvalue()
 
 
 def default_command(host: str) -> str:

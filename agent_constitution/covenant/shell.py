@@ -455,8 +455,9 @@ def inline_programs(command: Command) -> tuple[str, list[Word]]:
     A flag letter ending a short-option cluster takes the next word; one starting it with more
     letters after it carries the program attached (`-cCODE`)."""
     words = list(command.words)
-    while words and (_ASSIGNMENT.match(words[0].text) or basename(words[0].text) == "env" or words[0].text.startswith("-")):
-        words.pop(0)  # NAME=VALUE, `env` and its options before the interpreter
+    # NAME=VALUE, `env` and its options before the interpreter
+    while words and (_ASSIGNMENT.match(words[0].text) or words[0].text.startswith("-") or basename(words[0].text) == "env"):
+        words.pop(0)
     if not words or words[0].opaque:
         return "", []
     name = basename(words[0].text)

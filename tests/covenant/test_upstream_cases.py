@@ -468,7 +468,7 @@ def test_in05_a_protection_list_of_another_shape_is_an_error(tmp_path):
     (tmp_path / "polydeukes.config.yaml").write_text("protectedPaths: 'gate'\n")
     done = subprocess.run([str(PDKS), "init", "--host", "codex"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2
-    assert "protectedPaths is not a list" in done.stderr
+    assert "the config has no protectedPaths list to add it to" in done.stderr
     assert (tmp_path / "polydeukes.config.yaml").read_text() == "protectedPaths: 'gate'\n"
 
 
@@ -767,3 +767,22 @@ def test_ported_ids_are_distinct_and_not_applicable_cases_name_their_source():
         r"def test_((?:dr|cx|rt|in|sd|wv|sh|mt)\d\d)_", source)
     assert len(ids) == len(set(ids)) or sorted({i for i in ids if ids.count(i) > 1}) == ["cx03"]
     assert all(".test.ts: " in key for key in NOT_APPLICABLE)
+
+
+@pytest.mark.parametrize(
+    ("case", "text", "expected"),
+    [
+        ("in06", "protectedPaths: ['gate']  # x\n", "protectedPaths: ['gate', .codex/hooks.json] # x\n"),
+        ("in07", "protectedPaths:\n    -   'gate'\n", "protectedPaths:\n    -   'gate'\n    - '.codex/hooks.json'\n"),
+        ("in08", "", "protectedPaths:\n- .codex/hooks.json\n"),
+    ],
+)
+def test_init_codex_keeps_other_list_layouts_valid(tmp_path, case, text, expected):
+    from ruamel.yaml import YAML
+
+    (tmp_path / "polydeukes.config.yaml").write_text(text)
+    done = subprocess.run([str(PDKS), "init", "--host", "codex"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "polydeukes.config.yaml").read_text()
+    assert written == expected, case
+    assert YAML(typ="safe").load(written)["protectedPaths"][-1] == ".codex/hooks.json"

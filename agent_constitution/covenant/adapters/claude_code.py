@@ -21,8 +21,8 @@ from agent_constitution.covenant.adapters.common import (
     apply_edit,
     file_change,
     parse_payload,
-    with_mutating,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -243,14 +243,9 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
     calls: list[tuple[str, dict[str, Any]]] = []
     results: dict[str, bool] = {}
     for line in lines:
-        # Every entry this reader keeps names one of these words; skip the rest unparsed.
-        if (
-            '"human"' not in line
-            and '"external"' not in line
-            and '"origin"' not in line
-            and '"tool_use"' not in line
-            and '"tool_result"' not in line
-        ):
+        # Every entry this reader keeps is a user entry or carries a tool use; skip the rest
+        # unparsed (`userType: "external"` is on every line of a 2.0 transcript, so not that).
+        if '"user"' not in line and '"tool_use"' not in line:
             continue
         try:
             entry = _json_line(line)

@@ -16,8 +16,8 @@ from agent_constitution.covenant.adapters.common import (
     Refusal,
     file_change,
     parse_payload,
-    with_mutating,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms

@@ -14,8 +14,8 @@ from agent_constitution.covenant.adapters.common import (
     apply_edit,
     file_change,
     parse_payload,
-    with_mutating,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms

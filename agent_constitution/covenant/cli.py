@@ -70,10 +70,10 @@ def _covenant_check(flags: list[str]) -> int:
         return run_check(root, text, change_set=True, posture=posture, read_file=reader)
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     reader = None
-    if change_set and "\nindex " in "\n" + text:  # a git diff: it may be the staged set
-        from agent_constitution.covenant import gitdiff
+    if change_set:
+        from agent_constitution.covenant.piped import tree_reader
 
-        reader = gitdiff.piped_reader(root, text)
+        reader = tree_reader(root, text)
     return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
 
 

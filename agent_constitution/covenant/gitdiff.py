@@ -8,7 +8,6 @@ the disk for the worktree.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,32 +47,6 @@ def read(root: Path, *, staged: bool, revision_range: str | None) -> tuple[str, 
         return diff.patch or "", reader
     except (pygit2.GitError, KeyError, ValueError) as error:
         raise GitError(f"git: {error}") from None
-
-
-POST_BLOB = re.compile(r"^index [0-9a-f]+\.\.([0-9a-f]+)", re.MULTILINE)
-
-
-def piped_reader(root: Path, text: str) -> Callable[[str], str | None] | None:
-    """The index reader when a piped diff is the staged set, else None (the disk is read).
-
-    A stdin diff does not say what it was taken from, but git's `index <pre>..<post>` lines do:
-    when every post-image blob the diff names is a blob in the index (`git diff --cached`), the
-    tree it observes is the index. A worktree diff names blobs the index does not hold; a diff
-    without index lines (`diff -u`) has no git tree to read."""
-    posts = [post for post in POST_BLOB.findall(text) if post.strip("0")]  # all zeros: a deletion
-    if not posts:
-        return None
-    try:
-        repo = pygit2.Repository(str(root))
-        held = [str(entry.id) for entry in repo.index]
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-    prefixes: dict[int, set[str]] = {}
-    for post in posts:
-        known = prefixes.setdefault(len(post), {blob[: len(post)] for blob in held})
-        if post not in known:
-            return None
-    return _index_reader(repo)
 
 
 def _unborn_index(repo: pygit2.Repository) -> pygit2.Diff:

@@ -196,22 +196,18 @@ _NOT_TYPED = ("isMeta", "isCompactSummary", "isSidechain", "isSynthetic", "isRep
 _TOOL_OUTPUT = ("toolUseResult", "sourceToolAssistantUUID")
 
 
-def _human_text(entry: dict[str, Any], content: Any) -> tuple[bool, str | None]:
-    """(marked, text): whether the entry marks its provenance, and the text a person typed or None.
+def _human_text(entry: dict[str, Any], content: Any) -> str | None:
+    """The text a person typed, or None.
 
     Claude Code 2.1 marks provenance per entry (`origin: {kind: 'human'}`; other kinds such as
     `peer` are not a person). Earlier versions write no `origin`: every entry carries the session's
     `userType: 'external'`, so there a person's message is a `user` entry with that marker, a
     string content (or text blocks only) and none of the flags Claude Code puts on text it wrote.
     """
-    origin = entry.get("origin")
-    if origin is not None:
+    if "origin" in entry:
+        origin = entry["origin"]
         human = isinstance(origin, dict) and origin.get("kind") == "human" and isinstance(content, str)
-        return True, content if human else None
-    return False, _unmarked_text(entry, content)
-
-
-def _unmarked_text(entry: dict[str, Any], content: Any) -> str | None:
+        return content if human else None
     if entry.get("userType") != "external" or any(entry.get(flag) for flag in _NOT_TYPED):
         return None
     if any(key in entry for key in _TOOL_OUTPUT):
@@ -257,8 +253,13 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
         content = message.get("content") if isinstance(message, dict) else None
         kind = entry.get("type")
         if kind == "user":
-            marked, text = _human_text(entry, content)
+            marked = "origin" in entry
             any_marked = any_marked or marked
+            # a tool result's list opens with its tool_result block: no person's text there
+            first = content[0] if isinstance(content, list) and content else None
+            text = _human_text(entry, content) if isinstance(content, str) or (
+                isinstance(first, dict) and first.get("type") == "text"
+            ) else None
             if text is not None:
                 human: dict[str, Any] = {"text": text}
                 stamp = _timestamp_ms(entry.get("timestamp"))

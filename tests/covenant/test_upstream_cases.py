@@ -754,6 +754,9 @@ NOT_APPLICABLE = {
         "npm manifests; nothing to resolve in the port",
     "adapter-codex apply-patch.test.ts: a reader's throw travels out unchanged":
         "the port's reader turns a refused read into the adapter's refusal itself (ported as cx50)",
+    "adapter-claude-code transcript.test.ts: a nonexistent transcript file answers undefined (no session)":
+        "deviation: the port keeps the session for a transcript it cannot read (no messages, no calls), so the "
+        "transcript path stays protected and the valve stays shut (docs/covenant.md, Agent hooks)",
     "adapter-codex hook.test.ts: a pre-state read refused by permissions":
         "runs as root in CI, where no mode refuses a read; the same path is ported as cx50 (a directory target)",
 }
@@ -786,3 +789,60 @@ def test_init_codex_keeps_other_list_layouts_valid(tmp_path, case, text, expecte
     written = (tmp_path / "polydeukes.config.yaml").read_text()
     assert written == expected, case
     assert YAML(typ="safe").load(written)["protectedPaths"][-1] == ".codex/hooks.json"
+
+
+# upstream packages/adapter-claude-code/__tests__/transcript.test.ts, "findUserMessages trust contract"
+TOKEN = "PDKS-WITNESS-42"
+
+
+def human_entry(content, timestamp=None):
+    entry = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/repo",
+             "origin": {"kind": "human"}, "promptSource": "typed", "type": "user",
+             "message": {"role": "user", "content": content}, "uuid": "u-human"}
+    return entry if timestamp is None else {**entry, "timestamp": timestamp}
+
+
+def notification_entry(content):
+    return {"userType": "external", "origin": {"kind": "task-notification"}, "promptSource": "system", "type": "user",
+            "message": {"role": "user", "content": content}, "timestamp": "2026-07-21T04:01:00.000Z"}
+
+
+def tool_result_entry(text):
+    return {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                                      "content": text}]},
+            "timestamp": "2026-07-21T04:02:00.000Z"}
+
+
+def wrapper_entry(content):
+    return {"type": "user", "message": {"role": "user", "content": content}, "timestamp": "2026-07-21T04:03:00.000Z"}
+
+
+ASSISTANT = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "prose"}]}}
+T0, T5, T6 = 1784606400000, 1784606700000, 1784606760000  # 2026-07-21T04:00, 04:05, 04:06 UTC
+
+
+@pytest.mark.parametrize(
+    ("case", "entries", "expected"),
+    [
+        ("wv07", [human_entry("first human line", "2026-07-21T04:00:00.000Z"),
+                  human_entry("second human line", "2026-07-21T04:05:00.000Z")],
+         [{"text": "first human line", "timestampMs": T0}, {"text": "second human line", "timestampMs": T5}]),
+        ("wv08", [tool_result_entry(f"smuggled {TOKEN}")], []),
+        ("wv09", [notification_entry(f"<task-notification>{TOKEN}</task-notification>")], []),
+        ("wv10", [wrapper_entry("<command-name>/clear</command-name>")], []),
+        ("wv11", [human_entry("no timestamp here"), human_entry("bad timestamp here", "not-an-iso-date")],
+         [{"text": "no timestamp here"}, {"text": "bad timestamp here"}]),
+        ("wv12", [tool_result_entry("ignored"), human_entry("human A", "2026-07-21T04:00:00.000Z"),
+                  notification_entry(f"notif {TOKEN}"), wrapper_entry("<command-name>/clear</command-name>"),
+                  human_entry("human B", "2026-07-21T04:06:00.000Z"), ASSISTANT],
+         [{"text": "human A", "timestampMs": T0}, {"text": "human B", "timestampMs": T6}]),
+        ("wv13", ["{broken", "[1, 2]", human_entry("kept", "2026-07-21T04:00:00.000Z")],
+         [{"text": "kept", "timestampMs": T0}]),
+    ],
+)
+def test_transcript_trust_contract_as_upstream(tmp_path, case, entries, expected):
+    from agent_constitution.covenant.adapters.claude_code import read_transcript
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(e if isinstance(e, str) else json.dumps(e) for e in entries))
+    assert read_transcript(str(path))[0] == expected, case

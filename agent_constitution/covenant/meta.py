@@ -252,11 +252,6 @@ def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: 
         for path in protected:
             if mentions_path(target.text, path):
                 return f"{rule} targets protected path {path}"
-    inline = program_mention(command, protected)
-    if inline is not None:
-        # the program is code this layer does not read, so a path it names may be written (as an
-        # opaque token is judged): `python3 -c "open('.claude/settings.json','w')"`
-        return f"protected path {inline[1]} inside an inline {inline[0]} program"
     mentioned = None
     opaque_mention = False
     for token in (*command.words, *(r.target for r in command.redirects)):
@@ -266,7 +261,11 @@ def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: 
         mentioned = mentioned or hit
         opaque_mention = opaque_mention or token.opaque
     if mentioned is None:
-        return None
+        # What the words do not show may sit inside an inline program, code this layer does not
+        # read: a path it names may be written, as an opaque token is judged
+        # (`python3 -c "open('.claude/settings.json','w')"`).
+        inline = program_mention(command, protected)
+        return None if inline is None else f"protected path {inline[1]} inside an inline {inline[0]} program"
     if opaque_mention:
         return f"protected path {mentioned} inside an opaque token"
     if any(r.writes and r.target.opaque for r in command.redirects):

@@ -450,7 +450,9 @@ _LONG_INLINE_FLAGS = frozenset({"--eval", "--print", "--command"})
 
 def inline_programs(command: Command) -> tuple[str, list[Word]]:
     """(interpreter, program words) of an interpreter one-liner (`python3 -c CODE`, `node -e CODE`,
-    `perl -pi -e CODE`, `bash -lc CODE`, `env python3 -c CODE`); ('', []) for any other command.
+    `perl -pi -e CODE`, `bash -lc CODE`, `env python3 -c CODE`, `eval CODE`); ('', []) for any other
+    command. An interpreter given no program on its command line reads one from stdin, so its
+    heredoc bodies and herestring words are programs too (`python3 - <<EOF`).
 
     A flag letter ending a short-option cluster takes the next word; one starting it with more
     letters after it carries the program attached (`-cCODE`)."""
@@ -461,6 +463,8 @@ def inline_programs(command: Command) -> tuple[str, list[Word]]:
     if not words or words[0].opaque:
         return "", []
     name = basename(words[0].text)
+    if name == "eval":
+        return name, words[1:]
     letters = "".join(letter for pattern, letter in _INLINE_FLAGS if pattern.fullmatch(name))
     if not letters:
         return "", []
@@ -478,6 +482,9 @@ def inline_programs(command: Command) -> tuple[str, list[Word]]:
                 programs.append(following)
             elif text[1] in letters and len(text) > 2:
                 programs.append(Word(text[2:], word.opaque))
+    if not programs:
+        programs = [Word(heredoc.body) for heredoc in command.heredocs]
+        programs += [r.target for r in command.redirects if r.operator == "<<<"]
     return name, programs
 
 

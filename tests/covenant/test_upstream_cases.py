@@ -639,8 +639,14 @@ def shell_verdict(command):
          "protected path gate inside an inline python3.12 program"),
         ("sh09", """python3 -c"open('gate/a','w')" """, "protected path gate inside an inline python3 program"),
         ("sh10", """node --eval="fs.rmSync('gate')" """, "protected path gate inside an inline node program"),
+        # a path the words already show keeps upstream's verdict
         ("sh11", """cd src && python3 -c "print(open('./gate/inner.txt').read())" """,
-         "protected path gate inside an inline python3 program"),
+         "python3 mentions protected path gate without read-only proof"),
+        ("sh22", "eval 'sed -i s/a/b/ gate/x'", "eval mentions protected path gate without read-only proof"),
+        ("sh17", """eval "echo x > '.claude/settings.json'" """,
+         "protected path .claude/settings.json inside an inline eval program"),
+        ("sh18", "python3 - <<EOF\nopen('gate/x', 'w')\nEOF\n", "protected path gate inside an inline python3 program"),
+        ("sh19", """bash <<< "rm 'gate/x'" """, "protected path gate inside an inline bash program"),
     ],
 )
 def test_inline_programs_naming_a_protected_path_break(case, command, reason):
@@ -656,6 +662,8 @@ def test_inline_programs_naming_a_protected_path_break(case, command, reason):
         ("sh13", """node -e "console.log(require('./src/a.js'))" """),
         ("sh14", """python3 script.py gate-keeper"""),  # no inline program; `gate-keeper` is not `gate`
         ("sh15", """cat .claude/settings.json"""),  # a read-only head stays proven read-only
+        ("sh20", "cat <<EOF\ngate\nEOF\n"),  # a heredoc into a non-interpreter stays data
+        ("sh21", "python3 <<'PY'\nprint(1)\nPY\n"),
     ],
 )
 def test_programs_and_reads_without_a_protected_path_pass(case, command):

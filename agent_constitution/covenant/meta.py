@@ -350,6 +350,9 @@ def _transcript_command(command: Command, transcript: Transcript, tokenized: Tok
             return f"{rule} targets the session transcript {transcript.path}"
     tokens = (*command.words, *(r.target for r in command.redirects))
     if not any(transcript.named_in(token.text) for token in tokens):
+        name, programs = inline_programs(command)  # as shell-mod: code this layer does not read
+        if any(transcript.named_by(c) for program in programs for c in program_candidates(program.text)):
+            return f"the session transcript {transcript.path} inside an inline {name} program"
         return None
     if any(r.writes and r.target.opaque for r in command.redirects):
         return f"opaque redirect target alongside the session transcript {transcript.path}"

@@ -854,3 +854,15 @@ def test_transcript_trust_contract_as_upstream(tmp_path, case, entries, expected
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(e if isinstance(e, str) else json.dumps(e) for e in entries))
     assert read_transcript(str(path))[0] == expected, case
+
+
+def test_sh23_the_session_transcript_inside_an_inline_program():
+    from agent_constitution.covenant.meta import Transcript, judge_transcript_mod
+
+    transcript = Transcript.resolve("/home/me/.claude/projects/p/s.jsonl", "/home/me")
+    line = """python3 -c "open('/home/me/.claude/projects/p/s.jsonl','w').write('')" """
+    calls = [{"name": "Bash", "args": {"command": line}}]
+    assert judge_transcript_mod(calls, transcript, ("Bash",), ("command",), ("Edit",)) == (
+        "the session transcript /home/me/.claude/projects/p/s.jsonl inside an inline python3 program")
+    harmless = [{"name": "Bash", "args": {"command": "python3 -c \"print('s.jsonl')\""}}]
+    assert judge_transcript_mod(harmless, transcript, ("Bash",), ("command",), ("Edit",)) is None

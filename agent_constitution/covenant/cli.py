@@ -69,7 +69,12 @@ def _covenant_check(flags: list[str]) -> int:
             return run_check(root, "", change_set=True, posture=posture, failure=str(error))
         return run_check(root, text, change_set=True, posture=posture, read_file=reader)
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return run_check(root, text, change_set=change_set, posture=posture)
+    reader = None
+    if change_set:
+        from agent_constitution.covenant.piped import tree_reader
+
+        reader = tree_reader(root, text)
+    return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -175,6 +175,9 @@ def _adapters(value: Any) -> dict[str, Any]:
             for key in namespace:
                 if key not in HOSTS[name].SETTINGS:
                     raise ConfigProblem(f"unknown key '{key}' in adapters.{name}")
+            tools = namespace.get("mutatingTools", [])
+            if not isinstance(tools, list) or not all(isinstance(t, str) and t.strip() for t in tools):
+                raise ConfigProblem(f"adapters.{name}.mutatingTools must be an array of non-empty tool names")
     return value
 
 

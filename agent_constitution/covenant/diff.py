@@ -92,6 +92,7 @@ class _Block:
         self.rename_to: str | None = None
         self.binary = False
         self.hunks = 0
+        self.after_hunk = False  # the last line read closed a hunk body
         self.minus: list[str] = []
         self.plus: list[str] = []
 
@@ -172,18 +173,24 @@ def diff_to_input(text: str) -> dict[str, Any]:
                 i += 1
                 if body.startswith("\\"):
                     continue
+                # A line the declared counts leave no room for is a malformed hunk: judging the
+                # lines that fit and dropping the rest would observe less than the input says.
                 mark, rest = body[:1], body[1:]
-                if mark == "-":
+                if mark == "-" and old_left > 0:
                     block.minus.append(rest)
                     old_left -= 1
-                elif mark == "+":
+                elif mark == "+" and new_left > 0:
                     block.plus.append(rest)
                     new_left -= 1
-                elif mark in (" ", ""):
+                elif mark in (" ", "") and old_left > 0 and new_left > 0:
                     old_left -= 1
                     new_left -= 1
                 else:
                     raise DiffError(f"unified diff: unknown hunk line: {body}")
+            block.after_hunk = True
+        elif block is not None and block.after_hunk and line[:1] in ("+", "-", " "):
+            # past the counts a hunk line can only be one the header did not declare
+            raise DiffError(f"unified diff: unknown hunk line: {line}")
         elif block is not None:
             _extended_header(block, line.rstrip("\r"))
     if pending_old is not None:

@@ -25,7 +25,8 @@ IGNORE_ENTRY = "# Polydeukes telemetry — local observation data, never committ
 
 # host -> (settings file, PreToolUse matcher, timeout seconds or None)
 HOSTS: dict[str, tuple[str, str, int | None]] = {
-    "claude-code": (".claude/settings.json", "Edit|Write|MultiEdit|NotebookEdit|Bash", None),
+    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all
+    "claude-code": (".claude/settings.json", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", None),
     "codex": (".codex/hooks.json", "apply_patch|Bash", None),
     "grok": (".grok/hooks/covenant-pretooluse.json", "write|search_replace|run_terminal_command", 60),
 }
@@ -96,14 +97,91 @@ witness:
 """
 
 
+def _covered(path: str, protected: list[Any]) -> bool:
+    return any(isinstance(p, str) and (path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/")) for p in protected)
+
+
 def starter_config(host: str | None) -> str:
     """The starter text; the chosen host's settings file joins the protection list if not covered."""
     protected = list(STARTER_PROTECTED)
     if host is not None:
         settings = HOSTS[host][0]
-        if not any(settings == p or settings.startswith(p + "/") for p in protected):
+        if not _covered(settings, protected):
             protected.append(settings)
     return STARTER.replace("{protected}", "".join(f"  - '{p}'\n" for p in protected))
+
+
+def protect_settings(config_path: Path, settings: str) -> bool:
+    """Append the host's settings file to an existing config's `protectedPaths` unless an entry
+    already covers it; True when it wrote. The hook registration is the gate itself: left
+    unprotected, the session it judges can edit the judge away."""
+    text = config_path.read_text("utf-8")
+    if config_path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise UserError(f"cannot protect {settings}: the config is not JSON ({error})", file=config_path) from None
+        protected = _protection_list(data, config_path, settings)
+        if _covered(settings, protected):
+            return False
+        data["protectedPaths"] = [*protected, settings]
+        write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return True
+    from ruamel.yaml import YAML, YAMLError
+
+    yaml = YAML()  # round-trip: the user's comments and quoting survive the edit
+    yaml.preserve_quotes = True
+    try:
+        data = yaml.load(text)
+        protected = _protection_list(yaml.load("{}") if data is None else data, config_path, settings)
+        if _covered(settings, protected):
+            return False
+        write_atomic(config_path, _yaml_with(yaml, text, data, settings))
+    except YAMLError as error:
+        raise UserError(f"cannot protect {settings}: the config does not parse ({error})", file=config_path) from None
+    return True
+
+
+def _protection_list(data: Any, config_path: Path, settings: str) -> list[Any]:
+    protected = data.get("protectedPaths", []) if isinstance(data, dict) else None
+    if not isinstance(protected, list):
+        raise UserError(
+            f"cannot protect {settings}: the config has no protectedPaths list to add it to",
+            file=config_path,
+            field="protectedPaths",
+            fix=f"make protectedPaths a list and add '{settings}' to it",
+        )
+    return protected
+
+
+def _yaml_with(yaml: Any, text: str, data: Any, settings: str) -> str:
+    """The config text with `settings` appended to its protectedPaths.
+
+    A block list gains one line after its last item, so nothing else in the file moves; the line is
+    kept only if the text then reads back as the old list plus the new entry. Otherwise (a flow
+    list, no list, an item spanning lines) ruamel's round trip rewrites the document."""
+    import io
+
+    protected = data.get("protectedPaths") if data is not None else None
+    if protected and not protected.fa.flow_style():
+        row, column = protected.lc.item(len(protected) - 1)
+        lines = text.splitlines(keepends=True)
+        dash = lines[row].rfind("-", 0, column)
+        if dash >= 0 and not lines[row][:dash].strip():
+            lines[row] = lines[row] if lines[row].endswith("\n") else lines[row] + "\n"
+            lines.insert(row + 1, f"{lines[row][:dash]}- '{settings}'\n")
+            edited = "".join(lines)
+            reread = yaml.load(edited)
+            if isinstance(reread, dict) and list(reread.get("protectedPaths") or []) == [*protected, settings]:
+                return edited
+    if data is None:
+        data = yaml.load("{}")
+    if data.get("protectedPaths") is None:
+        data["protectedPaths"] = []
+    data["protectedPaths"].append(settings)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
 
 
 def default_command(root: Path, host: str) -> str:
@@ -155,7 +233,9 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         raise UserError(
             f"ambiguous Polydeukes config in {root} — found {' and '.join(found)}; keep exactly one and re-run"
         )
-    if found:
+    if found and host is not None and protect_settings(root / found[0], HOSTS[host][0]):
+        created.append(f"{found[0]} (protectedPaths += {HOSTS[host][0]})")
+    elif found:
         skipped.append(found[0])
     else:
         write_atomic(root / CONFIG_NAMES[0], starter_config(host))

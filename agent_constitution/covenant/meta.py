@@ -33,6 +33,7 @@ from agent_constitution.covenant.shell import (
     Tokenized,
     basename,
     command_name,
+    inline_programs,
     is_nested_shell,
     mutation_targets,
     proves_read_only,
@@ -148,6 +149,26 @@ def proven_change_path(call: dict[str, Any]) -> str | None:
     return path if any(s != "." for s in path_segments(path)) else None
 
 
+# Inside an inline program a path sits in the program's own string literals, calls and lists.
+_PROGRAM_SPLIT = re.compile(r"""[\s=,()`'"\[\]{};+<>|&]+""")
+
+
+def program_candidates(program: str) -> list[str]:
+    """Path-like fragments of an inline interpreter program, its quotes and punctuation cut away."""
+    return [fragment for fragment in _PROGRAM_SPLIT.split(program) if fragment]
+
+
+def program_mention(command: Command, protected: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+    """(interpreter, protected path) when an inline program of `command` names a protected path."""
+    name, programs = inline_programs(command)
+    for program in programs:
+        candidates = program_candidates(program.text)
+        for path in protected:
+            if any(path_matches_protected(candidate, path) for candidate in candidates):
+                return name, path
+    return None
+
+
 @lru_cache(maxsize=64)
 def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
     """The path candidates of one argument string read as a command line, and whether it was fully
@@ -159,6 +180,8 @@ def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
             found.extend(path_candidates(word.text))
         for redirect in command.redirects:
             found.extend(path_candidates(redirect.target.text))
+        for program in inline_programs(command)[1]:
+            found.extend(program_candidates(program.text))
     return tuple(found), tokenized.fully_read
 
 
@@ -238,7 +261,11 @@ def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: 
         mentioned = mentioned or hit
         opaque_mention = opaque_mention or token.opaque
     if mentioned is None:
-        return None
+        # What the words do not show may sit inside an inline program, code this layer does not
+        # read: a path it names may be written, as an opaque token is judged
+        # (`python3 -c "open('.claude/settings.json','w')"`).
+        inline = program_mention(command, protected)
+        return None if inline is None else f"protected path {inline[1]} inside an inline {inline[0]} program"
     if opaque_mention:
         return f"protected path {mentioned} inside an opaque token"
     if any(r.writes and r.target.opaque for r in command.redirects):
@@ -323,6 +350,9 @@ def _transcript_command(command: Command, transcript: Transcript, tokenized: Tok
             return f"{rule} targets the session transcript {transcript.path}"
     tokens = (*command.words, *(r.target for r in command.redirects))
     if not any(transcript.named_in(token.text) for token in tokens):
+        name, programs = inline_programs(command)  # as shell-mod: code this layer does not read
+        if any(transcript.named_by(c) for program in programs for c in program_candidates(program.text)):
+            return f"the session transcript {transcript.path} inside an inline {name} program"
         return None
     if any(r.writes and r.target.opaque for r in command.redirects):
         return f"opaque redirect target alongside the session transcript {transcript.path}"

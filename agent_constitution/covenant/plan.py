@@ -117,6 +117,7 @@ def build_plan(path: Path) -> dict[str, Any]:
         "config": path.name,
         "protected": normalise_protected(config.protectedPaths),
         "logPath": config.telemetry.logPath if config.telemetry else None,
+        "adapters": config.adapters,
         "witness": config.witness.model_dump() if config.witness else None,
         "lists": {
             name: (None if getattr(config, name) is None else len(getattr(config, name)))

@@ -433,6 +433,61 @@ def is_nested_shell(command: Command) -> bool:
     return name is not None and basename(name.text) in NESTED_SHELLS
 
 
+# Interpreters that run a program given on their command line, and the flag letter that takes it.
+# The program is code this layer does not read: a path inside it may be written (`open(p, 'w')`).
+_INLINE_FLAGS = (
+    (re.compile(r"python[0-9.]*|pypy[0-9.]*"), "c"),
+    (re.compile(r"node(js)?|deno|bun"), "e"),
+    (re.compile(r"node(js)?"), "p"),
+    (re.compile(r"ruby[0-9.]*"), "e"),
+    (re.compile(r"perl[0-9.]*"), "e"),
+    (re.compile(r"perl[0-9.]*"), "E"),
+    (re.compile(r"php[0-9.]*"), "r"),
+    (re.compile(r"(ba|z|da|k|mk|fi)?sh"), "c"),
+)
+_LONG_INLINE_FLAGS = frozenset({"--eval", "--print", "--command"})
+
+
+def inline_programs(command: Command) -> tuple[str, list[Word]]:
+    """(interpreter, program words) of an interpreter one-liner (`python3 -c CODE`, `node -e CODE`,
+    `perl -pi -e CODE`, `bash -lc CODE`, `env python3 -c CODE`, `eval CODE`); ('', []) for any other
+    command. An interpreter given no program on its command line reads one from stdin, so its
+    heredoc bodies and herestring words are programs too (`python3 - <<EOF`).
+
+    A flag letter ending a short-option cluster takes the next word; one starting it with more
+    letters after it carries the program attached (`-cCODE`)."""
+    words = list(command.words)
+    # NAME=VALUE, `env` and its options before the interpreter
+    while words and (_ASSIGNMENT.match(words[0].text) or words[0].text.startswith("-") or basename(words[0].text) == "env"):
+        words.pop(0)
+    if not words or words[0].opaque:
+        return "", []
+    name = basename(words[0].text)
+    if name == "eval":
+        return name, words[1:]
+    letters = "".join(letter for pattern, letter in _INLINE_FLAGS if pattern.fullmatch(name))
+    if not letters:
+        return "", []
+    programs: list[Word] = []
+    for index, word in enumerate(words[1:], start=1):
+        text = word.text
+        following = words[index + 1] if index + 1 < len(words) else None
+        if text in _LONG_INLINE_FLAGS or text.split("=", 1)[0] in _LONG_INLINE_FLAGS:
+            if "=" in text:
+                programs.append(Word(text.split("=", 1)[1], word.opaque))
+            elif following is not None:
+                programs.append(following)
+        elif len(text) > 1 and text[0] == "-" and text[1] != "-":
+            if text[-1] in letters and following is not None:
+                programs.append(following)
+            elif text[1] in letters and len(text) > 2:
+                programs.append(Word(text[2:], word.opaque))
+    if not programs:
+        programs = [Word(heredoc.body) for heredoc in command.heredocs]
+        programs += [r.target for r in command.redirects if r.operator == "<<<"]
+    return name, programs
+
+
 # Deliberately not git diff/log/show: each can write through --output=.
 READ_ONLY_ALLOWLIST: tuple[tuple[str, ...], ...] = (
     ("cat",),

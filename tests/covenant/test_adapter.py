@@ -199,7 +199,7 @@ def test_codex_move_and_refusals(tmp_path):
         codex.translate(codex_payload("shell", "ls", tmp_path), tmp_path)
     with pytest.raises(Refusal, match="outside the project"):
         codex.translate(codex_payload("apply_patch", "*** Begin Patch\n*** Add File: ../x\n+a\n*** End Patch", tmp_path), tmp_path)
-    with pytest.raises(Refusal, match="not a PreToolUse envelope"):
+    with pytest.raises(Refusal, match="the payload is missing the required key 'cwd'"):
         codex.translate('{"tool_name": "Bash"}', tmp_path)
 
 
@@ -259,7 +259,7 @@ def test_adapters_translate_or_refuse_never_crash(tmp_path_factory, raw):
 
 
 def test_an_adapter_crash_fails_closed(tmp_path, capsys):
-    def boom(raw, root):
+    def boom(raw, root, mutating):
         raise RuntimeError("boom")
 
     (tmp_path / "polydeukes.config.yaml").write_text("languages: { ts: { productionGlob: 'src/**', testCmd: 't' } }\n")

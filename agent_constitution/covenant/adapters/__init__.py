@@ -19,15 +19,28 @@ from pathlib import Path
 
 from agent_constitution.covenant.adapters import claude_code, codex, grok
 from agent_constitution.covenant.adapters.common import hook
+from agent_constitution.covenant.plan import CONFIG_NAMES
 
 HOSTS = {"claude-code": claude_code, "codex": codex, "grok": grok}
 USAGE = "usage: pdks hook claude-code|codex|grok"
 
 
+def find_root(start: Path) -> Path:
+    """The nearest directory at or above `start` holding a config, else `start` itself.
+
+    A host may start the hook in any subdirectory of the session; judging from there would find no
+    config, fail closed on every call and leave a log in that subdirectory. Without a config
+    anywhere above, the run fails closed in `start` as `covenant check` would."""
+    for directory in (start, *start.parents):
+        if any((directory / name).is_file() for name in CONFIG_NAMES):
+            return directory
+    return start
+
+
 def root_for(host: str) -> Path:
-    if host == "claude-code":
-        return claude_code.project_root()
-    return Path(os.getcwd())
+    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`; otherwise search up from the cwd."""
+    named = os.environ.get("CLAUDE_PROJECT_DIR") if host == "claude-code" else None
+    return Path(named) if named else find_root(Path(os.getcwd()))
 
 
 def main(argv: list[str]) -> int:
@@ -37,10 +50,12 @@ def main(argv: list[str]) -> int:
         return 2
     module = HOSTS[argv[0]]
     raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    context = argv[0] == "claude-code"
+    host = argv[0]
+    context = host == "claude-code"
     if context and grok.is_envelope(_parsed(raw)):
-        module, context = grok, False
-    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), context=context)
+        module, host, context = grok, "grok", False
+    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), host, module.MUTATING_DEFAULTS,
+                context=context)
 
 
 def _parsed(raw: str):

@@ -22,6 +22,7 @@ from agent_constitution.covenant.adapters.common import (
     file_change,
     parse_payload,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -29,9 +30,17 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-claude-code failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
-# any key there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ()
+# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
+# there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ("mutatingTools",)
+# `adapters.claude-code.mutatingTools` when the config names none: the writers of the reference MCP
+# filesystem server under the server name its documentation uses (`mcp__<server>__<tool>`).
+MUTATING_DEFAULTS = (
+    "mcp__filesystem__write_file",
+    "mcp__filesystem__edit_file",
+    "mcp__filesystem__move_file",
+    "mcp__filesystem__create_directory",
+)
 TOOLS = {
     "mutating": ["Edit", "Write", "MultiEdit", "NotebookEdit"],
     "shell": ["Bash"],
@@ -181,24 +190,58 @@ def _json_line(line: str) -> Any:
     return value
 
 
+# Flags Claude Code sets on `user` entries it wrote itself (caveats and skill text, compaction
+# summaries, a subagent's prompt, a tool's result, replayed or synthetic input).
+_NOT_TYPED = ("isMeta", "isCompactSummary", "isSidechain", "isSynthetic", "isReplay", "isVisibleInTranscriptOnly")
+_TOOL_OUTPUT = ("toolUseResult", "sourceToolAssistantUUID")
+
+
+def _human_text(entry: dict[str, Any], content: Any) -> str | None:
+    """The text a person typed, or None.
+
+    Claude Code 2.1 marks provenance per entry (`origin: {kind: 'human'}`; other kinds such as
+    `peer` are not a person). Earlier versions write no `origin`: every entry carries the session's
+    `userType: 'external'`, so there a person's message is a `user` entry with that marker, a
+    string content (or text blocks only) and none of the flags Claude Code puts on text it wrote.
+    """
+    if "origin" in entry:
+        origin = entry["origin"]
+        human = isinstance(origin, dict) and origin.get("kind") == "human" and isinstance(content, str)
+        return content if human else None
+    if entry.get("userType") != "external" or any(entry.get(flag) for flag in _NOT_TYPED):
+        return None
+    if any(key in entry for key in _TOOL_OUTPUT):
+        return None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(
+        isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        for block in content
+    ):
+        return "\n".join(block["text"] for block in content)
+    return None
+
+
 def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Human messages and tool calls from a transcript JSONL; unreadable means both empty.
 
-    A human message is a `user` entry with `origin.kind == 'human'` and a string content; a tool
-    call is a `tool_use` block of an `assistant` entry, `succeeded` when a `tool_result` for its id
-    exists with `is_error` absent or false (the first result wins).
+    A human message is what `_human_text` accepts; a tool call is a `tool_use` block of an
+    `assistant` entry, `succeeded` when a `tool_result` for its id exists with `is_error` absent or
+    false (the first result wins).
     """
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()
     except (OSError, ValueError):
         return [], []
-    messages: list[dict[str, Any]] = []
+    messages: list[tuple[bool, dict[str, Any]]] = []
+    any_marked = False  # a transcript that marks provenance anywhere is read by its marks alone
     calls: list[tuple[str, dict[str, Any]]] = []
     results: dict[str, bool] = {}
     for line in lines:
-        # Every entry this reader keeps names one of these words; skip the rest unparsed.
-        if '"human"' not in line and '"tool_use"' not in line and '"tool_result"' not in line:
+        # Every entry this reader keeps is a user entry or carries a tool use; skip the rest
+        # unparsed (`userType: "external"` is on every line of a 2.0 transcript, so not that).
+        if '"user"' not in line and '"tool_use"' not in line:
             continue
         try:
             entry = _json_line(line)
@@ -210,13 +253,19 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
         content = message.get("content") if isinstance(message, dict) else None
         kind = entry.get("type")
         if kind == "user":
-            origin = entry.get("origin")
-            if isinstance(origin, dict) and origin.get("kind") == "human" and isinstance(content, str):
-                human: dict[str, Any] = {"text": content}
+            marked = "origin" in entry
+            any_marked = any_marked or marked
+            # a tool result's list opens with its tool_result block: no person's text there
+            first = content[0] if isinstance(content, list) and content else None
+            text = _human_text(entry, content) if isinstance(content, str) or (
+                isinstance(first, dict) and first.get("type") == "text"
+            ) else None
+            if text is not None:
+                human: dict[str, Any] = {"text": text}
                 stamp = _timestamp_ms(entry.get("timestamp"))
                 if stamp is not None:
                     human["timestampMs"] = stamp
-                messages.append(human)
+                messages.append((marked, human))
             for block in content if isinstance(content, list) else ():
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     use_id = block.get("tool_use_id")
@@ -232,7 +281,7 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
     for use_id, call in calls:
         call["succeeded"] = results.get(use_id, False) if isinstance(use_id, str) else False
         tool_calls.append(call)
-    return messages, tool_calls
+    return [human for marked, human in messages if marked or not any_marked], tool_calls
 
 
 def read_sidecar(transcript_path: str) -> str | None:
@@ -277,7 +326,7 @@ def session_of(transcript_path: str) -> dict[str, Any]:
     return session
 
 
-def translate(raw: str, root: Path) -> dict[str, Any]:
+def translate(raw: str, root: Path, mutating: tuple[str, ...] = ()) -> dict[str, Any]:
     payload = parse_payload(raw)
     if not is_envelope(payload):
         raise Refusal(NOT_AN_ENVELOPE)
@@ -294,12 +343,7 @@ def translate(raw: str, root: Path) -> dict[str, Any]:
             call["fileChange"] = change
         ir["toolCalls"].append(call)
     ir["actor"] = {"agentType": agent_type} if isinstance(agent_type, str) and agent_type else {}
-    ir["tools"] = TOOLS
+    ir["tools"] = with_mutating(TOOLS, mutating)
     if isinstance(payload.get("transcript_path"), str):
         ir["session"] = session_of(payload["transcript_path"])
     return ir
-
-
-def project_root() -> Path:
-    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`; the hook's cwd may be a subdirectory."""
-    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())

@@ -8,15 +8,16 @@ session and no actor in this IR.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from agent_constitution.covenant.adapters.common import (
-    NOT_AN_ENVELOPE,
     Refusal,
     file_change,
     parse_payload,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-codex failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
-# any key there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ()
+# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
+# there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ("mutatingTools",)
+MUTATING_DEFAULTS: tuple[str, ...] = ()  # `mutatingTools` when the config names none
 TOOLS = {"mutating": ["apply_patch"], "shell": ["Bash"], "commandArgs": ["command"]}
 REQUIRED = (
     "cwd",
@@ -43,29 +45,69 @@ REQUIRED = (
 
 
 def _project_path(path: str, cwd: Path, root: Path) -> str:
-    absolute = Path(os.path.normpath(path if os.path.isabs(path) else cwd / path))
+    # both bases canonical: a cwd spelled through a symlink (macOS /tmp) is still inside the root
+    absolute = Path(os.path.normpath(path if os.path.isabs(path) else os.path.realpath(cwd) / Path(path)))
     try:
         return absolute.relative_to(root.resolve()).as_posix()
     except ValueError:
         raise Refusal(f"apply_patch names a path outside the project: {path}") from None
 
 
-def _apply_chunks(pre: str, chunks: list[tuple[str, list[str]]], path: str) -> str:
+# Codex's own matcher tries each pass in turn over the whole file before relaxing to the next:
+# exact, then ignoring trailing whitespace, then ignoring both ends, then with typographic
+# punctuation read as ASCII. An anchor or a block the tool would find must be found here too, or
+# the hook refuses patches the tool applies.
+_TYPOGRAPHIC = str.maketrans(
+    {**dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+     **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+     **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+     **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " ")}
+)
+_PASSES = (
+    lambda line: line,
+    str.rstrip,
+    str.strip,
+    lambda line: line.strip().translate(_TYPOGRAPHIC),
+)
+
+
+def seek(lines: list[str], pattern: list[str], start: int, at_end: bool = False) -> int | None:
+    """Where `pattern` first occurs in `lines` at or after `start` under Codex's passes, or None.
+
+    An empty pattern sits at `start`. `at_end` (a block closed by `*** End of File`) tries the
+    file's last lines first."""
+    if not pattern:
+        return start
+    if len(pattern) > len(lines):
+        return None
+    first = len(lines) - len(pattern) if at_end else start
+    for norm in _PASSES:
+        wanted = [norm(line) for line in pattern]
+        for i in range(first, len(lines) - len(pattern) + 1):
+            if all(norm(lines[i + k]) == wanted[k] for k in range(len(pattern))):
+                return i
+    return None
+
+
+def _apply_chunks(pre: str, chunks: list[tuple[str | None, list[str], bool]], path: str) -> str:
     lines = pre.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     at = 0
-    for anchor, body in chunks:
-        if anchor:
-            try:
-                at = lines.index(anchor, at) + 1
-            except ValueError:
-                raise Refusal(f"apply_patch context '{anchor}' is not in {path}") from None
+    for anchor, body, at_end in chunks:
+        if anchor is not None:
+            found = seek(lines, [anchor], at)
+            if found is None:
+                raise Refusal(f"apply_patch context '{anchor}' is not in {path}")
+            at = found + 1
         old = [line[1:] for line in body if line[:1] in (" ", "-")]
         new = [line[1:] for line in body if line[:1] in (" ", "+")]
-        found = next(
-            (i for i in range(at, len(lines) - len(old) + 1) if lines[i : i + len(old)] == old), None
-        )
+        found = seek(lines, old, at, at_end)
+        if found is None and old and old[-1] == "":
+            # Codex retries a block whose last old line is blank without it
+            old = old[:-1]
+            new = new[:-1] if new and new[-1] == "" else new
+            found = seek(lines, old, at, at_end)
         if found is None:
             raise Refusal(f"apply_patch lines to change are not in {path}")
         lines[found : found + len(old)] = new
@@ -107,17 +149,20 @@ def parse_patch(text: str, cwd: Path, root: Path) -> list[dict[str, Any]]:
             if i < len(body) and body[i].startswith("*** Move to: "):
                 target = _project_path(body[i][len("*** Move to: ") :], cwd, root)
                 i += 1
-            chunks: list[tuple[str, list[str]]] = []
+            chunks: list[tuple[str | None, list[str], bool]] = []
             while i < len(body) and (not body[i].startswith("*** ") or body[i] == "*** End of File"):
                 line = body[i]
                 i += 1
                 if line == "*** End of File":
+                    if chunks:
+                        chunks[-1] = (chunks[-1][0], chunks[-1][1], True)
                     continue
                 if line.startswith("@@"):
-                    chunks.append((line[2:].strip(), []))
+                    # `@@ <text>`: the text as written (indentation included) is the anchor
+                    chunks.append((line[3:] if line.startswith("@@ ") else None, [], False))
                     continue
                 if not chunks:
-                    chunks.append(("", []))
+                    chunks.append((None, [], False))
                 if line == "":
                     line = " "
                 if line[:1] not in (" ", "-", "+"):
@@ -134,27 +179,57 @@ def parse_patch(text: str, cwd: Path, root: Path) -> list[dict[str, Any]]:
                 changes.append(file_change(target, read_pre_state(target, root), post))
         else:
             raise Refusal(f"apply_patch line is not a file operation: {header}")
+    if not changes:
+        # an envelope around no file proves no change: passing it would be an unrouted pass
+        raise Refusal("the patch names no file to change")
     return changes
 
 
-def translate(raw: str, root: Path) -> dict[str, Any]:
-    payload = parse_payload(raw)
-    if not isinstance(payload, dict) or any(key not in payload for key in REQUIRED):
-        raise Refusal(NOT_AN_ENVELOPE)
-    if payload["hook_event_name"] != "PreToolUse" or not isinstance(payload["tool_input"], dict):
-        raise Refusal(NOT_AN_ENVELOPE)
+ROSTER = ("apply_patch", "Bash")
+
+
+def _envelope(payload: Any, mutating: tuple[str, ...]) -> tuple[str, str, Any]:
+    """(cwd, tool name, command) of a Codex PreToolUse payload, or upstream's reason it is not one.
+
+    Every value read is type-checked here: a wrong type deeper in would crash, and a crash must
+    not be what decides the call."""
+    if not isinstance(payload, dict):
+        raise Refusal("the payload is not a non-null object")
+    for key in REQUIRED:
+        if key not in payload:
+            raise Refusal(f"the payload is missing the required key '{key}'")
+    event = payload["hook_event_name"]
+    if event != "PreToolUse":
+        shown = "null" if event is None else json.dumps(event) if not isinstance(event, str) else event
+        raise Refusal(f"the payload is a {shown} event, not PreToolUse")
+    if not isinstance(payload["cwd"], str):
+        raise Refusal("the payload cwd is not a string")
     name = payload["tool_name"]
-    if name not in ("apply_patch", "Bash"):
+    if not isinstance(name, str):
+        raise Refusal("the payload tool_name is not a string")
+    roster = (*ROSTER, *(extra for extra in mutating if extra not in ROSTER))
+    if name not in roster:
         raise Refusal(
-            f"this adapter does not translate tool '{name}'; the roster is apply_patch, Bash — "
+            f"this adapter does not translate tool '{name}'; the roster is {', '.join(roster)} — "
             "see the package README, What this surface does not observe"
         )
+    if not isinstance(payload["tool_input"], dict):
+        raise Refusal("the payload tool_input is not a non-null object")
+    if name not in ROSTER:  # a configured mutating tool: judged on its arguments
+        return payload["cwd"], name, payload["tool_input"]
     command = payload["tool_input"].get("command")
     if not isinstance(command, str):
-        raise Refusal(f"{name} tool_input is missing a string command")
+        raise Refusal("the payload tool_input.command is not a string")
+    return payload["cwd"], name, command
+
+
+def translate(raw: str, root: Path, mutating: tuple[str, ...] = ()) -> dict[str, Any]:
+    cwd, name, command = _envelope(parse_payload(raw), mutating)
     if name == "Bash":
         calls = [{"name": "Bash", "args": {"command": command}}]
+    elif name == "apply_patch":
+        changes = parse_patch(command, Path(cwd), root)
+        calls = [{"name": "apply_patch", "fileChange": change} for change in changes]
     else:
-        cwd = Path(payload["cwd"]) if isinstance(payload["cwd"], str) else root
-        calls = [{"name": "apply_patch", "fileChange": change} for change in parse_patch(command, cwd, root)]
-    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": TOOLS}
+        calls = [{"name": name, "args": command}]
+    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": with_mutating(TOOLS, mutating)}

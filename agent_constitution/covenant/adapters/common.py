@@ -106,10 +106,33 @@ def run_check(stdin_text: str, root: Path, *, context: bool = False) -> int:
     return 0 if status == 0 else 2
 
 
-def hook(prefix: str, translate, raw: str, root: Path, *, context: bool = False) -> int:
+def configured_mutating(root: Path, host: str, defaults: tuple[str, ...]) -> tuple[str, ...]:
+    """The tool names added to the host's mutating roster: the config's `adapters.<host>.mutatingTools`,
+    or the adapter's defaults when the config names none.
+
+    A config that does not load adds nothing here: the judge then fails closed on it itself."""
+    from agent_constitution.covenant.plan import PlanError, load_plan
+
+    try:
+        settings = load_plan(root).get("adapters", {}).get(host, {})
+    except PlanError:
+        return ()
+    return tuple(settings.get("mutatingTools", defaults))
+
+
+def with_mutating(tools: dict[str, list[str]], extra: tuple[str, ...]) -> dict[str, list[str]]:
+    """The host's roster with the configured mutating tools appended (never removed: a config that
+    could narrow the roster could unprotect a path without saying so)."""
+    added = [name for name in extra if name not in tools["mutating"]]
+    return {**tools, "mutating": tools["mutating"] + added} if added else tools
+
+
+def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, defaults: tuple[str, ...] = (),
+         *, context: bool = False) -> int:
     """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
     try:
-        stdin_text = ir_text(translate(raw, root))
+        extra = configured_mutating(root, host, defaults) if host else ()
+        stdin_text = ir_text(translate(raw, root, extra))
     except Exception as error:  # a crash must fail closed too: exit 1 would let the call through
         reason = str(error) if isinstance(error, Refusal) else f"{type(error).__name__}: {error}"
         stdin_text = f"{prefix} {reason}\n"

@@ -15,6 +15,7 @@ from agent_constitution.covenant.adapters.common import (
     file_change,
     parse_payload,
     read_pre_state,
+    with_mutating,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -22,9 +23,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-grok failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config: none yet, so
-# any key there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ()
+# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
+# there is refused (config.py asks each adapter) rather than silently ignored.
+SETTINGS: tuple[str, ...] = ("mutatingTools",)
+MUTATING_DEFAULTS: tuple[str, ...] = ()  # `mutatingTools` when the config names none
 TOOLS = {"mutating": ["write", "search_replace"], "shell": ["run_terminal_command"], "commandArgs": ["command"]}
 
 
@@ -50,7 +52,7 @@ def is_envelope(payload: Any) -> bool:
     return isinstance(name, str) and name[:1].islower() and not name.startswith("mcp__")
 
 
-def translate(raw: str, root: Path) -> dict[str, Any]:
+def translate(raw: str, root: Path, mutating: tuple[str, ...] = ()) -> dict[str, Any]:
     name, tool_input = _envelope(parse_payload(raw))
     call: dict[str, Any] = {"name": name, "args": tool_input}
     path = tool_input.get("file_path")
@@ -62,4 +64,4 @@ def translate(raw: str, root: Path) -> dict[str, Any]:
             post = None if pre is None else apply_edit(pre, tool_input)
         if post is not None:
             call["fileChange"] = file_change(path, pre, post)
-    return {"toolCalls": [call], "subagentSpawns": [], "userMessages": [], "tools": TOOLS}
+    return {"toolCalls": [call], "subagentSpawns": [], "userMessages": [], "tools": with_mutating(TOOLS, mutating)}

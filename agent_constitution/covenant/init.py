@@ -12,6 +12,7 @@ settings merger compile uses too). The hook command is the one compile writes (`
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any

@@ -13,11 +13,13 @@ from doit.loader import create_after, task_params
 
 from agent_constitution.project import Project
 from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS
+from agent_constitution.tasks.reporter import Reporter
 
 DEFAULT_CONFIG = {
     "dep_file": "cache/doit.sqlite3",
     "backend": "sqlite3",
     "default_tasks": ["compile"],
+    "reporter": Reporter,
 }
 
 

@@ -201,8 +201,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--command", help="the hook command to register (default: 'pdks hook <host>')")
     try:
         options = parser.parse_args(argv)
-    except SystemExit:
-        return 2
+    except SystemExit as done:
+        return 0 if done.code == 0 else 2  # --help: 0; a usage error: 2
     if options.command and not options.host:
         print("pdks init failed: --command needs --host", file=sys.stderr)
         return 2

@@ -144,3 +144,13 @@ def test_the_alias_and_every_command_are_console_scripts():
     scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["agc"] == scripts["agent-constitution"] == "agent_constitution.cli:main"
     assert {"pdks", "constitution-build"} <= set(scripts)
+
+
+@pytest.mark.parametrize("task", ["site", "upgrade", "impact"])
+def test_doit_says_why_a_task_on_request_does_not_apply(task, tmp_path):
+    (tmp_path / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
+    done = subprocess.run([sys.executable, "-m", "doit", task], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert f"error: `{task}` does not apply here" in done.stderr and "fix: " in done.stderr
+    listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
+    assert listed.returncode == 0 and task in listed.stdout

@@ -1,6 +1,7 @@
 """The command-line conventions of agent-constitution, pdks and constitution-build, and the verbs
 that run the doit task graph in-process."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +155,12 @@ def test_doit_says_why_a_task_on_request_does_not_apply(task, tmp_path):
     assert f"error: `{task}` does not apply here" in done.stderr and "fix: " in done.stderr
     listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
     assert listed.returncode == 0 and task in listed.stdout
+
+
+def test_no_documented_command_installs_the_bare_name_from_the_index():
+    # `agent-constitution` on PyPI is another project: every install names the git URL, a path or a wheel.
+    bare = re.compile(r"(uv tool install|uv add( --dev)?|uv pip install|pip install|uvx( --from)?)\s+[\"']?agent-constitution\b(?!\s*@)")
+    pages = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
+    found = [f"{page.name}: {match.group(0)}" for page in pages for match in bare.finditer(page.read_text())]
+    assert found == []
+    assert "uv tool install git+https://github.com/Luolc/agent-constitution" in (PROJECT / "README.md").read_text()

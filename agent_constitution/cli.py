@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
+    if "--version" in args:
+        print(version())
+        return 0
     from agent_constitution.commands import run
 
     if not args:
@@ -88,9 +91,6 @@ def _dispatch(args: list[str]) -> int:
     verb, rest = args[0], args[1:]
     if verb in ("-h", "--help"):
         sys.stdout.write(overview())
-        return 0
-    if "--version" in args:
-        print(version())
         return 0
     if verb == "init":
         from agent_constitution.commands.init import init

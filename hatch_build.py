@@ -32,6 +32,11 @@ class CommitHook(BuildHookInterface):
                                   capture_output=True, text=True, check=True)
         except (OSError, subprocess.CalledProcessError):
             return  # not a checkout: the package records no commit
-        folder = Path(tempfile.mkdtemp(prefix="agent-constitution-build-"))
-        (folder / "_commit").write_text(done.stdout.strip() + "\n", encoding="utf-8")
-        build_data["force_include"][str(folder / "_commit")] = TARGET
+        self._folder = tempfile.TemporaryDirectory(prefix="agent-constitution-build-")
+        written = Path(self._folder.name) / "_commit"
+        written.write_text(done.stdout.strip() + "\n", encoding="utf-8")
+        build_data["force_include"][str(written)] = TARGET
+
+    def finalize(self, version: str, build_data: dict, artifact_path: str) -> None:
+        if getattr(self, "_folder", None) is not None:
+            self._folder.cleanup()

@@ -93,8 +93,7 @@ def assert_adopted(repo: Path, results, head: str) -> None:
     assert (repo / "cache" / "checks" / "report.json").is_file()
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=repo, capture_output=True,
                             text=True).stdout.split()
-    assert {"rules.toml", "rules.lock", "AGENTS.md", "CLAUDE.md", ".pre-commit-config.yaml",
-            "cache/.gitignore", ".claude/settings.json"} <= set(staged)
+    assert {"rules.toml", "rules.lock", "AGENTS.md", "CLAUDE.md", "cache/.gitignore", ".claude/settings.json"} <= set(staged)
     assert not any(name.startswith("cache/") and name != "cache/.gitignore" for name in staged)
 
 

@@ -8,8 +8,8 @@ either way every doit command (`compile`, `check`, `list`, `clean`, …) sees th
 from __future__ import annotations
 
 from doit.cmd_base import NamespaceTaskLoader
-from doit.exceptions import TaskFailed
 from doit.doit_cmd import set_var
+from doit.exceptions import TaskFailed
 from doit.loader import create_after, task_params
 
 from agent_constitution.project import Project
@@ -62,8 +62,8 @@ def _not_here(family, project: Project) -> dict:
     from agent_constitution.commands.run import VERBS
     from agent_constitution.errors import UserError
 
-    verb = VERBS[family.NAME]
-    error = UserError(f"`{family.NAME}` does not apply here: {verb.needs(project.root)}", fix=verb.fix)
+    reason, fix = VERBS[family.NAME].needs(project.root)
+    error = UserError(f"`{family.NAME}` does not apply here: {reason}", fix=fix)
     return {"basename": family.NAME, "doc": family.__doc__.splitlines()[0], "actions": [(_fail, [str(error)])],
             "uptodate": [False]}
 

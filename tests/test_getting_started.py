@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 def readme_steps() -> list[str]:
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Getting started in another repository", 1)[1]
-    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1)
     return [line.split("   #", 1)[0].split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
 
 
@@ -68,7 +68,7 @@ def tool(tmp_path_factory):
 
 
 def adopt(repo: Path, tool) -> dict[str, subprocess.CompletedProcess]:
-    base, env, wheel, head = tool
+    _, env, wheel, _ = tool
     results = {}
     for step in readme_steps():
         args = shlex.split(step)

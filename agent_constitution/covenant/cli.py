@@ -126,11 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if "--version" in args:
         return _version()
-    if "-h" in args or "--help" in args:
-        # `pdks init --help` is argparse's, below; every other command's help is here.
-        if args[:1] != ["init"]:
-            print(HELP.get(args[0] if args[0] in HELP else "", HELP[""]), end="")
-            return 0
+    # `pdks init --help` is argparse's, below; every other command's help is here.
+    if ("-h" in args or "--help" in args) and args[:1] != ["init"]:
+        print(HELP[args[0] if args[0] in HELP else ""], end="")
+        return 0
     try:
         if args[:2] == ["covenant", "check"]:
             return _covenant_check(args[2:])

@@ -3,7 +3,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-
 from agent_constitution import cli
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import resolve

@@ -1,9 +1,12 @@
-"""README "Getting started in another repository", run as written: a wheel built from this checkout,
-installed with `uv tool install` into a temporary home, then each step of the README's block in a
-new non-Python git repository and in a Python 3.8 project. The starter's source URL points at a
-bare clone of this checkout (AGENT_CONSTITUTION_STARTER_URL), so nothing is fetched from GitHub.
+"""README "Getting started in another repository", run as written: the tool installed with `uv tool
+install` into a temporary home, then each step of the README's block in a new non-Python git
+repository (installing a wheel built from this checkout) and in a Python 3.8 project (installing
+from the git URL of a bare clone of this checkout, as the README installs from GitHub's). The
+starter's source URL points at the same bare clone (AGENT_CONSTITUTION_STARTER_URL), so nothing is
+fetched from GitHub.
 """
 
+import json
 import os
 import re
 import shlex
@@ -67,15 +70,15 @@ def tool(tmp_path_factory):
     return base, env, wheel, head
 
 
-def adopt(repo: Path, tool) -> dict[str, subprocess.CompletedProcess]:
-    _, env, wheel, _ = tool
+def adopt(repo: Path, tool, install: str) -> dict[str, subprocess.CompletedProcess]:
+    _, env, _, _ = tool
     results = {}
     for step in readme_steps():
         args = shlex.split(step)
         if args[:3] == ["uv", "tool", "install"]:
             assert args[3] == GIT_URL  # the README installs from the git URL, never the bare name
-            args[3] = str(wheel)
-            args.insert(3, "--force")  # the second repository reuses the installed tool
+            args[3] = install
+            args.insert(3, "--force")  # the second repository installs the tool again, from elsewhere
         results[args[0] if args[0] != "agent-constitution" else args[1]] = run(args, repo, env)
     return results
 
@@ -102,7 +105,7 @@ def test_readme_steps_in_a_new_non_python_repository(tool, tmp_path):
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "index.js").write_text("console.log('hi')\n")
-    results = adopt(repo, tool)
+    results = adopt(repo, tool, str(tool[2]))
     assert_adopted(repo, results, tool[3])
     base, env, _, head = tool
     for command in ("agent-constitution", "agc", "pdks", "constitution-build"):
@@ -119,6 +122,10 @@ def test_readme_steps_in_a_python_3_8_project(tool, tmp_path):
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "pyproject.toml").write_text(PY38)
-    results = adopt(repo, tool)
-    assert_adopted(repo, results, tool[3])
+    base, env, _, head = tool
+    results = adopt(repo, tool, f"git+{(base / 'agent-constitution.git').as_uri()}")
+    assert_adopted(repo, results, head)
+    [record] = (base / "tools" / "agent-constitution").glob("lib/python*/site-packages/agent_constitution-*.dist-info")
+    assert json.loads((record / "direct_url.json").read_text())["vcs_info"]["commit_id"] == head  # PEP 610
+    assert run(["agent-constitution", "--version"], repo, env).stdout == f"agent-constitution 0.1.0 ({head[:12]})\n"
     assert (repo / "pyproject.toml").read_text() == PY38  # the project's own file is not touched

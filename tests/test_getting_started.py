@@ -112,6 +112,8 @@ def test_readme_steps_in_a_new_non_python_repository(tool, tmp_path):
         assert shutil.which(command, path=env["PATH"]) == str(base / "bin" / command), command
         assert run([command, "--version"], repo, env).stdout.split()[1] == "0.1.0"
     assert run(["agent-constitution", "--version"], repo, env).stdout == f"agent-constitution 0.1.0 ({head[:12]})\n"
+    # The reference pages ship in the wheel.
+    assert run(["agent-constitution", "help", "sources"], repo, env).stdout == (PROJECT / "docs" / "sources.md").read_text()
     assert not (repo / "dodo.py").exists() and not (repo / "pyproject.toml").exists()
     again = run(["agent-constitution", "compile"], repo, env)
     assert "updated" not in again.stdout  # a second compile changes nothing

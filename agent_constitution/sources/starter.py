@@ -90,8 +90,8 @@ def starter_manifest(url: str, pin: str) -> str:
     selection = ", ".join(f'"ac:{package}"' for package in STARTER_PACKAGES)
     excluded = ", ".join(f'"ac:{rule}"' for rule in STARTER_EXCLUDE)
     return f"""# The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
-# and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref, e.g. "ac:python" (then
-# choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
+# and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
+# e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
 rules = [{selection}]
 exclude = [{excluded}]  # conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI
 

@@ -96,6 +96,10 @@ def test_a_verb_runs_the_task_graph_from_a_subfolder(tmp_path, capsys, monkeypat
     assert Path.cwd() == root / "src" / "deep"
     assert cli.main(["doit", "list"]) == 0
     assert "compile" in capsys.readouterr().out
+    # Options pass through to the task: --locked refuses to change the lock.
+    (root / "rules.toml").write_text((root / "rules.toml").read_text().replace('["ac:git"]', '["ac:security"]'))
+    assert cli.main(["lock", "--locked"]) == 1
+    assert "but --locked was given" in capsys.readouterr().err
 
 
 def test_a_task_error_goes_to_stderr_with_exit_1(tmp_path, capsys, monkeypatch):

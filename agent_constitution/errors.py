@@ -32,3 +32,12 @@ class UserError(Exception):
         if self.fix:
             text += f"\n  fix: {self.fix}"
         return text
+
+
+DOCS_URL = "https://github.com/Luolc/agent-constitution/blob/main/docs/"
+
+
+def docs_url(page: str, anchor: str | None = None) -> str:
+    """The online reference page a `fix:` hint points at (a user's repository has no docs/ folder;
+    `agent-constitution help PAGE` prints the same page from the installed package)."""
+    return f"{DOCS_URL}{page}.md" + (f"#{anchor}" if anchor else "")

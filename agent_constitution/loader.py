@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from doit.cmd_base import NamespaceTaskLoader
 from doit.doit_cmd import set_var
+from doit.exceptions import TaskFailed
 from doit.loader import create_after, task_params
 
 from agent_constitution.project import Project
 from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS
+from agent_constitution.tasks.reporter import Reporter
 
 DEFAULT_CONFIG = {
     "dep_file": "cache/doit.sqlite3",
     "backend": "sqlite3",
     "default_tasks": ["compile"],
+    "reporter": Reporter,
 }
 
 
@@ -39,13 +42,34 @@ def namespace(project: Project | None = None) -> dict:
 
 def _creator(family, project: Project):
     def create():
-        yield from family.tasks(project)
+        created = False
+        for task in family.tasks(project):
+            created = True
+            yield task
+        if not created and not family.GROUPS:
+            # A task run only on request (`doit site` outside a rule source) says why it does nothing;
+            # a group's member (render, source) stays silent, as the group reaches it in any repository.
+            yield _not_here(family, project)
 
     create.__doc__ = family.__doc__
     if getattr(family, "DELAYED", False):
         # Created only when a command reaches them: `doit compile` need not plan every check or page.
         create = create_after()(create)
     return create
+
+
+def _not_here(family, project: Project) -> dict:
+    from agent_constitution.commands.run import VERBS
+    from agent_constitution.errors import UserError
+
+    reason, fix = VERBS[family.NAME].needs(project.root)
+    error = UserError(f"`{family.NAME}` does not apply here: {reason}", fix=fix)
+    return {"basename": family.NAME, "doc": family.__doc__.splitlines()[0], "actions": [(_fail, [str(error)])],
+            "uptodate": [False]}
+
+
+def _fail(message: str) -> TaskFailed:
+    return TaskFailed(message)
 
 
 def _group(name: str, doc: str, members: list[str], options: list[dict]):

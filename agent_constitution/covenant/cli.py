@@ -16,6 +16,49 @@ USAGE = (
     " [--enforce advise|block] | pdks explain | pdks init | pdks hook claude-code|codex|grok"
 )
 GIT_MODES = ("--staged", "--worktree", "--range")
+HELP = {
+    "": """usage: pdks COMMAND ...
+
+The covenant judge: enforces the disciplines declared in polydeukes.config.yaml at each agent tool
+call (hook) and on a change set (covenant check --diff).
+
+Commands:
+  covenant check   judge one tool call (JSON on stdin), or a change set with --diff
+  explain          print the compiled config: every covenant, what it covers and why
+  init             write a starter polydeukes.config.yaml and wire a host's hook
+  hook HOST        the agent host hook: claude-code, codex or grok (the payload on stdin)
+
+Options:
+  -h, --help       show this help (COMMAND --help: that command's help)
+  --version        show the version
+
+Exit status: 0 allowed (advisories on stderr), 2 blocked or an error.
+Reference: https://github.com/Luolc/agent-constitution/blob/main/docs/covenant.md
+""",
+    "covenant": """usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]] [--enforce advise|block]
+
+Judge one tool call, read as JSON from stdin; with --diff, judge a change set: a unified diff on
+stdin, or the one git computes (--staged: the index, --worktree: the working tree, --range A..B).
+
+Options:
+  --diff                 judge a change set instead of one tool call
+  --staged               the change set is the staged change (git diff --cached)
+  --worktree             the change set is the working tree's change against HEAD
+  --range <from>..<to>   the change set is the diff between two commits
+  --enforce advise|block what a violation of an advisory covenant does (default: advise)
+  -h, --help             show this help
+""",
+    "explain": """usage: pdks explain
+
+Print the compiled config of polydeukes.config.yaml in this folder: every covenant, what it covers
+and why. Options: -h, --help.
+""",
+    "hook": """usage: pdks hook claude-code|codex|grok
+
+The PreToolUse hook of an agent host: reads the host's payload on stdin, judges the tool call, and
+answers the way that host documents (exit 2 with the reason on stderr blocks). Options: -h, --help.
+""",
+}
 
 
 def _usage() -> int:
@@ -77,8 +120,21 @@ def _covenant_check(flags: list[str]) -> int:
     return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
 
 
+def _version() -> int:
+    from importlib.metadata import version
+
+    print(f"pdks {version('agent-constitution')}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if "--version" in args:
+        return _version()
+    # `pdks init --help` is argparse's, below; every other command's help is here.
+    if ("-h" in args or "--help" in args) and args[:1] != ["init"]:
+        print(HELP[args[0] if args[0] in HELP else ""], end="")
+        return 0
     try:
         if args[:2] == ["covenant", "check"]:
             return _covenant_check(args[2:])

@@ -267,8 +267,8 @@ def main(argv: list[str]) -> int:
                         "command compile writes, independent of the host's PATH)")
     try:
         options = parser.parse_args(argv)
-    except SystemExit:
-        return 2
+    except SystemExit as done:
+        return 0 if done.code == 0 else 2  # --help: 0; a usage error: 2
     if options.command and not options.host:
         print("pdks init failed: --command needs --host", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from agent_constitution.edition.build import build
@@ -23,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run check 7 against git commit REF: revision and stable numbers within the edition")
     parser.add_argument("--root", type=Path,
                         help=f"the project root (default: the nearest folder upwards that holds {CONSTITUTION}/)")
+    parser.add_argument("--version", action="version", version=f"constitution-build {version('agent-constitution')}")
     args = parser.parse_args(argv)
     root = (args.root or _find_root(Path.cwd())).resolve()
     try:

@@ -29,7 +29,7 @@ from agent_constitution.edition.models import (
     SectionFile,
 )
 from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
-from agent_constitution.errors import UserError
+from agent_constitution.errors import UserError, docs_url
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
 Sources = Mapping[str, bytes]
@@ -233,7 +233,7 @@ def _schema_failure(path: str, model: type[BaseModel], detail: dict) -> UserErro
         return failure(2, f"{detail['input']!r} is not a string", file=path, field=field,
                        fix=f"write it in quotes, e.g. {location[-1]} = \"{detail['input']}\"")
     return failure(2, f"{detail['msg']} (found {detail['input']!r})", file=path, field=field,
-                   fix="see docs/constitution.md for the format of this file")
+                   fix=f"see {docs_url('constitution')} for the format of this file")
 
 
 def with_lines(errors: list[UserError], sources: Sources) -> list[UserError]:

@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import UserError, docs_url
 
 NODE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 REVISION = re.compile(r"^\d+(?:\.\d+)*$")
@@ -432,9 +432,9 @@ def _user_error(error: ValidationError, file: Path | str) -> UserError:
     kind = by_field[field][0]["type"]
     fix = None
     if kind == "extra_forbidden":
-        fix = "remove the key or correct its spelling; docs/formats.md lists the fields"
+        fix = f"remove the key or correct its spelling; {docs_url('formats')} lists the fields"
     elif kind == "missing":
-        fix = "add the field; docs/formats.md describes it"
+        fix = f"add the field; {docs_url('formats')} describes it"
     return UserError(message, file=file, field=field or None, fix=fix)
 
 

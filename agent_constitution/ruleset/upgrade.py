@@ -27,7 +27,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
-from agent_constitution.sources import version_tags
+from agent_constitution.sources import newest_commit, version_tags
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Upgrade:
     sources: tuple[SourceMove, ...]
     rules: tuple[RuleChange, ...]
     lock: str  # the new lock text
-    pinned: tuple[str, ...] = ()  # sources held by a tag that have newer version tags
+    pinned: tuple[str, ...] = ()  # sources held by a tag or rev that have something newer
 
     def report(self) -> str:
         notes = list(self.pinned)
@@ -77,15 +77,24 @@ def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
     move = frozenset({only} if only else names)
     old = resolve(root, lock)
     new = resolve(root, lock, move)
-    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_tags(new, move))
+    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_pins(new, move))
 
 
-def _newer_tags(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:
-    """Sources that follow a tag do not move; name the newer version tags they could follow."""
+def _newer_pins(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:
+    """Sources that follow a tag or a rev do not move; name the newer version tags they could follow,
+    or the default branch's newest commit when it is not the rev (init's starter pins a rev)."""
     notes = []
     for declared in sorted(resolution.effective.sources.values(), key=lambda item: item.name):
         spec = declared.spec
-        if spec.tag is None or declared.name not in move:
+        if declared.name not in move:
+            continue
+        if spec.rev is not None and spec.url is not None:
+            head = newest_commit(url=spec.url, base_dir=declared.base_dir)
+            if not head.startswith(spec.rev):
+                notes.append(f"{declared.name} is pinned at rev {spec.rev[:12]}; its default branch is at {head}"
+                             " (set rev to it in rules.toml to move it)")
+            continue
+        if spec.tag is None:
             continue
         current = _version(spec.tag)
         tags = version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)

@@ -1,15 +1,21 @@
-"""`agent-constitution init`: the starter manifest and the doit wiring for a repository, never overwriting.
+"""`agent-constitution init`: the starter manifest for a repository, and optionally the doit wiring.
 
-The starter `rules.toml` follows this project's own rule source at the release tag of the installed
-version, trusts it (its python checks may run), binds the constitution it publishes, and selects the
-packages every repository can use; `doit compile` then locks and builds it.
+The starter `rules.toml` follows this project's own rule source at the commit the installed tool was
+built from (`rev`; a release tag `v<version>` when the installation does not record its commit), so
+a fresh machine compiles exactly the rules this version was made with. It trusts the source (its
+python checks may run; rule ac:38 wants a trusted source pinned, never a branch), binds the
+constitution it publishes, and selects the packages every repository can use.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, distribution, version
+from importlib.resources import files
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
@@ -18,6 +24,10 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
+# Tests point the starter at a local clone; users edit rules.toml instead.
+URL_VARIABLE = "AGENT_CONSTITUTION_STARTER_URL"
+# Written into the package by hatch_build.py when a wheel is built from a git checkout.
+COMMIT_FILE = "_commit"
 EDITION = "2026-10"
 REVISION = "0.2"
 # Packages (domains) of the project's source that fit any repository and hold no choice group: the
@@ -39,12 +49,49 @@ class Step:
     done: str
 
 
-def starter_manifest(tag: str) -> str:
+def starter_url() -> str:
+    return os.environ.get(URL_VARIABLE) or SOURCE_URL
+
+
+def built_from() -> str | None:
+    """The commit the installed tool was built from, or None when the installation does not say.
+
+    A git install records it (PEP 610 `direct_url.json`, `vcs_info.commit_id`); an editable install
+    is the checkout it points at (its HEAD); a wheel built from a checkout carries `_commit`."""
+    try:
+        direct = distribution("agent-constitution").read_text("direct_url.json")
+    except PackageNotFoundError:
+        direct = None
+    data = json.loads(direct) if direct else {}
+    if data.get("vcs_info", {}).get("commit_id"):
+        return data["vcs_info"]["commit_id"]
+    if data.get("dir_info", {}).get("editable"):
+        return _head(Path(unquote(urlparse(data["url"]).path)))
+    baked = files("agent_constitution").joinpath(COMMIT_FILE)
+    return (baked.read_text(encoding="utf-8").strip() or None) if baked.is_file() else None
+
+
+def _head(folder: Path) -> str | None:
+    import pygit2
+
+    try:
+        return str(pygit2.Repository(str(folder)).head.target)
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def starter_pin() -> str:
+    """`rev = "<commit>"` of this installation, else `tag = "v<version>"` (the project tags releases)."""
+    commit = built_from()
+    return f'rev = "{commit}"' if commit else f'tag = "v{version("agent-constitution")}"'
+
+
+def starter_manifest(url: str, pin: str) -> str:
     selection = ", ".join(f'"ac:{package}"' for package in STARTER_PACKAGES)
     excluded = ", ".join(f'"ac:{rule}"' for rule in STARTER_EXCLUDE)
-    return f"""# The rules agents follow in this repository. `doit compile` locks them in rules.lock and writes
-# AGENTS.md; `doit check` checks them. Add a package or a rule with its ref, e.g. "ac:python" (then
-# choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
+    return f"""# The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
+# and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
+# e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
 rules = [{selection}]
 exclude = [{excluded}]  # conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI
 
@@ -54,22 +101,23 @@ edition = "{EDITION}"
 revision = "{REVISION}"
 
 [sources]
-ac = {{ url = "{SOURCE_URL}", tag = "{tag}", trust = true }}
+# Pinned (trusted code runs only as reviewed); `agent-constitution upgrade` names newer commits.
+ac = {{ url = "{url}", {pin}, trust = true }}
 
 [choices]
 # "ac:python-package-manager" = "ac:<rule id of uv, Poetry or Bazel>"
 """
 
 
-def init_project(root: Path) -> list[Step]:
-    """Write rules.toml, cache/.gitignore and the doit wiring where they are missing; report each."""
+def init_project(root: Path, *, doit: bool = False) -> list[Step]:
+    """Write rules.toml, cache/.gitignore and (with `doit`) the doit wiring where they are missing; report each."""
     if not root.is_dir():
         raise UserError(f"{root} is not a folder", fix="run init in (or name) the repository's root folder")
-    wiring = _wire_doit(root)  # first: it is the step that can fail, and then nothing is written
+    wiring = _wire_doit(root) if doit else None  # first: it can fail, and then nothing is written
     return [
-        _create(root, "rules.toml", starter_manifest(f"v{version('agent-constitution')}")),
+        _create(root, "rules.toml", starter_manifest(starter_url(), starter_pin())),
         _create(root, "cache/.gitignore", CACHE_GITIGNORE),
-        wiring,
+        *([wiring] if wiring else []),
     ]
 
 

@@ -18,6 +18,13 @@ from agent_constitution.errors import UserError
 NAME = "checks"
 GROUPS = ("check",)
 DELAYED = True
+# The command-line variables this family reads (`doit check change=staged`), for `--help`.
+VARIABLES = {
+    "change": "staged, a revision REV or a range A..B: also run the rules that judge that change",
+    "record": "PATH of a session transcript (.jsonl): also run the rules that judge the session",
+    "rules": "a comma-separated list of refs (ac:12,ac:14): run only these rules",
+    "undecidable": "warn (default) or fail: whether an undecidable check fails the run",
+}
 
 
 def tasks(project):

@@ -11,6 +11,8 @@ from agent_constitution.tasks.actions import reported
 
 NAME = "impact"
 GROUPS = ()
+PARAMS = [{"name": "base", "long": "base", "type": str, "default": "",
+           "help": "the commit to compare the constitution with (a branch, tag or commit)"}]
 
 
 def tasks(project):
@@ -23,8 +25,7 @@ def tasks(project):
         "basename": NAME,
         "doc": "List the provisions changed since --base REF and the rules citing each (a Markdown task list)",
         "actions": [(_impact, [root])],
-        "params": [{"name": "base", "long": "base", "type": str, "default": "",
-                    "help": "the commit to compare the constitution with (a branch, tag or commit)"}],
+        "params": PARAMS,
         "uptodate": [False],
         "verbosity": 2,
     }

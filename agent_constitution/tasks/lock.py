@@ -16,6 +16,8 @@ from agent_constitution.tasks.actions import reported
 
 NAME = "lock"
 GROUPS = ("compile",)
+PARAMS = [{"name": "locked", "long": "locked", "type": bool, "default": False,
+           "help": "fail if rules.lock would change (implied when the environment sets CI)"}]
 
 
 def tasks(project):
@@ -25,8 +27,7 @@ def tasks(project):
         "basename": NAME,
         "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
         "actions": [(_lock, [project.root])],
-        "params": [{"name": "locked", "long": "locked", "type": bool, "default": False,
-                    "help": "fail if rules.lock would change (implied when the environment sets CI)"}],
+        "params": PARAMS,
         "file_dep": task_inputs(project),
         "targets": [str(project.root / LOCKFILE)],
         "verbosity": 2,

@@ -15,6 +15,11 @@ from agent_constitution.tasks.actions import reported
 
 NAME = "source"
 GROUPS = ("check",)
+NEW_RULE_PARAMS = [
+    {"name": "title", "long": "title", "type": str, "default": "", "help": "the title (first language)"},
+    {"name": "parent", "long": "parent", "type": str, "default": "", "help": "a domain, group or rule id"},
+]
+PARAMS = [{"name": "base", "long": "base", "type": str, "default": "", "help": "the commit to compare with"}]
 
 
 def tasks(project):
@@ -25,10 +30,7 @@ def tasks(project):
         "basename": "new-rule",
         "doc": "Write a trial rule with the next free ID: --title TEXT --parent DOMAIN|GROUP|RULE",
         "actions": [(_new_rule, [root])],
-        "params": [
-            {"name": "title", "long": "title", "type": str, "default": "", "help": "the title (first language)"},
-            {"name": "parent", "long": "parent", "type": str, "default": "", "help": "a domain, group or rule id"},
-        ],
+        "params": NEW_RULE_PARAMS,
         "uptodate": [False],
         "verbosity": 2,
     }
@@ -37,7 +39,7 @@ def tasks(project):
         "basename": NAME,
         "doc": "Validate this rule source against its files and its git history (--base REF: compare revisions)",
         "actions": [(_validate, [root])],
-        "params": [{"name": "base", "long": "base", "type": str, "default": "", "help": "the commit to compare with"}],
+        "params": PARAMS,
         "file_dep": inputs,
         # A new commit changes what the history allows, a deleted file what is compared with it; a --base
         # makes the run depend on another commit, so it always runs.

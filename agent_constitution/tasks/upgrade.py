@@ -7,6 +7,11 @@ from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "upgrade"
 GROUPS = ()
+PARAMS = [
+    {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
+    {"name": "branch", "long": "branch", "type": str, "default": "",
+     "help": "commit the new lock on this new branch instead of the working tree"},
+]
 
 
 def tasks(project):
@@ -17,11 +22,7 @@ def tasks(project):
         "doc": "Move the sources (or --source NAME) to their newest allowed commit; print each changed rule's diff."
         " --branch NAME commits the new lock on a new branch and writes the pull request text",
         "actions": [(_upgrade, [project.root])],
-        "params": [
-            {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
-            {"name": "branch", "long": "branch", "type": str, "default": "",
-             "help": "commit the new lock on this new branch instead of the working tree"},
-        ],
+        "params": PARAMS,
         "uptodate": [False],
         "verbosity": 2,
     }

@@ -231,4 +231,4 @@ def test_record_subject(project: Path, tmp_path: Path):
     assert "checks:ac:7" in executed(run) and "  ac:7 Rule 7\n    force push\n" in run.stdout
     assert executed(doit(project, "checks", f"record={session}")) == {"checks:ac:4"}
     missing = doit(project, "checks", "record=nowhere.jsonl")
-    assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stdout
+    assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stderr  # errors on stderr

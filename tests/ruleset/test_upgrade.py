@@ -112,3 +112,23 @@ def test_a_tag_does_not_move_but_newer_tags_are_named(tmp_path):
         "everything is up to date\nac follows tag v1.0.0; newer: v1.1.0 (change the tag in rules.toml to move it)"
     )
     assert read_lock(repo).source[0].commit == first
+
+
+def test_a_rev_does_not_move_but_the_newer_default_branch_commit_is_named(tmp_path):
+    # The starter manifest `init` writes pins its trusted source this way.
+    upstream = tmp_path / "upstream"
+    write_source(upstream, {7: {"parent": "git"}})
+    first = commit_all(upstream, "first")
+    repo = tmp_path / "repo"
+    write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(upstream), "rev": first}}, "rules": ["ac:7"]})
+    sync_lock(repo)
+    assert plan_upgrade(repo).report() == "everything is up to date"
+    write_rule(upstream, 7, parent="git", revision=2)
+    second = commit_all(upstream, "second")
+    upgrade = plan_upgrade(repo)
+    assert upgrade.sources == () and upgrade.rules == ()
+    assert upgrade.report() == (
+        f"everything is up to date\nac is pinned at rev {first[:12]}; its default branch is at {second}"
+        " (set rev to it in rules.toml to move it)"
+    )
+    assert read_lock(repo).source[0].commit == first

@@ -3,11 +3,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
-
 from agent_constitution import cli
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import resolve
+from agent_constitution.sources import starter
 from agent_constitution.sources.starter import (
     DODO,
     EDITION,
@@ -15,28 +14,40 @@ from agent_constitution.sources.starter import (
     SOURCE_URL,
     STARTER_EXCLUDE,
     STARTER_PACKAGES,
+    URL_VARIABLE,
+    built_from,
     starter_manifest,
 )
 
 PROJECT = Path(__file__).resolve().parents[2]
+HEAD = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
 
 
-def run(root: Path, capsys) -> tuple[int, str, str]:
-    code = cli.main(["init", str(root)])
+def run(root: Path, capsys, *flags: str) -> tuple[int, str, str]:
+    code = cli.main(["init", str(root), *flags])
     out = capsys.readouterr()
     return code, out.out, out.err
 
 
-def test_init_in_an_empty_folder_writes_everything(tmp_path: Path, capsys):
+def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.delenv(URL_VARIABLE, raising=False)
     code, out, _ = run(tmp_path, capsys)
     assert code == 0
-    assert "rules.toml: written" in out and "dodo.py: written" in out and "cache/.gitignore: written" in out
+    assert "rules.toml: written" in out and "cache/.gitignore: written" in out
     manifest = load(Manifest, tmp_path / "rules.toml")
     assert manifest.constitution.edition == EDITION and manifest.constitution.revision == REVISION
     source = manifest.sources["ac"]
-    assert (source.url, source.trust, source.tag) == (SOURCE_URL, True, "v0.1.0")
+    # The test environment is an editable install of this checkout: the pin is its HEAD.
+    assert (source.url, source.trust, source.rev, source.tag, source.branch) == (SOURCE_URL, True, HEAD, None, None)
     assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
     assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
+    # No doit wiring unless asked for: the agent-constitution command runs the tasks itself.
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "rules.toml"]
+
+
+def test_init_with_doit_writes_a_dodo(tmp_path: Path, capsys):
+    code, out, _ = run(tmp_path, capsys, "--doit")
+    assert code == 0 and "dodo.py: written" in out
     assert (tmp_path / "dodo.py").read_text() == DODO
     assert len(DODO.splitlines()) == 3
     listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
@@ -50,20 +61,20 @@ def test_init_never_overwrites(tmp_path: Path, capsys):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    code, out, _ = run(tmp_path, capsys)
+    code, out, _ = run(tmp_path, capsys, "--doit")
     assert code == 0
     for name, text in files.items():
         assert (tmp_path / name).read_text() == text
     assert (tmp_path / "pyproject.toml").read_text() == "[project]\nname = 'x'\n"
     assert "rules.toml: exists, left unchanged" in out
     assert "dodo.py: exists, left unchanged; add these lines" in out and "globals().update(namespace())" in out
-    assert run(tmp_path, capsys)[0] == 0
+    assert run(tmp_path, capsys, "--doit")[0] == 0
 
 
 def test_init_appends_the_loader_to_pyproject(tmp_path: Path, capsys):
     original = '# my project\n[project]\nname = "x"  # keep\n\n[tool.ruff]\nline-length = 100\n'
     (tmp_path / "pyproject.toml").write_text(original)
-    code, out, _ = run(tmp_path, capsys)
+    code, out, _ = run(tmp_path, capsys, "--doit")
     assert code == 0 and "[tool.doit] loader" in out
     text = (tmp_path / "pyproject.toml").read_text()
     assert text.startswith(original)
@@ -72,13 +83,13 @@ def test_init_appends_the_loader_to_pyproject(tmp_path: Path, capsys):
     assert not (tmp_path / "dodo.py").exists()
     listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
     assert listed.returncode == 0 and "compile" in listed.stdout, listed.stderr
-    assert run(tmp_path, capsys)[1].count("already uses the agent-constitution loader") == 1
+    assert run(tmp_path, capsys, "--doit")[1].count("already uses the agent-constitution loader") == 1
     assert (tmp_path / "pyproject.toml").read_text() == text
 
 
 def test_init_keeps_other_doit_settings(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.doit]\nverbosity = 2\n')
-    assert run(tmp_path, capsys)[0] == 0
+    assert run(tmp_path, capsys, "--doit")[0] == 0
     assert tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["doit"] == {
         "verbosity": 2,
         "loader": "agent-constitution",
@@ -87,7 +98,7 @@ def test_init_keeps_other_doit_settings(tmp_path: Path, capsys):
 
 def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.doit]\nloader = "other"\n')
-    code, _, err = run(tmp_path, capsys)
+    code, _, err = run(tmp_path, capsys, "--doit")
     assert code == 1
     assert "tool.doit.loader: [tool.doit] loader is 'other'" in err and "fix:" in err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]
@@ -95,7 +106,7 @@ def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsy
 
 def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text("[project\n")
-    code, _, err = run(tmp_path, capsys)
+    code, _, err = run(tmp_path, capsys, "--doit")
     assert code == 1 and "pyproject.toml: not valid TOML" in err and "Traceback" not in err
 
 
@@ -105,12 +116,50 @@ def test_missing_folder_is_an_error(tmp_path: Path, capsys):
 
 
 def test_help_and_missing_command(capsys):
-    with pytest.raises(SystemExit) as done:
-        cli.main(["init", "--help"])
-    assert done.value.code == 0 and "left as they are" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as done:
-        cli.main([])
-    assert done.value.code == 2
+    assert cli.main(["init", "--help"]) == 0
+    assert "left as they are" in capsys.readouterr().out
+    assert cli.main([]) == 2
+    assert "usage: agent-constitution" in capsys.readouterr().err
+    assert cli.main(["init", "--bogus"]) == 2
+
+
+def test_the_starter_url_can_be_pointed_elsewhere_for_tests(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setenv(URL_VARIABLE, "file:///srv/rules.git")
+    assert run(tmp_path, capsys)[0] == 0
+    assert load(Manifest, tmp_path / "rules.toml").sources["ac"].url == "file:///srv/rules.git"
+
+
+class FakeDistribution:
+    def __init__(self, direct_url: str | None):
+        self.direct_url = direct_url
+
+    def read_text(self, name):
+        return self.direct_url if name == "direct_url.json" else None
+
+
+def test_a_git_install_pins_the_commit_it_was_built_from(monkeypatch):
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    direct = f'{{"url": "https://github.com/Luolc/agent-constitution", "vcs_info": {{"vcs": "git", "commit_id": "{commit}"}}}}'
+    monkeypatch.setattr(starter, "distribution", lambda name: FakeDistribution(direct))
+    assert built_from() == commit
+    assert starter.starter_pin() == f'rev = "{commit}"'
+
+
+def test_an_editable_install_pins_its_checkouts_head(monkeypatch):
+    monkeypatch.setattr(starter, "distribution",
+                        lambda name: FakeDistribution(f'{{"url": "{PROJECT.as_uri()}", "dir_info": {{"editable": true}}}}'))
+    assert built_from() == HEAD
+
+
+def test_a_wheel_pins_the_commit_it_carries_else_the_release_tag(monkeypatch, tmp_path: Path):
+    package = tmp_path / "agent_constitution"
+    package.mkdir()
+    monkeypatch.setattr(starter, "distribution", lambda name: FakeDistribution(None))
+    monkeypatch.setattr(starter, "files", lambda name: package)
+    assert built_from() is None
+    assert starter.starter_pin() == 'tag = "v0.1.0"'
+    (package / starter.COMMIT_FILE).write_text(HEAD + "\n")
+    assert built_from() == HEAD
 
 
 def test_the_console_script_runs(tmp_path: Path):
@@ -121,9 +170,9 @@ def test_the_console_script_runs(tmp_path: Path):
 
 
 def test_the_starter_manifest_resolves_against_this_projects_source(tmp_path: Path):
-    # The same manifest, with the source read from this checkout instead of the release tag.
-    manifest = starter_manifest("v0.1.0")
-    remote = f'ac = {{ url = "{SOURCE_URL}", tag = "v0.1.0", trust = true }}'
+    # The same manifest, with the source read from this checkout instead of the pinned commit.
+    manifest = starter_manifest(SOURCE_URL, f'rev = "{HEAD}"')
+    remote = f'ac = {{ url = "{SOURCE_URL}", rev = "{HEAD}", trust = true }}'
     assert remote in manifest
     (tmp_path / "rules.toml").write_text(manifest.replace(remote, f'ac = {{ path = "{PROJECT}", trust = true }}'))
     [segment] = resolve(tmp_path).segments

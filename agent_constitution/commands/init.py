@@ -1,0 +1,14 @@
+"""`agent-constitution init [DIR] [--doit]`: start a repository (the stage is sources/starter.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_constitution.sources.starter import init_project
+
+
+def init(root: Path, *, doit: bool = False) -> int:
+    for step in init_project(root.resolve(), doit=doit):
+        print(f"{step.path}: {step.done}")
+    print("next: `agent-constitution compile` writes AGENTS.md; `agent-constitution check` runs the checks")
+    return 0

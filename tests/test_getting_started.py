@@ -1,0 +1,133 @@
+"""README "Getting started in another repository", run as written: the tool installed with `uv tool
+install` into a temporary home, then each step of the README's block in a new non-Python git
+repository (installing a wheel built from this checkout) and in a Python 3.8 project (installing
+from the git URL of a bare clone of this checkout, as the README installs from GitHub's). The
+starter's source URL points at the same bare clone (AGENT_CONSTITUTION_STARTER_URL), so nothing is
+fetched from GitHub.
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+GIT_URL = "git+https://github.com/Luolc/agent-constitution"
+PY38 = '[project]\nname = "legacy"\nversion = "1.0"\nrequires-python = ">=3.8"\n'
+
+pytestmark = pytest.mark.slow
+
+
+def readme_steps() -> list[str]:
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Getting started in another repository", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1)
+    return [line.split("   #", 1)[0].split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def run(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{shlex.join(args)}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def tool(tmp_path_factory):
+    """The installed tool's environment: a temporary HOME, tool and bin folders, no dev venv on PATH."""
+    if shutil.which("uv") is None:
+        pytest.skip("uv is not installed")
+    base = tmp_path_factory.mktemp("adoption")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    bare = base / "agent-constitution.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(PROJECT), str(bare)], check=True)
+    venv_bin = str(Path(os.environ.get("VIRTUAL_ENV", PROJECT / ".venv")) / "bin")
+    path = [str(base / "bin"), *(p for p in os.environ["PATH"].split(os.pathsep) if p != venv_bin)]
+    env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "CI")}
+    env.update(
+        HOME=str(base / "home"),
+        XDG_CONFIG_HOME=str(base / "home" / ".config"),
+        XDG_DATA_HOME=str(base / "home" / ".local" / "share"),
+        UV_TOOL_DIR=str(base / "tools"),
+        UV_TOOL_BIN_DIR=str(base / "bin"),
+        # The user's uv cache: the dependencies are not downloaded again.
+        UV_CACHE_DIR=subprocess.run(["uv", "cache", "dir"], capture_output=True, text=True).stdout.strip(),
+        AGENT_CONSTITUTION_CACHE=str(base / "rule-cache"),
+        AGENT_CONSTITUTION_STARTER_URL=bare.as_uri(),
+        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+        PATH=os.pathsep.join(path),
+    )
+    (base / "home").mkdir()
+    run(["uv", "build", "--wheel", "-q", "-o", str(base / "dist"), str(PROJECT)], PROJECT, env)
+    [wheel] = (base / "dist").glob("*.whl")
+    return base, env, wheel, head
+
+
+def adopt(repo: Path, tool, install: str) -> dict[str, subprocess.CompletedProcess]:
+    _, env, _, _ = tool
+    results = {}
+    for step in readme_steps():
+        args = shlex.split(step)
+        if args[:3] == ["uv", "tool", "install"]:
+            assert args[3] == GIT_URL  # the README installs from the git URL, never the bare name
+            args[3] = install
+            args.insert(3, "--force")  # the second repository installs the tool again, from elsewhere
+        results[args[0] if args[0] != "agent-constitution" else args[1]] = run(args, repo, env)
+    return results
+
+
+def assert_adopted(repo: Path, results, head: str) -> None:
+    manifest = tomllib.loads((repo / "rules.toml").read_text())
+    assert manifest["sources"]["ac"]["rev"] == head and manifest["sources"]["ac"]["trust"] is True
+    assert "rules.toml: written" in results["init"].stdout
+    lock = tomllib.loads((repo / "rules.lock").read_text())
+    assert [source["commit"] for source in lock["source"]] == [head]
+    assert "updated AGENTS.md" in results["compile"].stdout
+    agents = (repo / "AGENTS.md").read_text()
+    assert agents.startswith("<!-- agent-constitution:begin -->") and f"({head[:12]})" in agents
+    assert "rules checked:" in results["check"].stdout and "0 violated" in results["check"].stdout
+    assert (repo / "cache" / "checks" / "report.json").is_file()
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=repo, capture_output=True,
+                            text=True).stdout.split()
+    assert {"rules.toml", "rules.lock", "AGENTS.md", "CLAUDE.md", "cache/.gitignore", ".claude/settings.json"} <= set(staged)
+    assert not any(name.startswith("cache/") and name != "cache/.gitignore" for name in staged)
+
+
+def test_readme_steps_in_a_new_non_python_repository(tool, tmp_path):
+    repo = tmp_path / "web"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "index.js").write_text("console.log('hi')\n")
+    results = adopt(repo, tool, str(tool[2]))
+    assert_adopted(repo, results, tool[3])
+    base, env, _, head = tool
+    for command in ("agent-constitution", "agc", "pdks", "constitution-build"):
+        assert shutil.which(command, path=env["PATH"]) == str(base / "bin" / command), command
+        assert run([command, "--version"], repo, env).stdout.split()[1] == "0.1.0"
+    assert run(["agent-constitution", "--version"], repo, env).stdout == f"agent-constitution 0.1.0 ({head[:12]})\n"
+    # The reference pages ship in the wheel.
+    assert run(["agent-constitution", "help", "sources"], repo, env).stdout == (PROJECT / "docs" / "sources.md").read_text()
+    assert not (repo / "dodo.py").exists() and not (repo / "pyproject.toml").exists()
+    again = run(["agent-constitution", "compile"], repo, env)
+    assert "updated" not in again.stdout  # a second compile changes nothing
+
+
+def test_readme_steps_in_a_python_3_8_project(tool, tmp_path):
+    repo = tmp_path / "legacy"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "pyproject.toml").write_text(PY38)
+    base, env, _, head = tool
+    results = adopt(repo, tool, f"git+{(base / 'agent-constitution.git').as_uri()}")
+    assert_adopted(repo, results, head)
+    [record] = (base / "tools" / "agent-constitution").glob("lib/python*/site-packages/agent_constitution-*.dist-info")
+    assert json.loads((record / "direct_url.json").read_text())["vcs_info"]["commit_id"] == head  # PEP 610
+    assert run(["agent-constitution", "--version"], repo, env).stdout == f"agent-constitution 0.1.0 ({head[:12]})\n"
+    assert (repo / "pyproject.toml").read_text() == PY38  # the project's own file is not touched

@@ -1,5 +1,15 @@
-"""Rule 7: Skills declare a name and a description."""
+"""Rule 7: Skills declare a name and a description.
 
+Decides what the Agent Skills specification's reference validator (`skills-ref validate`) decides
+about a `SKILL.md`'s front matter: it opens with a YAML mapping closed by `---`; it has no field but
+`name`, `description`, `license`, `allowed-tools`, `metadata` and `compatibility`; `name` is a
+non-empty string of at most 64 characters, lowercase letters, digits and single hyphens, neither
+starting nor ending with one, equal to the folder's name (compared after Unicode NFKC
+normalisation); `description` is a non-empty string of at most 1,024 characters; `compatibility`,
+when given, a string of at most 500.
+"""
+
+import unicodedata
 from posixpath import basename, dirname
 
 from agent_constitution.checks.api import Finding, Repository
@@ -9,30 +19,60 @@ from ._helpers import parse_yaml
 RULE = 7
 SUPERSEDED = False
 
+FIELDS = {"name", "description", "license", "allowed-tools", "metadata", "compatibility"}
+MAX_NAME, MAX_DESCRIPTION, MAX_COMPATIBILITY = 64, 1024, 500
+
 
 def check(repo: Repository) -> list[Finding]:
     findings = []
     for path in repo.glob("**/SKILL.md"):
-        problem = _problem(repo.read_text(path).splitlines(), basename(dirname(path)))
-        if problem:
+        for problem in problems(repo.read_text(path), basename(dirname(path))):
             findings.append(Finding(problem, path=path, line=1))
     return findings
 
 
-def _problem(lines: list[str], folder: str) -> str | None:
-    if not lines or lines[0].strip() != "---":
-        return "SKILL.md does not open with YAML front matter (a `---` line)"
-    end = next((number for number, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-    if end is None:
-        return "the front matter of SKILL.md has no closing `---` line"
-    data, error = parse_yaml("\n".join(lines[1:end]))
+def problems(text: str, folder: str) -> list[str]:
+    """What is wrong with a SKILL.md's front matter, in the validator's order; [] when nothing."""
+    if not text.startswith("---"):
+        return ["SKILL.md does not open with YAML front matter (a `---` line)"]
+    parts = text.split("---", 2)
+    if len(parts) < 3:
+        return ["the front matter of SKILL.md has no closing `---` line"]
+    data, error = parse_yaml(parts[1])
     if error:
-        return f"the front matter is not valid YAML: {error}"
+        return [f"the front matter is not valid YAML: {error}"]
     if not isinstance(data, dict):
-        return "the front matter is not a mapping with `name` and `description`"
-    if data.get("name") != folder:
-        return f"front matter `name` is {data.get('name')!r}; it must equal the folder name {folder!r}"
+        return ["the front matter is not a mapping with `name` and `description`"]
+    found = []
+    extra = sorted(str(key) for key in data if key not in FIELDS)
+    if extra:
+        found.append(f"front matter fields the Agent Skills format does not have: {', '.join(extra)} "
+                     f"(allowed: {', '.join(sorted(FIELDS))}; put your own under `metadata`)")
+    found.extend(_name(data.get("name"), folder) if "name" in data else ["front matter has no `name`"])
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
-        return "front matter `description` is missing or empty"
-    return None
+        found.append("front matter `description` is missing or empty")
+    elif len(description) > MAX_DESCRIPTION:
+        found.append(f"front matter `description` has {len(description)} characters, above {MAX_DESCRIPTION}")
+    compatibility = data.get("compatibility")
+    if "compatibility" in data and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
+        found.append(f"front matter `compatibility` must be a string of at most {MAX_COMPATIBILITY} characters")
+    return found
+
+
+def _name(name, folder: str) -> list[str]:
+    if not isinstance(name, str) or not name.strip():
+        return ["front matter `name` must be a non-empty string"]
+    name = unicodedata.normalize("NFKC", name.strip())
+    found = []
+    if len(name) > MAX_NAME:
+        found.append(f"front matter `name` has {len(name)} characters, above {MAX_NAME}")
+    if name != name.lower():
+        found.append(f"front matter `name` {name!r} must be lowercase")
+    if name.startswith("-") or name.endswith("-") or "--" in name:
+        found.append(f"front matter `name` {name!r} may not start or end with a hyphen or hold two in a row")
+    if not all(char.isalnum() or char == "-" for char in name):
+        found.append(f"front matter `name` {name!r} may hold only letters, digits and hyphens")
+    if unicodedata.normalize("NFKC", folder) != name:
+        found.append(f"front matter `name` is {name!r}; it must equal the folder name {folder!r}")
+    return found

@@ -16,6 +16,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.schemas import url
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 EDITION = "2026-10"
@@ -42,7 +43,8 @@ class Step:
 def starter_manifest(tag: str) -> str:
     selection = ", ".join(f'"ac:{package}"' for package in STARTER_PACKAGES)
     excluded = ", ".join(f'"ac:{rule}"' for rule in STARTER_EXCLUDE)
-    return f"""# The rules agents follow in this repository. `doit compile` locks them in rules.lock and writes
+    return f"""#:schema {url("rules.schema.json")}
+# The rules agents follow in this repository. `doit compile` locks them in rules.lock and writes
 # AGENTS.md; `doit check` checks them. Add a package or a rule with its ref, e.g. "ac:python" (then
 # choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
 rules = [{selection}]

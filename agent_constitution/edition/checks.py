@@ -204,6 +204,8 @@ def _same_citations(path: str, field: str, table: Text, codes: list[str]) -> lis
     first = codes[0]
     if first not in table or field == "title":   # a title holds no references at all (check 9)
         return []
+    if not any("{@" in text for text in table.values()):   # the common case, and a quick one
+        return []
     expected = set(referenced(table[first]))
     errors = []
     for code in codes[1:]:
@@ -224,26 +226,38 @@ def references(edition: Edition) -> list[UserError]:
     item (`<section-id>.<item-id>`) whose anchor the full edition writes; titles hold none (they render
     as plain text)."""
     known = targets(edition)
+    fine = {anchor for anchor, target in known.items() if target.rendered}
     errors = []
     for path, field, table in texts(edition):
         for code, text in table.items():
+            if "{@" not in text:
+                continue
+            names = referenced(text)
+            if field != "title" and text.count("{@") == len(names) and fine.issuperset(names):
+                continue   # every `{@` opens a well-formed reference to a provision shown: the common case
             where = {"file": path, "field": f"{field}.{code}"}
             for written in OPENING.findall(text):
-                well_formed = REFERENCE.fullmatch(written)
-                if field == "title":
-                    errors.append(failure(9, f"a title holds no references, found {written}", **where,
-                                          fix="write the reference in the intro or the content"))
-                elif well_formed is None:
-                    errors.append(failure(9, f"{written} is not a reference: it would appear as text", **where,
-                                          fix=_spelled(written, known)))
-                elif well_formed[1] not in known:
-                    close = difflib.get_close_matches(well_formed[1], known, n=1)
-                    hint = f"did you mean {{@{close[0]}}}? " if close else ""
-                    errors.append(failure(9, f"{written} names no article, section or item", **where,
-                                          fix=f"{hint}write {{@<article-id>}}, {{@<section-id>}} or {{@<section-id>.<item-id>}}"))
-                elif not known[well_formed[1]].rendered:
-                    errors.append(_unshown(written, known[well_formed[1]], where))
+                found = _reference_failure(written, field, known, where)
+                if found is not None:
+                    errors.append(found)
     return errors
+
+
+def _reference_failure(written: str, field: str, known: dict, where: dict) -> UserError | None:
+    well_formed = REFERENCE.fullmatch(written)
+    if field == "title":
+        return failure(9, f"a title holds no references, found {written}", **where,
+                       fix="write the reference in the intro or the content")
+    if well_formed is None:
+        return failure(9, f"{written} is not a reference: it would appear as text", **where, fix=_spelled(written, known))
+    if well_formed[1] not in known:
+        close = difflib.get_close_matches(well_formed[1], known, n=1)
+        hint = f"did you mean {{@{close[0]}}}? " if close else ""
+        return failure(9, f"{written} names no article, section or item", **where,
+                       fix=f"{hint}write {{@<article-id>}}, {{@<section-id>}} or {{@<section-id>.<item-id>}}")
+    if not known[well_formed[1]].rendered:
+        return _unshown(written, known[well_formed[1]], where)
+    return None
 
 
 def _spelled(written: str, known: dict) -> str:
@@ -270,14 +284,23 @@ def _unshown(written: str, target, where: dict) -> UserError:
 def repealed_references(edition: Edition) -> list[UserError]:
     """Warnings, not failures: references to repealed provisions (they render, but the text they
     cite no longer applies). Run after check 9 passed."""
-    known = targets(edition)
+    repealed = set()
+    for article in edition.articles:
+        if article.repealed:
+            repealed.add(article.id)
+        for section in article.sections:
+            if section.status == "repealed":
+                repealed.add(section.id)
+            repealed.update(f"{section.id}.{item.id}" for item in section.items if item.status == "repealed")
+    if not repealed:
+        return []
     warnings = []
     for path, field, table in texts(edition):
         for code, text in table.items():
-            for name in dict.fromkeys(referenced(text)):
-                if known[name].repealed:
-                    warnings.append(failure(9, f"{{@{name}}} names a repealed provision", file=path, field=f"{field}.{code}",
-                                            fix="refer to the provision now in force, unless the text is about the repeal"))
+            cited = dict.fromkeys(referenced(text)) if "{@" in text else {}
+            for name in (name for name in cited if name in repealed):
+                warnings.append(failure(9, f"{{@{name}}} names a repealed provision", file=path, field=f"{field}.{code}",
+                                        fix="refer to the provision now in force, unless the text is about the repeal"))
     return warnings
 
 

@@ -9,7 +9,7 @@ article).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_constitution.edition.languages import Language
@@ -56,10 +56,9 @@ def targets(edition: Edition) -> dict[str, Target]:
     return found
 
 
-def referenced(text: str) -> Iterator[str]:
+def referenced(text: str) -> list[str]:
     """The IDs a text refers to, in order."""
-    for match in REFERENCE.finditer(text):
-        yield match[1]
+    return REFERENCE.findall(text)
 
 
 def label(target: Target, language: Language, short: bool) -> str:

@@ -1,8 +1,10 @@
 """Check 7: the edition against a base commit (`--base REF`), read through pygit2.
 
-Within one edition the revision goes up exactly when the text changed; once the edition is active,
-no numbered file is renumbered, moved to another article or deleted (stable numbers). A base with
-another edition (or none), or a draft base, is not compared, and the check says so.
+Within one edition the revision goes up by one exactly when the text changed (the first approved
+text is 1); once the edition is active, no numbered file is renumbered, moved to another article or
+deleted, and new provisions are appended or carry a suffix letter (stable numbers). A new edition
+(the base held another, active one) starts again at 0.1 or 1 and may renumber; a draft base is
+compared for the revision only; a base without a constitution is not compared. Notes say what was not.
 """
 
 from __future__ import annotations

@@ -73,6 +73,7 @@ def test_this_repositorys_files():
     valid("rules.schema.json", [ROOT / "rules.toml"])
     valid("source.schema.json", [ROOT / "rules/source.toml"])
     valid("rule.schema.json", sorted((ROOT / "rules").glob("[0-9]*.toml")))
+    valid("skill.schema.json", sorted((ROOT / "rules/skills").glob("*/skill.toml")))
     for folder in _constitutions():
         valid("constitution-index.schema.json", sorted(folder.glob("*/index.toml")))
         valid("constitution-article.schema.json", sorted(folder.glob("*/articles/*/article.toml")))
@@ -94,7 +95,8 @@ def _examples() -> list[tuple[str, str, str]]:
 
 def test_the_docs_complete_examples(tmp_path: Path):
     examples = _examples()
-    assert {schema for _, schema, _ in examples} >= {"rules.schema.json", "source.schema.json", "rule.schema.json"}
+    assert {schema for _, schema, _ in examples} >= {"rules.schema.json", "source.schema.json", "rule.schema.json",
+                                                     "skill.schema.json", "verdicts.schema.json"}
     for number, (where, schema, text) in enumerate(examples):
         file = tmp_path / f"{number}.{where.rsplit(':', 1)[1]}"
         file.write_text(text, encoding="utf-8")
@@ -160,6 +162,10 @@ REJECTED = {
     "source.schema.json": ("source.toml", 'name = "Team"\nlanguages = ["en"]\n', "$.name: 'Team' does not match"),
     "rule.schema.json": ("1.toml", 'id = 1\nrevision = 1\nstatus = "done"\nparent = "git"\n[title]\nen = "t"\n[text]\nen = "t"\n',
                          "$.status: 'done' is not one of"),
+    "skill.schema.json": ("skill.toml", 'name = "uv-project"\nimplements = []\n[description]\nen = "x"\n',
+                          "$.implements: [] should be non-empty"),
+    "verdicts.schema.json": ("default.verdicts.toml", '[[verdict]]\nrule = "ac:42"\nverdict = "unsure"\nreason = "x"\n',
+                             "$.verdict[0].verdict: 'unsure' is not one of"),
     "constitution-index.schema.json": ("index.toml", 'status = "approved"\nedition = "2026-10"\nrevision = "1"\n'
                                        'languages = ["en"]\n[title]\nen = "T"\n', "$.status: 'approved' is not one of"),
     "constitution-article.schema.json": ("article.toml", 'id = "Purpose"\n[title]\nen = "Purpose"\n', "$.id: 'Purpose' does not match"),

@@ -106,6 +106,19 @@ def rule() -> dict[str, Any]:
     return _document("rule.schema.json", "agent-constitution rule (rules/<id>.toml)", _model(Rule))
 
 
+def skill() -> dict[str, Any]:
+    from agent_constitution.ruleset.models import Skill
+
+    return _document("skill.schema.json", "agent-constitution skill (rules/skills/<name>/skill.toml)", _model(Skill))
+
+
+def verdicts() -> dict[str, Any]:
+    from agent_constitution.checks.review import _VerdictFile
+
+    return _document("verdicts.schema.json", "agent-constitution reviewer verdicts (cache/review/<group>.verdicts.toml)",
+                     _model(_VerdictFile))
+
+
 def constitution_index() -> dict[str, Any]:
     from agent_constitution.edition.models import IndexFile
 
@@ -167,6 +180,8 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "rules.schema.json": manifest,
     "source.schema.json": source,
     "rule.schema.json": rule,
+    "skill.schema.json": skill,
+    "verdicts.schema.json": verdicts,
     "constitution-index.schema.json": constitution_index,
     "constitution-article.schema.json": constitution_article,
     "constitution-section.schema.json": constitution_section,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ FOLDER = Path(__file__).parent
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
+@cache
 def _after_validators() -> dict[Callable, dict[str, Any]]:
     """What the ruleset's plain-function validators check, in JSON Schema terms (pydantic cannot see
     inside a function); the patterns are the models' own regular expressions."""
@@ -42,16 +44,13 @@ def _after_validators() -> dict[Callable, dict[str, Any]]:
 
 
 class _Generator(GenerateJsonSchema):
-    known: dict[Callable, dict[str, Any]] = {}
-
     def function_after_schema(self, schema):
         found = super().function_after_schema(schema)
-        return {**found, **self.known.get(schema["function"]["function"], {})}
+        return {**found, **_after_validators().get(schema["function"]["function"], {})}
 
 
 def _model(model: type[BaseModel]) -> dict[str, Any]:
-    generator = type("Generator", (_Generator,), {"known": _after_validators()})
-    return model.model_json_schema(schema_generator=generator)
+    return model.model_json_schema(schema_generator=_Generator)
 
 
 def _closed(node: Any) -> Any:

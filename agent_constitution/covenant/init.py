@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.schemas import url
 
 CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
 IGNORE_LINE = ".polydeukes/"
@@ -36,7 +37,8 @@ HOSTS: dict[str, tuple[str, str, int | None]] = {
 FAIL_CLOSED: dict[str, dict[str, str]] = {"claude-code": {"onFailure": "block"}}
 STARTER_PROTECTED = (".claude/hooks", ".claude/settings.json", ".grok/hooks")
 
-STARTER = """\
+# The first line names the schema for yaml-language-server (VS Code, JetBrains and others).
+STARTER = f"# yaml-language-server: $schema={url('polydeukes.schema.json')}\n" + """\
 # Polydeukes covenant configuration, written by `pdks init`.
 #
 # Data, not code: every verdict the judge gives traces back to an entry in this file, and this

@@ -15,6 +15,7 @@ from agent_constitution.edition.history import compare
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.render import MANIFEST, file_names, outputs
 from agent_constitution.edition.sources import load, read_worktree, source_files, with_lines
+from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 
 
@@ -25,6 +26,7 @@ class Result:
     edition: Edition
     written: tuple[str, ...]    # files written or deleted, relative to the root
     notes: tuple[str, ...]      # what check 7 did not compare
+    warnings: tuple[UserError, ...] = ()   # references to repealed provisions
 
 
 def build(root: Path, check: bool = False, base: str | None = None) -> Result:
@@ -33,15 +35,18 @@ def build(root: Path, check: bool = False, base: str | None = None) -> Result:
     edition = load(sources)
     errors = checks.source_checks(edition)
     notes: list[str] = []
-    if base is not None and not errors:
+    if base is not None and errors:
+        notes.append(f"check 7: not run against {base}, because the checks below failed")
+    elif base is not None:
         found, notes = compare(root, edition, base, sources)
         errors += found
+    warnings = [] if errors else checks.repealed_references(edition)
     if check and not errors:
         errors += checks.generated_up_to_date(edition, root)
     if errors:
-        raise ChecksFailed(with_lines(errors, sources))
+        raise ChecksFailed(with_lines(errors, sources), tuple(notes))
     written = () if check else tuple(_write(edition, root))
-    return Result(edition, written, tuple(notes))
+    return Result(edition, written, tuple(notes), tuple(with_lines(warnings, sources)))
 
 
 def _write(edition: Edition, root: Path) -> list[str]:

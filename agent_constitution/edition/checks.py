@@ -11,7 +11,7 @@ from pathlib import Path
 from agent_constitution.edition.failures import failure
 from agent_constitution.edition.languages import LANGUAGES
 from agent_constitution.edition.models import Edition, Text
-from agent_constitution.edition.references import referenced, targets
+from agent_constitution.edition.references import OPENING, REFERENCE, referenced, targets
 from agent_constitution.edition.render import outputs
 from agent_constitution.errors import UserError
 
@@ -186,26 +186,122 @@ def languages(edition: Edition) -> list[UserError]:
             if code not in codes:
                 errors.append(failure(8, f"{code!r} is not a language of this edition", file=path, field=f"{field}.{code}",
                                       fix=f"remove it, or add {code!r} to languages in index.toml"))
+            elif not table[code].strip():
+                errors.append(failure(8, f"the {code!r} text is empty", file=path, field=f"{field}.{code}", fix=_empty_fix(field)))
+        errors += _same_citations(path, field, table, codes)
+    return errors
+
+
+def _empty_fix(field: str) -> str:
+    if field.endswith("content"):
+        return 'write its text; a provision that no longer applies is repealed instead (status = "repealed")'
+    return f"write the text, or remove [{field}] (it is optional)"
+
+
+def _same_citations(path: str, field: str, table: Text, codes: list[str]) -> list[UserError]:
+    """Every language of a text cites the same provisions as the first one: a translation that cites
+    another provision says something else."""
+    first = codes[0]
+    if first not in table or field == "title":   # a title holds no references at all (check 9)
+        return []
+    if not any("{@" in text for text in table.values()):   # the common case, and a quick one
+        return []
+    expected = set(referenced(table[first]))
+    errors = []
+    for code in codes[1:]:
+        if code not in table:
+            continue
+        cited = set(referenced(table[code]))
+        if cited != expected:
+            differences = [f"{verb} {', '.join(f'{{@{name}}}' for name in sorted(names))}"
+                           for verb, names in (("lacks", expected - cited), ("adds", cited - expected)) if names]
+            errors.append(failure(8, f"the {code!r} text cites other provisions than the {first!r} text: it "
+                                  f"{' and '.join(differences)}", file=path, field=f"{field}.{code}",
+                                  fix=f"cite in {code} exactly the provisions that {first} cites"))
     return errors
 
 
 def references(edition: Edition) -> list[UserError]:
-    """Check 9: every `{@id}` names an article, a section or an item (`<section-id>.<item-id>`); titles
-    hold none (they render as plain text)."""
+    """Check 9: every `{@…}` is a well-formed reference (no spaces) naming an article, a section or an
+    item (`<section-id>.<item-id>`) whose anchor the full edition writes; titles hold none (they render
+    as plain text)."""
     known = targets(edition)
+    fine = {anchor for anchor, target in known.items() if target.rendered}
     errors = []
     for path, field, table in texts(edition):
         for code, text in table.items():
-            for name in referenced(text):
-                if field == "title":
-                    errors.append(failure(9, f"a title holds no references, found {{@{name}}}", file=path,
-                                          field=f"{field}.{code}", fix="write the reference in the intro or the content"))
-                elif name not in known:
-                    close = difflib.get_close_matches(name, known, n=1)
-                    hint = f"did you mean {{@{close[0]}}}? " if close else ""
-                    errors.append(failure(9, f"{{@{name}}} names no article, section or item", file=path, field=f"{field}.{code}",
-                                          fix=f"{hint}write {{@<article-id>}}, {{@<section-id>}} or {{@<section-id>.<item-id>}}"))
+            if "{@" not in text:
+                continue
+            names = referenced(text)
+            if field != "title" and text.count("{@") == len(names) and fine.issuperset(names):
+                continue   # every `{@` opens a well-formed reference to a provision shown: the common case
+            where = {"file": path, "field": f"{field}.{code}"}
+            for written in OPENING.findall(text):
+                found = _reference_failure(written, field, known, where)
+                if found is not None:
+                    errors.append(found)
     return errors
+
+
+def _reference_failure(written: str, field: str, known: dict, where: dict) -> UserError | None:
+    well_formed = REFERENCE.fullmatch(written)
+    if field == "title":
+        return failure(9, f"a title holds no references, found {written}", **where,
+                       fix="write the reference in the intro or the content")
+    if well_formed is None:
+        return failure(9, f"{written} is not a reference: it would appear as text", **where, fix=_spelled(written, known))
+    if well_formed[1] not in known:
+        close = difflib.get_close_matches(well_formed[1], known, n=1)
+        hint = f"did you mean {{@{close[0]}}}? " if close else ""
+        return failure(9, f"{written} names no article, section or item", **where,
+                       fix=f"{hint}write {{@<article-id>}}, {{@<section-id>}} or {{@<section-id>.<item-id>}}")
+    if not known[well_formed[1]].rendered:
+        return _unshown(written, known[well_formed[1]], where)
+    return None
+
+
+def _spelled(written: str, known: dict) -> str:
+    """The fix for a malformed `{@…}`: the reference it most likely means."""
+    inner = written[2:].removesuffix("}").strip()
+    guess = re.sub(r"\s+", "-", inner)
+    if guess in known:
+        return f"write {{@{guess}}}: a reference is {{@ and an id, with no spaces, then }}"
+    return "write {@<article-id>}, {@<section-id>} or {@<section-id>.<item-id>}, with no spaces inside the braces"
+
+
+def _unshown(written: str, target, where: dict) -> UserError:
+    """A reference to a provision inside a repealed article or section: that renders as one line
+    without what it held, so the anchor the link names is never written."""
+    if target.item is not None and target.section.status == "repealed":
+        kind, parent, holds = "an item", f"section {{@{target.section.id}}}", "its items"
+    else:
+        kind, parent, holds = ("an item" if target.item else "a section"), f"article {{@{target.article.id}}}", "its sections"
+    return failure(9, f"{written} names {kind} of repealed {parent}, which renders as one line without {holds}: "
+                   "the link would lead nowhere", **where,
+                   fix=f"refer to {parent.split(' ', 1)[1]} instead, or to the provision now in force")
+
+
+def repealed_references(edition: Edition) -> list[UserError]:
+    """Warnings, not failures: references to repealed provisions (they render, but the text they
+    cite no longer applies). Run after check 9 passed."""
+    repealed = set()
+    for article in edition.articles:
+        if article.repealed:
+            repealed.add(article.id)
+        for section in article.sections:
+            if section.status == "repealed":
+                repealed.add(section.id)
+            repealed.update(f"{section.id}.{item.id}" for item in section.items if item.status == "repealed")
+    if not repealed:
+        return []
+    warnings = []
+    for path, field, table in texts(edition):
+        for code, text in table.items():
+            cited = dict.fromkeys(referenced(text)) if "{@" in text else {}
+            for name in (name for name in cited if name in repealed):
+                warnings.append(failure(9, f"{{@{name}}} names a repealed provision", file=path, field=f"{field}.{code}",
+                                        fix="refer to the provision now in force, unless the text is about the repeal"))
+    return warnings
 
 
 def generated_up_to_date(edition: Edition, root: Path) -> list[UserError]:

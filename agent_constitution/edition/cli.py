@@ -8,7 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from agent_constitution.edition.build import build
-from agent_constitution.edition.failures import CHECKS
+from agent_constitution.edition.failures import CHECKS, warning
 from agent_constitution.edition.sources import CONSTITUTION
 from agent_constitution.errors import UserError
 
@@ -30,10 +30,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = build(root, check=args.check, base=args.base)
     except UserError as error:
+        for note in getattr(error, "notes", ()):
+            print(note)
         print(error, file=sys.stderr)
         return 1
     for note in result.notes:
         print(note)
+    for found in result.warnings:
+        print(warning(found), file=sys.stderr)
     if args.check:
         ran = [number for number in CHECKS if number != 7 or args.base]
         print(f"{result.edition.folder}: checks {', '.join(map(str, ran))} passed")

@@ -30,9 +30,15 @@ def failure(check: int, message: str, file: str | None = None, field: str | None
 class ChecksFailed(UserError):
     """One or more failed checks: one message per failure, in the order found."""
 
-    def __init__(self, errors: list[UserError]):
+    def __init__(self, errors: list[UserError], notes: tuple[str, ...] = ()):
         super().__init__("\n".join(str(error) for error in errors))
         self.errors = errors
+        self.notes = notes   # what check 7 did not compare: said even when a check fails
 
     def __str__(self) -> str:
         return self.message
+
+
+def warning(error: UserError) -> str:
+    """A finding that does not fail the build, in the form of a failure but marked `warning:`."""
+    return "warning:" + str(error).removeprefix("error:")

@@ -9,13 +9,16 @@ article).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_constitution.edition.languages import Language
 from agent_constitution.edition.models import Article, Edition, Item, Section
 
 REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
+# What a writer may have meant as a reference: `{@` up to the next `}` on the line (check 9 rejects
+# every one that is not a REFERENCE, e.g. `{@ must-ask}`, so none reaches the output as text).
+OPENING = re.compile(r"\{@[^}\n]*\}?")
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,19 @@ class Target:
     article: Article
     section: Section | None = None
     item: Item | None = None
+
+    @property
+    def rendered(self) -> bool:
+        """Whether the full edition writes this provision's anchor: a repealed article renders one line
+        without its sections, a repealed section one line without its items."""
+        if self.item is not None and self.section.status == "repealed":
+            return False
+        return self.section is None or not self.article.repealed
+
+    @property
+    def repealed(self) -> bool:
+        provision = self.item or self.section
+        return bool(self.article.repealed) if provision is None else provision.status == "repealed"
 
 
 def targets(edition: Edition) -> dict[str, Target]:
@@ -40,10 +56,9 @@ def targets(edition: Edition) -> dict[str, Target]:
     return found
 
 
-def referenced(text: str) -> Iterator[str]:
+def referenced(text: str) -> list[str]:
     """The IDs a text refers to, in order."""
-    for match in REFERENCE.finditer(text):
-        yield match[1]
+    return REFERENCE.findall(text)
 
 
 def label(target: Target, language: Language, short: bool) -> str:

@@ -17,6 +17,11 @@ from agent_constitution.edition.references import Target, rewrite, targets
 STAR = '<sup class="omitted">*</sup>'
 HEADING = re.compile(r"#{1,6}(?:[ \t].*)?")
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+CLOSING = re.compile(r"[ \t]+#+$")                    # an ATX heading's optional closing sequence
+UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")        # a setext heading's underline
+# Lines that do not continue a paragraph an underline could turn into a heading: list items, block
+# quotes, indented code, thematic breaks.
+NOT_PARAGRAPH = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])([ \t]|$)| {4}|\t| {0,3}>| {0,3}([-*_])[ \t]*(\3[ \t]*){2,}$")
 MANIFEST = "manifest.json"
 
 
@@ -158,18 +163,31 @@ class _Renderer:
         return STAR
 
     def _star_headings(self, text: str) -> str:
+        """Every heading of [front] gets the star: ATX (`## Preamble`, its closing `###` dropped, since
+        text after it would make the hashes heading text) and setext (a paragraph line underlined with
+        `===` or `---`), but nothing inside a fenced code block."""
         lines = text.split("\n")
         fence = None
+        paragraph = False   # the previous line is a paragraph line, which an underline makes a heading
         for number, line in enumerate(lines):
             opened = FENCE.match(line)
             if fence is not None:
                 if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence):
                     fence = None
+                paragraph = False
             elif opened:
                 fence = opened[1]
+                paragraph = False
             elif HEADING.fullmatch(line):
-                lines[number] = line.rstrip() + STAR
+                lines[number] = CLOSING.sub("", line.rstrip()) + STAR
                 self.starred = True
+                paragraph = False
+            elif paragraph and UNDERLINE.fullmatch(line):
+                lines[number - 1] = lines[number - 1].rstrip() + STAR
+                self.starred = True
+                paragraph = False
+            else:
+                paragraph = bool(line.strip()) and not NOT_PARAGRAPH.match(line)
         return "\n".join(lines)
 
     def _repealed(self, month: str) -> str:

@@ -33,6 +33,7 @@ from agent_constitution.errors import UserError, docs_url
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
 Sources = Mapping[str, bytes]
+BOM = b"\xef\xbb\xbf"
 
 
 def _ignored(parts: tuple[str, ...]) -> bool:
@@ -201,6 +202,10 @@ def _too_large(number: Number, path: str, field: str | None = None) -> UserError
 
 
 def _parse(sources: Sources, path: str, model: type[BaseModel], errors: list[UserError]):
+    if sources[path].startswith(BOM):
+        errors.append(failure(2, "the file starts with a UTF-8 byte order mark (BOM), which TOML does not allow", file=path,
+                              fix="save the file as UTF-8 without a BOM"))
+        return None
     try:
         data = tomllib.loads(sources[path].decode("utf-8"))
     except UnicodeDecodeError:
@@ -219,21 +224,38 @@ def _parse(sources: Sources, path: str, model: type[BaseModel], errors: list[Use
 def _schema_failure(path: str, model: type[BaseModel], detail: dict) -> UserError:
     location = detail["loc"]
     field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
+    key = next(part for part in reversed(location) if isinstance(part, str))
     kind = detail["type"]
+    found = detail.get("input")
+
+    def fail(message: str, fix: str) -> UserError:
+        return failure(2, message, file=path, field=field, fix=fix)
+
     if kind == "extra_forbidden":
         owner = ItemEntry if location[0] == "items" and len(location) == 3 else model
-        allowed = ", ".join(owner.model_fields)
-        return failure(2, "unknown key", file=path, field=field, fix=f"remove it; the keys here are: {allowed}")
+        return fail("unknown key", f"remove it; the keys here are: {', '.join(owner.model_fields)}")
     if kind == "missing":
-        return failure(2, "required key is missing", file=path, field=field, fix="add it")
+        return fail("required key is missing", f"add {key} ({docs_url('constitution')} lists the keys of each file)")
     if kind == "string_pattern_mismatch":
         expected = EXPECTED[detail["ctx"]["pattern"]]
-        return failure(2, f"{detail['input']!r} is not {expected}", file=path, field=field, fix=f"write {expected}")
+        return fail(f"{found!r} is not {expected}", f"write {expected}")
     if kind == "string_type":
-        return failure(2, f"{detail['input']!r} is not a string", file=path, field=field,
-                       fix=f"write it in quotes, e.g. {location[-1]} = \"{detail['input']}\"")
-    return failure(2, f"{detail['msg']} (found {detail['input']!r})", file=path, field=field,
-                   fix=f"see {docs_url('constitution')} for the format of this file")
+        if isinstance(location[-1], int):   # an entry of a list such as languages
+            return fail(f"{found!r} is not a string", f'write every entry of {key} in quotes, e.g. "{found}"')
+        return fail(f"{found!r} is not a string", f'write it in quotes, e.g. {key} = "{found}"')
+    if kind == "literal_error":
+        return fail(f"{found!r} is not one of {detail['ctx']['expected']}", f"write one of {detail['ctx']['expected']}")
+    if kind == "list_type":
+        if key == "items":
+            return fail(f"{found!r} is not a list of items", "write each item as an [[items]] table")
+        return fail(f"{found!r} is not a list", f'write a list, e.g. {key} = ["en", "zh"]')
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        if key == "items":
+            return fail(f"{found!r} is not an item", "write each item as an [[items]] table with id, number, status and [items.content]")
+        return fail(f"{found!r} is not a table", f"write it as a table [{field}] with one text per language, e.g. en = \"…\"")
+    if kind == "too_short":
+        return fail(f"{key} is empty", f'list at least one, e.g. {key} = ["en"]')
+    return fail(f"{detail['msg']} (found {found!r})", f"see {docs_url('constitution')} for the format of this file")
 
 
 def with_lines(errors: list[UserError], sources: Sources) -> list[UserError]:

@@ -10,6 +10,7 @@ import tomlkit
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.source import load_source
+from agent_constitution.schemas import url
 from agent_constitution.sources.history import next_free_id
 
 # Marks what the author still has to write; source validation fails while a rule holds it.
@@ -50,5 +51,6 @@ def new_rule(root: Path, *, title: str, parent: str, today: datetime.date) -> Pa
     document["title"] = titles
     document["text"] = texts
     path = root / "rules" / f"{rule_id}.toml"
-    write_atomic(path, tomlkit.dumps(document))
+    # The first line names the rule schema, for editors that validate and complete TOML (taplo).
+    write_atomic(path, f"#:schema {url('rule.schema.json')}\n" + tomlkit.dumps(document))
     return path

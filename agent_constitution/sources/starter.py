@@ -22,6 +22,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.schemas import url as schema_url
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 # Tests point the starter at a local clone; users edit rules.toml instead.
@@ -89,7 +90,8 @@ def starter_pin() -> str:
 def starter_manifest(url: str, pin: str) -> str:
     selection = ", ".join(f'"ac:{package}"' for package in STARTER_PACKAGES)
     excluded = ", ".join(f'"ac:{rule}"' for rule in STARTER_EXCLUDE)
-    return f"""# The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
+    return f"""#:schema {schema_url("rules.schema.json")}
+# The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
 # and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
 # e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
 rules = [{selection}]

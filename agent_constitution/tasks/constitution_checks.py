@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from agent_constitution.tasks.actions import reported
 
 NAME = "constitution-checks"
@@ -26,4 +28,7 @@ def tasks(project):
 def _check(root):
     from agent_constitution.edition.build import build
 
-    build(root, check=True)
+    from agent_constitution.edition.failures import warning
+
+    for found in build(root, check=True).warnings:
+        print(warning(found), file=sys.stderr)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from agent_constitution.tasks.actions import reported
 
 NAME = "render"
@@ -32,5 +34,10 @@ def tasks(project):
 def _render(root):
     from agent_constitution.edition.build import build
 
-    for path in build(root).written:
+    from agent_constitution.edition.failures import warning
+
+    result = build(root)
+    for path in result.written:
         print(f"updated {path}")
+    for found in result.warnings:
+        print(warning(found), file=sys.stderr)

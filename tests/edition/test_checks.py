@@ -15,6 +15,7 @@ from .support import snapshot
 EDITION = "constitution/2026-10"
 MUST_ASK = f"{EDITION}/articles/04-authority/01-must-ask.toml"
 STABLE = f"{EDITION}/articles/03-process/02-stable.toml"
+RETIRED = f"{EDITION}/articles/03-process/03-retired.toml"
 
 
 def edit(path: str, old: str, new: str) -> Callable[[Path], None]:
@@ -61,16 +62,28 @@ CASES = {
     "unknown item key": (edit(MUST_ASK, 'number = "7"', 'number = "7"\ncolour = "red"'),
                          ["items[5].colour: check 2 (schema): unknown key", "keys here are: id, number"]),
     "missing key": (edit(f"{EDITION}/articles/01-purpose/article.toml", 'id = "purpose"\n', ""),
-                    ["01-purpose/article.toml: id: check 2 (schema): required key is missing", "fix: add it"]),
+                    ["01-purpose/article.toml: id: check 2 (schema): required key is missing", "fix: add id"]),
     "bad toml": (edit(STABLE, 'status = "active"', "status = active"), [f"{STABLE}: check 2 (schema): not valid TOML"]),
     "bad month": (edit(f"{EDITION}/articles/02-old-rules/article.toml", '"2026-11"', '"2026-13"'),
                   ["repealed: check 2 (schema): '2026-13' is not a month written YYYY-MM"]),
     "bad id": (edit(STABLE, 'id = "stable"', 'id = "Stable_Numbers"'), ["id: check 2 (schema): 'Stable_Numbers' is not lower-case words"]),
     "bad audience": (edit(STABLE, 'status = "active"', 'status = "active"\naudience = "humans"'),
-                     ["audience: check 2 (schema): Input should be 'maintainers'"]),
+                     ["audience: check 2 (schema): 'humans' is not one of 'maintainers'"]),
     "number for a string": (edit(f"{EDITION}/index.toml", 'revision = "3"', "revision = 3"),
                             ["index.toml:3: revision: check 2 (schema): 3 is not a string",
                              'fix: write it in quotes, e.g. revision = "3"']),
+    "byte order mark": (lambda root: (root / STABLE).write_bytes(b"\xef\xbb\xbf" + (root / STABLE).read_bytes()),
+                        [f"{STABLE}: check 2 (schema): the file starts with a UTF-8 byte order mark (BOM)",
+                         "fix: save the file as UTF-8 without a BOM"]),
+    "a language that is not a string": (edit(f"{EDITION}/index.toml", '["en", "zh"]', '["en", 1]'),
+                                        ["languages[1]: check 2 (schema): 1 is not a string",
+                                         'fix: write every entry of languages in quotes, e.g. "1"']),
+    "items that are not tables": (edit(STABLE, 'status = "active"', 'status = "active"\nitems = ["x"]'),
+                                  ["items[0]: check 2 (schema): 'x' is not an item", "as an [[items]] table"]),
+    "content that is not a table": (edit(f"{EDITION}/articles/01-purpose/02-order.toml",
+                                         '[content]\nen = "Where two provisions conflict, the earlier one wins."\n'
+                                         'zh = "两条条文冲突时，以在前的为准。"', 'content = "x"'),
+                                    ["content: check 2 (schema): 'x' is not a table", "as a table [content]"]),
     "title of two lines": (edit(f"{EDITION}/articles/01-purpose/article.toml", 'en = "Purpose"', 'en = "Pur\\npose"'),
                            ["01-purpose/article.toml:4: title.en: check 2 (schema): 'Pur\\npose' is not one line of text"]),
     "title with a trailing space": (edit(f"{EDITION}/index.toml", '"Agent Constitution"', '"Agent Constitution "'),
@@ -138,10 +151,42 @@ CASES = {
     "unknown language": (lambda root: [p.write_text(p.read_text(encoding="utf-8").replace("zh", "xx"), encoding="utf-8")
                                        for p in (root / EDITION).rglob("*.toml")],
                          ["languages: check 8 (languages): language 'xx' has no entry in the build's LANGUAGES table"]),
+    "empty text": (edit(STABLE, 'en = "Numbers never change within an edition."', 'en = ""'),
+                   ["content.en: check 8 (languages): the 'en' text is empty", 'repealed instead (status = "repealed")']),
+    "whitespace-only text": (edit(f"{EDITION}/articles/01-purpose/article.toml", 'zh = "本条说明宪法为什么存在。"', "zh = '''\n   \n'''"),
+                             ["intro.zh: check 8 (languages): the 'zh' text is empty", "or remove [intro] (it is optional)"]),
+    "languages cite different provisions": (
+        edit(STABLE, 'zh = "同一版内编号不变。"', 'zh = "同一版内编号不变 ({@must-ask})。"'),
+        ["content.zh: check 8 (languages): the 'zh' text cites other provisions than the 'en' text: it adds {@must-ask}"]),
     # 9: references
-    "unresolved reference": (edit(STABLE, "Numbers never change", "{@must-ask.capitol} Numbers never change"),
+    "unresolved reference": (both(edit(STABLE, "Numbers never change", "{@must-ask.capitol} Numbers never change"),
+                                  edit(STABLE, "同一版内编号不变", "{@must-ask.capitol}同一版内编号不变")),
                              ["content.en: check 9 (references): {@must-ask.capitol} names no article, section or item",
                               "did you mean {@must-ask.capital}?"]),
+    # Seed 001: a repealed article renders "nothing under it" and every link is `[<ref>]: #<ref>` to the
+    # provision's own anchor, so a provision inside a repealed article or section cannot be linked.
+    "reference into a repealed article": (
+        both(edit(STABLE, "Numbers never change", "{@legacy} Numbers never change"),
+             edit(STABLE, "同一版内编号不变", "{@legacy}同一版内编号不变")),
+        ["content.en: check 9 (references): {@legacy} names a section of repealed article {@old-rules}, which renders as",
+         "fix: refer to {@old-rules} instead"]),
+    "reference to an item of a repealed section": (
+        both(lambda root: (root / RETIRED).write_text((root / RETIRED).read_text(encoding="utf-8") +
+                                                     '\n[[items]]\nid = "old"\nnumber = "1"\nstatus = "repealed"\n'
+                                                     'repealed = "2027-03"\n', encoding="utf-8"),
+             edit(STABLE, "Numbers never change", "{@retired.old} Numbers never change"),
+             edit(STABLE, "同一版内编号不变", "{@retired.old}同一版内编号不变")),
+        ["check 9 (references): {@retired.old} names an item of repealed section {@retired}", "refer to {@retired} instead"]),
+    # A reference is `{@` and an id with nothing else: these would otherwise reach the output as text.
+    "space after the @": (both(edit(STABLE, "Numbers never change", "{@ s01} Numbers never change"),
+                              edit(STABLE, "同一版内编号不变", "{@ s01}同一版内编号不变")),
+                         ["content.en: check 9 (references): {@ s01} is not a reference: it would appear as text"]),
+    "space before the brace": (both(edit(STABLE, "Numbers never change", "{@s01 } Numbers never change"),
+                                   edit(STABLE, "同一版内编号不变", "{@s01 }同一版内编号不变")),
+                              ["check 9 (references): {@s01 } is not a reference"]),
+    "space inside the id": (both(edit(STABLE, "Numbers never change", "{@must ask} Numbers never change"),
+                                edit(STABLE, "同一版内编号不变", "{@must ask}同一版内编号不变")),
+                           ["check 9 (references): {@must ask} is not a reference", "fix: write {@must-ask}"]),
     "reference in a title": (edit(f"{EDITION}/articles/01-purpose/article.toml", 'en = "Purpose"', 'en = "Purpose ({@authority})"'),
                              ["title.en: check 9 (references): a title holds no references, found {@authority}"]),
 }
@@ -158,6 +203,7 @@ def test_bad_input_fails_with_its_message_and_writes_nothing(case: str, active: 
     for part in expected:
         assert part in message
     assert "Traceback" not in message
+    assert "ItemEntry" not in message and "SectionFile" not in message, "a message names a class of the code"
     assert snapshot(active) == before
     # The command line says the same on stderr and exits non-zero.
     assert main(["--root", str(active)]) == 1
@@ -227,3 +273,17 @@ def test_messages_carry_the_line_of_the_field():
     assert _line(lines, "items[0]") == 10 and _line(lines, "items[0].number") == 12
     assert _line(lines, "items[0].content.en") == 14 and _line(lines, "items[1].id") == 17
     assert _line(lines, "repealed") is None and _line(lines, "items[2].id") is None and _line(lines, "items[1].content") is None
+
+
+def test_references_to_repealed_provisions_warn(active: Path, capsys):
+    """The fixture cites the repealed article old-rules, the repealed section retired and the repealed
+    item must-ask.legal: the build passes and says so for each language."""
+    warnings = [str(found) for found in build(active).warnings]
+    decide = f"{EDITION}/articles/04-authority/02-decide-yourself.toml"
+    for name in ("{@old-rules}", "{@retired}", "{@must-ask.legal}"):
+        assert any(f"{decide}:5: content.en: check 9 (references): {name} names a repealed provision" in text
+                   for text in warnings), name
+    assert len(warnings) == 6
+    assert main(["--root", str(active)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning: ") == 6 and "error" not in err

@@ -83,3 +83,15 @@ def test_a_third_language_is_one_entry_plus_keys(draft: Path, monkeypatch):
     assert "# Team Constitution (édition 2026-12)" in french
     assert '-   <a id="ask"></a>**art. 1** Ask before you act on:' in french
     assert (draft / result.edition.generated / "constitution.fr.agent.md").is_file()
+
+
+def test_every_front_heading_carries_the_star():
+    """Seed 001: '在完整版里，其中的每个标题 (## Preamble) 后面都带星号' — every heading of [front], in either
+    Markdown form: ATX with a closing sequence (`### How to read it ###`, whose closing hashes would read
+    as heading text if the star followed them) and setext (`Where it comes from` over `---`)."""
+    full = (GOLDEN / "active" / "constitution.en.md").read_text(encoding="utf-8")
+    star = '<sup class="omitted">*</sup>'
+    assert f"## Preamble{star}\n" in full
+    assert f"### How to read it{star}\n" in full and "###" + star not in full
+    assert f"Where it comes from{star}\n-------------------\n" in full
+    assert f"它从哪里来{star}\n==========\n" in (GOLDEN / "active" / "constitution.zh.md").read_text(encoding="utf-8")

@@ -106,7 +106,7 @@ def test_the_docs_complete_examples(tmp_path: Path):
 
 def test_what_init_and_new_rule_write_names_its_schema_and_validates(tmp_path: Path):
     manifest = tmp_path / "rules.toml"
-    manifest.write_text(starter_manifest("v0.1.0"), encoding="utf-8")
+    manifest.write_text(starter_manifest("https://github.com/Luolc/agent-constitution", 'tag = "v0.1.0"'), encoding="utf-8")
     assert manifest.read_text(encoding="utf-8").split("\n")[0] == f"#:schema {schemas.url('rules.schema.json')}"
     valid("rules.schema.json", [manifest])
     # The tool's own reader takes the schema line for the comment it is.

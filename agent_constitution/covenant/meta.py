@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, read_regular
 from agent_constitution.covenant.shell import (
     Command,
     Redirect,
@@ -645,8 +646,8 @@ def _repo_relative(path: str, root: Path) -> str:
 
 def _read_pre(root: Path, path: str) -> str | None:
     """The target's text on disk, or None when it does not exist; unreadable raises (fail-closed)."""
-    try:
-        return (root / path).read_bytes().decode("utf-8")
+    try:  # a FIFO or device raises Refused: the shell-evidence judge then cannot judge, and blocks
+        return read_regular(root / path, FILE_LIMIT, "write target").decode("utf-8")
     except FileNotFoundError:
         return None
 

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from agent_constitution.covenant.adapters import claude_code, codex, grok
-from agent_constitution.covenant.adapters.common import hook
+from agent_constitution.covenant import budget
+from agent_constitution.covenant.adapters.common import hook, refuse
 
 HOSTS = {"claude-code": claude_code, "codex": codex, "grok": grok}
 USAGE = "usage: pdks hook claude-code|codex|grok"
@@ -30,5 +31,12 @@ def main(argv: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     module = HOSTS[argv[0]]
-    raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]))
+    budget.start(budget.SESSION_BUDGET)
+    try:
+        try:
+            raw = budget.read_stdin(sys.stdin.buffer, budget.PAYLOAD_LIMIT)
+        except budget.OverBudget as error:
+            return refuse(module.PREFIX, str(error), root_for(argv[0]))
+        return hook(module.PREFIX, module.translate, raw.decode("utf-8", errors="replace"), root_for(argv[0]))
+    finally:
+        budget.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -310,12 +311,30 @@ def _too_deep() -> str:
 def _load_yaml(text: str) -> Any:
     """The YAML document, its node graph checked before anything is built from it: aliases
     expanded, at most YAML_NODES nodes and YAML_DEPTH levels (an alias bomb fails here, fast)."""
+    _flow_depth(text)
     constructor, _ = _yaml().get_constructor_parser(text)
     node = constructor.composer.get_single_node()
     if node is None:
         return None
     _node_budget(node)
     return constructor.construct_document(node)
+
+
+# A quote opens a quoted scalar and `#` a comment only at the start of a token (as in YAML).
+_FLOW = re.compile(r"""(?<![^\s\[\]{},:-])(?:'[^']*'|"(?:[^"\\]|\\.)*")|(?<!\S)#[^\n]*|[\[\]{}]""")
+
+
+def _flow_depth(text: str) -> None:
+    """Refuse deep flow nesting (`[[[[…`) before the parser reads it: ruamel's scanner takes
+    seconds on a few thousand levels. Quoted text and comments are skipped; the count errs high."""
+    depth = 0
+    for token in _FLOW.findall(text):
+        if token in "[{":
+            depth += 1
+            if depth > YAML_DEPTH:
+                raise ValueError(_too_deep())
+        elif token in "]}":
+            depth = max(depth - 1, 0)
 
 
 def _node_budget(root: Any) -> None:

@@ -245,25 +245,24 @@ class Reach(namedtuple("Reach", ["root", "real_root", "protected", "real_protect
     def glob_names(self, word: str, anchored: bool) -> str | None:
         """The first protected path a glob (or brace) word can match. Anchored: the word is read
         from the root (or is absolute); otherwise (after a directory change) at any depth."""
-        found = None
-        for form in _brace_forms(word):
-            segments = path_segments(form)
-            if not segments:
-                continue
-            if anchored:
-                base = [] if form.startswith("/") else path_segments(self.real_root)
-                pattern = resolve_dots(base + segments)
-                floor = len(path_segments(self.real_root))
-            for path in self.protected:
-                wanted = path_segments(path)
-                if anchored:
-                    target = path_segments(self.real_root) + wanted
-                    hit = _glob_anchored(pattern, target, floor)
-                else:
+        # The root as the host spelled it and as it really is: an absolute word may use either.
+        roots = {tuple(path_segments(self.real_root)), tuple(path_segments(os.path.abspath(self.root)))}
+        forms = [(form, path_segments(form)) for form in _brace_forms(word)]
+        for path in self.protected:
+            wanted = path_segments(path)
+            for form, segments in forms:
+                if not segments:
+                    continue
+                if not anchored:
                     hit = _glob_window(segments, wanted)
-                if hit and (found is None or self.protected.index(path) < self.protected.index(found)):
-                    found = path
-        return found
+                elif form.startswith("/"):
+                    hit = any(_glob_anchored(resolve_dots(segments), [*r, *wanted], len(r)) for r in roots)
+                else:
+                    base = list(path_segments(self.real_root))
+                    hit = _glob_anchored(resolve_dots(base + segments), base + wanted, len(base))
+                if hit:
+                    return path
+        return None
 
 
 def _realpath(path: str) -> str:

@@ -102,7 +102,7 @@ def test_an_oversized_config_is_refused(project):
     (project / "polydeukes.config.yaml").write_text(CONFIG + "#" * budget.CONFIG_LIMIT + "\n")
     code, err, took = bash(project, "ls")
     assert code == 2
-    assert "over the 128 KiB limit" in err
+    assert "over the 48 KiB limit" in err
     assert took < BOUND
 
 

@@ -222,7 +222,7 @@ class Reach(namedtuple("Reach", ["root", "real_root", "protected", "real_protect
         linked = frozenset(p for p, r in zip(protected, real) if r != os.path.normpath(os.path.join(real_root, p)))
         return cls(root, real_root, protected, real, linked)
 
-    @lru_cache(maxsize=1024)  # noqa: B019 - a handful of Reach values per process, each small
+    @lru_cache(maxsize=1024)  # per (Reach, word); a process holds one or two Reach values
     def through_links(self, candidate: str) -> str | None:
         """The first protected path `candidate` reaches once symlinks are resolved (the path
         itself, inside it, or a folder inside the root that holds it), when a link is involved."""

@@ -19,7 +19,7 @@ from agent_constitution.covenant import budget
 from agent_constitution.covenant.adapters import claude_code, codex, grok
 from agent_constitution.covenant.adapters.common import Refusal
 from agent_constitution.covenant.config import ConfigError, parse
-from agent_constitution.covenant.plan import PLAN_DIR, load_plan
+from agent_constitution.covenant.plan import PLAN_DIR, build_plan, load_plan
 
 PDKS = Path(sys.executable).with_name("pdks")
 BOUND = 5.0  # seconds; a generous bound, not a timing test
@@ -318,13 +318,17 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 @FUZZ
-@given(document=YAML_VALUES)
-def test_the_config_parser_gives_a_document_or_a_clean_error(document):
+@given(document=YAML_VALUES, key=st.sampled_from(["doc", "protectedPaths", "languages", "witness", "disciplines"]))
+def test_the_config_loader_gives_a_plan_or_a_clean_error(document, key):
+    text = f"{key}: {document}\n"
     try:
-        parse("polydeukes.config.yaml", f"doc: {document}\n")
+        parse("polydeukes.config.yaml", text)
     except ConfigError as error:
         assert str(error).startswith("failed to parse polydeukes.config.yaml: ")
         assert "\n" not in str(error)
+    plan = build_plan(Path("polydeukes.config.yaml"), (CONFIG + text).encode())
+    assert plan["error"] is None or "\n" not in plan["error"]
+    json.dumps(plan)
 
 
 JSON_VALUES = st.recursive(
@@ -354,3 +358,14 @@ def test_the_payload_parsers_translate_or_refuse(tmp_path_factory, raw, host):
         return
     assert isinstance(translated, dict)
     json.dumps(translated)
+
+
+def test_the_state_folder_is_not_part_of_the_baseline(project):
+    transcript = project.parent / "t.jsonl"
+    transcript.write_text("")
+    for _ in range(2):  # the second run compares with the baseline the first one stored
+        assert hook(project, "Bash", {"command": "ls"}, transcript_path=str(transcript))[0] == 0
+    stored = json.loads((project / ".polydeukes" / "baseline.json").read_text())
+    assert ".polydeukes" not in stored["entries"]
+    log = (project / ".polydeukes" / "roi.log").read_text()
+    assert "unattributed\tbaseline\t.polydeukes" not in log

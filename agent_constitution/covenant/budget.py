@@ -108,6 +108,7 @@ _regex_since: float | None = None  # when the regex work under way began
 def _tick(signum, frame) -> None:
     now = time.monotonic()
     if _deadline is not None and now >= _deadline:
+        stop()  # fires once: failing closed (a stderr line, a telemetry row) must not be interrupted
         raise OverBudget(f"the judgment ran past its {_run_seconds:g} s budget")
     if _regex_since is not None and _regex_spent + (now - _regex_since) > _regex_seconds:
         raise OverBudget(_regex_reason())

@@ -208,24 +208,32 @@ class Undecidable(Exception):
     """A word whose reach this layer cannot compare with the protected paths; the call blocks."""
 
 
-class Reach(namedtuple("Reach", ["root", "real_root", "protected", "real_protected", "linked"])):
-    """Where words land on disk, for one root and protected list: `real_protected` holds each
-    protected path with its symlinks resolved, `linked` the ones that are (or lie under) a link."""
+class Reach:
+    """Where words land on disk, read once per run (the disk may change between runs): the root
+    and each protected path with its symlinks resolved (`real_root`, `real_protected`), and the
+    protected paths that are (or lie under) a link (`linked`)."""
 
-    __slots__ = ()
+    __slots__ = ("root", "real_root", "protected", "real_protected", "linked", "_memo")
 
-    @classmethod
-    @lru_cache(maxsize=8)
-    def of(cls, root: str, protected: tuple[str, ...]) -> "Reach":
-        real_root = os.path.realpath(root)
-        real = tuple(os.path.realpath(os.path.join(real_root, p)) for p in protected)
-        linked = frozenset(p for p, r in zip(protected, real) if r != os.path.normpath(os.path.join(real_root, p)))
-        return cls(root, real_root, protected, real, linked)
+    def __init__(self, root: str, protected: tuple[str, ...]) -> None:
+        self.root, self.protected = root, protected
+        self.real_root = os.path.realpath(root)
+        self.real_protected = tuple(os.path.realpath(os.path.join(self.real_root, p)) for p in protected)
+        self.linked = frozenset(
+            p
+            for p, real in zip(protected, self.real_protected)
+            if real != os.path.normpath(os.path.join(self.real_root, p))
+        )
+        self._memo: dict[str, str | None] = {}
 
-    @lru_cache(maxsize=1024)  # per (Reach, word); a process holds one or two Reach values
     def through_links(self, candidate: str) -> str | None:
         """The first protected path `candidate` reaches once symlinks are resolved (the path
         itself, inside it, or a folder inside the root that holds it), when a link is involved."""
+        if candidate not in self._memo:
+            self._memo[candidate] = self._through_links(candidate)
+        return self._memo[candidate]
+
+    def _through_links(self, candidate: str) -> str | None:
         if not candidate or len(candidate) > 4096 or "\0" in candidate or candidate[0] in "-~$":
             return None
         lexical = os.path.normpath(os.path.join(self.real_root, candidate))
@@ -589,12 +597,12 @@ def _outcome(judge, *args) -> MetaOutcome:
 class PathCovenant(
     namedtuple(
         "PathCovenant",
-        ["label", "protected", "mutating", "shell", "command_args", "kind", "level", "root"],
+        ["label", "protected", "mutating", "shell", "command_args", "kind", "level", "reach"],
         defaults=["meta", None, None],
     )
 ):
     """`self-mod` or `shell-mod`: routed by a protected-path mention, subject = that path. With a
-    `root` (the session surface) targets and shell words are also read through symlinks and globs."""
+    `reach` (the session surface) targets and shell words are also read through symlinks and globs."""
 
     __slots__ = ()
 
@@ -604,8 +612,7 @@ class PathCovenant(
         return f"protected paths against the shell tools {', '.join(self.shell)}"
 
     def _reach(self) -> Reach | None:
-        protected = tuple(p for p in self.protected if p)
-        return Reach.of(str(self.root), protected) if self.root is not None and protected else None
+        return self.reach if self.reach is not None and self.reach.protected else None
 
     def route(self, call: dict[str, Any], run: Any = None) -> str | None:
         subject = path_route(self.protected, [call])
@@ -702,11 +709,13 @@ def meta_registrations(assembly: Any) -> list[PathCovenant | TranscriptCovenant]
     found: list[PathCovenant | TranscriptCovenant] = []
     common = (tuple(assembly.protected), tuple(assembly.mutating), tuple(assembly.shell), tuple(assembly.command_args))
     # Only the session surface looks at the disk: a change set's paths are the ones git recorded.
-    root = assembly.root if getattr(assembly, "surface", "session") == "session" else None
+    reach = None
+    if getattr(assembly, "surface", "session") == "session" and (assembly.mutating or assembly.shell):
+        reach = Reach(str(assembly.root), tuple(p for p in assembly.protected if p))
     if assembly.mutating:
-        found.append(PathCovenant("self-mod", *common, root=root))
+        found.append(PathCovenant("self-mod", *common, reach=reach))
     if assembly.shell:
-        found.append(PathCovenant("shell-mod", *common, root=root))
+        found.append(PathCovenant("shell-mod", *common, reach=reach))
     session = assembly.session
     evidence_path = session.get("evidencePath") if isinstance(session, dict) else None
     if isinstance(evidence_path, str):

@@ -369,3 +369,16 @@ def test_the_state_folder_is_not_part_of_the_baseline(project):
     assert ".polydeukes" not in stored["entries"]
     log = (project / ".polydeukes" / "roi.log").read_text()
     assert "unattributed\tbaseline\t.polydeukes" not in log
+
+
+def test_a_protected_path_that_is_a_link_is_caught_through_its_target(tmp_path):
+    outside = tmp_path / "dotfiles"
+    outside.mkdir()
+    (outside / "settings.json").write_text("{}\n")
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".claude").symlink_to(outside)
+    (root / "polydeukes.config.yaml").write_text(CONFIG)
+    code, err, _ = hook(root, "Write", {"file_path": str(outside / "settings.json"), "content": "[]"})
+    assert code == 2
+    assert f"Write would modify protected path .claude/settings.json through the symlink {outside}/settings.json" in err

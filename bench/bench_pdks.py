@@ -9,6 +9,12 @@ Four figures, each as median and p90 over N processes:
   * --diff: a 500-file unified diff on the change-set surface (warm plan);
   * hook: one `pdks hook claude-code` process end to end (PreToolUse Edit payload in, verdict out)
     with the same config and a 2,000-line session transcript to read (warm plan).
+Hostile rows (`--hostile-runs`, default 5 each; the target is that each returns within 2 s, exit 2):
+  * hook on a 10 MB Bash command (refused by the payload limit);
+  * hook on a 60,000-character command of 30,000 one-word lines (the costliest command still read);
+  * hook under the worst configs: a YAML alias bomb, flow nesting 3,000 deep, a catastrophic
+    regex in a scope (stopped by the regex budget on every call), and the largest config the judge
+    reads, compiled cold each run.
 Child processes run with bytecode caching on (as an installed package runs), after one warm-up.
 Beside wall time each line gives the median CPU time (user + system) of the child: on a shared
 machine the wall time also counts waiting for a core, the CPU time hardly does.
@@ -180,6 +186,61 @@ def hook_payload(root: Path, transcript: Path) -> bytes:
     return json.dumps(payload).encode()
 
 
+ALIAS_BOMB = "".join(
+    ["bomb0: &b0 [x, x, x, x, x, x, x, x, x, x]\n"]
+    + [f"bomb{n}: &b{n} [{', '.join([f'*b{n - 1}'] * 10)}]\n" for n in range(1, 9)]
+)
+CATASTROPHIC = """\
+disciplines:
+  - id: 'slow-scope'
+    enforce: block
+    declare:
+      mechanism: 'naming'
+      scope: { source: 'target.path', include: ['^(a+)+$'] }
+      extract:
+        outside: [{ op: 'source', of: 'target.path' }, { op: 'matches', re: '^(?!data/)' }]
+      relate:
+        - { id: 'placed', relation: { op: 'empty', of: 'outside' }, message: '{value}' }
+"""
+
+
+def largest_config() -> str:
+    """The 30-entry config repeated (ids renamed) up to just under the judge's config size limit."""
+    from agent_constitution.covenant.budget import CONFIG_LIMIT
+
+    shared = "".join(ADDED_ONLY.format(n=n) for n in range(15)) + "".join(NAMING.format(n=n) for n in range(5))
+    body, copy = "", 0
+    while True:
+        more = shared.replace("id: '", f"id: 'c{copy}-")
+        if len(HEADER) + len("disciplines:\n") + len(body) + len(more) >= CONFIG_LIMIT:
+            break
+        body, copy = body + more, copy + 1
+    return HEADER + "disciplines:\n" + body
+
+
+def hostile_cases(root: Path, env: dict[str, str]) -> dict[str, tuple[str, list[str], bytes, dict[str, str]]]:
+    """name -> (config text, arguments, stdin, environment) of each hostile row."""
+    hook_env = {**env, "CLAUDE_PROJECT_DIR": str(root)}
+
+    def bash(command: str) -> bytes:
+        payload = {"hook_event_name": "PreToolUse", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": command}}
+        return json.dumps(payload).encode()
+
+    write = json.dumps(
+        {"hook_event_name": "PreToolUse", "cwd": str(root), "tool_name": "Write",
+         "tool_input": {"file_path": "a" * 40 + "!", "content": "x"}}
+    ).encode()
+    hook = ["hook", "claude-code"]
+    return {
+        "hook, 10 MB Bash command": (config_text(), hook, bash("echo " + "a" * 10_000_000), hook_env),
+        "hook, 60 kB command of 30k lines": (config_text(), hook, bash("x\n" * 30_000), hook_env),
+        "hook, YAML alias bomb config": (HEADER + ALIAS_BOMB, hook, bash("ls"), hook_env),
+        "hook, flow nesting 3,000 deep": (HEADER + "x: " + "[" * 3000 + "]" * 3000 + "\n", hook, bash("ls"), hook_env),
+        "hook, catastrophic regex scope": (HEADER + CATASTROPHIC, hook, write, hook_env),
+        "hook, largest config, cold": (largest_config(), hook, bash("ls"), hook_env),
+    }
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -211,7 +272,9 @@ def summary(name: str, samples: list[tuple[float, float]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
-    runs = parser.parse_args().runs
+    parser.add_argument("--hostile-runs", type=int, default=5)
+    arguments = parser.parse_args()
+    runs = arguments.runs
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     root = Path(tempfile.mkdtemp(prefix="bench-pdks-"))
     try:
@@ -258,6 +321,13 @@ def main() -> None:
         print(f"payload: {len(edit_payload(root))} bytes Edit IR; config: 30 entries; diff: 500 files")
         for name, values in samples.items():
             print(summary(name, values))
+        for name, (config, args, stdin, case_env) in hostile_cases(root, env).items() if arguments.hostile_runs else ():
+            (root / "polydeukes.config.yaml").write_text(config)
+            shutil.rmtree(plans, ignore_errors=True)
+            clear = (lambda: shutil.rmtree(plans, ignore_errors=True)) if name.endswith("cold") else None
+            hostile = [timed(root, args, stdin, case_env, clear) for _ in range(arguments.hostile_runs)]
+            worst = max(wall for wall, _ in hostile)
+            print(f"{summary(name, hostile)}   max {worst:7.1f} ms {'(within 2 s)' if worst < 2000 else '(OVER 2 s)'}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

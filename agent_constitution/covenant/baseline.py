@@ -13,10 +13,12 @@ import json
 import os
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, Refused, is_fifo_or_device, read_regular
 from agent_constitution.covenant.plan import sha256
 from agent_constitution.covenant.telemetry import Row, parse_line, timestamp
 
-BASELINE = Path(".polydeukes") / "baseline.json"
+STATE_DIR = ".polydeukes"  # the judge's own state: protected, but changed by every run, so not digested
+BASELINE = Path(STATE_DIR) / "baseline.json"
 LABEL = "baseline"
 ABSENT = b"\0absent"
 ATTRIBUTING = ("witnessed", "bypassed", "advised")  # `bypassed` is read as `witnessed`
@@ -36,9 +38,12 @@ def entry_digest(root: Path, entry: str) -> str:
     for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
         try:
-            hasher.update(path.read_bytes())
+            hasher.update(read_regular(path, FILE_LIMIT))
         except OSError:
             hasher.update(ABSENT)
+        except Refused:  # a FIFO or device is never opened; a huge file stands by its size and time
+            info = path.stat()
+            hasher.update(f"\0unread {info.st_mode} {info.st_size} {info.st_mtime_ns}".encode())
     return hasher.hexdigest()
 
 
@@ -51,11 +56,11 @@ def compare(root: Path, current: dict[str, str], log: Path) -> list[Row]:
     """The `unattributed` rows of this run's start."""
     path = root / BASELINE
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(read_regular(path, FILE_LIMIT).decode("utf-8"))
         entries, cut_at = stored["entries"], stored["cutAt"]
         if not isinstance(entries, dict) or not isinstance(cut_at, str):
             raise ValueError("corrupt baseline")
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, Refused):
         return [Row("unattributed", LABEL, str(path))]
     changed = [entry for entry, digest in current.items() if entry in entries and entries[entry] != digest]
     if not changed:  # the common case: no need to read the log back
@@ -69,6 +74,8 @@ def _attributed_since(log: Path, cut_at: str) -> set[str]:
     unreadable. The log grows by a row per judgment, so it is streamed, and only rows whose
     timestamp and event already qualify are parsed."""
     subjects: set[str] = set()
+    if is_fifo_or_device(log):
+        return subjects
     try:
         with open(log, encoding="utf-8") as handle:
             for chunk in handle:

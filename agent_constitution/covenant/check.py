@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_constitution.covenant import baseline, telemetry
+from agent_constitution.covenant.budget import COMMAND_LIMIT, OverBudget
 from agent_constitution.covenant import registrations as assembly_module
 from agent_constitution.covenant.dispatch import RUNNER_LABEL, advisory_line, dispatch
 from agent_constitution.covenant.ir import InputError, evidence_paths, parse_input
@@ -77,15 +78,34 @@ def run_check(
             data = diff_to_input(text)
         else:
             data = parse_input(text)
+            _check_command_lengths(data)
         _check_valve_token(plan, data)
-    except (PlanError, InputError) as error:
+    except (PlanError, InputError, OverBudget) as error:
         return _fail_closed(log, str(error))
     except Exception as error:  # a config or payload nobody foresaw is still no verdict: block
         return _fail_closed(log, f"{type(error).__name__}: {error}")
     try:
         return _judge(root, plan, data, change_set, posture, read_file, log)
+    except OverBudget as error:
+        return _fail_closed(log, str(error))
     except Exception as error:  # an internal failure is a verdict nobody reached: block
         return _fail_closed(log, f"{type(error).__name__}: {error}")
+
+
+def _check_command_lengths(data: dict[str, Any]) -> None:
+    """A shell command over the limit is refused before the tokenizer reads it (a budget, §5)."""
+    tools = data.get("tools") or {}
+    shell, names = tools.get("shell") or [], tools.get("commandArgs") or []
+    for call in data["toolCalls"]:
+        if call["name"] not in shell:
+            continue
+        for name in names:
+            command = (call.get("args") or {}).get(name)
+            if isinstance(command, str) and len(command) > COMMAND_LIMIT:
+                raise InputError(
+                    f"the {call['name']} command is {len(command)} characters, over the judge's limit of"
+                    f" {COMMAND_LIMIT}; split it, or write the content with a file tool"
+                )
 
 
 def _check_valve_token(plan: dict[str, Any], data: dict[str, Any]) -> None:
@@ -108,7 +128,7 @@ def _judge(
         return _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
     current: dict[str, str] = {}
     try:  # the baseline is observation, never a verdict: it fails open
-        current = baseline.digests(root, list(plan["protected"]))
+        current = baseline.digests(root, [p for p in plan["protected"] if p != baseline.STATE_DIR])
         telemetry.append(log, baseline.compare(root, current, log))
     except Exception:
         current = {}

@@ -98,26 +98,36 @@ def _covenant_check(flags: list[str]) -> int:
     options = _check_flags(flags)
     if options is None:
         return _usage()
+    from agent_constitution.covenant import budget
     from agent_constitution.covenant.check import run_check
 
     root = Path.cwd()
     posture = options.get("--enforce", "advise")
     change_set = "--diff" in options
-    if change_set and any(mode in options for mode in GIT_MODES):
-        from agent_constitution.covenant import gitdiff
+    budget.start(budget.CHANGE_SET_BUDGET if change_set else budget.SESSION_BUDGET)
+    try:
+        if change_set and any(mode in options for mode in GIT_MODES):
+            from agent_constitution.covenant import gitdiff
 
+            try:
+                text, reader = gitdiff.read(root, staged="--staged" in options, revision_range=options.get("--range"))
+            except (gitdiff.GitError, budget.OverBudget) as error:
+                return run_check(root, "", change_set=True, posture=posture, failure=str(error))
+            return run_check(root, text, change_set=True, posture=posture, read_file=reader)
+        limit = budget.DIFF_LIMIT if change_set else budget.PAYLOAD_LIMIT
         try:
-            text, reader = gitdiff.read(root, staged="--staged" in options, revision_range=options.get("--range"))
-        except gitdiff.GitError as error:
-            return run_check(root, "", change_set=True, posture=posture, failure=str(error))
-        return run_check(root, text, change_set=True, posture=posture, read_file=reader)
-    text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    reader = None
-    if change_set:
-        from agent_constitution.covenant.piped import tree_reader
+            data = budget.read_stdin(sys.stdin.buffer, limit, "diff" if change_set else "input")
+        except budget.OverBudget as error:
+            return run_check(root, "", change_set=change_set, posture=posture, failure=str(error))
+        text = data.decode("utf-8", errors="replace")
+        reader = None
+        if change_set:
+            from agent_constitution.covenant.piped import tree_reader
 
-        reader = tree_reader(root, text)
-    return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
+            reader = tree_reader(root, text)
+        return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
+    finally:
+        budget.stop()
 
 
 def _version() -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from pydantic_core import PydanticCustomError
 from agent_constitution.covenant import algebra
 from agent_constitution.covenant.adapters import HOSTS
 from agent_constitution.covenant.algebra import ConfigProblem
+from agent_constitution.covenant.budget import CONFIG_LIMIT, YAML_DEPTH, YAML_NODES, Refused, read_regular
 from agent_constitution.covenant.catalogue import LISTS, META_LABELS, SESSION_CHANNELS
 from agent_constitution.covenant.values import js_trim  # upstream trims as JavaScript does
 
@@ -35,6 +37,7 @@ TOP_KEYS = (
 )
 ENTRY_KEYS = ("id", "why", "enforce", "declare")
 DRAFT_KEYS = ("id", "why", "draft")
+STATE_DIR = ".polydeukes"
 DEFAULT_LOG = ".polydeukes/roi.log"
 
 
@@ -113,7 +116,8 @@ def _check(data: Any) -> dict[str, Any]:
         raise ConfigProblem("$schema must be a string")
     fields: dict[str, Any] = {"path": path, "languages": _languages(raw.get("languages"))}
     protected = _protected(raw.get("protectedPaths"))
-    fields["protectedPaths"] = protected + ([path] if path not in protected else [])
+    # The config file and the judge's own state (plans, baseline, log) are always protected.
+    fields["protectedPaths"] = protected + [p for p in (path, STATE_DIR) if p not in protected]
     if "adapters" in raw:
         fields["adapters"] = _adapters(raw["adapters"])
     ids: list[str] = []
@@ -292,10 +296,93 @@ def parse(name: str, text: str) -> Any:
     """The document of a config file; ConfigError `failed to parse <name>: …` on any problem."""
     try:
         if name.endswith(".json"):
-            return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
-        return _plain(_yaml().load(text))
+            document = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+        else:
+            document = _plain(_load_yaml(text))
+        _within_depth(document)
+        return document
+    except RecursionError:
+        raise ConfigError(f"failed to parse {name}: {_too_deep()}") from None
     except Exception as error:  # every parser failure is one message, never a traceback
         raise ConfigError(f"failed to parse {name}: {_one_line(error)}") from None
+
+
+def _too_deep() -> str:
+    return f"the document nests deeper than {YAML_DEPTH} levels"
+
+
+def _load_yaml(text: str) -> Any:
+    """The YAML document, its node graph checked before anything is built from it: aliases
+    expanded, at most YAML_NODES nodes and YAML_DEPTH levels (an alias bomb fails here, fast)."""
+    _flow_depth(text)
+    constructor, _ = _yaml().get_constructor_parser(text)
+    node = constructor.composer.get_single_node()
+    if node is None:
+        return None
+    _node_budget(node)
+    return constructor.construct_document(node)
+
+
+# A quote opens a quoted scalar and `#` a comment only at the start of a token (as in YAML).
+_FLOW = re.compile(r"""(?<![^\s\[\]{},:-])(?:'[^']*'|"(?:[^"\\]|\\.)*")|(?<!\S)#[^\n]*|[\[\]{}]""")
+
+
+def _flow_depth(text: str) -> None:
+    """Refuse deep flow nesting (`[[[[…`) before the parser reads it: ruamel's scanner takes
+    seconds on a few thousand levels. Quoted text and comments are skipped; the count errs high."""
+    depth = 0
+    for token in _FLOW.findall(text):
+        if token in "[{":
+            depth += 1
+            if depth > YAML_DEPTH:
+                raise ValueError(_too_deep())
+        elif token in "]}":
+            depth = max(depth - 1, 0)
+
+
+def _node_budget(root: Any) -> None:
+    sizes: dict[int, int] = {}  # expanded node count per node; shared (aliased) nodes count once each time used
+    open_nodes: set[int] = set()
+
+    def size(node: Any, depth: int) -> int:
+        if depth > YAML_DEPTH:
+            raise ValueError(_too_deep())
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise ValueError("an alias refers to a node that contains it (a recursive document)")
+        open_nodes.add(key)
+        total = 1
+        children = node.value if isinstance(node.value, list) else ()
+        for child in children:
+            for part in child if isinstance(child, tuple) else (child,):
+                total += size(part, depth + 1)
+                if total > YAML_NODES:
+                    raise ValueError(
+                        f"the document expands to more than {YAML_NODES} nodes through its aliases"
+                        " (an alias bomb?) — write the repeated parts out, or use fewer aliases"
+                    )
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def _within_depth(document: Any) -> None:
+    """A document nested deeper than YAML_DEPTH levels (JSON too) is refused before validation."""
+    level = [document]
+    for _ in range(YAML_DEPTH + 1):
+        level = [
+            child
+            for value in level
+            if isinstance(value, (dict, list))
+            for child in (value.values() if isinstance(value, dict) else value)
+        ]
+        if not level:
+            return
+    raise ValueError(_too_deep())
 
 
 def _one_line(error: Exception) -> str:
@@ -349,11 +436,14 @@ def _key(key: Any) -> str:
     raise ValueError(f"a mapping key must be a scalar, not {type(key).__name__}")
 
 
-def load(path: Path) -> Config:
-    """Parse and validate one config file; ConfigError with upstream's message."""
+def load(path: Path, data: bytes | None = None) -> Config:
+    """Parse and validate one config file (its bytes `data` when given, as the plan is keyed by
+    them); ConfigError with upstream's message."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        if data is None:
+            data = read_regular(path, CONFIG_LIMIT, "the config")
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, Refused) as error:
         raise ConfigError(f"failed to parse {path.name}: {error}") from None
     document = parse(path.name, text)
     if isinstance(document, dict) and "$schema" in document and isinstance(document["$schema"], str):

@@ -12,6 +12,7 @@ import re
 from collections import namedtuple
 from functools import lru_cache
 
+from agent_constitution.covenant.budget import regex_work
 from agent_constitution.covenant.values import (
     UNDEFINED,
     canonical,
@@ -229,6 +230,10 @@ def _age(items: list[Item]) -> list[Item]:
     return out
 
 
+def _matching(items: list[Item], pattern: re.Pattern[str]) -> list[Item]:
+    return [item for item in items if pattern.search(js_string(item[1]))]
+
+
 def run_step(items: list[Item], step: dict[str, Any], source: str) -> list[Item]:
     op = step["op"]
     if op == "json":
@@ -240,7 +245,7 @@ def run_step(items: list[Item], step: dict[str, Any], source: str) -> list[Item]
     if op == "keyBy":
         return _key_by(items, step["field"])
     if op == "keyByPattern":
-        return _key_by_pattern(items, _rx(step["re"]))
+        return regex_work(_key_by_pattern, items, _rx(step["re"]))
     if op == "field":
         return _field(items, step["name"])
     if op == "filter":
@@ -252,12 +257,11 @@ def run_step(items: list[Item], step: dict[str, Any], source: str) -> list[Item]
     if op == "lines":
         return _lines(items)
     if op == "matches":
-        pattern = _rx(step["re"])
-        return [item for item in items if pattern.search(js_string(item[1]))]
+        return regex_work(_matching, items, _rx(step["re"]))
     if op == "toolUses":
         return _tool_uses(items, step)
     if op == "userTexts":
-        return _user_texts(items, _rx(step["re"]))
+        return regex_work(_user_texts, items, _rx(step["re"]))
     if op == "agentType":
         return _agent_type(items, step["is"])
     if op == "first":
@@ -413,6 +417,10 @@ def in_scope(scope: dict[str, Any] | None, world: dict[str, Any]) -> bool:
     value = world.get(scope["source"])
     if not isinstance(value, str):
         return False
+    return regex_work(_admits, scope, value)
+
+
+def _admits(scope: dict[str, Any], value: str) -> bool:
     if scope["include"] and not any(_rx(p).search(value) for p in scope["include"]):
         return False
     return not any(_rx(p).search(value) for p in scope["exclude"])

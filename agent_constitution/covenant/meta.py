@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, read_regular
 from agent_constitution.covenant.shell import (
     Command,
     Redirect,
@@ -169,11 +170,16 @@ def program_mention(command: Command, protected: tuple[str, ...] | list[str]) ->
     return None
 
 
+# One reading per string: routing, shell-mod, transcript-mod and the shell evidence all read the
+# same command line, and a long one costs the tokenizer milliseconds. Tokenized values are immutable.
+_tokenize = lru_cache(maxsize=16)(tokenize)
+
+
 @lru_cache(maxsize=64)
 def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
     """The path candidates of one argument string read as a command line, and whether it was fully
     read. Cached: self-mod and shell-mod route the same call, and a Write's content can be large."""
-    tokenized = tokenize(text)
+    tokenized = _tokenize(text)
     found: list[str] = []
     for command in tokenized.commands:
         for word in command.words:
@@ -214,6 +220,161 @@ def path_route(protected: tuple[str, ...] | list[str], calls: list[dict[str, Any
     return paths[0] if failed else None
 
 
+# --- symlinks and globs (§5.1, resolved before the comparison) ----------------------------------
+
+_GLOB_CHARS = frozenset("*?[{")
+_BRACE_FORMS = 1024  # more forms than this from one word's braces: not compared, the word blocks
+PATH_ARGS = ("file_path", "notebook_path", "path")  # mutating-tool arguments that name a target
+
+
+class Undecidable(Exception):
+    """A word whose reach this layer cannot compare with the protected paths; the call blocks."""
+
+
+class Reach:
+    """Where words land on disk, read once per run (the disk may change between runs): the root
+    and each protected path with its symlinks resolved (`real_root`, `real_protected`), and the
+    protected paths that are (or lie under) a link (`linked`)."""
+
+    __slots__ = ("root", "real_root", "protected", "real_protected", "linked", "_memo")
+
+    def __init__(self, root: str, protected: tuple[str, ...]) -> None:
+        self.root, self.protected = root, protected
+        self.real_root = os.path.realpath(root)
+        self.real_protected = tuple(os.path.realpath(os.path.join(self.real_root, p)) for p in protected)
+        self.linked = frozenset(
+            p
+            for p, real in zip(protected, self.real_protected)
+            if real != os.path.normpath(os.path.join(self.real_root, p))
+        )
+        self._memo: dict[str, str | None] = {}
+
+    def through_links(self, candidate: str) -> str | None:
+        """The first protected path `candidate` reaches once symlinks are resolved (the path
+        itself, inside it, or a folder inside the root that holds it), when a link is involved."""
+        if candidate not in self._memo:
+            self._memo[candidate] = self._through_links(candidate)
+        return self._memo[candidate]
+
+    def _through_links(self, candidate: str) -> str | None:
+        if not candidate or len(candidate) > 4096 or "\0" in candidate or candidate[0] in "-~$":
+            return None
+        lexical = os.path.normpath(os.path.join(self.real_root, candidate))
+        first = candidate.split("/", 1)[0]
+        if first not in ("", ".", "..") and not self.linked and not os.path.lexists(os.path.join(self.real_root, first)):
+            return None  # most words name nothing on disk: one lstat decides
+        real = _realpath(lexical)
+        for path, target in zip(self.protected, self.real_protected):
+            if real == lexical and path not in self.linked:
+                continue  # no link on either side: the textual comparison already decided
+            if real == target or real.startswith(target + "/"):
+                return path
+            if real.startswith(self.real_root + "/") and target.startswith(real + "/"):
+                return path
+        return None
+
+    def glob_names(self, word: str, anchored: bool) -> str | None:
+        """The first protected path a glob (or brace) word can match. Anchored: the word is read
+        from the root (or is absolute); otherwise (after a directory change) at any depth."""
+        # The root as the host spelled it and as it really is: an absolute word may use either.
+        roots = {tuple(path_segments(self.real_root)), tuple(path_segments(os.path.abspath(self.root)))}
+        forms = [(form, path_segments(form)) for form in _brace_forms(word)]
+        for path in self.protected:
+            wanted = path_segments(path)
+            for form, segments in forms:
+                if not segments:
+                    continue
+                if not anchored:
+                    hit = _glob_window(segments, wanted)
+                elif form.startswith("/"):
+                    hit = any(_glob_anchored(resolve_dots(segments), [*r, *wanted], len(r)) for r in roots)
+                else:
+                    base = list(path_segments(self.real_root))
+                    hit = _glob_anchored(resolve_dots(base + segments), base + wanted, len(base))
+                if hit:
+                    return path
+        return None
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _brace_forms(word: str) -> list[str]:
+    """Bash's brace expansion of `word` (`a{b,c}d` -> abd, acd), at most _BRACE_FORMS forms."""
+    open_at = word.find("{")
+    if open_at == -1:
+        return [word]
+    depth, parts, start = 0, [], open_at + 1
+    for index in range(open_at, len(word)):
+        ch = word[index]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(word[start:index])
+                if len(parts) < 2:  # `{x}` is literal in bash
+                    return [word[: index + 1] + f for f in _brace_forms(word[index + 1 :])]
+                forms = [
+                    word[:open_at] + middle + tail
+                    for part in parts
+                    for middle in _brace_forms(part)
+                    for tail in _brace_forms(word[index + 1 :])
+                ]
+                if len(forms) > _BRACE_FORMS:
+                    raise Undecidable(f"{word} expands to more than {_BRACE_FORMS} paths")
+                return forms
+        elif ch == "," and depth == 1:
+            parts.append(word[start:index])
+            start = index + 1
+    return [word]  # an unclosed brace is literal
+
+
+def _segment_matches(name: str, pattern: str) -> bool:
+    if not any(c in pattern for c in "*?["):
+        return name == pattern
+    from fnmatch import fnmatchcase  # only when a glob is met
+
+    # Conservative on dot-files: `shopt -s dotglob` makes `*` match `.claude`, so it always does.
+    return fnmatchcase(name, pattern.replace("**", "*"))
+
+
+def _glob_anchored(pattern: list[str], target: list[str], floor: int) -> bool:
+    """The pattern matches the target, a path inside it, or (below `floor`, the root's depth) a
+    folder that holds it."""
+    width = min(len(pattern), len(target))
+    if not all(_segment_matches(target[i], pattern[i]) for i in range(width)):
+        return False
+    return len(pattern) >= len(target) or len(pattern) > floor
+
+
+def _glob_window(pattern: list[str], wanted: list[str]) -> bool:
+    width = len(wanted)
+    for start in range(len(pattern) - width + 1):
+        if all(_segment_matches(wanted[i], pattern[start + i]) for i in range(width)):
+            return True
+    return len(pattern) < width and all(_segment_matches(wanted[i], pattern[i]) for i in range(len(pattern)))
+
+
+def _pure_glob(word: Any) -> bool:
+    """A word made opaque only by glob characters: its reach is a set of paths this layer compares."""
+    return not ("$" in word.text or "`" in word.text or word.text.startswith(("<(", ">(")))
+
+
+def reach_of_word(word: Any, reach: Reach | None, anchored: bool) -> str | None:
+    """The protected path a shell word reaches through a symlink or as a glob, else None."""
+    if reach is None:
+        return None
+    text = word.text
+    if any(c in _GLOB_CHARS for c in text) and _pure_glob(word):
+        return reach.glob_names(text, anchored)
+    return reach.through_links(text) if not word.opaque else None
+
+
 # --- the three judges -----------------------------------------------------------------------------
 
 
@@ -225,9 +386,10 @@ def _command_strings(call: dict[str, Any], command_args: tuple[str, ...]) -> lis
 
 
 def judge_self_mod(
-    calls: list[dict[str, Any]], protected: tuple[str, ...], mutating: tuple[str, ...]
+    calls: list[dict[str, Any]], protected: tuple[str, ...], mutating: tuple[str, ...], reach: Reach | None = None
 ) -> str | None:
-    """The break reason when a mutating call targets a protected path, else None (§5.5)."""
+    """The break reason when a mutating call targets a protected path, else None (§5.5). With a
+    `reach`, a target that is a protected path once symlinks are resolved is one too."""
     for call in calls:
         if call.get("name") not in mutating:
             continue
@@ -235,10 +397,30 @@ def judge_self_mod(
         if change_path is not None:
             if any(path_matches_protected(change_path, p) for p in protected):
                 return f"{call['name']} would modify protected path {change_path}"
+            linked = reach.through_links(change_path) if reach is not None else None
+            if linked is not None:
+                return f"{call['name']} would modify protected path {linked} through the symlink {change_path}"
             continue
         for path in protected:
             if mentions_path(call.get("args"), path):
                 return f"{call['name']} would modify protected path {path}"
+        named = _linked_target(call, reach)
+        if named is not None:
+            return f"{call['name']} would modify protected path {named[0]} through the symlink {named[1]}"
+    return None
+
+
+def _linked_target(call: dict[str, Any], reach: Reach | None) -> tuple[str, str] | None:
+    """(protected path, argument) when a target argument reaches a protected path through a link."""
+    args = call.get("args")
+    if reach is None or not isinstance(args, dict):
+        return None
+    for key in PATH_ARGS:
+        value = args.get(key)
+        if isinstance(value, str):
+            linked = reach.through_links(value)
+            if linked is not None:
+                return linked, value
     return None
 
 
@@ -247,19 +429,37 @@ def _strip_quoting(text: str) -> str:
     return text.replace("'", "").replace('"', "").replace("\\", "")
 
 
-def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: Tokenized) -> str | None:
+def _shell_mod_command(
+    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None = None, anchored: bool = True
+) -> str | None:
+    try:
+        return _shell_mod_reason(command, protected, tokenized, reach, anchored)
+    except Undecidable as error:
+        return f"{error}: a word this layer cannot compare with the protected paths"
+
+
+def _shell_mod_reason(
+    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None, anchored: bool
+) -> str | None:
     for rule, target in mutation_targets(command):
         for path in protected:
             if mentions_path(target.text, path):
                 return f"{rule} targets protected path {path}"
-    mentioned = None
+        reached = reach_of_word(target, reach, anchored)
+        if reached is not None:
+            return f"{rule} targets protected path {reached} through {target.text}"
+    mentioned = through = None
     opaque_mention = False
     for token in (*command.words, *(r.target for r in command.redirects)):
-        hit = next((p for p in protected if mentions_path(token.text, p)), None)
+        spelled = next((p for p in protected if mentions_path(token.text, p)), None)
+        # A symlink or glob is read for where it lands; a glob that lands on a protected path
+        # names it (not an opaque mention: what it can match has just been compared).
+        hit = spelled or reach_of_word(token, reach, anchored)
         if hit is None:
             continue
-        mentioned = mentioned or hit
-        opaque_mention = opaque_mention or token.opaque
+        if mentioned is None:
+            mentioned, through = hit, (None if spelled else token.text)
+        opaque_mention = opaque_mention or (spelled is not None and token.opaque)
     if mentioned is None:
         # What the words do not show may sit inside an inline program, code this layer does not
         # read: a path it names may be written, as an opaque token is judged
@@ -273,6 +473,11 @@ def _shell_mod_command(command: Command, protected: tuple[str, ...], tokenized: 
     if proves_read_only(command, tokenized):
         return None
     first = command.words[0].text if command.words else ""
+    name = command_name(command)
+    if name is not None and not name.opaque and basename(name.text) == "ln":
+        return f"ln would create an alias to protected path {mentioned}"
+    if through is not None:
+        return f"{first} reaches protected path {mentioned} through {through} without read-only proof"
     return f"{first} mentions protected path {mentioned} without read-only proof"
 
 
@@ -281,8 +486,10 @@ def judge_shell_mod(
     protected: tuple[str, ...],
     shell: tuple[str, ...],
     command_args: tuple[str, ...],
+    reach: Reach | None = None,
 ) -> str | None:
-    """The break reason when a shell call writes to or mentions a protected path unproven (§5.4)."""
+    """The break reason when a shell call writes to or mentions a protected path unproven (§5.4).
+    With a `reach`, words are also read through symlinks and as globs."""
     for call in calls:
         if call.get("name") not in shell:
             continue
@@ -292,17 +499,27 @@ def judge_shell_mod(
                 f"unjudgeable shell call {call['name']}: no command string under any command-arg name"
             )
         for line in lines:
-            tokenized = tokenize(line)
+            tokenized = _tokenize(line)
             for span in tokenized.unread:
                 candidates = untokenizable_line_candidates(_strip_quoting(span.text))
                 for path in protected:
                     if any(mentions_path(candidate, path) for candidate in candidates):
                         return f"untokenizable command line mentions protected path {path}"
+            anchored = not _moves_directory(tokenized)
             for command in tokenized.commands:
-                reason = _shell_mod_command(command, protected, tokenized)
+                reason = _shell_mod_command(command, protected, tokenized, reach, anchored)
                 if reason is not None:
                     return reason
     return None
+
+
+def _moves_directory(tokenized: Tokenized) -> bool:
+    """A `cd`/`pushd`/`popd` in the line: relative words then start somewhere this layer does not know."""
+    for command in tokenized.commands:
+        name = command_name(command)
+        if name is not None and (name.opaque or basename(name.text) in _DIRECTORY_CHANGES):
+            return True
+    return False
 
 
 class Transcript(namedtuple("Transcript", ["path", "target", "home_prefixes", "home_segments"])):
@@ -376,7 +593,7 @@ def judge_transcript_mod(
         name = call.get("name")
         if name in shell:
             for line in _command_strings(call, command_args):
-                tokenized = tokenize(line)
+                tokenized = _tokenize(line)
                 for span in tokenized.unread:
                     candidates = untokenizable_line_candidates(_strip_quoting(span.text))
                     if any(transcript.named_in(c) for c in candidates):
@@ -410,11 +627,12 @@ def _outcome(judge, *args) -> MetaOutcome:
 class PathCovenant(
     namedtuple(
         "PathCovenant",
-        ["label", "protected", "mutating", "shell", "command_args", "kind", "level"],
-        defaults=["meta", None],
+        ["label", "protected", "mutating", "shell", "command_args", "kind", "level", "reach"],
+        defaults=["meta", None, None],
     )
 ):
-    """`self-mod` or `shell-mod`: routed by a protected-path mention, subject = that path."""
+    """`self-mod` or `shell-mod`: routed by a protected-path mention, subject = that path. With a
+    `reach` (the session surface) targets and shell words are also read through symlinks and globs."""
 
     __slots__ = ()
 
@@ -423,8 +641,41 @@ class PathCovenant(
             return f"protected paths against the mutating tools {', '.join(self.mutating)}"
         return f"protected paths against the shell tools {', '.join(self.shell)}"
 
+    def _reach(self) -> Reach | None:
+        return self.reach if self.reach is not None and self.reach.protected else None
+
     def route(self, call: dict[str, Any], run: Any = None) -> str | None:
-        return path_route(self.protected, [call])
+        subject = path_route(self.protected, [call])
+        reach = self._reach()
+        if subject is not None or reach is None:
+            return subject
+        try:
+            return self._reached(call, reach)
+        except Undecidable:  # the judge then says why
+            return reach.protected[0]
+
+    def _reached(self, call: dict[str, Any], reach: Reach) -> str | None:
+        """The protected path this covenant's own kind of call reaches through a link or a glob."""
+        name = call.get("name")
+        if self.label == "self-mod":
+            if name not in self.mutating:
+                return None
+            change_path = proven_change_path(call)
+            if change_path is not None:
+                return reach.through_links(change_path)
+            named = _linked_target(call, reach)
+            return named[0] if named else None
+        if name not in self.shell:
+            return None
+        for line in _command_strings(call, tuple(self.command_args)):
+            tokenized = _tokenize(line)
+            anchored = not _moves_directory(tokenized)
+            for command in tokenized.commands:
+                for token in (*command.words, *(r.target for r in command.redirects)):
+                    hit = reach_of_word(token, reach, anchored)
+                    if hit is not None:
+                        return hit
+        return None
 
     def judge(self, call: dict[str, Any], subject: str = "-", run: Any = None) -> MetaOutcome:
         protected = tuple(p for p in self.protected if p)
@@ -432,12 +683,12 @@ class PathCovenant(
             mutating = tuple(n for n in self.mutating if n)
             if not protected or not mutating:
                 return MetaOutcome(UNJUDGEABLE)
-            return _outcome(judge_self_mod, [call], protected, mutating)
+            return _outcome(judge_self_mod, [call], protected, mutating, self._reach())
         shell = tuple(n for n in self.shell if n)
         command_args = tuple(n for n in self.command_args if n)
         if not protected or not shell or not command_args:
             return MetaOutcome(UNJUDGEABLE)
-        return _outcome(judge_shell_mod, [call], protected, shell, command_args)
+        return _outcome(judge_shell_mod, [call], protected, shell, command_args, self._reach())
 
 
 class TranscriptCovenant(
@@ -487,10 +738,14 @@ def meta_registrations(assembly: Any) -> list[PathCovenant | TranscriptCovenant]
     """self-mod, shell-mod, transcript-mod in registration order (§4.6), each when its condition holds."""
     found: list[PathCovenant | TranscriptCovenant] = []
     common = (tuple(assembly.protected), tuple(assembly.mutating), tuple(assembly.shell), tuple(assembly.command_args))
+    # Only the session surface looks at the disk: a change set's paths are the ones git recorded.
+    reach = None
+    if getattr(assembly, "surface", "session") == "session" and (assembly.mutating or assembly.shell):
+        reach = Reach(str(assembly.root), tuple(p for p in assembly.protected if p))
     if assembly.mutating:
-        found.append(PathCovenant("self-mod", *common))
+        found.append(PathCovenant("self-mod", *common, reach=reach))
     if assembly.shell:
-        found.append(PathCovenant("shell-mod", *common))
+        found.append(PathCovenant("shell-mod", *common, reach=reach))
     session = assembly.session
     evidence_path = session.get("evidencePath") if isinstance(session, dict) else None
     if isinstance(evidence_path, str):
@@ -641,7 +896,7 @@ def _derive_command(command: Command, moves: bool, derivation: Derivation) -> No
 
 def derive_shell_writes(line: str) -> Derivation:
     """The writes one command line proves, and the detected ones it cannot compute. Pure."""
-    tokenized = tokenize(line)
+    tokenized = _tokenize(line)
     moves = False
     for command in tokenized.commands:
         name = command_name(command)
@@ -675,8 +930,8 @@ def _repo_relative(path: str, root: Path) -> str:
 
 def _read_pre(root: Path, path: str) -> str | None:
     """The target's text on disk, or None when it does not exist; unreadable raises (fail-closed)."""
-    try:
-        return (root / path).read_bytes().decode("utf-8")
+    try:  # a FIFO or device raises Refused: the shell-evidence judge then cannot judge, and blocks
+        return read_regular(root / path, FILE_LIMIT, "write target").decode("utf-8")
     except FileNotFoundError:
         return None
 

@@ -1,10 +1,15 @@
 """The compiled plan: the configuration as JSON the hot path evaluates (standard library only).
 
 The plan of a config lives in `<root>/.polydeukes/plans/<digest>.json`, where the digest covers the
-config file's name and bytes and the plan format. A run whose plan exists reads it with `json`;
-otherwise it imports the loader (ruamel.yaml, pydantic) lazily, compiles, and writes the plan for
-the next run. A config that does not load is cached too (as its error message), so a broken config
-costs the loader once, not once per tool call.
+config file's name and bytes, the plan format and the judge's version (the compiler modules). A run
+whose plan exists and verifies reads it with `json`; otherwise it imports the loader (ruamel.yaml,
+pydantic) lazily, compiles, and writes the plan for the next run. A config that does not load is
+cached too (as its error message), so a broken config costs the loader once, not once per tool call.
+
+A plan is a cache, never an authority: it is used only when its file name is the digest of the
+config bytes read now and its first line seals the rest (a sha256 over the digest and the body), so
+a plan edited on disk (`"protected": []`) is recompiled from the config instead of obeyed. The
+judge's state folder `.polydeukes/` is a protected path besides (config.py).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import json
 import os
 from pathlib import Path
 
+from agent_constitution.covenant.budget import CONFIG_LIMIT, PLAN_LIMIT, Refused, read_regular
 from agent_constitution.covenant.values import js_trim
 
 try:  # CPython's own sha256: the hook path then never loads OpenSSL (hashlib does, at import)
@@ -24,7 +30,7 @@ TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call abou
 if TYPE_CHECKING:
     from typing import Any
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
 PLAN_DIR = Path(".polydeukes") / "plans"
 
@@ -44,7 +50,7 @@ def discover(root: Path) -> Path:
 
 
 # The modules that turn a config into a plan: a changed compiler must not reuse an old plan.
-COMPILER_MODULES = ("config.py", "algebra.py", "compiler.py", "jsregex.py", "catalogue.py", "plan.py")
+COMPILER_MODULES = ("config.py", "algebra.py", "compiler.py", "jsregex.py", "catalogue.py", "plan.py", "budget.py")
 
 
 def digest(name: str, data: bytes) -> str:
@@ -57,30 +63,52 @@ def digest(name: str, data: bytes) -> str:
 
 
 def load_plan(root: Path) -> dict[str, Any]:
-    """The plan of the config in `root`, compiled now if its digest has no plan yet."""
+    """The plan of the config in `root`, compiled now if its digest has no verified plan yet."""
     path = discover(root)
     try:
-        data = path.read_bytes()
-    except OSError as error:
+        data = read_regular(path, CONFIG_LIMIT, "the config")
+    except (OSError, Refused) as error:
         raise PlanError(f"failed to parse {path.name}: {error}") from None
     key = digest(path.name, data)
     cached = root / PLAN_DIR / f"{key}.json"
-    try:
-        plan = json.loads(cached.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        plan = build_plan(path)
-        _store(root, cached, plan)
+    plan = _read_sealed(cached, key)
+    if plan is None:
+        plan = build_plan(path, data)
+        _store(root, cached, key, plan)
     if plan.get("error"):
         raise PlanError(plan["error"])
     return plan
 
 
-def _store(root: Path, cached: Path, plan: dict[str, Any]) -> None:
-    """Write the plan and drop the plans of earlier config versions; a failure only costs speed."""
+def _seal(key: str, body: bytes) -> bytes:
+    """The plan file's first line: the key and a sha256 over the key and the body."""
+    hasher = sha256(key.encode() + b"\n")
+    hasher.update(body)
+    return f"pdks-plan {key} {hasher.hexdigest()}".encode()
+
+
+def _read_sealed(cached: Path, key: str) -> dict[str, Any] | None:
+    """The plan stored under `key`, or None when it is absent, unreadable or does not verify."""
+    try:
+        head, _, body = read_regular(cached, PLAN_LIMIT, "the plan").partition(b"\n")
+    except (OSError, Refused):
+        return None
+    if head != _seal(key, body):
+        return None
+    try:
+        plan = json.loads(body)
+    except ValueError:
+        return None
+    return plan if isinstance(plan, dict) and plan.get("format") == PLAN_FORMAT else None
+
+
+def _store(root: Path, cached: Path, key: str, plan: dict[str, Any]) -> None:
+    """Write the sealed plan and drop the plans of earlier config versions; a failure only costs speed."""
     from agent_constitution.fsio import write_atomic
 
+    body = json.dumps(plan, ensure_ascii=False, separators=(",", ":")).encode()
     try:
-        write_atomic(cached, json.dumps(plan, ensure_ascii=False, separators=(",", ":")))
+        write_atomic(cached, _seal(key, body) + b"\n" + body)
         for old in (root / PLAN_DIR).glob("*.json"):
             if old != cached:
                 old.unlink(missing_ok=True)
@@ -88,13 +116,14 @@ def _store(root: Path, cached: Path, plan: dict[str, Any]) -> None:
         pass
 
 
-def build_plan(path: Path) -> dict[str, Any]:
-    """Load, validate and compile the config (the slow path: ruamel.yaml and pydantic)."""
+def build_plan(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """Load, validate and compile the config (the slow path: ruamel.yaml and pydantic) from `data`,
+    the bytes the plan is keyed by (read from `path` when not given)."""
     from agent_constitution.covenant.compiler import CompileFault, compile_declaration
     from agent_constitution.covenant.config import ConfigError, load
 
     try:
-        config = load(path)
+        config = load(path, data)
     except ConfigError as error:
         return {"format": PLAN_FORMAT, "error": str(error)}
     entries = []

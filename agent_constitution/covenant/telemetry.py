@@ -14,6 +14,7 @@ import time
 from collections import namedtuple
 from pathlib import Path
 
+from agent_constitution.covenant.budget import is_fifo_or_device
 from agent_constitution.covenant.values import js_json
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -71,6 +72,8 @@ def append(path: Path, rows: list[Row]) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if is_fifo_or_device(path):  # opening a FIFO to write blocks until someone reads it
+            return
         with open(path, "a", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(format_row(row))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, read_regular
+
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
     from typing import Any
@@ -91,9 +93,12 @@ def planned_files(declarations: list[dict[str, Any]]) -> list[str]:
 
 def read_tree_file(root: Path, path: str) -> str | None:
     """A file source read from disk: text, or None (absent) when missing, a directory or binary."""
+    target = root / path
     try:
-        data = (root / path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        if target.is_dir():
+            return None
+        data = read_regular(target, FILE_LIMIT, "file source")  # Refused (a FIFO, too big) blocks
+    except (FileNotFoundError, NotADirectoryError):
         return None
     if b"\0" in data:
         return None

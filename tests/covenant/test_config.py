@@ -61,7 +61,7 @@ def test_seed_examples_load_and_place(tmp_path):
     assert [d.id for d in config.drafts] == ["benchmark-supports-performance-claim"]
     assert [e.id for e in config.sessionDisciplines] == ["pnpm-only", "hooks-stay-armed", "dependency-needs-npm-view"]
     assert [e.id for e in config.changeSetDisciplines] == ["docs-stay-bilingual"]
-    assert config.protectedPaths[-1] == "polydeukes.config.yaml"
+    assert config.protectedPaths[-2:] == ["polydeukes.config.yaml", ".polydeukes"]
     plan = build_plan(tmp_path / "polydeukes.config.yaml")
     assert not [e for e in plan["entries"] if "fault" in e]
 
@@ -99,7 +99,7 @@ def test_json_config_and_parse_failures(tmp_path):
         json.dumps({"$schema": "x", "languages": {"ts": {"productionGlob": "a", "testCmd": "t"}}}),
         "polydeukes.config.json",
     )
-    assert load(path).protectedPaths == ["polydeukes.config.json"]
+    assert load(path).protectedPaths == ["polydeukes.config.json", ".polydeukes"]
     assert error_of(tmp_path, "languages: [unclosed\n").startswith("failed to parse polydeukes.config.yaml: ")
     assert error_of(tmp_path, BASE + "x: !!js/function 'f'\n").startswith("failed to parse polydeukes.config.yaml: ")
     assert error_of(tmp_path, BASE + "x: !!set {a, b}\n") == (
@@ -168,9 +168,9 @@ def test_languages_required_and_shaped(tmp_path):
 
 def test_protected_paths_normalised_with_the_config_itself(tmp_path):
     write(tmp_path, BASE + "protectedPaths: ['./a/', 'a', ' b// ', '././c']\n")
-    assert load_plan(tmp_path)["protected"] == ["a", "b", "c", "polydeukes.config.yaml"]
+    assert load_plan(tmp_path)["protected"] == ["a", "b", "c", "polydeukes.config.yaml", ".polydeukes"]
     write(tmp_path, BASE + 'protectedPaths: ["\\ufeffgate\\u00a0", gate, "\\u00a0"]\n')
-    assert load_plan(tmp_path)["protected"] == ["gate", "polydeukes.config.yaml"]
+    assert load_plan(tmp_path)["protected"] == ["gate", "polydeukes.config.yaml", ".polydeukes"]
 
 
 @pytest.mark.parametrize(
@@ -529,7 +529,7 @@ def test_plan_is_cached_by_digest_and_rebuilt_on_change(tmp_path):
     plans = list((tmp_path / ".polydeukes" / "plans").glob("*.json"))
     assert len(plans) == 1
     write(tmp_path, BASE + "protectedPaths: ['gate']\n")
-    assert load_plan(tmp_path)["protected"] == ["gate", "polydeukes.config.yaml"]
+    assert load_plan(tmp_path)["protected"] == ["gate", "polydeukes.config.yaml", ".polydeukes"]
     assert [p.name for p in (tmp_path / ".polydeukes" / "plans").glob("*.json")] != [plans[0].name]
 
 

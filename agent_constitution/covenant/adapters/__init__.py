@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from agent_constitution.covenant.adapters import claude_code, codex, grok
-from agent_constitution.covenant.adapters.common import hook
+from agent_constitution.covenant import budget
+from agent_constitution.covenant.adapters.common import hook, refuse
 from agent_constitution.covenant.plan import CONFIG_NAMES
 
 HOSTS = {"claude-code": claude_code, "codex": codex, "grok": grok}
@@ -49,13 +50,20 @@ def main(argv: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     module = HOSTS[argv[0]]
-    raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    host = argv[0]
-    context = host == "claude-code"
-    if context and grok.is_envelope(_parsed(raw)):
-        module, host, context = grok, "grok", False
-    return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), host, module.MUTATING_DEFAULTS,
-                context=context)
+    budget.start(budget.SESSION_BUDGET)
+    try:
+        try:
+            raw = budget.read_stdin(sys.stdin.buffer, budget.PAYLOAD_LIMIT).decode("utf-8", errors="replace")
+        except budget.OverBudget as error:
+            return refuse(module.PREFIX, str(error), root_for(argv[0]), context=argv[0] == "claude-code")
+        host = argv[0]
+        context = host == "claude-code"
+        if context and grok.is_envelope(_parsed(raw)):
+            module, host, context = grok, "grok", False
+        return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), host, module.MUTATING_DEFAULTS,
+                    context=context)
+    finally:
+        budget.stop()
 
 
 def _parsed(raw: str):

@@ -15,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, TRANSCRIPT_LIMIT, Refused, read_regular
 from agent_constitution.covenant.adapters.common import (
     NOT_AN_ENVELOPE,
     Refusal,
@@ -229,11 +230,13 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
     `assistant` entry, `succeeded` when a `tool_result` for its id exists with `is_error` absent or
     false (the first result wins).
     """
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.readlines()
+    try:  # a FIFO or device raises Refused, and the hook blocks: opening one could hang it
+        text = read_regular(path, TRANSCRIPT_LIMIT, "the transcript").decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return [], []
+    # The lines text-mode reading gives: universal newlines, split on "\n" only (JSON text may
+    # carry a raw U+2028, which `str.splitlines` would cut at).
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     messages: list[tuple[bool, dict[str, Any]]] = []
     any_marked = False  # a transcript that marks provenance anywhere is read by its marks alone
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -304,7 +307,7 @@ def read_sidecar(transcript_path: str) -> str | None:
     records = []
     for name in names:
         try:
-            text = (directory / name).read_text("utf-8")
+            text = read_regular(directory / name, FILE_LIMIT, "the subagent record").decode("utf-8")
         except FileNotFoundError:
             continue
         try:
@@ -318,7 +321,7 @@ def session_of(transcript_path: str) -> dict[str, Any]:
     try:
         messages, calls = read_transcript(transcript_path)
         sidecar = read_sidecar(transcript_path)
-    except OSError as error:
+    except (OSError, ValueError, Refused) as error:
         raise Refusal(f"the session evidence could not be gathered ({error})") from None
     session: dict[str, Any] = {"evidencePath": transcript_path, "userMessages": messages, "toolCalls": calls}
     if sidecar is not None:

@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from agent_constitution.covenant.budget import FILE_LIMIT, OverBudget, Refused, read_regular
+
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
     from typing import Any
@@ -42,10 +44,10 @@ def read_pre_state(path: str, base: Path) -> str | None:
     """The target's text, or None when it does not exist. Any other failure raises a Refusal:
     a `None` pre-state on an existing file would pass an overwrite off as a creation."""
     try:
-        return resolve(path, base).read_bytes().decode("utf-8")
+        return read_regular(resolve(path, base), FILE_LIMIT, "the target").decode("utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:  # ValueError: undecodable bytes, a NUL in the path
+    except (OSError, ValueError, Refused) as error:  # ValueError: undecodable bytes, a NUL in the path
         raise Refusal(f"the pre-state of the target could not be read ({error})") from None
 
 
@@ -133,8 +135,14 @@ def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, 
     try:
         extra = configured_mutating(root, host, defaults) if host else ()
         stdin_text = ir_text(translate(raw, root, extra))
-    except Exception as error:  # a crash must fail closed too: exit 1 would let the call through
-        reason = str(error) if isinstance(error, Refusal) else f"{type(error).__name__}: {error}"
-        stdin_text = f"{prefix} {reason}\n"
-        sys.stderr.write(stdin_text)
+    except (Exception, OverBudget) as error:  # a crash must fail closed too: exit 1 would let the call through
+        reason = str(error) if isinstance(error, (Refusal, OverBudget)) else f"{type(error).__name__}: {error}"
+        return refuse(prefix, reason, root, context=context)
+    return run_check(stdin_text, root, context=context)
+
+
+def refuse(prefix: str, reason: str, root: Path, *, context: bool = False) -> int:
+    """Fail closed before the judge: the reason on stderr, and as the judge's (non-JSON) input."""
+    stdin_text = f"{prefix} {reason}\n"
+    sys.stderr.write(stdin_text)
     return run_check(stdin_text, root, context=context)

@@ -22,7 +22,10 @@ from agent_constitution.covenant.config import ConfigError, parse
 from agent_constitution.covenant.plan import PLAN_DIR, build_plan, load_plan
 
 PDKS = Path(sys.executable).with_name("pdks")
-BOUND = 5.0  # seconds; a generous bound, not a timing test
+# Seconds: that the call ends at all, well before a host's hook timeout (60 s and more), on a shared
+# and loaded machine too; the judge's own run budget (10 s) is what makes it end. How fast it ends
+# is measured in bench/bench_pdks.py, not here.
+BOUND = 30.0
 CONFIG = """\
 languages: { ts: { productionGlob: 'src/**', testCmd: 'run {scope}' } }
 protectedPaths: ['.claude/settings.json', 'gate']

@@ -65,8 +65,8 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     """Read the results, write the JSON report, the SARIF log and the review queues, print the summary.
     Fails (non-zero exit) when a violation remains, or an undecidable one under `undecidable=fail`."""
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
-    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run))
-    write_if_changed(cache / "checks" / "report.sarif", sarif(results))
+    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run), within=cache)
+    write_if_changed(cache / "checks" / "report.sarif", sarif(results), within=cache)
     texts = queues(results, review)
     write_queues(review_folder(cache), texts)
     print(summary(results, not_run=not_run), end="")

@@ -46,7 +46,7 @@ from agent_constitution.compile.inputs import (
 )
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic
+from agent_constitution.fsio import confine, write_atomic
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -134,10 +134,11 @@ def write_segment(
         path = folder / item.name
         shown = _relative(root, path)
         if item.name == FILE:
-            changed = owned.write_region(path, item.text, settings.origin, locked=locked)
+            changed = owned.write_region(path, item.text, settings.origin, root=root, locked=locked)
             whole = path.read_bytes().decode("utf-8")
         else:
-            changed = owned.write_owned(path, item.text, settings.origin, locked=locked, what="a part of the rules")
+            changed = owned.write_owned(path, item.text, settings.origin, root=root, locked=locked,
+                                        what="a part of the rules")
             whole = item.text
         if changed:
             written.append(shown)
@@ -152,7 +153,7 @@ def write_segment(
     removed = [
         _relative(root, stale)
         for stale in sorted(folder.glob(PART_GLOB))
-        if _relative(root, stale) not in outputs and owned.remove_owned(stale)
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root)
     ]
     reads: dict[str, list[str]] = {}
     for name, rule_id in sorted(document.rules_read):
@@ -208,10 +209,10 @@ def remove_segment(root: Path, segment: str) -> list[str]:
     """Take out everything compile wrote for a segment: its region, its parts and its CLAUDE.md shim."""
     folder = folder_of(root, segment)
     removed = []
-    if owned.remove_region(folder / FILE):
+    if owned.remove_region(folder / FILE, root=root):
         removed.append(_relative(root, folder / FILE))
     for path in sorted(folder.glob(PART_GLOB)) + [folder / CLAUDE]:
-        if owned.remove_owned(path):
+        if owned.remove_owned(path, root=root):
             removed.append(_relative(root, path))
     return removed
 
@@ -220,11 +221,11 @@ def remove_segment(root: Path, segment: str) -> list[str]:
 
 
 def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -> Step:
-    path = folder_of(root, segment) / CLAUDE
+    path = confine(folder_of(root, segment) / CLAUDE, root)
     shown = _relative(root, path)
     state = _digest(settings.claude)
     if settings.claude == "none":
-        return Step(state=state, removed=(shown,) if owned.remove_owned(path) else ())
+        return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=root) else ())
     if path.exists() and not owned.is_owned(path):
         text = path.read_text(encoding="utf-8")
         lines = ()
@@ -234,7 +235,7 @@ def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -
                 " read the rules: add a line `@AGENTS.md` to it",
             )
         return Step((), lines, {}, state)
-    changed = owned.write_owned(path, CLAUDE_SHIM, settings.origin, locked=locked, what="a CLAUDE.md shim")
+    changed = owned.write_owned(path, CLAUDE_SHIM, settings.origin, root=root, locked=locked, what="a CLAUDE.md shim")
     return Step((shown,) if changed else (), (), {shown: _owned_digest(path, False)}, state)
 
 
@@ -296,12 +297,12 @@ def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool
         for base in skills.FOLDERS:
             target = root / base / name
             shown = _relative(root, target)
-            if skills.install(folder, target, f"{source}:rules/skills/{name}", locked=locked):
+            if skills.install(folder, target, f"{source}:rules/skills/{name}", root=root, locked=locked):
                 written.append(shown)
             outputs[shown] = _tree_digest(target)
     for name in sorted(skills.installed(root) - set(wanted)):
         for base in skills.FOLDERS:
-            if skills.remove(root / base / name):
+            if skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
     state, _ = skills_state(cache, segments)
     return Step(tuple(written), (), outputs, state, removed=tuple(removed))
@@ -341,7 +342,7 @@ def hook_state(root: Path) -> str:
 
 
 def hook_file(root: Path, name: str, *, locked: bool) -> Step:
-    path = root / name
+    path = confine(root / name, root)
     before = path.read_bytes() if path.exists() else None
     if name == hooks.SETTINGS:
         hooks.write_claude_settings(root)
@@ -351,7 +352,7 @@ def hook_file(root: Path, name: str, *, locked: bool) -> Step:
         hooks.write_lefthook(path, root)
     after = path.read_bytes()
     if before is not None and before != after and locked:
-        write_atomic(path, before)  # under --locked / CI the file stays as it was
+        write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
         raise UserError(
             "the hook configuration compile merges into this file is missing or was edited",
             file=path,
@@ -375,6 +376,7 @@ def hook_fresh(root: Path, values: Mapping) -> bool:
 
 def remove_hook_file(root: Path, name: str) -> list[str]:
     """Take our entries out of a hook file; returns `[name]` when it changed (for `doit clean`)."""
+    confine(root / name, root)
     if name == hooks.SETTINGS:
         changed = hooks.remove_claude_settings(root)
     elif name == hooks.PRE_COMMIT:

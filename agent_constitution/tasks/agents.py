@@ -210,24 +210,27 @@ def _clean(remove, *args):
         print(f"removed {path}")
 
 
+@reported
 def _clean_owned(root: Path, path: Path):
     from agent_constitution.compile import owned
 
-    if owned.remove_owned(path):
+    if owned.remove_owned(path, root=root):
         print(f"removed {_shown(root, path)}")
 
 
+@reported
 def _clean_skills(root: Path):
     from agent_constitution.compile import skills
+    from agent_constitution.fsio import confine
 
     for name in sorted(skills.installed(root)):
         for base in skills.FOLDERS:
-            if skills.remove(root / base / name):
+            if skills.remove(root / base / name, root=root):
                 print(f"removed {base}/{name}")
     for base in skills.FOLDERS:
         # The folders compile created for the skills go too, once nothing else is in them.
         for folder in (root / base, (root / base).parent):
-            if folder.is_dir() and not any(folder.iterdir()):
+            if folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir()):
                 folder.rmdir()
 
 

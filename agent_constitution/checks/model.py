@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.checks.findings import printable
 from agent_constitution.ruleset.models import Rule
 
 ROOT_SEGMENT = "."
@@ -143,7 +144,7 @@ def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings
         ref=rule.ref,
         outcome=outcome,
         findings=tuple(findings),
-        cause=cause,
+        cause=None if cause is None else printable(cause),
         check=None if rule.check is None else rule.check.describe,
         subject="repository" if rule.check is None else rule.check.subject,
         revision=rule.revision,

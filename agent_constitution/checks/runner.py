@@ -3,7 +3,8 @@
 Order of decisions: a rule without a check goes to the reviewer (no outcome); a source that is not
 trusted runs no code (undecidable, with that reason); otherwise the check runs against its subject.
 Whatever goes wrong while it runs (a missing tool, a timeout, an exception, output that breaks the
-contract) is undecidable with the cause, never a violation.
+contract) is undecidable with the cause, never a violation. Findings are normalized where they
+arrive (`checks.findings`): paths inside the folder the check governs, control characters escaped.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.command import run_command
+from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
 from agent_constitution.checks.scan import Scan, scan
@@ -96,6 +98,7 @@ def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
         return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=error.message)
     except (Exception, SystemExit) as error:  # a bug in the check: never a violation
         return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=_crash(error))
+    findings = [normalized(finding, subjects.folder(segment)) for finding in findings]
     outcome = Outcome.VIOLATION if findings else Outcome.PASS
     return for_rule(rule, segment, outcome, findings=findings)
 

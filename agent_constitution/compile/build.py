@@ -28,6 +28,7 @@ from agent_constitution.compile.document import Segment, render
 from agent_constitution.compile.layout import (
     CLAUDE,
     FILE,
+    HOOK_FILES,
     MANIFEST,
     PART_GLOB,
     SegmentJob,
@@ -46,7 +47,7 @@ from agent_constitution.compile.inputs import (
 )
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import confine, write_atomic
+from agent_constitution.fsio import confine, write_atomic, write_if_changed
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -109,8 +110,10 @@ def write_segment(
     *,
     locked: bool,
     tier: str = "repo",
+    dry: bool = False,
 ) -> Step:
-    """Render a segment's files from its resolution (and its parent's) and write what changed."""
+    """Render a segment's files from its resolution (and its parent's) and write what changed.
+    `dry`: only raise the error writing them would raise (see `preflight`)."""
     library = load_library(resolved)
     constitution = load_constitution(resolved, root)
     segment = Segment(
@@ -129,19 +132,25 @@ def write_segment(
             field="segment.path",
             fix="create the folder, or correct or remove the [[segment]] entry",
         )
-    written, lines, outputs = [], [], {}
+    # Every file is checked and its bytes made before the first is written: a part file in the way
+    # fails the step with AGENTS.md as it was.
+    prepared = []
     for item in document.files:
         path = folder / item.name
-        shown = _relative(root, path)
         if item.name == FILE:
-            changed = owned.write_region(path, item.text, settings.origin, root=root, locked=locked)
-            whole = path.read_bytes().decode("utf-8")
+            text = owned.region_text(path, item.text, settings.origin, root=root, locked=locked)
         else:
-            changed = owned.write_owned(path, item.text, settings.origin, root=root, locked=locked,
-                                        what="a part of the rules")
-            whole = item.text
-        if changed:
+            text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
+                                    what="a part of the rules")
+        prepared.append((item, path, text))
+    if dry:
+        return Step()
+    written, lines, outputs = [], [], {}
+    for item, path, text in prepared:
+        shown = _relative(root, path)
+        if write_if_changed(path, text, within=root):
             written.append(shown)
+        whole = text if item.name == FILE else item.text
         outputs[shown] = _owned_digest(path, item.name == FILE)
         size = len(whole.encode("utf-8"))
         lines.append(f"{shown}: {count_tokens(whole)} tokens, {size} bytes")
@@ -255,6 +264,10 @@ def claude_fresh(root: Path, segment: str, settings: Settings, values: Mapping) 
 
 
 def _wanted_skills(cache: Path, segments: list[str]) -> dict[str, tuple[str, Path]]:
+    return _wanted([read_resolved(resolved_path(cache, segment)) for segment in segments])
+
+
+def _wanted(resolutions: list[Resolved]) -> dict[str, tuple[str, Path]]:
     """skill name → (source name, the skill's folder in the source tree), over every segment's rules.
 
     Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
@@ -262,8 +275,7 @@ def _wanted_skills(cache: Path, segments: list[str]) -> dict[str, tuple[str, Pat
     """
     selected: set[tuple[str, int]] = set()
     roots: dict[str, Path] = {}
-    for segment in segments:
-        resolved = read_resolved(resolved_path(cache, segment))
+    for resolved in resolutions:
         selected |= resolved.selected
         roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
     wanted: dict[str, tuple[str, Path]] = {}
@@ -292,6 +304,7 @@ def skills_state(cache: Path, segments: list[str]) -> tuple[str, dict[str, str]]
 
 def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool) -> Step:
     wanted = _wanted_skills(cache, segments)
+    _check_skills(root, wanted, locked=locked)  # every skill may be installed before the first is
     written, removed, outputs = [], [], {}
     for name, (source, folder) in wanted.items():
         for base in skills.FOLDERS:
@@ -306,6 +319,15 @@ def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool
                 removed.append(f"{base}/{name}")
     state, _ = skills_state(cache, segments)
     return Step(tuple(written), (), outputs, state, removed=tuple(removed))
+
+
+def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path]], *, locked: bool) -> None:
+    for name, (_, folder) in wanted.items():
+        for base in skills.FOLDERS:
+            skills.checked(folder, root / base / name, root=root, locked=locked)
+    for name in sorted(skills.installed(root) - set(wanted)):
+        for base in skills.FOLDERS:
+            skills.read_stamp(confine(root / base / name, root))
 
 
 def skills_fresh(root: Path, cache: Path, segments: list[str], values: Mapping) -> bool:
@@ -384,6 +406,30 @@ def remove_hook_file(root: Path, name: str) -> list[str]:
     else:
         changed = hooks.remove_lefthook(root / name)
     return [name] if changed else []
+
+
+# --- before the lock changes ----------------------------------------------------------------------
+
+
+def preflight(root: Path, resolutions: Mapping[str, Resolved], jobs: list[SegmentJob], settings: Settings,
+              lefthook: str | None, *, locked: bool) -> None:
+    """Raise the error a compile step would raise on these resolutions, writing nothing.
+
+    `doit lock` calls it with the new resolution before it rewrites rules.lock, so a compile that
+    fails in a later step (a part file in the way, a segment folder that is gone, a hook file that is
+    not JSON, a link out of the repository) leaves the lock and every output as they were.
+    """
+    for job in jobs:
+        parent = resolutions[job.parent] if job.parent is not None else None
+        write_segment(root, job, resolutions[job.path], parent, settings, "", locked=locked, dry=True)
+        shim = confine(folder_of(root, job.path) / CLAUDE, root)
+        if settings.claude == "import" and owned.is_owned(shim):
+            owned.owned_text(shim, CLAUDE_SHIM, settings.origin, root=root, locked=locked, what="a CLAUDE.md shim")
+    _check_skills(root, _wanted(list(resolutions.values())), locked=locked)
+    for name in (*HOOK_FILES, *([lefthook] if lefthook else [])):
+        path = confine(root / name, root)
+        if name == hooks.SETTINGS and path.exists():
+            hooks.validate_settings(path)
 
 
 # --- segments that are gone, and chain sizes ---------------------------------------------------

@@ -48,19 +48,25 @@ def is_owned(path: Path) -> bool:
     return text is not None and region.is_ours(text)
 
 
-def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
-    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> str:
+    """What `path` holds once `body` (with its banner) is between its markers; writes nothing."""
     text = _read(confine(path, root)) or ""
     parsed = region.Region.parse(text, path)
     if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:
         raise UserError(
             "the generated region was edited by hand", file=path, fix=FIX_EDITED
         )
-    return write_if_changed(path, parsed.with_inside(region.stamped(body, origin)), within=root)
+    return parsed.with_inside(region.stamped(body, origin))
 
 
-def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> bool:
-    """Write a file compile wholly owns; `what` says what the file is, for the error about a foreign one."""
+def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
+    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+    return write_if_changed(path, region_text(path, body, origin, root=root, locked=locked), within=root)
+
+
+def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> str:
+    """What a file compile wholly owns will hold; an error when it may not be replaced. Writes nothing.
+    `what` says what the file is, for the error about a foreign one."""
     text = _read(confine(path, root))
     if text is not None:
         if not region.is_ours(text):
@@ -72,7 +78,12 @@ def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool,
             )
         if locked and not region.is_intact(text):
             raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return write_if_changed(path, region.stamped(body, origin), within=root)
+    return region.stamped(body, origin)
+
+
+def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> bool:
+    """Write a file compile wholly owns (see `owned_text`)."""
+    return write_if_changed(path, owned_text(path, body, origin, root=root, locked=locked, what=what), within=root)
 
 
 def remove_owned(path: Path, *, root: Path) -> bool:

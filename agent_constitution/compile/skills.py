@@ -64,7 +64,7 @@ def _stamp(files: dict[str, bytes], origin: str) -> str:
     return json.dumps({"generated-by": "agent-constitution", "from": origin, "files": listing}, indent=2) + "\n"
 
 
-def _read_stamp(target: Path) -> dict | None:
+def read_stamp(target: Path) -> dict | None:
     """The stamp of an installed skill, its entries checked; None when the folder has none (not ours)."""
     try:
         data = json.loads((target / STAMP).read_text(encoding="utf-8"))
@@ -93,7 +93,7 @@ def _check_entry(target: Path, name: str) -> None:
 
 def edited(target: Path) -> list[Path]:
     """The files of an installed skill that no longer hold the bytes its stamp lists (or are gone)."""
-    stamp = _read_stamp(target)
+    stamp = read_stamp(target)
     if stamp is None:
         return [target / STAMP]
     changed = []
@@ -110,11 +110,12 @@ def intact(target: Path) -> bool:
     return not edited(target)
 
 
-def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool) -> bool:
-    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+def checked(source_folder: Path, target: Path, *, root: Path, locked: bool) -> tuple[dict[str, bytes], dict | None]:
+    """The skill's files and the stamp of its installed copy, once installing it is known to be
+    allowed (an error otherwise); writes nothing."""
     files = skill_files(source_folder)
     confine(target, root)
-    stamp = _read_stamp(target)
+    stamp = read_stamp(target)
     if target.exists() and stamp is None:
         raise UserError(
             "compile would install a skill into this folder, which it did not create",
@@ -128,6 +129,12 @@ def install(source_folder: Path, target: Path, origin: str, *, root: Path, locke
             file=by_hand[0],
             fix="undo the edit (edit the skill in its rule source instead) and run `doit compile`",
         )
+    return files, stamp
+
+
+def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool) -> bool:
+    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+    files, stamp = checked(source_folder, target, root=root, locked=locked)
     changed = False
     for name, data in files.items():
         path = target / name
@@ -147,7 +154,7 @@ def install(source_folder: Path, target: Path, origin: str, *, root: Path, locke
 def remove(target: Path, *, root: Path) -> bool:
     """Delete what compile installed in `target`; files it did not write stay."""
     confine(target, root)
-    stamp = _read_stamp(target)
+    stamp = read_stamp(target)
     if stamp is None:
         return False
     for name in stamp["files"]:

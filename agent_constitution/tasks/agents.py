@@ -99,6 +99,12 @@ def tasks(project):
     runlock.hold(cache)
     settings, segments = read_settings(root / MANIFEST)
     config = {**settings.as_dict(), "compiler": compiler_digest()}
+    lefthook = lefthook_file(root)
+    hook_names = [*HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]
+    # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
+    before_root = [f"{NAME}:{_shown(root, folder_of(root, s) / FILE)}" for s in segments if s != "."]
+    before_root += [f"{NAME}:{_shown(root, folder_of(root, s) / CLAUDE)}" for s in segments]
+    before_root += [f"{NAME}:skills", *(f"{NAME}:{name}" for name in hook_names)]
     for job in jobs(segments):
         after = [f"{RESOLVE}:{job.path}"] + ([f"{RESOLVE}:{job.parent}"] if job.parent else [])
         folder = folder_of(root, job.path)
@@ -107,7 +113,7 @@ def tasks(project):
             "name": _shown(root, agents),
             "doc": f"The generated region of {_shown(root, agents)} and its part files",
             "actions": [(_run, ["segment_files", root, cache, job, settings])],
-            "task_dep": after + (["render"] if job.path == "." else []),
+            "task_dep": after + (["render", *before_root] if job.path == "." else []),
             "targets": [str(agents)],
             "uptodate": [config_changed(config), (_fresh, ["segment_fresh", root, cache, job])],
             "clean": [(_clean, ["remove_segment", root, job.path])],
@@ -131,8 +137,7 @@ def tasks(project):
         "clean": [(_clean_skills, [root])],
         "verbosity": 2,
     }
-    lefthook = lefthook_file(root)
-    for name in [*HOOK_FILES, *([_shown(root, lefthook)] if lefthook else [])]:
+    for name in hook_names:
         yield {
             "name": name,
             "doc": f"Merge the hooks that run the checks into {name}",

@@ -136,3 +136,30 @@ def test_a_link_inside_the_skill_folder_that_leads_out_is_refused(repo):
     with pytest.raises(UserError, match="symbolic link"):
         skills.remove(target, root=root)
     assert (outside / "run.sh").read_text() == "theirs\n"
+
+
+def test_a_compile_that_fails_late_leaves_the_lock_and_the_root_index_as_they_were(tmp_path):
+    from tests.compile.test_doit import doit
+
+    root = make_repo(tmp_path / "repo")
+    doit(root, "compile")
+    manifest = root / "rules.toml"
+    lock, index = (root / "rules.lock").read_bytes(), (root / "AGENTS.md").read_bytes()
+    # A new selection changes the lock; the hook file compile would merge into is not JSON.
+    manifest.write_text(manifest.read_text().replace('rules = ["ac:1",', 'rules = ["ac:7", "ac:1",', 1))
+    (root / ".claude" / "settings.json").write_text("{not json\n")
+    failed = doit(root, "compile", check=False)
+    assert failed.returncode != 0 and ".claude/settings.json: not JSON" in failed.stdout + failed.stderr
+    assert (root / "rules.lock").read_bytes() == lock and (root / "AGENTS.md").read_bytes() == index
+    (root / ".claude" / "settings.json").write_text("{}\n")
+    doit(root, "compile")
+    assert (root / "rules.lock").read_bytes() != lock and b"ac:7" in (root / "AGENTS.md").read_bytes()
+
+    # The lock stays; a smaller token budget splits the files, and a part file in svc/ is in the way.
+    lock, index = (root / "rules.lock").read_bytes(), (root / "AGENTS.md").read_bytes()
+    manifest.write_text(manifest.read_text().replace("\n[[segment]]", "\n[compile]\nmax-tokens = 60\n\n[[segment]]", 1))
+    (root / "svc" / "AGENTS.python.md").write_text("mine\n")
+    failed = doit(root, "compile", check=False)
+    assert failed.returncode != 0 and "AGENTS.python.md" in failed.stdout + failed.stderr
+    assert (root / "AGENTS.md").read_bytes() == index and (root / "rules.lock").read_bytes() == lock
+    assert (root / "svc" / "AGENTS.python.md").read_text() == "mine\n"

@@ -28,7 +28,6 @@ from agent_constitution.compile.document import Segment, render
 from agent_constitution.compile.layout import (
     CLAUDE,
     FILE,
-    HOOK_FILES,
     MANIFEST,
     PART_GLOB,
     SegmentJob,
@@ -110,10 +109,8 @@ def write_segment(
     *,
     locked: bool,
     tier: str = "repo",
-    dry: bool = False,
 ) -> Step:
-    """Render a segment's files from its resolution (and its parent's) and write what changed.
-    `dry`: only raise the error writing them would raise (see `preflight`)."""
+    """Render a segment's files from its resolution (and its parent's) and write what changed."""
     library = load_library(resolved)
     constitution = load_constitution(resolved, root)
     segment = Segment(
@@ -143,8 +140,6 @@ def write_segment(
             text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
                                     what="a part of the rules")
         prepared.append((item, path, text))
-    if dry:
-        return Step()
     written, lines, outputs = [], [], {}
     for item, path, text in prepared:
         shown = _relative(root, path)
@@ -264,10 +259,6 @@ def claude_fresh(root: Path, segment: str, settings: Settings, values: Mapping) 
 
 
 def _wanted_skills(cache: Path, segments: list[str]) -> dict[str, tuple[str, Path]]:
-    return _wanted([read_resolved(resolved_path(cache, segment)) for segment in segments])
-
-
-def _wanted(resolutions: list[Resolved]) -> dict[str, tuple[str, Path]]:
     """skill name → (source name, the skill's folder in the source tree), over every segment's rules.
 
     Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
@@ -275,7 +266,8 @@ def _wanted(resolutions: list[Resolved]) -> dict[str, tuple[str, Path]]:
     """
     selected: set[tuple[str, int]] = set()
     roots: dict[str, Path] = {}
-    for resolved in resolutions:
+    for segment in segments:
+        resolved = read_resolved(resolved_path(cache, segment))
         selected |= resolved.selected
         roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
     wanted: dict[str, tuple[str, Path]] = {}
@@ -406,30 +398,6 @@ def remove_hook_file(root: Path, name: str) -> list[str]:
     else:
         changed = hooks.remove_lefthook(root / name)
     return [name] if changed else []
-
-
-# --- before the lock changes ----------------------------------------------------------------------
-
-
-def preflight(root: Path, resolutions: Mapping[str, Resolved], jobs: list[SegmentJob], settings: Settings,
-              lefthook: str | None, *, locked: bool) -> None:
-    """Raise the error a compile step would raise on these resolutions, writing nothing.
-
-    `doit lock` calls it with the new resolution before it rewrites rules.lock, so a compile that
-    fails in a later step (a part file in the way, a segment folder that is gone, a hook file that is
-    not JSON, a link out of the repository) leaves the lock and every output as they were.
-    """
-    for job in jobs:
-        parent = resolutions[job.parent] if job.parent is not None else None
-        write_segment(root, job, resolutions[job.path], parent, settings, "", locked=locked, dry=True)
-        shim = confine(folder_of(root, job.path) / CLAUDE, root)
-        if settings.claude == "import" and owned.is_owned(shim):
-            owned.owned_text(shim, CLAUDE_SHIM, settings.origin, root=root, locked=locked, what="a CLAUDE.md shim")
-    _check_skills(root, _wanted(list(resolutions.values())), locked=locked)
-    for name in (*HOOK_FILES, *([lefthook] if lefthook else [])):
-        path = confine(root / name, root)
-        if name == hooks.SETTINGS and path.exists():
-            hooks.validate_settings(path)
 
 
 # --- segments that are gone, and chain sizes ---------------------------------------------------

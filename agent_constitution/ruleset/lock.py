@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from agent_constitution.errors import UserError
@@ -71,14 +70,12 @@ def _string(value: str) -> str:
 
 
 def sync_lock(
-    project_root: Path, *, locked: bool | None = None, move: frozenset[str] = frozenset(), tier: str = "repo",
-    verify: Callable[[Resolution], None] | None = None,
+    project_root: Path, *, locked: bool | None = None, move: frozenset[str] = frozenset(), tier: str = "repo"
 ) -> tuple[Resolution, bool]:
     """Resolve against the lock and bring the lock in step; returns the resolution and whether it wrote.
 
     `tier="user"` is for the user-level manifest (see `agent_constitution.compile.user`): its packages
-    take user-tier rules. `verify` is called with a new resolution before the lock is rewritten; an
-    error it raises leaves the lock as it was (compile checks that its own stage would succeed).
+    take user-tier rules.
     """
     if locked is None:
         locked = bool(os.environ.get("CI"))
@@ -96,8 +93,6 @@ def sync_lock(
             file=LOCKFILE,
             fix="run `doit lock` and commit rules.lock",
         )
-    if verify is not None:
-        verify(resolution)
     write_if_changed(path, text, within=project_root)
     return resolution, True
 

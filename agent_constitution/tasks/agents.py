@@ -21,6 +21,7 @@ output is an error naming the file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from doit import get_var
+from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.tasks.actions import reported
@@ -187,12 +189,40 @@ def _shown(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+def _undone(action):
+    """A compile step whose failure puts rules.lock back as it was before this run (`compile.undo`).
+    Every step's first argument after its name is the repository root."""
+
+    @functools.wraps(action)
+    def run(step, root, *args, **kwargs):
+        try:
+            result = action(step, root, *args, **kwargs)
+        except BaseException:
+            _put_back(root)
+            raise
+        if isinstance(result, TaskFailed):
+            _put_back(root)
+        return result
+
+    return run
+
+
+def _put_back(root: Path) -> None:
+    from agent_constitution.compile import undo
+    from agent_constitution.project import Project
+
+    if undo.put_back(root, Project(root).cache):
+        print("rules.lock is put back as it was before this run, since compile failed", file=sys.stderr)
+
+
+@_undone
 @reported
 def _run(step, *args):
     """Run a step that must not overwrite a hand edit under --locked / CI."""
     return _report(_step(step)(*args, locked=locked()))
 
 
+@_undone
 @reported
 def _run_plain(step, *args):
     return _report(_step(step)(*args))

@@ -1,13 +1,15 @@
 """`doit lock`: resolve rules.toml against its sources and write rules.lock.
 
 With `--locked`, `locked=1` on the command line (what `doit compile --locked` passes on) or CI set in the
-environment, it fails instead of changing the lock, like `uv sync --locked`. Before it changes the
-lock it checks that every compile step would succeed on the new resolution (`compile.build.preflight`):
-a compile that is going to fail leaves rules.lock as it was.
+environment, it fails instead of changing the lock, like `uv sync --locked`. When it changes the lock it
+keeps the bytes it replaced, so a compile step of the same run that fails puts them back
+(`compile.undo`); its up-to-date check compares the lock with what it wrote, so a lock put back
+is written again on the next run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
@@ -27,46 +29,41 @@ def tasks(project):
     yield {
         "basename": NAME,
         "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
-        "actions": [(_lock, [project.root])],
+        "actions": [(_lock, [project.root, project.cache])],
         "params": [{"name": "locked", "long": "locked", "type": bool, "default": False,
                     "help": "fail if rules.lock would change (implied when the environment sets CI)"}],
         "file_dep": task_inputs(project),
+        "uptodate": [(_as_written, [project.root])],
         "targets": [str(project.root / LOCKFILE)],
         "verbosity": 2,
     }
 
 
+def _digest(root: Path) -> str | None:
+    try:
+        return hashlib.sha256((root / LOCKFILE).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _as_written(task, values, root) -> bool | None:
+    """Up to date only while rules.lock holds what this task last wrote (or found)."""
+    return values["lock"] == _digest(root) if "lock" in values else None
+
+
 @reported
-def _lock(root, locked):
+def _lock(root, cache, locked):
+    from agent_constitution.compile import undo
     from agent_constitution.ruleset.lock import sync_lock
 
     # `locked=1` (what `doit compile --locked` passes on to its members) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):
         locked = True
-    resolution, wrote = sync_lock(root, locked=True if locked else None, verify=lambda new: _preflight(root, new))
+    before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
+    resolution, wrote = sync_lock(root, locked=True if locked else None)
     for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
+        undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
-    return None
-
-
-def _preflight(root: Path, resolution) -> None:
-    """Before the lock changes: would every compile step succeed on the new resolution? (No write.)"""
-    import json
-
-    from agent_constitution.compile.build import preflight
-    from agent_constitution.compile.inputs import Resolved
-    from agent_constitution.compile.layout import lefthook_file
-    from agent_constitution.ruleset.models import parse
-    from agent_constitution.ruleset.resolve import resolved_json
-    from agent_constitution.tasks.agents import jobs, read_settings
-
-    settings, segments = read_settings(root / MANIFEST)
-    resolutions = {
-        segment.path: parse(Resolved, json.loads(resolved_json(resolution, segment.path)), root / MANIFEST)
-        for segment in resolution.segments
-    }
-    lefthook = lefthook_file(root)
-    preflight(root, resolutions, [job for job in jobs(segments) if job.path in resolutions], settings,
-              lefthook.name if lefthook else None, locked=False)
+    return {"lock": _digest(root)}

@@ -150,7 +150,10 @@ def test_a_compile_that_fails_late_leaves_the_lock_and_the_root_index_as_they_we
     (root / ".claude" / "settings.json").write_text("{not json\n")
     failed = doit(root, "compile", check=False)
     assert failed.returncode != 0 and ".claude/settings.json: not JSON" in failed.stdout + failed.stderr
+    assert "rules.lock is put back as it was before this run" in failed.stderr
     assert (root / "rules.lock").read_bytes() == lock and (root / "AGENTS.md").read_bytes() == index
+    assert doit(root, "compile", check=False).returncode != 0  # the lock is written again, and put back again
+    assert (root / "rules.lock").read_bytes() == lock
     (root / ".claude" / "settings.json").write_text("{}\n")
     doit(root, "compile")
     assert (root / "rules.lock").read_bytes() != lock and b"ac:7" in (root / "AGENTS.md").read_bytes()

@@ -166,3 +166,18 @@ def test_a_compile_that_fails_late_leaves_the_lock_and_the_root_index_as_they_we
     assert failed.returncode != 0 and "AGENTS.python.md" in failed.stdout + failed.stderr
     assert (root / "AGENTS.md").read_bytes() == index and (root / "rules.lock").read_bytes() == lock
     assert (root / "svc" / "AGENTS.python.md").read_text() == "mine\n"
+
+
+def test_only_the_run_that_replaced_the_lock_puts_it_back(tmp_path, monkeypatch):
+    from agent_constitution.compile import undo
+
+    root, cache = tmp_path, tmp_path / "cache"
+    (root / "rules.lock").write_text("new\n")
+    monkeypatch.setenv(undo.RUN, "one")
+    undo.remember(cache, b"old\n")
+    monkeypatch.setenv(undo.RUN, "two")  # a later run finds the record of an earlier one
+    assert not undo.put_back(root, cache)
+    assert (root / "rules.lock").read_text() == "new\n" and not (cache / undo.RECORD).exists()
+    undo.remember(cache, None)  # this run created the lock: putting it back removes it
+    assert undo.put_back(root, cache) and not (root / "rules.lock").exists()
+    assert not undo.put_back(root, cache)

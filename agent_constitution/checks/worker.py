@@ -61,6 +61,7 @@ class _Worker:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        self.process.kill()  # in case it had not yet made its own group
         self.process.join()
         self.connection.close()
 

@@ -81,3 +81,13 @@ def test_no_escape_reaches_the_terminal_or_a_report(tmp_path):
     shown = summary(results) + json_report(results) + sarif(results) + "".join(queues(results, {}).values())
     assert "\x1b" not in shown and "\u202e" not in shown and "etc/passwd:" not in shown
     assert "\\x1b[31m" in shown
+
+
+@given(st.text(alphabet="ab./\\\x1b\0", max_size=30))
+def test_a_kept_path_never_leaves_the_folder(path):
+    found = normalized(Finding("why", path, 1), Path("/repo/svc"))
+    if found.path is not None:
+        assert not found.path.startswith(("/", "../")) and found.path != ".."
+        assert "\x1b" not in found.path and "\0" not in found.path and found.line == 1
+    else:
+        assert "dropped" in found.reason and found.line is None

@@ -61,3 +61,14 @@ def test_superseded_repealed_and_missing_subjects_get_no_job(tmp_path: Path):
     selection = Selection((".",), {".": (superseded, repealed)}, {})
     by_id = plan(selection, Subjects(scan(tmp_path)), tmp_path / "cache", only=("ac:1", "ac:2"))
     assert [job.rule.ref for job in by_id.jobs] == ["ac:1"]
+
+
+def test_a_result_never_lands_outside_the_cache(tmp_path: Path):
+    import pytest
+
+    from agent_constitution.errors import UserError
+
+    write(tmp_path, {"a.py": "1"})
+    with pytest.raises(UserError, match="is outside"):
+        planned(tmp_path, [rule(tmp_path, 1, python="r1")], segments=("../../../../elsewhere",))
+    assert not (tmp_path.parent / "elsewhere").exists()

@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_constitution.errors import UserError
-
 
 def confine(path: Path, *within: Path) -> Path:
     """`path` itself when it resolves (symbolic links followed) to a place inside one of `within`
@@ -25,6 +23,9 @@ def confine(path: Path, *within: Path) -> Path:
     bases = [Path(os.path.realpath(base)) for base in within]
     if any(resolved.is_relative_to(base) for base in bases):
         return path
+    # Imported here: the judge imports this module on every tool call, and errors needs dataclasses.
+    from agent_constitution.errors import UserError
+
     outside = " or ".join(str(base) for base in within)
     link = _first_link(Path(os.path.abspath(path)), bases)
     if link is not None:

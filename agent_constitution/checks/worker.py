@@ -18,6 +18,8 @@ import atexit
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
@@ -92,6 +94,7 @@ def _serve(connection: Connection) -> None:
     # Its own process group, so that a timeout kills whatever the check started too, and the
     # terminal's Ctrl-C goes to the process that waits, which then ends this one.
     os.setsid()
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
     while True:
         try:
             function, args = connection.recv()
@@ -102,3 +105,11 @@ def _serve(connection: Connection) -> None:
             connection.send((True, answer))
         except Exception as error:  # an answer that does not pickle: say so instead of dying
             connection.send((False, f"{type(error).__name__}: {error}"))
+
+
+def _end_with(parent: int) -> None:
+    """Kill the worker's group once the process that waits for it is gone (killed, say), even while a
+    check hangs: an orphan would keep running it, and keep the build's lock file open."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.killpg(0, signal.SIGKILL)

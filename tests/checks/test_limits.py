@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -114,3 +115,35 @@ def test_the_worker_ends_with_the_process(tmp_path):
     pid = worker._current.process.pid
     worker.stop()
     assert not alive(pid)
+
+
+def test_a_hanging_check_ends_when_the_process_that_waits_is_killed(tmp_path):
+    pid_file = tmp_path / "worker.pid"
+    make_source(tmp_path, {}, {"r1": f"import os, time\nRULE = 1\ndef check(repo):\n"
+                                     f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                                     "    time.sleep(10**6)\n"})
+    code = ("import sys; sys.path[:0] = [{tests!r}]\n"
+            "from pathlib import Path\n"
+            "from tests.checks.conftest import rule\n"
+            "from agent_constitution.checks.runner import Subjects, run_check\n"
+            "from agent_constitution.checks.scan import scan\n"
+            "root = Path({root!r})\n"
+            "run_check(rule(root, 1, python='r1'), '.', Subjects(scan(root)))\n"
+            ).format(tests=str(Path(__file__).parents[2]), root=str(tmp_path))
+    waiting = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        worker_pid = int(pid_file.read_text())
+    finally:
+        waiting.kill()
+        waiting.wait()
+    deadline = time.monotonic() + 5
+    while alive(worker_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    orphan = alive(worker_pid)
+    if orphan:
+        os.kill(worker_pid, signal.SIGKILL)  # leave nothing running behind a failed test
+    assert not orphan

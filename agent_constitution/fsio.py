@@ -27,7 +27,7 @@ def confine(path: Path, *within: Path) -> Path:
     from agent_constitution.errors import UserError
 
     outside = " or ".join(str(base) for base in within)
-    link = _first_link(Path(os.path.abspath(path)), bases)
+    link = _first_link(Path(os.path.abspath(path)), within, bases)
     if link is not None:
         raise UserError(
             f"refusing to write or delete {path}: it leads through the symbolic link {link} "
@@ -38,10 +38,13 @@ def confine(path: Path, *within: Path) -> Path:
     raise UserError(f"refusing to write or delete {path}: it is outside {outside}", file=path)
 
 
-def _first_link(path: Path, bases: list[Path]) -> Path | None:
-    """The first symbolic link on the way to `path` whose target leaves every base."""
+def _first_link(path: Path, within: tuple[Path, ...], bases: list[Path]) -> Path | None:
+    """The first symbolic link below one of `within` on the way to `path` whose target leaves every
+    base (links above them, such as macOS's /var, are how the bases are reached)."""
+    below = [Path(os.path.abspath(base)) for base in within]
     for step in (*reversed(path.parents), path):
-        if step.is_symlink() and not any(Path(os.path.realpath(step)).is_relative_to(b) for b in bases):
+        if (any(step.is_relative_to(b) and step != b for b in below) and step.is_symlink()
+                and not any(Path(os.path.realpath(step)).is_relative_to(b) for b in bases)):
             return step
     return None
 

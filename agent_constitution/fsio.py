@@ -1,7 +1,13 @@
-"""Writing files so that a crash or a concurrent reader never sees half of one.
+"""Writing files so that a crash or a concurrent reader never sees half of one, and only where
+the tools may write.
 
 Standard library only and no `tempfile`: the covenant judge writes through this on every agent
 tool call, where each import counts.
+
+`confine` is the one test every writer and deleter of the repository's outputs and the cache makes
+first: the path, with every symbolic link on the way resolved, must lie inside the repository (or
+the cache). A `.claude` or a segment folder that is a link to elsewhere, or an entry `../../x`
+of a stamp, is refused before a byte is written or a file deleted.
 """
 
 from __future__ import annotations
@@ -10,12 +16,46 @@ import os
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
+def confine(path: Path, *within: Path) -> Path:
+    """`path` itself when it resolves (symbolic links followed) to a place inside one of `within`
+    (resolved too); otherwise a UserError naming the link or the `..` that leads out."""
+    resolved = Path(os.path.realpath(path))
+    bases = [Path(os.path.realpath(base)) for base in within]
+    if any(resolved.is_relative_to(base) for base in bases):
+        return path
+    # Imported here: the judge imports this module on every tool call, and errors needs dataclasses.
+    from agent_constitution.errors import UserError
+
+    outside = " or ".join(str(base) for base in within)
+    link = _first_link(Path(os.path.abspath(path)), within, bases)
+    if link is not None:
+        raise UserError(
+            f"refusing to write or delete {path}: it leads through the symbolic link {link} "
+            f"to {resolved}, outside {outside}",
+            file=path,
+            fix=f"replace the link {link} by a real folder or file (or remove it), then run again",
+        )
+    raise UserError(f"refusing to write or delete {path}: it is outside {outside}", file=path)
+
+
+def _first_link(path: Path, within: tuple[Path, ...], bases: list[Path]) -> Path | None:
+    """The first symbolic link below one of `within` on the way to `path` whose target leaves every
+    base (links above them, such as macOS's /var, are how the bases are reached)."""
+    below = [Path(os.path.abspath(base)) for base in within]
+    for step in (*reversed(path.parents), path):
+        if (any(step.is_relative_to(b) and step != b for b in below) and step.is_symlink()
+                and not any(Path(os.path.realpath(step)).is_relative_to(b) for b in bases)):
+            return step
+    return None
+
+
+def write_atomic(path: Path, data: bytes | str, *, within: tuple[Path, ...] | Path = ()) -> None:
     """Write `data` to `path` through a temp file in the same folder and a rename.
 
     A new file gets the mode a plain `open()` would give it (0666 less the umask); an existing one
-    keeps its mode.
+    keeps its mode. `within`: the folders `path` must stay inside (`confine`).
     """
+    _confine(path, within)
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -36,8 +76,9 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         raise
 
 
-def write_if_changed(path: Path, data: bytes | str) -> bool:
+def write_if_changed(path: Path, data: bytes | str, *, within: tuple[Path, ...] | Path = ()) -> bool:
     """Write only when the bytes differ, so an unchanged output keeps its mtime. Returns whether it wrote."""
+    _confine(path, within)
     if isinstance(data, str):
         data = data.encode("utf-8")
     try:
@@ -47,3 +88,15 @@ def write_if_changed(path: Path, data: bytes | str) -> bool:
         pass
     write_atomic(path, data)
     return True
+
+
+def remove(path: Path, *, within: tuple[Path, ...] | Path, missing_ok: bool = False) -> None:
+    """Delete the file `path` once `confine` allows it."""
+    _confine(path, within)
+    path.unlink(missing_ok=missing_ok)
+
+
+def _confine(path: Path, within: tuple[Path, ...] | Path) -> None:
+    bases = (within,) if isinstance(within, Path) else within
+    if bases:
+        confine(path, *bases)

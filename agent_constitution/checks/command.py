@@ -5,21 +5,34 @@ The contract (docs/checks.md has it in full): the command runs in the root of wh
 `{source}` in its arguments becomes the source tree's path, so a script shipped in the source can be
 named. Exit 0: satisfied; exit 1: violated, with findings on stdout; any other status, a missing
 tool, a timeout or stdout that breaks the schema: undecidable with that cause.
+
+The command leads its own process group, which is killed whole at the timeout. The timeout covers
+the output too: a process the command left behind holding stdout open (a daemon in a session of
+its own, which the group kill cannot reach) does not make the run wait past it. Output is read as
+it comes, up to a cap per stream; a command that passes it is killed and undecidable, so 300 MB of
+output costs a few MB of memory, not a gigabyte.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.model import CheckSpec
+
+
+MIB = 1024 * 1024
+CAPS = {"stdout": 16 * MIB, "stderr": 1 * MIB}
+_CHUNK = 64 * 1024
 
 
 class _Finding(BaseModel):
@@ -54,13 +67,7 @@ def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str,
         raise Undecidable(f"missing tool: {argv[0]} (not found)") from None
     except OSError as error:
         raise Undecidable(f"cannot start {argv[0]}: {error.strerror}") from None
-    try:
-        stdout, stderr = process.communicate(timeout=spec.timeout)
-    except subprocess.TimeoutExpired:
-        # The command may have started children of its own: end its whole process group.
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise Undecidable(f"timeout: no answer within {spec.timeout:g} s") from None
+    stdout, stderr = _collect(process, spec.timeout)
     status = process.returncode
     if status not in (0, 1):
         how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
@@ -71,6 +78,55 @@ def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str,
     if status == 1 and not findings:
         raise Undecidable(f"malformed output: exit status 1 (violated) but no findings on stdout{_tail(stderr)}")
     return findings
+
+
+def _collect(process: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
+    """stdout and stderr until both end and the command exited, within `timeout` and the caps."""
+    deadline = time.monotonic() + timeout
+    read = {"stdout": bytearray(), "stderr": bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for name in read:
+            selector.register(getattr(process, name), selectors.EVENT_READ, name)
+        try:
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Undecidable(_timeout(process, timeout))
+                for key, _ in selector.select(left):
+                    chunk = os.read(key.fd, _CHUNK)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    buffer = read[key.data]
+                    if len(buffer) + len(chunk) > CAPS[key.data]:
+                        raise Undecidable(f"output cap: {key.data} passed {CAPS[key.data] // MIB} MiB, the cap "
+                                          f"for a check's {key.data}; the command was stopped")
+                    buffer += chunk
+            try:
+                process.wait(max(deadline - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                raise Undecidable(_timeout(process, timeout)) from None
+        finally:
+            _end(process)
+    return bytes(read["stdout"]), bytes(read["stderr"])
+
+
+def _timeout(process: subprocess.Popen, timeout: float) -> str:
+    text = f"timeout: no answer within {timeout:g} s"
+    if process.poll() is not None:
+        text += " (the command exited, but a process it started still holds its output open)"
+    return text
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Kill what is left of the command's process group, reap it, and close our ends of its pipes."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()
 
 
 def _parse(stdout: bytes) -> list[Finding]:

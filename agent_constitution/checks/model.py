@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.checks.findings import printable
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
     from agent_constitution.ruleset.models import Rule
@@ -166,7 +167,7 @@ def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings
         ref=rule.ref,
         outcome=outcome,
         findings=tuple(findings),
-        cause=cause,
+        cause=None if cause is None else printable(cause),
         check=None if rule.check is None else rule.check.describe,
         subject="repository" if rule.check is None else rule.check.subject,
         revision=rule.revision,

@@ -24,7 +24,7 @@ from pathlib import Path
 from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, RuleCheck
 from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.selection import Selection
-from agent_constitution.fsio import write_if_changed
+from agent_constitution.fsio import confine, write_if_changed
 
 _CHECK_MODULE = re.compile(r"r[0-9]+")
 ANYTHING = ("**",)
@@ -138,7 +138,8 @@ def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str
             prefix = view.folder + "/" if view.folder else ""
             matched.update(dict.fromkeys(prefix + path for path in view.glob(pattern)))
     name = hashlib.blake2b("\0".join((segment, scope, *patterns)).encode(), digest_size=6).hexdigest()
-    return InputSet(segment, patterns, str(subjects.root), tuple(matched), cache / "checks" / "inputs" / f"{name}.digest")
+    digest = confine(cache / "checks" / "inputs" / f"{name}.digest", cache)
+    return InputSet(segment, patterns, str(subjects.root), tuple(matched), digest)
 
 
 def _helpers(source_root: Path) -> tuple[Path, ...]:
@@ -152,4 +153,5 @@ def _result_path(cache: Path, segment: str, rule: RuleCheck) -> Path:
     folder = cache / "checks" / "results"
     if segment != ROOT_SEGMENT:
         folder = folder / segment
-    return folder / f"{rule.source}-{rule.id}.json"
+    # Segment paths and source names come from the manifest: the result must still land in the cache.
+    return confine(folder / f"{rule.source}-{rule.id}.json", cache)

@@ -13,6 +13,7 @@ from importlib.metadata import version
 from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.checks.findings import printable
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 
 REPORT_VERSION = 1
@@ -93,7 +94,8 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
         f"{len(results)} rule{'s' if len(results) != 1 else ''} checked: {n['pass']} passed, "
         f"{n['violation']} violated, {n['undecidable']} undecidable, {n['no-check']} without a check"
     )
-    return "\n".join(lines) + "\n"
+    # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = ()) -> str:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.checks.report import ordered, where
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_if_changed
+from agent_constitution.fsio import remove, write_if_changed
 
 DEFAULT_GROUP = "default"
 FALSE_POSITIVE = "false-positive"
@@ -79,10 +79,10 @@ def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]]) -> di
 def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
     """Write the queues into `folder`; a queue of a group that no longer exists is removed."""
     for name, text in texts.items():
-        write_if_changed(folder / f"{name}.md", text)
+        write_if_changed(folder / f"{name}.md", text, within=folder)
     for stale in folder.glob("*.md"):
         if stale.stem not in texts:
-            stale.unlink()
+            remove(stale, within=folder)
 
 
 _VERDICT_HELP = """\
@@ -276,7 +276,7 @@ def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) ->
         for entry in entries:
             table.append(_item(entry))
         document.add("disagreement", table)
-        write_if_changed(path, tomlkit.dumps(document))
+        write_if_changed(path, tomlkit.dumps(document), within=folder)
         written[path] = len(added)
     return written
 

@@ -3,7 +3,10 @@
 Order of decisions: a rule without a check goes to the reviewer (no outcome); a source that is not
 trusted runs no code (undecidable, with that reason); otherwise the check runs against its subject.
 Whatever goes wrong while it runs (a missing tool, a timeout, an exception, output that breaks the
-contract) is undecidable with the cause, never a violation.
+contract) is undecidable with the cause, never a violation. A python check runs in a worker
+process (`checks.worker`) within the rule's `timeout`, like a command. Findings are normalized
+where they arrive (`checks.findings`): paths inside the folder the check governs, control
+characters escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_constitution.checks import worker
 from agent_constitution.checks.api import Finding, Undecidable
+from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
 from agent_constitution.checks.scan import Scan, scan
@@ -88,27 +93,59 @@ def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
         return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=(
             f"untrusted source: {rule.source!r} is not trusted, so its check code does not run "
             f"(set trust = true on it in [sources] of rules.toml to run it)"))
-    try:
-        findings = _decide(rule, segment, subjects)
-    except Undecidable as error:
-        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=str(error) or "the check could not decide")
-    except UserError as error:
-        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=error.message)
-    except (Exception, SystemExit) as error:  # a bug in the check: never a violation
-        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=_crash(error))
+    if rule.check.python:
+        findings, cause = _in_worker(rule, segment, subjects)
+    else:
+        findings, cause = _decided(_command, rule, segment, subjects)
+    if cause is not None:
+        return for_rule(rule, segment, Outcome.UNDECIDABLE, cause=cause)
+    findings = [normalized(finding, subjects.folder(segment)) for finding in findings]
     outcome = Outcome.VIOLATION if findings else Outcome.PASS
     return for_rule(rule, segment, outcome, findings=findings)
 
 
-def _decide(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
+def _decided(decide, rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[Finding], str | None]:
+    """(findings, None), or ([], the cause of undecidable) for whatever went wrong."""
+    try:
+        return decide(rule, segment, subjects), None
+    except Undecidable as error:
+        return [], str(error) or "the check could not decide"
+    except UserError as error:
+        return [], error.message
+    except (Exception, SystemExit) as error:  # a bug in the check: never a violation
+        return [], _crash(error)
+
+
+def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[Finding], str | None]:
+    """A python check, run in the worker process within the check's timeout."""
     spec = rule.check
-    subject = subjects.get(spec.subject, segment, spec.scope)
-    if spec.python:
-        module = load_check(rule.source_root, spec.python, rule.id)
-        found = module.check(subject)
-        if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
-            raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
-        return list(found)
+    try:
+        return worker.call(_decided, (_python, rule, segment, subjects), timeout=spec.timeout)
+    except worker.Timeout:
+        return [], (f"timeout: python check {spec.python} gave no answer within {spec.timeout:g} s "
+                    "(its worker process was stopped)")
+    except worker.Died as error:
+        return [], f"crash: the worker process running python check {spec.python} ended: {error}"
+
+
+def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
+    subject = subjects.get(rule.check.subject, segment, rule.check.scope)
+    module = load_check(rule.source_root, rule.check.python, rule.id)
+    found = module.check(subject)
+    if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
+        raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
+    for number, finding in enumerate(found, 1):
+        if not (isinstance(finding.reason, str) and finding.reason
+                and isinstance(finding.path, (str, type(None)))
+                and all(type(n) is int or n is None for n in (finding.line, finding.column))):
+            raise Undecidable(f"malformed output: finding {number} needs a reason (text), a path (text or None) "
+                              "and a line and column (whole numbers or None)")
+    return list(found)
+
+
+def _command(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
+    spec = rule.check
+    subjects.get(spec.subject, segment, spec.scope)  # a subject that cannot be read is undecidable before the command runs
     env = {
         "AGENT_CONSTITUTION_ROOT": str(subjects.root),
         "AGENT_CONSTITUTION_SEGMENT": segment,

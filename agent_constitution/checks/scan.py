@@ -2,7 +2,8 @@
 
 The file list comes from `git ls-files`: the index's entries (tracked files, minus those deleted in
 the working tree, submodules and links that do not lead to a file) plus the untracked files that
-`.gitignore`, `.git/info/exclude` and the global excludes file do not exclude. git's own program rather than
+`.gitignore`, `.git/info/exclude` and the global excludes file do not exclude (but not an untracked
+nested repository, which git lists as a folder). git's own program rather than
 pygit2, which the change subject uses: both apply git's ignore rules exactly, but listing the index
 through pygit2 creates one Python object per entry, and on a 21,000-file tree that took 0.17 s of
 CPU against 0.03 s for two `git ls-files` calls (measured), paid on every run, even a no-op one. A
@@ -74,12 +75,14 @@ def _git_files(root: Path) -> tuple[str, ...] | None:
         # A submodule is a folder; a symbolic link counts only when it leads to a file.
         if mode != "160000" and (mode != "120000" or os.path.isfile(root / path)):
             files.add(path)
-    # -t tags each path: `R ` deleted from the working tree, `? ` untracked and not ignored.
+    # -t tags each path: `R ` deleted from the working tree, `? ` untracked and not ignored. An
+    # untracked nested repository is listed as its folder (`inner/`): its files are not this
+    # repository's, so it is left out, like a submodule; so is an untracked link to a folder.
     for entry in _ls_files(root, "-t", "--deleted", "--others", "--exclude-standard") or ():
         tag, path = entry[:2], entry[2:]
         if tag == "R ":
             files.discard(path)
-        elif tag == "? ":
+        elif tag == "? " and not path.endswith("/") and os.path.isfile(root / path):
             files.add(path)
     return tuple(sorted(files))
 

@@ -75,8 +75,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     results = list(waived.results)
     for note in waived.notes:
         print(f"warning: {note}", file=sys.stderr)
-    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes))
-    write_if_changed(cache / "checks" / "report.sarif", sarif(results))
+    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes),
+                     within=cache)
+    write_if_changed(cache / "checks" / "report.sarif", sarif(results), within=cache)
     texts = queues(results, review)
     write_queues(review_folder(cache), texts)
     print(summary(results, not_run=not_run), end="")

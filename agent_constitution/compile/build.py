@@ -48,7 +48,7 @@ from agent_constitution.compile.inputs import (
 )
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic
+from agent_constitution.fsio import confine, write_atomic, write_if_changed
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -131,18 +131,23 @@ def write_segment(
             field="segment.path",
             fix="create the folder, or correct or remove the [[segment]] entry",
         )
-    written, lines, outputs = [], [], {}
+    # Every file is checked and its bytes made before the first is written: a part file in the way
+    # fails the step with AGENTS.md as it was.
+    prepared = []
     for item in document.files:
         path = folder / item.name
-        shown = _relative(root, path)
         if item.name == FILE:
-            changed = owned.write_region(path, item.text, settings.origin, locked=locked)
-            whole = path.read_bytes().decode("utf-8")
+            text = owned.region_text(path, item.text, settings.origin, root=root, locked=locked)
         else:
-            changed = owned.write_owned(path, item.text, settings.origin, locked=locked, what="a part of the rules")
-            whole = item.text
-        if changed:
+            text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
+                                    what="a part of the rules")
+        prepared.append((item, path, text))
+    written, lines, outputs = [], [], {}
+    for item, path, text in prepared:
+        shown = _relative(root, path)
+        if write_if_changed(path, text, within=root):
             written.append(shown)
+        whole = text if item.name == FILE else item.text
         outputs[shown] = _owned_digest(path, item.name == FILE)
         size = len(whole.encode("utf-8"))
         lines.append(f"{shown}: {count_tokens(whole)} tokens, {size} bytes")
@@ -154,7 +159,7 @@ def write_segment(
     removed = [
         _relative(root, stale)
         for stale in sorted(folder.glob(PART_GLOB))
-        if _relative(root, stale) not in outputs and owned.remove_owned(stale)
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root)
     ]
     reads: dict[str, list[str]] = {}
     for name, rule_id in sorted(document.rules_read):
@@ -210,10 +215,10 @@ def remove_segment(root: Path, segment: str) -> list[str]:
     """Take out everything compile wrote for a segment: its region, its parts and its CLAUDE.md shim."""
     folder = folder_of(root, segment)
     removed = []
-    if owned.remove_region(folder / FILE):
+    if owned.remove_region(folder / FILE, root=root):
         removed.append(_relative(root, folder / FILE))
     for path in sorted(folder.glob(PART_GLOB)) + [folder / CLAUDE]:
-        if owned.remove_owned(path):
+        if owned.remove_owned(path, root=root):
             removed.append(_relative(root, path))
     return removed
 
@@ -222,11 +227,11 @@ def remove_segment(root: Path, segment: str) -> list[str]:
 
 
 def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -> Step:
-    path = folder_of(root, segment) / CLAUDE
+    path = confine(folder_of(root, segment) / CLAUDE, root)
     shown = _relative(root, path)
     state = _digest(settings.claude)
     if settings.claude == "none":
-        return Step(state=state, removed=(shown,) if owned.remove_owned(path) else ())
+        return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=root) else ())
     if path.exists() and not owned.is_owned(path):
         text = path.read_text(encoding="utf-8")
         lines = ()
@@ -236,7 +241,7 @@ def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -
                 " read the rules: add a line `@AGENTS.md` to it",
             )
         return Step((), lines, {}, state)
-    changed = owned.write_owned(path, CLAUDE_SHIM, settings.origin, locked=locked, what="a CLAUDE.md shim")
+    changed = owned.write_owned(path, CLAUDE_SHIM, settings.origin, root=root, locked=locked, what="a CLAUDE.md shim")
     return Step((shown,) if changed else (), (), {shown: _owned_digest(path, False)}, state)
 
 
@@ -293,20 +298,30 @@ def skills_state(cache: Path, segments: list[str]) -> tuple[str, dict[str, str]]
 
 def install_skills(root: Path, cache: Path, segments: list[str], *, locked: bool) -> Step:
     wanted = _wanted_skills(cache, segments)
+    _check_skills(root, wanted, locked=locked)  # every skill may be installed before the first is
     written, removed, outputs = [], [], {}
     for name, (source, folder) in wanted.items():
         for base in skills.FOLDERS:
             target = root / base / name
             shown = _relative(root, target)
-            if skills.install(folder, target, f"{source}:rules/skills/{name}", locked=locked):
+            if skills.install(folder, target, f"{source}:rules/skills/{name}", root=root, locked=locked):
                 written.append(shown)
             outputs[shown] = _tree_digest(target)
     for name in sorted(skills.installed(root) - set(wanted)):
         for base in skills.FOLDERS:
-            if skills.remove(root / base / name):
+            if skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
     state, _ = skills_state(cache, segments)
     return Step(tuple(written), (), outputs, state, removed=tuple(removed))
+
+
+def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path]], *, locked: bool) -> None:
+    for name, (_, folder) in wanted.items():
+        for base in skills.FOLDERS:
+            skills.checked(folder, root / base / name, root=root, locked=locked)
+    for name in sorted(skills.installed(root) - set(wanted)):
+        for base in skills.FOLDERS:
+            skills.read_stamp(confine(root / base / name, root))
 
 
 def skills_fresh(root: Path, cache: Path, segments: list[str], values: Mapping) -> bool:
@@ -360,12 +375,12 @@ def _write_hook(root: Path, name: str) -> None:
 
 
 def hook_file(root: Path, name: str, *, locked: bool) -> Step:
-    path = root / name
+    path = confine(root / name, root)
     before = path.read_bytes() if path.exists() else None
     _write_hook(root, name)
     after = path.read_bytes()
     if before is not None and before != after and locked:
-        write_atomic(path, before)  # under --locked / CI the file stays as it was
+        write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
         raise UserError(
             "the hook configuration compile merges into this file is missing or was edited",
             file=path,
@@ -393,6 +408,7 @@ def hook_fresh(root: Path, values: Mapping) -> bool:
 
 def remove_hook_file(root: Path, name: str) -> list[str]:
     """Take our entries out of a hook file; returns `[name]` when it changed (for `doit clean`)."""
+    confine(root / name, root)
     if name == hooks.SETTINGS:
         changed = hooks.remove_claude_settings(root)
     elif name == hooks.PRE_COMMIT:

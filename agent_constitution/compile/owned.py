@@ -8,7 +8,9 @@ edit are both read from the file itself. Every writer here:
   an error saying what to do;
 - treats a hand-edited output as stale: it is rewritten, or, when `locked` (`--locked` / CI), it is
   an error naming the file;
-- writes only when the bytes change (`write_if_changed`), so an unchanged output keeps its mtime.
+- writes only when the bytes change (`write_if_changed`), so an unchanged output keeps its mtime;
+- reads, writes and deletes only inside `root`, the repository (`fsio.confine`): an output reached
+  through a symbolic link that leaves it is refused before it is read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from agent_constitution.compile import region
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
 
@@ -46,20 +48,26 @@ def is_owned(path: Path) -> bool:
     return text is not None and region.is_ours(text)
 
 
-def write_region(path: Path, body: str, origin: str, *, locked: bool) -> bool:
-    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
-    text = _read(path) or ""
+def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> str:
+    """What `path` holds once `body` (with its banner) is between its markers; writes nothing."""
+    text = _read(confine(path, root)) or ""
     parsed = region.Region.parse(text, path)
     if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:
         raise UserError(
             "the generated region was edited by hand", file=path, fix=FIX_EDITED
         )
-    return write_if_changed(path, parsed.with_inside(region.stamped(body, origin)))
+    return parsed.with_inside(region.stamped(body, origin))
 
 
-def write_owned(path: Path, body: str, origin: str, *, locked: bool, what: str) -> bool:
-    """Write a file compile wholly owns; `what` says what the file is, for the error about a foreign one."""
-    text = _read(path)
+def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
+    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+    return write_if_changed(path, region_text(path, body, origin, root=root, locked=locked), within=root)
+
+
+def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> str:
+    """What a file compile wholly owns will hold; an error when it may not be replaced. Writes nothing.
+    `what` says what the file is, for the error about a foreign one."""
+    text = _read(confine(path, root))
     if text is not None:
         if not region.is_ours(text):
             raise UserError(
@@ -70,20 +78,25 @@ def write_owned(path: Path, body: str, origin: str, *, locked: bool, what: str) 
             )
         if locked and not region.is_intact(text):
             raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return write_if_changed(path, region.stamped(body, origin))
+    return region.stamped(body, origin)
 
 
-def remove_owned(path: Path) -> bool:
+def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> bool:
+    """Write a file compile wholly owns (see `owned_text`)."""
+    return write_if_changed(path, owned_text(path, body, origin, root=root, locked=locked, what=what), within=root)
+
+
+def remove_owned(path: Path, *, root: Path) -> bool:
     """Delete `path` if compile wrote it; a file without our banner is left alone."""
-    if is_owned(path):
-        path.unlink()
+    if is_owned(confine(path, root)):
+        remove(path, within=root)
         return True
     return False
 
 
-def remove_region(path: Path) -> bool:
+def remove_region(path: Path, *, root: Path) -> bool:
     """Take compile's region (the one with its banner) out of `path`; delete the file when nothing else is left."""
-    text = _read(path)
+    text = _read(confine(path, root))
     if text is None:
         return False
     parsed = region.Region.parse(text, path)
@@ -92,7 +105,7 @@ def remove_region(path: Path) -> bool:
     before, after = parsed.before.rstrip("\n"), parsed.after.lstrip("\n")
     rest = f"{before}\n\n{after}" if before and after.strip() else before + after
     if not rest.strip():
-        path.unlink()
+        remove(path, within=root)
     else:
-        write_atomic(path, rest.rstrip("\n") + "\n")
+        write_atomic(path, rest.rstrip("\n") + "\n", within=root)
     return True

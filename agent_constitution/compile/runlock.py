@@ -13,11 +13,14 @@ import fcntl
 import sys
 from pathlib import Path
 
+from agent_constitution.compile import undo
+
 LOCK = "compile.lock"
 _held: dict[str, object] = {}
 
 
 def hold(cache: Path) -> None:
+    undo.start_run()  # every load of the tasks is a run of its own, even in one process
     path = cache / LOCK
     key = str(path.resolve())
     if key in _held:

@@ -8,6 +8,11 @@ every file compile wrote with its sha256: that is how compile knows the folder i
 fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
 all deselected. A skill whose tree holds a symbolic link
 or a path escaping its folder is rejected.
+
+The stamp is read from the repository, where anyone can edit it, so every entry is checked before
+compile reads or deletes a file it names: a plain relative path inside the skill's folder, reached
+through no link that leaves the repository (`fsio.confine`); any other entry (`../../x`, an
+absolute path) fails the build, naming the stamp and the entry.
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_if_changed
+from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 
 FOLDERS = (".claude/skills", ".agents/skills")
 STAMP = ".agent-constitution.json"
@@ -59,17 +64,36 @@ def _stamp(files: dict[str, bytes], origin: str) -> str:
     return json.dumps({"generated-by": "agent-constitution", "from": origin, "files": listing}, indent=2) + "\n"
 
 
-def _read_stamp(target: Path) -> dict | None:
+def read_stamp(target: Path) -> dict | None:
+    """The stamp of an installed skill, its entries checked; None when the folder has none (not ours)."""
     try:
         data = json.loads((target / STAMP).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+    except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+    if not (isinstance(data, dict) and isinstance(data.get("files"), dict)):
+        return None
+    for name in data["files"]:
+        _check_entry(target, name)
+    return data
+
+
+def _check_entry(target: Path, name: str) -> None:
+    path = PurePosixPath(name)
+    if (not name or path.is_absolute() or ".." in path.parts or "\\" in name or "\0" in name
+            or path.as_posix() != name or name == STAMP):
+        raise UserError(
+            f"the entry {name!r} of this skill's stamp is not a file inside the skill's folder,"
+            " so compile deletes and reads nothing it names",
+            file=target / STAMP,
+            field="files",
+            fix="delete the folder (compile installs the skill again) or restore the stamp from git",
+        )
+    confine(target / name, target)
 
 
 def edited(target: Path) -> list[Path]:
     """The files of an installed skill that no longer hold the bytes its stamp lists (or are gone)."""
-    stamp = _read_stamp(target)
+    stamp = read_stamp(target)
     if stamp is None:
         return [target / STAMP]
     changed = []
@@ -86,10 +110,12 @@ def intact(target: Path) -> bool:
     return not edited(target)
 
 
-def install(source_folder: Path, target: Path, origin: str, *, locked: bool) -> bool:
-    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+def checked(source_folder: Path, target: Path, *, root: Path, locked: bool) -> tuple[dict[str, bytes], dict | None]:
+    """The skill's files and the stamp of its installed copy, once installing it is known to be
+    allowed (an error otherwise); writes nothing."""
     files = skill_files(source_folder)
-    stamp = _read_stamp(target)
+    confine(target, root)
+    stamp = read_stamp(target)
     if target.exists() and stamp is None:
         raise UserError(
             "compile would install a skill into this folder, which it did not create",
@@ -103,30 +129,37 @@ def install(source_folder: Path, target: Path, origin: str, *, locked: bool) -> 
             file=by_hand[0],
             fix="undo the edit (edit the skill in its rule source instead) and run `doit compile`",
         )
+    return files, stamp
+
+
+def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool) -> bool:
+    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+    files, stamp = checked(source_folder, target, root=root, locked=locked)
     changed = False
     for name, data in files.items():
         path = target / name
-        changed = write_if_changed(path, data) or changed
+        changed = write_if_changed(path, data, within=target) or changed
         executable = os.access(source_folder / name, os.X_OK)
         if executable != os.access(path, os.X_OK):
             path.chmod(0o755 if executable else 0o644)
             changed = True
     for name in (stamp or {}).get("files", {}):
         if name not in files:
-            (target / name).unlink(missing_ok=True)
+            remove_file(target / name, within=target, missing_ok=True)
             changed = True
     _prune_empty(target)
-    return write_if_changed(target / STAMP, _stamp(files, origin)) or changed
+    return write_if_changed(target / STAMP, _stamp(files, origin), within=target) or changed
 
 
-def remove(target: Path) -> bool:
+def remove(target: Path, *, root: Path) -> bool:
     """Delete what compile installed in `target`; files it did not write stay."""
-    stamp = _read_stamp(target)
+    confine(target, root)
+    stamp = read_stamp(target)
     if stamp is None:
         return False
     for name in stamp["files"]:
-        (target / name).unlink(missing_ok=True)
-    (target / STAMP).unlink()
+        remove_file(target / name, within=target, missing_ok=True)
+    remove_file(target / STAMP, within=target)
     _prune_empty(target)
     if target.is_dir() and not any(target.iterdir()):
         target.rmdir()

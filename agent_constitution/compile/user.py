@@ -21,6 +21,7 @@ from agent_constitution.compile.build import write_segment
 from agent_constitution.compile.inputs import Resolved
 from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.errors import UserError
+from agent_constitution.fsio import remove, write_atomic
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.models import parse
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolved_json
@@ -41,6 +42,8 @@ def compile_user(*, locked: bool) -> list[str]:
             file=folder / MANIFEST,
             fix="create it like a repository's rules.toml ([constitution], [sources], rules) selecting user-tier rules",
         )
+    lock = folder / LOCKFILE
+    before = lock.read_bytes() if lock.is_file() else None
     try:
         resolution, wrote = sync_lock(folder, locked=locked, tier="user")
     except UserError as error:
@@ -53,7 +56,16 @@ def compile_user(*, locked: bool) -> list[str]:
     resolved = parse(Resolved, json.loads(resolved_json(resolution, ".")), folder / MANIFEST)
     compile_settings = resolution.effective.settings.compile
     settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
-    step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked, tier="user")
+    try:
+        step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked, tier="user")
+    except BaseException:
+        # A failed compile leaves the user lock as it was, like a repository's (docs/compile.md).
+        if wrote:
+            if before is None:
+                remove(lock, within=folder)
+            else:
+                write_atomic(lock, before, within=folder)
+        raise
     return (
         lines
         + list(step.lines)

@@ -93,7 +93,7 @@ def sync_lock(
             file=LOCKFILE,
             fix="run `doit lock` and commit rules.lock",
         )
-    write_if_changed(path, text)
+    write_if_changed(path, text, within=project_root)
     return resolution, True
 
 

@@ -22,6 +22,7 @@ output is an error naming the file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from doit import get_var
+from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.tasks.actions import reported
@@ -103,6 +105,11 @@ def tasks(project):
     runlock.hold(cache)
     settings, segments = read_settings(root / MANIFEST)
     config = {**settings.as_dict(), "compiler": compiler_digest()}
+    names = hook_files(root, settings.git_hook)
+    # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
+    before_root = [f"{NAME}:{_shown(root, folder_of(root, s) / FILE)}" for s in segments if s != "."]
+    before_root += [f"{NAME}:{_shown(root, folder_of(root, s) / CLAUDE)}" for s in segments]
+    before_root += [f"{NAME}:skills", *(f"{NAME}:{name}" for name in names)]
     for job in jobs(segments):
         after = [f"{RESOLVE}:{job.path}"] + ([f"{RESOLVE}:{job.parent}"] if job.parent else [])
         folder = folder_of(root, job.path)
@@ -111,7 +118,7 @@ def tasks(project):
             "name": _shown(root, agents),
             "doc": f"The generated region of {_shown(root, agents)} and its part files",
             "actions": [(_run, ["segment_files", root, cache, job, settings])],
-            "task_dep": after + (["render"] if job.path == "." else []),
+            "task_dep": after + (["render", *before_root] if job.path == "." else []),
             "targets": [str(agents)],
             "uptodate": [config_changed(config), (_fresh, ["segment_fresh", root, cache, job])],
             "clean": [(_clean, ["remove_segment", root, job.path])],
@@ -135,7 +142,6 @@ def tasks(project):
         "clean": [(_clean_skills, [root])],
         "verbosity": 2,
     }
-    names = hook_files(root, settings.git_hook)
     for name in names:
         yield {
             "name": name,
@@ -195,12 +201,40 @@ def _shown(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+def _undone(action):
+    """A compile step whose failure puts rules.lock back as it was before this run (`compile.undo`).
+    Every step's first argument after its name is the repository root."""
+
+    @functools.wraps(action)
+    def run(step, root, *args, **kwargs):
+        try:
+            result = action(step, root, *args, **kwargs)
+        except BaseException:
+            _put_back(root)
+            raise
+        if isinstance(result, TaskFailed):
+            _put_back(root)
+        return result
+
+    return run
+
+
+def _put_back(root: Path) -> None:
+    from agent_constitution.compile import undo
+    from agent_constitution.project import Project
+
+    if undo.put_back(root, Project(root).cache):
+        print("rules.lock is put back as it was before this run, since compile failed", file=sys.stderr)
+
+
+@_undone
 @reported
 def _run(step, *args):
     """Run a step that must not overwrite a hand edit under --locked / CI."""
     return _report(_step(step)(*args, locked=locked()))
 
 
+@_undone
 @reported
 def _run_plain(step, *args):
     return _report(_step(step)(*args))
@@ -223,24 +257,27 @@ def _clean(remove, *args):
         print(f"removed {path}")
 
 
+@reported
 def _clean_owned(root: Path, path: Path):
     from agent_constitution.compile import owned
 
-    if owned.remove_owned(path):
+    if owned.remove_owned(path, root=root):
         print(f"removed {_shown(root, path)}")
 
 
+@reported
 def _clean_skills(root: Path):
     from agent_constitution.compile import skills
+    from agent_constitution.fsio import confine
 
     for name in sorted(skills.installed(root)):
         for base in skills.FOLDERS:
-            if skills.remove(root / base / name):
+            if skills.remove(root / base / name, root=root):
                 print(f"removed {base}/{name}")
     for base in skills.FOLDERS:
         # The folders compile created for the skills go too, once nothing else is in them.
         for folder in (root / base, (root / base).parent):
-            if folder.is_dir() and not any(folder.iterdir()):
+            if folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir()):
                 folder.rmdir()
 
 

@@ -1,12 +1,17 @@
 """`doit lock`: resolve rules.toml against its sources and write rules.lock.
 
 With `--locked`, `locked=1` on the command line (what `doit compile --locked` passes on) or CI set in the
-environment, it fails instead of changing the lock, like `uv sync --locked`.
+environment, it fails instead of changing the lock, like `uv sync --locked`. When it changes the lock it
+keeps the bytes it replaced, so a compile step of the same run that fails puts them back
+(`compile.undo`); its up-to-date check compares the lock with what it wrote, so a lock put back
+is written again on the next run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
+from pathlib import Path
 
 from doit import get_var
 
@@ -26,24 +31,40 @@ def tasks(project):
     yield {
         "basename": NAME,
         "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
-        "actions": [(_lock, [project.root])],
+        "actions": [(_lock, [project.root, project.cache])],
         "params": PARAMS,
         "file_dep": task_inputs(project),
+        "uptodate": [(_as_written, [project.root])],
         "targets": [str(project.root / LOCKFILE)],
         "verbosity": 2,
     }
 
 
+def _digest(root: Path) -> str | None:
+    try:
+        return hashlib.sha256((root / LOCKFILE).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _as_written(task, values, root) -> bool | None:
+    """Up to date only while rules.lock holds what this task last wrote (or found)."""
+    return values["lock"] == _digest(root) if "lock" in values else None
+
+
 @reported
-def _lock(root, locked):
+def _lock(root, cache, locked):
+    from agent_constitution.compile import undo
     from agent_constitution.ruleset.lock import sync_lock
 
     # `locked=1` (what `doit compile --locked` passes on to its members) means the same as --locked.
     if (get_var("locked") or "").lower() in ("1", "true", "yes"):
         locked = True
+    before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     resolution, wrote = sync_lock(root, locked=True if locked else None)
     for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
+        undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
-    return None
+    return {"lock": _digest(root)}

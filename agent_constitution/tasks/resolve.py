@@ -38,7 +38,7 @@ def tasks(project):
             "basename": NAME,
             "name": path,
             "doc": f"Resolve the rules of segment {path}",
-            "actions": [(_resolve, [project.root, path, target])],
+            "actions": [(_resolve, [project.root, path, target, project.cache])],
             "file_dep": inputs,
             "task_dep": ["lock"],
             "targets": [str(target)],
@@ -47,7 +47,7 @@ def tasks(project):
 
 
 @reported
-def _resolve(root, path, target):
+def _resolve(root, path, target, cache):
     from agent_constitution.ruleset.lock import sync_lock
     from agent_constitution.ruleset.resolve import resolved_json
 
@@ -63,5 +63,5 @@ def _resolve(root, path, target):
         return TaskFailed(f"segment {path} is not in {MANIFEST}")
     for warning in segment.warnings:
         print(f"warning: {path}: {warning}", file=sys.stderr)
-    write_if_changed(target, resolved_json(resolution, path))
+    write_if_changed(target, resolved_json(resolution, path), within=cache)
     return None

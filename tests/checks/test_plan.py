@@ -88,3 +88,14 @@ def test_a_rule_not_run_is_listed_once_with_its_segments(tmp_path: Path):
     record = rule(tmp_path, 4, python="r4", subject="record")
     result = planned(tmp_path, [record], segments=(".", "svc", "web"))
     assert result.not_run == ("ac:4 in ., svc, web: checks a session record (run with record=PATH)",)
+
+
+def test_a_result_never_lands_outside_the_cache(tmp_path: Path):
+    import pytest
+
+    from agent_constitution.errors import UserError
+
+    write(tmp_path, {"a.py": "1"})
+    with pytest.raises(UserError, match="is outside"):
+        planned(tmp_path, [rule(tmp_path, 1, python="r1")], segments=("../../../../elsewhere",))
+    assert not (tmp_path.parent / "elsewhere").exists()

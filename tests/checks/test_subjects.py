@@ -164,3 +164,13 @@ def test_scan_leaves_out_links_that_lead_nowhere_or_to_folders(repo: Path):
     git(repo, "add", "-A")
     files = scan(repo).files
     assert "to-file" in files and "to-folder" not in files and "broken" not in files
+
+
+def test_scan_skips_an_untracked_nested_repository(repo: Path):
+    """git lists an untracked nested repository as its folder (`inner/`): no check may open it as a file."""
+    write(repo, {"inner/b.txt": "x", "docs/a.md": "x"})
+    git(repo / "inner", "init", "-q")
+    (repo / "to-folder").symlink_to("docs")
+    files = scan(repo).files
+    assert "docs/a.md" in files and "README.md" in files
+    assert not [path for path in files if path.startswith("inner") or path == "to-folder"]

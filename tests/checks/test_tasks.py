@@ -232,3 +232,12 @@ def test_record_subject(project: Path, tmp_path: Path):
     assert executed(doit(project, "checks", f"record={session}")) == {"checks:ac:4"}
     missing = doit(project, "checks", "record=nowhere.jsonl")
     assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stderr  # errors on stderr
+
+
+def test_an_untracked_nested_repository_is_skipped(project: Path):
+    """git lists it as a folder; the input set of a check that may read anything must not open it."""
+    write(project, {"vendor/lib/x.py": "z = 3  # TODO\n"})
+    git(project / "vendor" / "lib", "init", "-q")
+    run = doit(project, "checks")
+    assert "Traceback" not in run.stdout + run.stderr and "IsADirectoryError" not in run.stdout + run.stderr
+    assert "4 rules checked: 1 passed, 1 violated, 1 undecidable, 1 without a check" in run.stdout

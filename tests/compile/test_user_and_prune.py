@@ -89,3 +89,19 @@ def test_a_skill_whose_rules_are_all_deselected_is_removed(tmp_path):
     assert not (root / ".agents" / "skills" / "poetry").exists()
     assert sorted(p.name for p in (root / ".claude" / "skills" / "poetry").iterdir()) == ["mine.md"]
     assert (root / ".agents" / "skills" / "uv-project" / "SKILL.md").exists()
+
+
+def test_a_failed_user_compile_leaves_the_user_lock_as_it_was(tmp_path, monkeypatch):
+    import pytest
+
+    from agent_constitution.errors import UserError
+
+    source = write_fixture_source(tmp_path / "src", rules=USER_RULES)
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "rules.toml").write_text(USER_MANIFEST.format(source=source))
+    (config / "AGENTS.md").write_text("<!-- agent-constitution:begin -->\nno end marker\n")
+    monkeypatch.setenv(ENV, str(config))
+    with pytest.raises(UserError):
+        compile_user(locked=False)
+    assert not (config / "rules.lock").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, mirror
+from agent_constitution.sources import cache, content, mirror
 from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import Location, locate
 
@@ -51,6 +51,7 @@ def fetch(
     location, display, plain = _where(url, path, base_dir, git=pinned)
     if plain:
         folder = location.folder
+        content.check_folder(folder, f"the source {display} (the folder {folder})")
         return Snapshot(key=location.key, commit=None, digest=tree_digest(folder), root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:

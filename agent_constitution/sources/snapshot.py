@@ -13,11 +13,9 @@ import pygit2
 from agent_constitution.errors import UserError
 from agent_constitution.sources import cache, content, mirror
 from agent_constitution.sources.digest import tree_digest
-from agent_constitution.sources.urls import Location, locate
+from agent_constitution.sources.urls import Location, hide_secrets, locate
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-# A password or token in a URL (https://user:token@host/…) never appears in a message.
-_SECRET = re.compile(r"//[^/@\s]+:[^/@\s]+@")
 
 
 @dataclass(frozen=True)
@@ -125,7 +123,7 @@ def _where(url: str | None, path: str | None, base_dir: Path, *, git: bool) -> t
         )
     written = url if url is not None else path
     location = locate(written, base_dir=base_dir)
-    display = _SECRET.sub("//***@", written)
+    display = hide_secrets(written)
     if path is not None and location.folder is None:
         location = Location(key=str((base_dir / path).resolve()), folder=(base_dir / path).resolve())
     if location.folder is None:

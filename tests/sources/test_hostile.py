@@ -223,6 +223,7 @@ def test_a_link_or_an_extra_file_added_to_an_entry_is_detected(origin: Path, use
 
 def test_python_byte_code_in_an_entry_is_not_tampering(origin: Path, user_cache: Path, capsys):
     snapshot = fetch(url="origin", base_dir=origin.parent)
+    capsys.readouterr()
     (snapshot.root / "rules" / "__pycache__").mkdir()
     (snapshot.root / "rules" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
     assert fetch(url="origin", commit=snapshot.commit, base_dir=origin.parent) == snapshot

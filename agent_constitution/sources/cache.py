@@ -34,11 +34,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
-import pygit2
 
-from agent_constitution.sources import content
+from agent_constitution.sources import gitproof
+
+if TYPE_CHECKING:
+    import pygit2
 
 ENV = "AGENT_CONSTITUTION_CACHE"
 PROOF = "git-objects"
@@ -140,7 +143,7 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
         proof = (entry / PROOF).read_bytes()
     except OSError:
         proof = None
-    digest = None if proof is None else content.verify(entry / "tree", commit, proof)
+    digest = None if proof is None else gitproof.verify(entry / "tree", commit, proof)
     if digest is not None:
         return entry / "tree", digest
     if not entry.is_dir():
@@ -157,6 +160,8 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
 
 def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) -> tuple[Path, str]:
     """Extract the content of `commit` from `repo` into the cache (once) and return its tree and digest."""
+    from agent_constitution.sources import content
+
     entry = _entry(key, commit)
     with filling(entry.parent, commit) as building:
         proof, digest = content.extract(repo, commit, building / "tree", f"the source {display} at commit {commit}")
@@ -170,6 +175,22 @@ def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) 
                 raise
             return found
     return entry / "tree", digest
+
+
+def intact(key: str, commit: str, digest: str, root: str) -> bool:
+    """Whether the entry a resolution recorded (its `root` and `digest`) is still in the cache, unaltered.
+
+    What an up-to-date check asks before a build reuses a resolution instead of fetching again; it
+    changes nothing (a failing entry is repaired by the fetch that follows).
+    """
+    entry = _entry(key, commit)
+    if Path(root) != entry / "tree":
+        return False
+    try:
+        proof = (entry / PROOF).read_bytes()
+    except OSError:
+        return False
+    return gitproof.verify(entry / "tree", commit, proof) == digest
 
 
 def discard(path: Path) -> None:

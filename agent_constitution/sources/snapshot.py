@@ -102,7 +102,15 @@ def _at_commit(location: Location, commit: str, display: str) -> Snapshot:
     if hit is None:
         repo = mirror.open_mirror(location)
         if repo is None or not mirror.has_commit(repo, commit):
-            repo = mirror.refresh(location, display=display)
+            try:
+                repo = mirror.refresh(location, display=display)
+            except UserError as error:
+                # Nothing of it cached (a first build here, or the cache was deleted): say so.
+                raise UserError(
+                    f"{error.message}, and the user cache does not hold its commit {commit} (the lock pins it)",
+                    fix=f"{error.fix}; once the source can be reached again, the next build fetches it"
+                    " (deleting the user cache is always safe, it refills itself)",
+                ) from None
         if not mirror.has_commit(repo, commit):
             raise UserError(
                 f"the source {display} has no commit {commit} (the lock pins it)",

@@ -94,23 +94,30 @@ def check_folder(folder: Path, where: str) -> None:
     """Refuse links, non-regular files and oversize files in a plain folder source's content."""
     limit = budget(where)
     for name in CONTENT:
-        top = folder / name
-        if not os.path.lexists(top):
+        top = os.path.join(folder, name)
+        try:
+            info = os.lstat(top)
+        except FileNotFoundError:
             continue
-        _check_entry(top, name, where, limit)
-        if not top.is_dir():
-            continue
-        for directory, dirs, files in os.walk(top):
-            here = Path(directory)
-            relative = here.relative_to(folder).as_posix()
-            dirs[:] = [d for d in dirs if not skipped(f"{relative}/{d}", directory=True)]
-            for item in sorted(dirs + files):
-                if item in dirs or not skipped(f"{relative}/{item}", directory=False):
-                    _check_entry(here / item, f"{relative}/{item}", where, limit)
+        _check_entry(top, name, info, where, limit)
+        if stat.S_ISDIR(info.st_mode):
+            _check_tree(top, name, where, limit)
 
 
-def _check_entry(path: Path, shown: str, where: str, limit: Budget) -> None:
-    info = os.lstat(path)
+def _check_tree(folder: str, shown: str, where: str, limit: Budget) -> None:
+    with os.scandir(folder) as listing:
+        items = sorted(listing, key=lambda item: item.name)
+    for item in items:
+        path = f"{shown}/{item.name}"
+        directory = item.is_dir(follow_symlinks=False)
+        if skipped(path, directory=directory):
+            continue
+        _check_entry(item.path, path, item.stat(follow_symlinks=False), where, limit)
+        if directory:
+            _check_tree(item.path, path, where, limit)
+
+
+def _check_entry(path: str, shown: str, info: os.stat_result, where: str, limit: Budget) -> None:
     if stat.S_ISLNK(info.st_mode):
         raise UserError(f"{where}: {shown} is a symbolic link (to {os.readlink(path)!r}); a source holds files,"
                         " never links", fix=_FIX_LINK)

@@ -39,12 +39,13 @@ def verify(folder: Path, commit: str, proof: bytes) -> str | None:
         return None
     files: list[tuple[str, str, bytes]] = []
     for name, (mode, oid) in sorted(expected.items()):
-        if mode != "40000" or not _same_tree(objects, folder / name, name, oid, files):
+        if mode != "40000" or not _same_tree(objects, os.path.join(folder, name), name, oid, files):
             return None
     return content_digest(files)
 
 
-def _same_tree(objects, folder: Path, shown: str, oid: str, files: list) -> bool:
+def _same_tree(objects, folder: str, shown: str, oid: str, files: list) -> bool:
+    # Plain strings and os calls, not pathlib: this runs for every file on every build that reuses a tree.
     listing = _listing(objects, oid)
     if listing is None:
         return False
@@ -53,8 +54,9 @@ def _same_tree(objects, folder: Path, shown: str, oid: str, files: list) -> bool
     except OSError:
         return False
     for name, item in on_disk.items():
-        python_cache = skipped(f"{shown}/{name}", directory=item.is_dir(follow_symlinks=False))
-        if name not in listing and not (python_cache and not item.is_symlink()):
+        if name not in listing and (
+            item.is_symlink() or not skipped(f"{shown}/{name}", directory=item.is_dir(follow_symlinks=False))
+        ):
             return False
     for name, (mode, child) in listing.items():
         item = on_disk.get(name)
@@ -62,29 +64,32 @@ def _same_tree(objects, folder: Path, shown: str, oid: str, files: list) -> bool
         if item is None or item.is_symlink():
             return False
         if mode == "40000":
-            if not item.is_dir(follow_symlinks=False) or not _same_tree(objects, folder / name, path, child, files):
+            if not item.is_dir(follow_symlinks=False) or not _same_tree(objects, item.path, path, child, files):
                 return False
             continue
-        data = _read(folder / name)
-        if data is None or not mode.startswith("100") or _blob_id(data) != child:
+        read = _read(item.path)
+        if read is None or not mode.startswith("100"):
             return False
+        data, permissions = read
         executable = bool(int(mode, 8) & 0o111)
-        if executable != bool(os.lstat(folder / name).st_mode & 0o100):
+        if _blob_id(data) != child or executable != bool(permissions & 0o100):
             return False
         if not skipped(path, directory=False):
             files.append((path, "x" if executable else "f", data))
     return True
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: str) -> tuple[bytes, int] | None:
+    """A regular file's bytes and mode bits, opened without following a link (None for anything else)."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(handle, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        mode = os.fstat(file.fileno()).st_mode
+        if not stat.S_ISREG(mode):
             return None
-        return file.read()
+        return file.read(), mode
 
 
 def _blob_id(data: bytes) -> str:

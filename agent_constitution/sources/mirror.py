@@ -97,21 +97,24 @@ def _git(args: list[str], display: str, url: str) -> str:
     """Run git with a timeout; on failure one UserError naming the URL and the fix. Returns stdout."""
     timeout = _timeout()
     env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C")
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    if not interactive:
         env["GIT_TERMINAL_PROMPT"] = "0"  # nobody could answer a prompt: fail at once instead of waiting
     # libgit2 (which reads the mirror) reads neither reftable nor SHA-256 repositories.
     command = ["git", "-c", "init.defaultRefFormat=files", "-c", "protocol.version=2", *args]
     try:
-        # A session of its own: at the timeout, git and its children (ssh, a credential helper) go together.
+        # Unattended, a session of its own, so that at the timeout git and its children (ssh, a
+        # credential helper) are stopped together. In a terminal, git stays in its foreground so that
+        # git and ssh can ask for a password or passphrase there, as `git fetch` does.
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=env, start_new_session=True)
+                                   env=env, start_new_session=not interactive)
     except FileNotFoundError:
         raise UserError("git is not installed (or not on PATH); fetching a source runs `git fetch`",
                         fix="install git (https://git-scm.com/downloads) and build again") from None
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(process)
+        _kill(process, group=not interactive)
         raise UserError(
             f"fetching the source {display} took longer than {timeout:g} s and was stopped",
             fix=f"check the URL and your network (`git ls-remote {display}`); for a big repository or a slow"
@@ -122,12 +125,18 @@ def _git(args: list[str], display: str, url: str) -> str:
     return out.decode("utf-8", "replace")
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen, *, group: bool) -> None:
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        if group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
     except ProcessLookupError:
         pass
-    process.communicate()
+    # A child git started (ssh) may still hold the pipes: do not wait for their end, only for git's.
+    process.stdout.close()
+    process.stderr.close()
+    process.wait()
 
 
 def _timeout() -> float:

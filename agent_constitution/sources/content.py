@@ -8,8 +8,9 @@
   the commit object and every tree object down to the files, in git's object form
   (`<type> <size>\\0<bytes>`, concatenated).
 - `gitproof.verify(folder, commit, proof)` checks such a folder against the proof (and git's ids).
-- `check_folder(folder, where)` holds a plain folder source to the same rules (no links, only regular
-  files and folders, the limits), read without following anything.
+- `folder_digest(folder, where)` holds a plain folder source to the same rules (no links, only
+  regular files and folders, the limits) while it computes its content digest, reading without
+  following anything.
 """
 
 from __future__ import annotations
@@ -90,9 +91,11 @@ def _object(repo: pygit2.Repository, oid) -> bytes:
     return _TYPES[kind] + b" %d\0" % len(data) + data
 
 
-def check_folder(folder: Path, where: str) -> None:
-    """Refuse links, non-regular files and oversize files in a plain folder source's content."""
+def folder_digest(folder: Path, where: str) -> str:
+    """A plain folder source's content digest (as `tree_digest`), refusing links, non-regular files and
+    oversize files on the way; every file is opened without following a link."""
     limit = budget(where)
+    files: list[tuple[str, str, bytes]] = []
     for name in CONTENT:
         top = os.path.join(folder, name)
         try:
@@ -101,10 +104,11 @@ def check_folder(folder: Path, where: str) -> None:
             continue
         _check_entry(top, name, info, where, limit)
         if stat.S_ISDIR(info.st_mode):
-            _check_tree(top, name, where, limit)
+            _read_tree(top, name, where, limit, files)
+    return content_digest(files)
 
 
-def _check_tree(folder: str, shown: str, where: str, limit: Budget) -> None:
+def _read_tree(folder: str, shown: str, where: str, limit: Budget, files: list) -> None:
     with os.scandir(folder) as listing:
         items = sorted(listing, key=lambda item: item.name)
     for item in items:
@@ -112,9 +116,17 @@ def _check_tree(folder: str, shown: str, where: str, limit: Budget) -> None:
         directory = item.is_dir(follow_symlinks=False)
         if skipped(path, directory=directory):
             continue
-        _check_entry(item.path, path, item.stat(follow_symlinks=False), where, limit)
+        info = item.stat(follow_symlinks=False)
+        _check_entry(item.path, path, info, where, limit)
         if directory:
-            _check_tree(item.path, path, where, limit)
+            _read_tree(item.path, path, where, limit, files)
+            continue
+        handle = os.open(item.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(handle, "rb") as file:
+            opened = os.fstat(file.fileno())
+            if not stat.S_ISREG(opened.st_mode):  # replaced since it was listed
+                raise UserError(f"{where}: {path} changed while it was read", fix="build again")
+            files.append((path, "x" if opened.st_mode & 0o111 else "f", file.read()))
 
 
 def _check_entry(path: str, shown: str, info: os.stat_result, where: str, limit: Budget) -> None:

@@ -160,9 +160,10 @@ def _fetch_error(display: str, url: str, stderr: str) -> UserError:
     lowered = stderr.lower()
     if any(marker in lowered for marker in _NO_ACCESS):
         ssh = url.startswith("ssh://") or ("@" in url and "://" not in url)
+        login = hide_secrets(url).removeprefix("ssh://").split("/", 1)[0].split(":", 1)[0]
         how = (
             "load your key into ssh-agent (`ssh-add`) or name it in ~/.ssh/config, and accept the host's key once"
-            f" with `ssh -T` to it" if ssh else
+            f" (`ssh -T {login}`)" if ssh else
             "configure a git credential helper (`git config --global credential.helper store`, or your forge's CLI"
             " such as `gh auth setup-git`)"
         )

@@ -12,7 +12,6 @@ import pygit2
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources import cache, content, mirror
-from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import Location, hide_secrets, locate
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -49,8 +48,8 @@ def fetch(
     location, display, plain = _where(url, path, base_dir, git=pinned)
     if plain:
         folder = location.folder
-        content.check_folder(folder, f"the source {display} (the folder {folder})")
-        return Snapshot(key=location.key, commit=None, digest=tree_digest(folder), root=folder)
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})")
+        return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:
             return _at_commit(location, commit, display)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, fetch
+from agent_constitution.sources import fetch
 from agent_constitution.sources.limits import FILE_ENV, SOURCE_ENV
 from tests.compile.support import make_repo
 

@@ -1,12 +1,12 @@
 """A source's content is data: regular files and folders, never links, within the size limits.
 
-- `extract(repo, commit, folder, where) -> bytes` writes the content folders (`CONTENT`) of a commit
-  into `folder` from the blobs themselves: no checkout, so no `.gitattributes` filter changes a byte
-  and no link is ever created. It refuses a symbolic link (wherever it points: a source is read, never
-  followed), a submodule, a name git itself refuses (`..`, `.git`, a `/`) and a file or source over the
-  limits (`limits`), before writing anything of that file. It returns the proof of what it wrote:
-  the commit object and every tree object down to the files, in git's object form
-  (`<type> <size>\\0<bytes>`, concatenated).
+- `extract(repo, commit, folder, where) -> (proof, digest)` writes the content folders (`CONTENT`)
+  of a commit into `folder` from the blobs themselves: no checkout, so no `.gitattributes` filter
+  changes a byte and no link is ever created. It refuses a symbolic link (wherever it points: a
+  source is read, never followed), a submodule, a name git itself refuses (`..`, `.git`, a `/`) and
+  a file or source over the limits (`limits`), before writing anything of that file. It returns the
+  proof of what it wrote (the commit object and every tree object down to the files, in git's object
+  form `<type> <size>\\0<bytes>`, concatenated) and the content digest.
 - `gitproof.verify(folder, commit, proof)` checks such a folder against the proof (and git's ids).
 - `folder_digest(folder, where)` holds a plain folder source to the same rules (no links, only
   regular files and folders, the limits) while it computes its content digest, reading without

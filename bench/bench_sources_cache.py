@@ -45,9 +45,9 @@ def main() -> None:
             fetch(path=str(repo), base_dir=base)
         plain = (time.perf_counter() - started) / runs
     print(f"source of {count} rules and {count} check modules ({2 * count} files)")
-    print(f"cold fetch (mirror clone + checkout + digest): {cold * 1000:.0f} ms")
-    print(f"warm fetch of a pinned commit (verify digest): {warm * 1000:.1f} ms")
-    print(f"path source (digest of the folder):            {plain * 1000:.1f} ms")
+    print(f"cold fetch (git fetch + extract + digest):     {cold * 1000:.0f} ms")
+    print(f"warm fetch of a pinned commit (verify vs git): {warm * 1000:.1f} ms")
+    print(f"path source (check + digest of the folder):    {plain * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -142,7 +142,10 @@ def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[
 
     files = [cache / "resolved" / f"{segment_key(segment)}.json" for segment in segments]
     if all(path.is_file() and path.stat().st_mtime_ns >= newest for path in files):
-        return [json.loads(path.read_text(encoding="utf-8")) for path in files]
+        documents = [json.loads(path.read_text(encoding="utf-8")) for path in files]
+        # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
+        if all(Path(item["root"]).is_dir() for document in documents for item in document["sources"].values()):
+            return documents
     resolution = resolve(root, read_lock(root))
     sources.update({Path(item.snapshot.root): item.source for item in resolution.fetched.values()})
     return [json.loads(resolved_json(resolution, segment)) for segment in segments]

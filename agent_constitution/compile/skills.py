@@ -6,8 +6,8 @@ locked tree into `.claude/skills/<name>/` (Claude Code) and `.agents/skills/<nam
 read the shared folder). Each installed folder holds a stamp, `.agent-constitution.json`, listing
 every file compile wrote with its sha256: that is how compile knows the folder is its own (on a
 fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
-all deselected. A skill whose tree holds a symbolic link
-or a path escaping its folder is rejected.
+all deselected. A skill whose tree holds a symbolic link (or whose folder is one) or a path
+escaping its folder is rejected: its files are read without following any link.
 
 The stamp is read from the repository, where anyone can edit it, so every entry is checked before
 compile reads or deletes a file it names: a plain relative path inside the skill's folder, reached
@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 from agent_constitution.errors import UserError
@@ -31,7 +32,18 @@ SOURCE_ONLY = "skill.toml"  # the source's metadata (which rules it implements),
 
 
 def skill_files(folder: Path) -> dict[str, bytes]:
-    """Every file of a skill folder (relative POSIX path → bytes); rejects links and escaping paths."""
+    """Every file of a skill folder (relative POSIX path → bytes); rejects links and escaping paths.
+
+    Nothing is followed: the skill's folder, `rules/skills/` and `rules/` must not be links either,
+    and each file is opened without following a link (a source is copied as data).
+    """
+    for path in (folder.parent.parent, folder.parent, folder):  # rules/, rules/skills/, the skill
+        if path.is_symlink():
+            raise UserError(
+                "a skill's folder (and rules/skills/, rules/) may not be a symbolic link",
+                file=path,
+                fix="replace the link by the folder it points to",
+            )
     found: dict[str, bytes] = {}
     base = folder.resolve()
     for directory, subdirectories, files in os.walk(folder):
@@ -55,8 +67,19 @@ def skill_files(folder: Path) -> dict[str, bytes]:
                 continue
             if relative == STAMP:
                 raise UserError(f"a skill may not contain a file named {STAMP}", file=path)
-            found[relative] = path.read_bytes()
+            found[relative] = _read_file(path)
     return dict(sorted(found.items()))
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        raise UserError(f"cannot read this file of a skill ({error.strerror})", file=path) from None
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise UserError("a skill holds only files and folders (not a pipe, socket or device)", file=path)
+        return file.read()
 
 
 def _stamp(files: dict[str, bytes], origin: str) -> str:

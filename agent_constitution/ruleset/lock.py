@@ -81,6 +81,7 @@ def sync_lock(
         locked = bool(os.environ.get("CI"))
     current = read_lock(project_root)
     resolution = resolve(project_root, current, move, tier)
+    _same_digests(current, resolution)
     text = lock_text(resolution)
     path = project_root / LOCKFILE
     old = path.read_text(encoding="utf-8") if path.exists() else None
@@ -95,6 +96,24 @@ def sync_lock(
         )
     write_if_changed(path, text, within=project_root)
     return resolution, True
+
+
+def _same_digests(current: Lockfile | None, resolution: Resolution) -> None:
+    """A commit's content is what git says it is: a lock recording another digest for it is never re-pinned."""
+    names = resolution.world.names
+    got = {names[key]: item.snapshot for key, item in resolution.fetched.items()}
+    for locked in current.source if current is not None else ():
+        snapshot = got.get(locked.name)
+        if snapshot is None or locked.commit is None or snapshot.commit != locked.commit or snapshot.digest == locked.digest:
+            continue
+        raise UserError(
+            f"the lock pins source {locked.name} at commit {locked.commit} with digest {locked.digest}, but that"
+            f" commit's content has digest {snapshot.digest}",
+            file=LOCKFILE,
+            fix="the lock was edited, or written from a damaged cache: look at its history (`git log -p rules.lock`);"
+            f" to take the content git has for that commit, delete the [[source]] entry of {locked.name} from"
+            " rules.lock and run `doit lock`",
+        )
 
 
 def _why_stale(current: Lockfile | None, resolution: Resolution) -> str:

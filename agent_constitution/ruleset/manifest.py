@@ -78,6 +78,7 @@ class Effective:
     strict: bool
     tiers: Mapping[tuple[str, int], str]
     segments: Mapping[str, Selection]  # "." (the root) first, then [[segment]] paths in file order
+    trusted: frozenset[str] = frozenset()  # keys of the sources whose code may run (see `_trust`)
 
     def show(self, source: str, node: int | str) -> str:
         return f"{self.names[source]}:{node}"
@@ -129,7 +130,7 @@ OpenSource = Callable[[Declared], Path]  # the root folder of a declared source 
 
 def load_manifest(path: Path, project_root: Path, open_source: OpenSource) -> Effective:
     """Read `path` and its bases; `open_source` gives the tree of a source a base lives in."""
-    layers = _chain(path, project_root, open_source)
+    layers, scopes = _chain(path, project_root, open_source)
     root_manifest, root_shown, _ = layers[-1][:3]
     sources: dict[str, Declared] = {}
     names: dict[str, str] = {}
@@ -176,7 +177,28 @@ def load_manifest(path: Path, project_root: Path, open_source: OpenSource) -> Ef
         strict=root_manifest.strict,
         tiers=MappingProxyType(tiers),
         segments=MappingProxyType(segments),
+        trusted=_trust(layers, scopes, project_root),
     )
+
+
+def _trust(layers: list[Layer], scopes: Mapping[str, Path | None], project_root: Path) -> frozenset[str]:
+    """The keys of the sources whose code may run (docs/checks.md, "Trust").
+
+    Only the repository's own manifests grant trust: `trust = true`, or a `path` source inside the
+    repository. Any manifest of the chain, a base inside a source too, can take it away with an
+    explicit `trust = false`; none other can give it.
+    """
+    granted, withdrawn = set(), set()
+    inside = project_root.resolve()
+    for _, shown, declared, _ in layers:
+        own = scopes[shown] is None
+        for item in declared.values():
+            spec = item.spec
+            if "trust" in spec.model_fields_set and not spec.trust:
+                withdrawn.add(item.key)
+            elif own and (spec.trust or (spec.path is not None and Path(item.key).is_relative_to(inside))):
+                granted.add(item.key)
+    return frozenset(granted - withdrawn)
 
 
 def declare(name: str, spec: SourceSpec, base_dir: Path, file: str) -> Declared:
@@ -193,13 +215,20 @@ def source_key(url: str | None, path: str | None, base_dir: Path) -> str:
 Layer = tuple[Manifest, str, dict[str, Declared], Path]
 
 
-def _chain(path: Path, project_root: Path, open_source: OpenSource) -> list[Layer]:
-    """The manifests from the most basic base to `path`."""
+def _chain(path: Path, project_root: Path, open_source: OpenSource) -> tuple[list[Layer], dict[str, Path | None]]:
+    """The manifests from the most basic base to `path`, and each one's scope (shown name → scope).
+
+    The scope is None for the repository's own manifests (the root manifest and the bases it reaches
+    by local paths inside the repository); for a base inside a source, and every base that one reaches,
+    it is that source's tree: paths such a manifest names must stay inside it.
+    """
     layers: list[Layer] = []
+    scopes: dict[str, Path | None] = {}
     seen: list[str] = []
     current: Path | None = path
     shown = _relative(path, project_root)
     base_dir = path.parent
+    scope: Path | None = None
     while current is not None:
         if shown in seen:
             raise UserError(
@@ -218,17 +247,42 @@ def _chain(path: Path, project_root: Path, open_source: OpenSource) -> list[Laye
                 fix="move the segments into the repository's own rules.toml",
             )
         declared = {name: declare(name, spec, base_dir, shown) for name, spec in manifest.sources.items()}
+        if scope is not None:
+            for name, item in declared.items():
+                _confined(item, scope, shown, name)
         layers.append((manifest, shown, declared, base_dir))
+        scopes[shown] = scope
         current = None
         if manifest.extends is not None:
-            current, shown, base_dir = _base(manifest.extends, declared, shown, base_dir, project_root, open_source)
+            current, shown, base_dir, scope = _base(
+                manifest.extends, declared, shown, base_dir, project_root, open_source, scope
+            )
     layers.reverse()
-    return layers
+    return layers, scopes
+
+
+def _confined(item: Declared, scope: Path, shown: str, name: str) -> None:
+    """A base inside a source names local folders only inside that source's own tree."""
+    folder = Path(item.key) if item.spec.path is not None or item.key.startswith("/") else None
+    if folder is not None and not folder.is_relative_to(scope.resolve()):
+        raise UserError(
+            f"source {name!r} names the folder {folder}, outside the source this base manifest comes from;"
+            " a source cannot point at files on your machine",
+            file=shown,
+            field=f"sources.{name}",
+            fix="declare local folders in the repository's own rules.toml; a base inside a source names git URLs",
+        )
 
 
 def _base(
-    extends: str, declared: dict[str, Declared], shown: str, base_dir: Path, project_root: Path, open_source: OpenSource
-) -> tuple[Path, str, Path]:
+    extends: str,
+    declared: dict[str, Declared],
+    shown: str,
+    base_dir: Path,
+    project_root: Path,
+    open_source: OpenSource,
+    scope: Path | None,
+) -> tuple[Path, str, Path, Path | None]:
     name, colon, rest = extends.partition(":")
     if colon and name in declared:
         root = open_source(declared[name])
@@ -240,8 +294,19 @@ def _base(
                 field="extends",
                 fix="a source publishes base manifests under manifests/, e.g. `name:manifests/base.toml`",
             )
-        return target, f"{name}:{rest}", target.parent
+        return target, f"{name}:{rest}", target.parent, root
     target = (base_dir / extends).resolve()
+    if scope is not None and not target.is_relative_to(scope.resolve()):
+        raise UserError(
+            f"base manifest {extends!r} is outside the source it is named in",
+            file=shown,
+            field="extends",
+            fix="a base inside a source extends files of that source, or names another source (`name:path`)",
+        )
+    if scope is None and not target.is_relative_to(project_root.resolve()):
+        # A file elsewhere on this machine: not confined (the user put it there), but not the
+        # repository's own either, so it grants no trust.
+        scope = Path(target.anchor)
     if not target.is_file():
         hint = f" and {name!r} is not a name in [sources]" if colon else ""
         raise UserError(
@@ -250,7 +315,7 @@ def _base(
             field="extends",
             fix="write `name:path` for a base inside a source, or a path relative to this file",
         )
-    return target, _relative(target, project_root), target.parent
+    return target, _relative(target, project_root), target.parent, scope
 
 
 def _relative(path: Path, project_root: Path) -> str:

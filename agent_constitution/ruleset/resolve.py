@@ -115,7 +115,6 @@ def resolve(
 def resolved_json(resolution: Resolution, path: str) -> str:
     segment = resolution.segment(path)
     world, constitution = resolution.world, resolution.constitution
-    declared = resolution.effective.sources
     data = {
         "version": 1,
         "segment": segment.path,
@@ -132,7 +131,7 @@ def resolved_json(resolution: Resolution, path: str) -> str:
                 "commit": item.snapshot.commit,
                 "digest": item.snapshot.digest,
                 "root": str(item.snapshot.root),
-                "trust": _trusted(resolution.project_root, key, declared),
+                "trust": key in resolution.effective.trusted,
             }
             for key, item in sorted(resolution.fetched.items(), key=lambda kv: world.names[kv[0]])
         },
@@ -142,17 +141,6 @@ def resolved_json(resolution: Resolution, path: str) -> str:
         "warnings": list(segment.warnings),
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def _trusted(project_root: Path, key: str, declared) -> bool:
-    spec = declared[key].spec if key in declared else None
-    if spec is None:
-        return False
-    if spec.trust:
-        return True
-    if spec.path is not None:
-        return Path(key).resolve().is_relative_to(project_root.resolve())
-    return False
 
 
 def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinned]:

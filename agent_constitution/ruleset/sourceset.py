@@ -94,6 +94,14 @@ class SourceSet:
             for name, dependency in source.config.sources.items():
                 shown = f"{declared.name} (rules/source.toml [sources.{name}])"
                 target = declare(name, _url_spec(dependency.url), snapshot.root, shown)
+                if snapshot.commit is not None and target.key.startswith("/") and target.key not in manifest_sources:
+                    raise UserError(
+                        f"source {declared.name} (a git source) names the local folder {target.key} as its"
+                        f" source {name!r}; a source fetched from git cannot point at files on your machine",
+                        file=shown,
+                        field=f"sources.{name}.url",
+                        fix="name that source by its git URL in the source; or declare the folder in your own rules.toml",
+                    )
                 ranges.setdefault(target.key, []).append((shown, dependency.versions, target))
                 if target.key not in self.fetched:
                     pending.append(manifest_sources.get(target.key, target))

@@ -35,14 +35,18 @@ content have the same digest.
     newest_commit(*, url=None, path=None, branch=None, base_dir) -> str
         The commit a branch (None: the default branch) points at now.
 
-All three fetch the repository first (falling back, with a warning, to what the cache already holds
-when the repository cannot be reached). Failures raise `agent_constitution.errors.UserError`: an
-unreachable source, a URL that is not a repository, an unknown tag, branch, rev or commit. A corrupt
-cache entry is fetched again, with a warning on stderr.
+All three fetch the repository first (with the git command line, so SSH keys, the agent and
+credential helpers work as for `git fetch`; with a timeout and a `fetching URL ...` line on stderr),
+falling back, with a warning, to what the cache already holds when the repository cannot be reached.
+Failures raise `agent_constitution.errors.UserError`: an unreachable source, refused credentials, a
+URL that is not a repository, an unknown tag, branch, rev or commit, a symbolic link or an oversize
+file in the source (`content`, `limits`). A cache entry that no longer matches git's object ids is
+extracted again, with a warning on stderr.
 
 The user-level cache lives in platformdirs' user cache dir (`AGENT_CONSTITUTION_CACHE` overrides it):
-one bare mirror per repository and one checked-out tree per commit, shared by every repo on the
-machine and safe when several builds fill it at once; see `agent_constitution.sources.cache`.
+one bare mirror per repository and one extracted tree per commit, shared by every repo on the
+machine, safe when several builds fill it at once and safe to delete at any time; see
+`agent_constitution.sources.cache`.
 
 `fetch`, `version_tags`, `newest_commit` and `Snapshot` live in `sources.snapshot` (which imports
 pygit2) and are imported from there on first use, so that importing this package for `normalize_url`

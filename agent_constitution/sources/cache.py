@@ -2,15 +2,22 @@
 
 Layout under `cache_root()`:
 
-    git/<bucket>/                 a bare mirror of one repository (branches and tags), for fetching
-    git/<bucket>.lock             held while the mirror is created or fetched into
-    trees/<bucket>/<commit>/tree/ the source content of one commit, checked out once, files read-only
-    trees/<bucket>/<commit>/digest  the content digest of tree/, checked every time the entry is used
+    git/<bucket>/                       a bare mirror of one repository (branches and tags), for fetching
+    git/<bucket>.lock                   held while the mirror is created or fetched into
+    trees/<bucket>/<commit>/tree/       the source content of one commit, extracted once, files read-only
+    trees/<bucket>/<commit>/git-objects the commit and tree objects naming every file of tree/
 
 `<bucket>` is readable and unique per normalized URL. A tree entry is built in a temp folder beside it
 and renamed into place, so a reader sees a whole entry or none; when two builds fill the same entry at
-once, the first rename wins and the other build uses it. A corrupt entry (missing digest, changed
-files) is removed and filled again.
+once, the first rename wins and the other build uses it. Each use verifies the entry against git's
+object ids, starting from the commit id itself (`content.verify`): an entry that fails is reported,
+removed and extracted again from the mirror; one without its objects (cut short, or written by an
+older version) is refilled quietly.
+
+A folder being filled (`.<name>.<random>.tmp`) is locked (`flock`) by the process filling it for as
+long as it lives; the next build that fills anything removes every temp folder whose lock it can
+take (its process was killed) and every `.trash` folder (a removal cut short). The whole cache can
+be deleted at any time: the next build fetches what it needs again.
 """
 
 from __future__ import annotations
@@ -19,24 +26,29 @@ import fcntl
 import hashlib
 import os
 import re
+import secrets
 import shutil
+import time
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
-import pygit2
 
-from agent_constitution.sources.digest import CONTENT, tree_digest
+from agent_constitution.sources import gitproof
+
+if TYPE_CHECKING:
+    import pygit2
 
 ENV = "AGENT_CONSTITUTION_CACHE"
-_CHECKOUT = (
-    pygit2.enums.CheckoutStrategy.FORCE
-    | pygit2.enums.CheckoutStrategy.DONT_UPDATE_INDEX
-    | pygit2.enums.CheckoutStrategy.DONT_WRITE_INDEX
-)
+PROOF = "git-objects"
+_TEMP = ".tmp"
+_TRASH = ".trash"
+# A temp folder is locked a moment after it is made; one younger than this is never taken for an orphan.
+_GRACE_SECONDS = 60
 
 
 def cache_root() -> Path:
@@ -65,79 +77,125 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@contextmanager
+def filling(parent: Path, name: str) -> Iterator[Path]:
+    """A new temp folder in `parent`, locked by this process until the block ends; removed unless renamed."""
+    parent.mkdir(parents=True, exist_ok=True)
+    sweep()
+    folder = Path(tempfile.mkdtemp(dir=parent, prefix=f".{name}.", suffix=_TEMP))
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield folder
+    finally:
+        if folder.exists():
+            discard(folder)
+        os.close(handle)
+
+
+def sweep() -> None:
+    """Remove what killed processes left: unlocked temp folders and trash, in git/ and trees/*/."""
+    root = cache_root()
+    folders = [root / "git", *(root / "trees").glob("*/")]
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if not name.startswith("."):
+                continue
+            path = folder / name
+            if name.endswith(_TRASH):
+                shutil.rmtree(path, ignore_errors=True)
+            elif name.endswith(_TEMP):
+                _remove_if_orphaned(path)
+
+
+def _remove_if_orphaned(path: Path) -> None:
+    try:
+        if time.time() - path.stat().st_mtime < _GRACE_SECONDS:
+            return
+        handle = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # gone already, or renamed into place
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        return  # a live process is filling it
+    try:
+        discard(path)
+    finally:
+        os.close(handle)
+
+
 def _entry(key: str, commit: str) -> Path:
     return cache_root() / "trees" / bucket(key) / commit
 
 
 def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | None:
-    """The cached tree of `commit` and its digest, verified; None when absent or found corrupt."""
+    """The cached tree of `commit` and its digest, verified against git; None when absent or found corrupt."""
     entry = _entry(key, commit)
     if not entry.is_dir():
         return None
     try:
-        recorded = (entry / "digest").read_text().strip()
-    except FileNotFoundError:
-        recorded = ""
-    try:
-        if recorded and (entry / "tree").is_dir() and tree_digest(entry / "tree") == recorded:
-            return entry / "tree", recorded
-    except FileNotFoundError:
-        return None  # another build is removing this entry right now; fill it anew
+        proof = (entry / PROOF).read_bytes()
+    except OSError:
+        proof = None
+    digest = None if proof is None else gitproof.verify(entry / "tree", commit, proof)
+    if digest is not None:
+        return entry / "tree", digest
     if not entry.is_dir():
-        return None
-    print(
-        f"warning: the cache entry of {display} at {commit} is corrupt (its files do not match "
-        f"its digest); fetching it again\n  entry: {entry}",
-        file=sys.stderr,
-    )
-    discard(entry)
+        return None  # another build is removing this entry right now; fill it anew
+    if proof is not None:
+        print(
+            f"warning: the cache entry of {display} at {commit} is corrupt (its files are not the ones the "
+            f"commit's git object ids name); extracting it again\n  entry: {entry}",
+            file=sys.stderr,
+        )
+    discard(entry)  # without its objects: cut short, or from an older version; refilled quietly
     return None
 
 
 def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) -> tuple[Path, str]:
-    """Check the content of `commit` out of `repo` into the cache (once) and return its tree and digest."""
+    """Extract the content of `commit` from `repo` into the cache (once) and return its tree and digest."""
+    from agent_constitution.sources import content
+
     entry = _entry(key, commit)
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(dir=entry.parent, prefix=f".{commit}.", suffix=".tmp"))
-    try:
-        tree = building / "tree"
-        tree.mkdir()
-        repo.checkout_tree(
-            repo[commit].peel(pygit2.Commit).tree,
-            directory=str(tree),
-            paths=list(CONTENT),
-            # The mirror's index stays untouched: several builds may check out of one mirror at once.
-            strategy=_CHECKOUT,
-        )
-        digest = tree_digest(tree)
-        _read_only(tree)
-        (building / "digest").write_text(digest + "\n")
-        os.rename(building, entry)
-    except OSError:
-        discard(building)
-        # Another build renamed its copy into place first: use that one.
-        found = stored_tree(key, commit, display=display)
-        if found is None:
-            raise
-        return found
-    except BaseException:
-        discard(building)
-        raise
+    with filling(entry.parent, commit) as building:
+        proof, digest = content.extract(repo, commit, building / "tree", f"the source {display} at commit {commit}")
+        (building / PROOF).write_bytes(proof)
+        try:
+            os.rename(building, entry)
+        except OSError:
+            # Another build renamed its copy into place first: use that one.
+            found = stored_tree(key, commit, display=display)
+            if found is None:
+                raise
+            return found
     return entry / "tree", digest
 
 
-def _read_only(tree: Path) -> None:
-    # Files only: folders stay writable so that a corrupt entry can still be removed.
-    for folder, _dirs, files in os.walk(tree):
-        for name in files:
-            path = Path(folder) / name
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode & ~0o222)
+def intact(key: str, commit: str, digest: str, root: str) -> bool:
+    """Whether the entry a resolution recorded (its `root` and `digest`) is still in the cache, unaltered.
+
+    What an up-to-date check asks before a build reuses a resolution instead of fetching again; it
+    changes nothing (a failing entry is repaired by the fetch that follows).
+    """
+    entry = _entry(key, commit)
+    if Path(root) != entry / "tree":
+        return False
+    try:
+        proof = (entry / PROOF).read_bytes()
+    except OSError:
+        return False
+    return gitproof.verify(entry / "tree", commit, proof) == digest
 
 
 def discard(path: Path) -> None:
     """Remove a folder, first renaming it aside so a concurrent reader never sees it half-deleted."""
-    aside = path.with_name(f".{path.name}.{os.getpid()}.trash")
+    aside = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{_TRASH}")
     try:
         os.rename(path, aside)
     except FileNotFoundError:

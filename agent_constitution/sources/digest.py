@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 # The folders that make up a source's content; everything else in the repository is not read.
 CONTENT = ("rules", "constitution", "manifests")
 # Written by Python when a check module is imported; never part of the content.
-_SKIPPED_DIRS = {"__pycache__"}
-_SKIPPED_SUFFIXES = (".pyc",)
+_SKIPPED_DIR = "__pycache__"
+_SKIPPED_SUFFIX = ".pyc"
+
+
+def skipped(relative: str, *, directory: bool) -> bool:
+    """Whether a path (relative POSIX) is Python's byte code cache rather than content."""
+    *folders, last = relative.split("/")
+    if _SKIPPED_DIR in folders:
+        return True
+    return last == _SKIPPED_DIR if directory else last.endswith(_SKIPPED_SUFFIX)
 
 
 def tree_digest(root: Path) -> str:
@@ -19,8 +28,13 @@ def tree_digest(root: Path) -> str:
     Each file adds one line `<kind> <sha256 of its bytes> <path>`: kind `f` for a file, `x` for an
     executable file, `l` for a symbolic link (hashing its target, never following it).
     """
+    return content_digest(_entries(root))
+
+
+def content_digest(entries: Iterable[tuple[str, str, bytes]]) -> str:
+    """The digest of (relative POSIX path, kind, bytes) entries, as `tree_digest` defines it."""
     total = hashlib.sha256()
-    for relative, kind, data in sorted(_entries(root)):
+    for relative, kind, data in sorted(entries):
         total.update(f"{kind} {hashlib.sha256(data).hexdigest()} {relative}\n".encode())
     return f"sha256:{total.hexdigest()}"
 
@@ -28,11 +42,11 @@ def tree_digest(root: Path) -> str:
 def _entries(root: Path):
     for top in CONTENT:
         for folder, dirs, files in os.walk(root / top):
-            dirs[:] = [name for name in dirs if name not in _SKIPPED_DIRS]
+            dirs[:] = [name for name in dirs if name != _SKIPPED_DIR]
             here = Path(folder)
             # os.walk lists a symbolic link to a folder among dirs without following it.
             for name in files + [name for name in dirs if (here / name).is_symlink()]:
-                if name.endswith(_SKIPPED_SUFFIXES):
+                if name.endswith(_SKIPPED_SUFFIX):
                     continue
                 path = here / name
                 relative = path.relative_to(root).as_posix()

@@ -1,30 +1,44 @@
-"""A bare mirror of one source repository in the user cache: fetching it and resolving names to commits."""
+"""A bare mirror of one source repository in the user cache: fetching it and resolving names to commits.
+
+The network step is the git command line (as pre-commit does it), so a source is fetched exactly as
+`git fetch` would fetch it: SSH URLs with the user's keys, agent and ~/.ssh/config, HTTPS with the
+user's credential helper, proxies and `insteadOf` rewrites. Each git call has a timeout
+(`AGENT_CONSTITUTION_FETCH_TIMEOUT`, seconds, default 180) and each fetch says so on stderr
+(`fetching URL ...`). pygit2 reads the mirror afterwards (refs, commits, trees).
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
+import signal
+import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources.cache import locked, mirror_path
-from agent_constitution.sources.urls import Location
+from agent_constitution.sources.cache import filling, locked, mirror_path
+from agent_constitution.sources.urls import Location, hide_secrets
 
 _REFSPECS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
-# libgit2's wording when it reached a server that answered, but not as a git repository.
-_NOT_A_REPOSITORY = (
-    "could not find repository",
-    "not a git repository",
-    "status code: 404",
-    "status code: 410",
-    "content-type",
-    "authentication",
-    "repository not found",
+TIMEOUT_ENV = "AGENT_CONSTITUTION_FETCH_TIMEOUT"
+_DEFAULT_TIMEOUT = 180  # seconds; a first fetch of a big repository over a slow link may need more
+# git's wording (stderr) when it reached something that answered, but not as a repository it can read.
+_NOT_A_REPOSITORY = ("not found", "does not appear to be a git repository", "not a git repository", "no such repository")
+# ... and when the server wants credentials it did not get (or refused the ones it got).
+_NO_ACCESS = (
+    "authentication failed",
+    "could not read username",
+    "could not read password",
+    "terminal prompts disabled",
+    "permission denied",
+    "host key verification failed",
+    "the requested url returned error: 401",
+    "the requested url returned error: 403",
 )
+# What git adds after every failed SSH connection, whatever the cause: the cause is on the line before.
+_BOILERPLATE = ("fatal: could not read from remote repository", "please make sure you have", "and the repository exists")
 
 
 def open_mirror(location: Location) -> pygit2.Repository | None:
@@ -48,46 +62,124 @@ def refresh(location: Location, *, display: str) -> pygit2.Repository:
 
 
 def _update(location: Location, *, display: str) -> pygit2.Repository:
-    path = mirror_path(location.key)
-    with locked(path.with_name(path.name + ".lock")):
-        if path.is_dir():
-            return _fetch_into(pygit2.Repository(str(path)), location, display)
-        # The first fetch fills a mirror aside and renames it, so a failure leaves no empty mirror.
-        building = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
-        try:
-            _fetch_into(pygit2.init_repository(str(building), bare=True), location, display)
-            os.rename(building, path)
-        finally:
-            shutil.rmtree(building, ignore_errors=True)
-        return pygit2.Repository(str(path))
-
-
-def _fetch_into(repo: pygit2.Repository, location: Location, display: str) -> pygit2.Repository:
     if location.folder is not None and not location.folder.is_dir():
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",
             fix="check the path; a relative path is read from the folder of the file that names it",
         )
-    remote = repo.remotes.create_anonymous(location.fetch_url or str(location.folder))
+    url = location.fetch_url or str(location.folder)
+    path = mirror_path(location.key)
+    with locked(path.with_name(path.name + ".lock")):
+        if path.is_dir():
+            _fetch(path, url, display)
+            return pygit2.Repository(str(path))
+        # The first fetch fills a mirror aside and renames it, so a failure leaves no empty mirror.
+        with filling(path.parent, path.name) as building:
+            _git(["init", "--quiet", "--bare", str(building)], display, url)
+            _fetch(building, url, display)
+            os.rename(building, path)
+        return pygit2.Repository(str(path))
+
+
+def _fetch(mirror: Path, url: str, display: str) -> None:
+    """`git fetch` (the user's own git: SSH keys and agent, credential helpers, proxies) into the mirror."""
+    print(f"fetching {display} ...", file=sys.stderr, flush=True)
+    _git(["-C", str(mirror), "fetch", "--quiet", "--prune", "--no-write-fetch-head", url, *_REFSPECS], display, url)
+    repo = pygit2.Repository(str(mirror))
+    if repo.head_is_unborn:  # a new mirror, or the default branch was renamed or deleted upstream
+        listed = _git(["ls-remote", "--symref", url, "HEAD"], display, url)
+        for line in listed.splitlines():
+            if line.startswith("ref: ") and line.endswith("\tHEAD"):
+                repo.set_head(line[len("ref: ") : -len("\tHEAD")])
+
+
+def _git(args: list[str], display: str, url: str) -> str:
+    """Run git with a timeout; on failure one UserError naming the URL and the fix. Returns stdout."""
+    timeout = _timeout()
+    env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C")
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    if not interactive:
+        env["GIT_TERMINAL_PROMPT"] = "0"  # nobody could answer a prompt: fail at once instead of waiting
+    # libgit2 (which reads the mirror) reads neither reftable nor SHA-256 repositories.
+    command = ["git", "-c", "init.defaultRefFormat=files", "-c", "protocol.version=2", *args]
     try:
-        remote.fetch(_REFSPECS, prune=pygit2.enums.FetchPrune.PRUNE)
-    except pygit2.GitError as error:
-        raise _fetch_error(display, str(error)) from None
-    for head in remote.list_heads(connect=False):
-        if head.name == "HEAD" and head.symref_target:
-            repo.set_head(head.symref_target)
-    return repo
+        # Unattended, a session of its own, so that at the timeout git and its children (ssh, a
+        # credential helper) are stopped together. In a terminal, git stays in its foreground so that
+        # git and ssh can ask for a password or passphrase there, as `git fetch` does.
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=env, start_new_session=not interactive)
+    except FileNotFoundError:
+        raise UserError("git is not installed (or not on PATH); fetching a source runs `git fetch`",
+                        fix="install git (https://git-scm.com/downloads) and build again") from None
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process, group=not interactive)
+        raise UserError(
+            f"fetching the source {display} took longer than {timeout:g} s and was stopped",
+            fix=f"check the URL and your network (`git ls-remote {display}`); for a big repository or a slow"
+            f" link raise the limit: {TIMEOUT_ENV}=600",
+        ) from None
+    if process.returncode != 0:
+        raise _fetch_error(display, url, err.decode("utf-8", "replace"))
+    return out.decode("utf-8", "replace")
 
 
-def _fetch_error(display: str, reason: str) -> UserError:
-    if any(marker in reason.lower() for marker in _NOT_A_REPOSITORY):
+def _kill(process: subprocess.Popen, *, group: bool) -> None:
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except ProcessLookupError:
+        pass
+    # A child git started (ssh) may still hold the pipes: do not wait for their end, only for git's.
+    process.stdout.close()
+    process.stderr.close()
+    process.wait()
+
+
+def _timeout() -> float:
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return _DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not 0 < value < 1e6:
+        raise UserError(f"the environment variable {TIMEOUT_ENV}={text!r} is not a number of seconds",
+                        fix=f"write a positive number, e.g. {TIMEOUT_ENV}=600")
+    return value
+
+
+def _fetch_error(display: str, url: str, stderr: str) -> UserError:
+    lines = [line.strip() for line in hide_secrets(stderr).splitlines() if line.strip()]
+    lines = [line for line in lines if not line.lower().startswith(_BOILERPLATE)] or lines
+    reason = "; ".join(line.removeprefix("fatal: ").removeprefix("error: ") for line in lines[-3:]) or "git failed"
+    lowered = stderr.lower()
+    if any(marker in lowered for marker in _NO_ACCESS):
+        ssh = url.startswith("ssh://") or ("@" in url and "://" not in url)
+        login = hide_secrets(url).removeprefix("ssh://").split("/", 1)[0].split(":", 1)[0]
+        how = (
+            "load your key into ssh-agent (`ssh-add`) or name it in ~/.ssh/config, and accept the host's key once"
+            f" (`ssh -T {login}`)" if ssh else
+            "configure a git credential helper (`git config --global credential.helper store`, or your forge's CLI"
+            " such as `gh auth setup-git`)"
+        )
+        return UserError(
+            f"the source {display} refused access ({reason})",
+            fix=f"check that you can read it: `git ls-remote {display}` must work; {how}",
+        )
+    if any(marker in lowered for marker in _NOT_A_REPOSITORY):
         return UserError(
             f"{display} is not a git repository that can be fetched ({reason})",
             fix="check the URL: it must name a git repository you can read (for a plain folder use `path =`)",
         )
     return UserError(
         f"cannot reach the source {display} ({reason})",
-        fix="check the URL and your network; a commit already in the cache needs no network",
+        fix=f"check the URL and your network: `git ls-remote {display}` must list its branches; a commit"
+        " already in the cache needs no network",
     )
 
 

@@ -11,13 +11,10 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, mirror
-from agent_constitution.sources.digest import tree_digest
-from agent_constitution.sources.urls import Location, locate
+from agent_constitution.sources import cache, content, mirror
+from agent_constitution.sources.urls import Location, hide_secrets, locate
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-# A password or token in a URL (https://user:token@host/…) never appears in a message.
-_SECRET = re.compile(r"//[^/@\s]+:[^/@\s]+@")
 
 
 @dataclass(frozen=True)
@@ -51,7 +48,8 @@ def fetch(
     location, display, plain = _where(url, path, base_dir, git=pinned)
     if plain:
         folder = location.folder
-        return Snapshot(key=location.key, commit=None, digest=tree_digest(folder), root=folder)
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})")
+        return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:
             return _at_commit(location, commit, display)
@@ -103,7 +101,15 @@ def _at_commit(location: Location, commit: str, display: str) -> Snapshot:
     if hit is None:
         repo = mirror.open_mirror(location)
         if repo is None or not mirror.has_commit(repo, commit):
-            repo = mirror.refresh(location, display=display)
+            try:
+                repo = mirror.refresh(location, display=display)
+            except UserError as error:
+                # Nothing of it cached (a first build here, or the cache was deleted): say so.
+                raise UserError(
+                    f"{error.message}, and the user cache does not hold its commit {commit} (the lock pins it)",
+                    fix=f"{error.fix}; once the source can be reached again, the next build fetches it"
+                    " (deleting the user cache is always safe, it refills itself)",
+                ) from None
         if not mirror.has_commit(repo, commit):
             raise UserError(
                 f"the source {display} has no commit {commit} (the lock pins it)",
@@ -124,7 +130,7 @@ def _where(url: str | None, path: str | None, base_dir: Path, *, git: bool) -> t
         )
     written = url if url is not None else path
     location = locate(written, base_dir=base_dir)
-    display = _SECRET.sub("//***@", written)
+    display = hide_secrets(written)
     if path is not None and location.folder is None:
         location = Location(key=str((base_dir / path).resolve()), folder=(base_dir / path).resolve())
     if location.folder is None:

@@ -13,6 +13,13 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # scp-like syntax, as git reads it: [user@]host:path, with no slash before the colon.
 _SCP = re.compile(r"^(?:(?P<user>[^@/:]+)@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 _LOCAL_PREFIXES = ("/", "./", "../", "~", "\\")
+# A password or token in a URL (https://user:token@host/…) never appears in a message.
+_SECRET = re.compile(r"//[^/@\s]+:[^/@\s]+@")
+
+
+def hide_secrets(text: str) -> str:
+    """`text` with the password or token of every URL in it replaced by `***`."""
+    return _SECRET.sub("//***@", text)
 
 
 @dataclass(frozen=True)

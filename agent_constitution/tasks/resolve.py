@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import tomllib
+from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
@@ -42,8 +44,25 @@ def tasks(project):
             "file_dep": inputs,
             "task_dep": ["lock"],
             "targets": [str(target)],
+            # The user cache may have been deleted or altered since: then resolve (and fetch) again.
+            "uptodate": [(_cached, [target])],
             "clean": True,
         }
+
+
+def _cached(task, values, target) -> bool:
+    """Every git source the resolution names is still in the user cache as it was resolved."""
+    from agent_constitution.sources.cache import intact
+
+    try:
+        sources = json.loads(target.read_text(encoding="utf-8"))["sources"].values()
+        return all(
+            Path(item["root"]).is_dir() if item["commit"] is None
+            else intact(item["key"], item["commit"], item["digest"], item["root"])
+            for item in sources
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 @reported

@@ -7,7 +7,7 @@ import pygit2
 import pytest
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, fetch
+from agent_constitution.sources import cache, content, fetch
 
 from .conftest import git
 
@@ -34,12 +34,14 @@ def test_a_corrupt_entry_is_fetched_again_with_a_warning(origin: Path, user_cach
     assert "is corrupt" in capsys.readouterr().err
 
 
-def test_an_entry_without_its_digest_is_fetched_again_offline(origin: Path, user_cache: Path, capsys):
+def test_an_entry_without_its_git_objects_is_refilled_quietly_offline(origin: Path, user_cache: Path, capsys):
     snapshot = fetch(url="origin", base_dir=origin.parent)
-    (snapshot.root.parent / "digest").unlink()
+    (snapshot.root.parent / cache.PROOF).unlink()
+    capsys.readouterr()
     shutil.rmtree(origin)  # the mirror still has the commit
     assert fetch(url="origin", commit=snapshot.commit, base_dir=origin.parent) == snapshot
-    assert "is corrupt" in capsys.readouterr().err
+    assert (snapshot.root.parent / cache.PROOF).is_file()
+    assert capsys.readouterr().err == ""
 
 
 def test_losing_the_race_to_fill_an_entry_uses_the_winner(origin: Path, user_cache: Path):
@@ -96,7 +98,7 @@ def test_an_unexpected_git_failure_in_the_cache_is_explained(origin: Path, user_
     def broken(*args, **kwargs):
         raise pygit2.GitError("object not found - no match for id")
 
-    monkeypatch.setattr(pygit2.Repository, "checkout_tree", broken)
+    monkeypatch.setattr(content, "extract", broken)
     with pytest.raises(UserError) as raised:
         fetch(url="origin", commit=snapshot.commit, base_dir=origin.parent)
     text = str(raised.value)

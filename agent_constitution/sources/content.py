@@ -1,0 +1,140 @@
+"""A source's content is data: regular files and folders, never links, within the size limits.
+
+- `extract(repo, commit, folder, where) -> (proof, digest)` writes the content folders (`CONTENT`)
+  of a commit into `folder` from the blobs themselves: no checkout, so no `.gitattributes` filter
+  changes a byte and no link is ever created. It refuses a symbolic link (wherever it points: a
+  source is read, never followed), a submodule, a name git itself refuses (`..`, `.git`, a `/`) and
+  a file or source over the limits (`limits`), before writing anything of that file. It returns the
+  proof of what it wrote (the commit object and every tree object down to the files, in git's object
+  form `<type> <size>\\0<bytes>`, concatenated) and the content digest.
+- `gitproof.verify(folder, commit, proof)` checks such a folder against the proof (and git's ids).
+- `folder_digest(folder, where)` holds a plain folder source to the same rules (no links, only
+  regular files and folders, the limits) while it computes its content digest, reading without
+  following anything.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pygit2
+
+from agent_constitution.errors import UserError
+from agent_constitution.sources.digest import CONTENT, content_digest, skipped
+from agent_constitution.sources.limits import Budget, budget
+
+_TYPES = {pygit2.enums.ObjectType.COMMIT: b"commit", pygit2.enums.ObjectType.TREE: b"tree"}
+_LINK = int(pygit2.enums.FileMode.LINK)
+_TREE = int(pygit2.enums.FileMode.TREE)
+_FILES = (int(pygit2.enums.FileMode.BLOB), int(pygit2.enums.FileMode.BLOB_EXECUTABLE))
+_FIX_LINK = "replace the link in the source by the file it stands for (a source's files are copied as data)"
+
+
+def extract(repo: pygit2.Repository, commit: str, folder: Path, where: str) -> tuple[bytes, str]:
+    """Write the content of `commit` into `folder` (new); returns the proof and the content digest."""
+    found = repo[commit].peel(pygit2.Commit)
+    proof = [_object(repo, found.id), _object(repo, found.tree.id)]
+    files: list[tuple[str, str, bytes]] = []
+    limit = budget(where)
+    folder.mkdir()
+    for name in CONTENT:
+        if name not in found.tree:
+            continue
+        entry = found.tree[name]
+        if entry.filemode != _TREE:
+            _refuse(repo, entry, name, where)
+        _extract_tree(repo, entry, folder / name, name, where, limit, proof, files)
+    return b"".join(proof), content_digest(files)
+
+
+def _extract_tree(repo, tree, folder: Path, shown: str, where: str, limit: Budget, proof: list, files: list) -> None:
+    proof.append(_object(repo, tree.id))
+    folder.mkdir()
+    for entry in tree:
+        name = entry.name
+        path = f"{shown}/{name}"
+        if name in ("", ".", "..") or "/" in name or "\0" in name or name.lower() == ".git":
+            raise UserError(f"{where}: {shown} holds an entry named {name!r}, which git itself refuses to check out",
+                            fix="the commit was made by a broken or hostile tool: follow another version of the source")
+        if entry.filemode == _TREE:
+            _extract_tree(repo, entry, folder / name, path, where, limit, proof, files)
+        elif entry.filemode in _FILES:
+            _, size = repo.odb.read_header(entry.id)
+            limit.add(path, size)
+            executable = entry.filemode == pygit2.enums.FileMode.BLOB_EXECUTABLE
+            data = repo.odb.read(entry.id)[1]
+            handle = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o555 if executable else 0o444)
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            if not skipped(path, directory=False):
+                files.append((path, "x" if executable else "f", data))
+        else:
+            _refuse(repo, entry, path, where)
+
+
+def _refuse(repo: pygit2.Repository, entry, path: str, where: str):
+    if entry.filemode == _LINK:
+        target = repo.odb.read(entry.id)[1][:200].decode("utf-8", "replace")
+        raise UserError(f"{where}: {path} is a symbolic link (to {target!r}); a source holds files, never links",
+                        fix=_FIX_LINK)
+    if entry.filemode == pygit2.enums.FileMode.COMMIT:
+        raise UserError(f"{where}: {path} is a git submodule; a source's content is its own files",
+                        fix="copy the files into the source instead of a submodule")
+    raise UserError(f"{where}: {path} is not a folder", fix="a source's rules/, constitution/ and manifests/ are folders")
+
+
+def _object(repo: pygit2.Repository, oid) -> bytes:
+    kind, data = repo.odb.read(oid)
+    return _TYPES[kind] + b" %d\0" % len(data) + data
+
+
+def folder_digest(folder: Path, where: str) -> str:
+    """A plain folder source's content digest (as `tree_digest`), refusing links, non-regular files and
+    oversize files on the way; every file is opened without following a link."""
+    limit = budget(where)
+    files: list[tuple[str, str, bytes]] = []
+    for name in CONTENT:
+        top = os.path.join(folder, name)
+        try:
+            info = os.lstat(top)
+        except FileNotFoundError:
+            continue
+        _check_entry(top, name, info, where, limit)
+        if stat.S_ISDIR(info.st_mode):
+            _read_tree(top, name, where, limit, files)
+    return content_digest(files)
+
+
+def _read_tree(folder: str, shown: str, where: str, limit: Budget, files: list) -> None:
+    with os.scandir(folder) as listing:
+        items = sorted(listing, key=lambda item: item.name)
+    for item in items:
+        path = f"{shown}/{item.name}"
+        directory = item.is_dir(follow_symlinks=False)
+        if skipped(path, directory=directory):
+            continue
+        info = item.stat(follow_symlinks=False)
+        _check_entry(item.path, path, info, where, limit)
+        if directory:
+            _read_tree(item.path, path, where, limit, files)
+            continue
+        handle = os.open(item.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(handle, "rb") as file:
+            opened = os.fstat(file.fileno())
+            if not stat.S_ISREG(opened.st_mode):  # replaced since it was listed
+                raise UserError(f"{where}: {path} changed while it was read", fix="build again")
+            files.append((path, "x" if opened.st_mode & 0o111 else "f", file.read()))
+
+
+def _check_entry(path: str, shown: str, info: os.stat_result, where: str, limit: Budget) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise UserError(f"{where}: {shown} is a symbolic link (to {os.readlink(path)!r}); a source holds files,"
+                        " never links", fix=_FIX_LINK)
+    if stat.S_ISREG(info.st_mode):
+        limit.add(shown, info.st_size)
+    elif not stat.S_ISDIR(info.st_mode):
+        raise UserError(f"{where}: {shown} is neither a file nor a folder (a pipe, socket or device)",
+                        fix="remove it from the source")

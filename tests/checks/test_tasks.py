@@ -44,7 +44,7 @@ RULE = 7
 
 
 def check(record):
-    return [Finding("force push") for use in record.tool_uses() if "--force" in use["input"].get("command", "")]
+    return [Finding("force push") for _, command in record.shell_commands() if "--force" in command]
 '''
 
 

@@ -8,14 +8,12 @@ article).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from agent_constitution.edition import REFERENCE
 from agent_constitution.edition.languages import Language
 from agent_constitution.edition.models import Article, Edition, Item, Section
-
-REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
 
 
 @dataclass(frozen=True)

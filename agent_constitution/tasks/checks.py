@@ -69,7 +69,8 @@ def tasks(project):
         "name": "report",
         "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
-                                     run.selection.review, project.cache, policy, run.selection.waivers, today])],
+                                     run.selection.review, project.cache, policy, run.selection.waivers, today,
+                                     project.root])],
         "file_dep": [job.result for job in run.plan.jobs],
         "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.

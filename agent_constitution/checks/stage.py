@@ -36,7 +36,7 @@ from agent_constitution.checks.review import (
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.checks.subjects import resolve_change
+from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
@@ -156,17 +156,28 @@ class Run:
 
 
 def prepare(root: Path, cache: Path, *, change: str | None = None, record: str | None = None,
-            only: str | None = None) -> Run:
-    """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan."""
+            only: str | None = None, message: str | None = None) -> Run:
+    """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan.
+    `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
     selection = select(root, cache, wanted)
     subjects = Subjects(
         scan=scan(root),
         segments=selection.segments,
-        change=None if not change else resolve_change(root, change),
+        change=None if not (change or message) else resolve_change(root, change or STAGED,
+                                                                     _message(message) if message else None),
         record=None if not record else _record(record),
     )
     return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
+
+
+def _message(text: str) -> str:
+    path = Path(text)
+    try:
+        return commit_message(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"message={text}: cannot read the commit message file ({error})",
+                        fix="give the file git passes to the commit-msg hook (usually .git/COMMIT_EDITMSG)") from None
 
 
 def _record(text: str) -> Path:

@@ -97,6 +97,7 @@ def _lines(path: Path, text: str) -> Record:
     formats: list[str] = []
     calls: list[ToolCall] = []
     first: Mapping | None = None
+    seen: set = set()  # Gemini CLI rewrites a message as its tool calls finish: each call counts once
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -112,7 +113,7 @@ def _lines(path: Path, text: str) -> Record:
             continue
         if found not in formats:
             formats.append(found)
-        calls.extend(READERS[found](path, number, event))
+        calls.extend(READERS[found](path, number, event, seen))
     if not formats and first is not None:
         keys = ", ".join(sorted(map(str, first))[:8]) or "none"
         raise _Unreadable(f"{path}: not a session record of {KNOWN}: no line has their shape "
@@ -126,14 +127,14 @@ def _line_format(event: Mapping) -> str | None:
         return CLAUDE_CODE
     if kind in _CODEX_LINE_TYPES and "payload" in event or kind in _CODEX_ITEM_TYPES:
         return CODEX
-    if kind in ("gemini", "user", "info", "error") and "content" in event or "projectHash" in event:
+    if kind in ("gemini", "user", "info", "error", "warning") and "content" in event or "projectHash" in event:
         return GEMINI_CLI
     if "instructions" in event and "id" in event and "timestamp" in event:  # Codex's first line before 0.3
         return CODEX
     return None
 
 
-def _claude_line(path: Path, line: int, event: Mapping) -> Iterator[ToolCall]:
+def _claude_line(path: Path, line: int, event: Mapping, seen: set) -> Iterator[ToolCall]:
     message = event.get("message")
     if event.get("type") != "assistant" or not isinstance(message, Mapping):
         return
@@ -143,7 +144,7 @@ def _claude_line(path: Path, line: int, event: Mapping) -> Iterator[ToolCall]:
             yield _normalized(line, block["name"], block.get("input"), CLAUDE_TOOLS)
 
 
-def _codex_line(path: Path, line: int, event: Mapping) -> Iterator[ToolCall]:
+def _codex_line(path: Path, line: int, event: Mapping, seen: set) -> Iterator[ToolCall]:
     if event.get("type") == "response_item":
         item = event.get("payload")
         if isinstance(item, Mapping):
@@ -204,18 +205,24 @@ def _patch(line: int | None, patch: object, name: str) -> Iterator[ToolCall]:
                 yield ToolCall(line, EDIT, {"path": text[len(header):].strip()}, name)
 
 
-def _gemini_line(path: Path, line: int, event: Mapping) -> Iterator[ToolCall]:
-    yield from _gemini_messages(path, line, [event])
+def _gemini_line(path: Path, line: int, event: Mapping, seen: set) -> Iterator[ToolCall]:
+    yield from _gemini_messages(path, line, [event], seen)
 
 
-def _gemini_messages(path: Path, line: int | None, messages: list) -> Iterator[ToolCall]:
+def _gemini_messages(path: Path, line: int | None, messages: list, seen: set | None = None) -> Iterator[ToolCall]:
+    seen = set() if seen is None else seen
     for message in messages:
         if not isinstance(message, Mapping) or message.get("type") != "gemini":
             continue
         calls = message.get("toolCalls")
         for call in calls if isinstance(calls, list) else ():
-            if isinstance(call, Mapping) and isinstance(call.get("name"), str):
-                yield from _gemini_call(line, call["name"], call.get("args"))
+            if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+                continue
+            key = (str(message.get("id")), str(call.get("id"))) if "id" in call else None
+            if key is not None and key in seen:
+                continue
+            seen.add(key)
+            yield from _gemini_call(line, call["name"], call.get("args"))
 
 
 def _gemini_contents(path: Path, contents: list) -> Iterator[ToolCall]:

@@ -76,6 +76,8 @@ def test_a_gemini_jsonl_session_is_read(tmp_path):
              {"id": "m2", "type": "gemini", "content": "", "toolCalls": [
                  {"id": "c1", "name": "run_shell_command", "args": {"command": "cat ~/.aws/credentials"}},
                  {"id": "c2", "name": "read_many_files", "args": {"paths": ["README.md", "/home/me/.netrc"]}}]}]
+    # Gemini CLI writes a message again as its calls finish, and metadata updates between.
+    lines += [{"$set": {"lastUpdated": STAMP}}, lines[-1]]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     record = Record.read(path)
     assert record.format == "gemini-cli"

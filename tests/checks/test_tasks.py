@@ -232,3 +232,18 @@ def test_record_subject(project: Path, tmp_path: Path):
     assert executed(doit(project, "checks", f"record={session}")) == {"checks:ac:4"}
     missing = doit(project, "checks", "record=nowhere.jsonl")
     assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stdout
+
+
+def test_a_codex_rollout_is_a_record_subject_too(project: Path, tmp_path: Path):
+    rollout = tmp_path / "rollout-2026-11-30T10-00-00-0199.jsonl"
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
+            "arguments": json.dumps({"cmd": "git push --force origin main"})}
+    rollout.write_text(json.dumps({"timestamp": "2026-11-30T10:00:00Z", "type": "session_meta", "payload": {"id": "0199"}})
+                       + "\n" + json.dumps({"timestamp": "2026-11-30T10:00:01Z", "type": "response_item", "payload": call})
+                       + "\n")
+    run = doit(project, "checks", f"record={rollout}")
+    assert "  ac:7 Rule 7\n    force push\n" in run.stdout
+    unknown = tmp_path / "other.jsonl"
+    unknown.write_text('{"event": "tool", "cmd": "git push --force"}\n')
+    run = doit(project, "checks", f"record={unknown}")
+    assert "not a session record of Claude Code, Codex or Gemini CLI" in run.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import re
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,33 +111,58 @@ class Change:
     messages: Sequence[str] = ()
 
 
+# The tools every reader names alike, whichever agent wrote the record (ToolCall.tool).
+SHELL = "shell"    # input {"command": the shell script}
+READ = "read"      # input {"path": the file read}
+SEARCH = "search"  # input {"path": the file or folder searched}
+EDIT = "edit"      # input {"path": the file written or edited}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of the agent, as every agent's record gives it.
+
+    `tool` is SHELL, READ, SEARCH or EDIT for the tools every supported agent has (their `input`
+    then holds only `command` or `path`), otherwise the agent's own tool name with the agent's own
+    input; `name` is always the agent's own name. `line` is the record's line (JSONL records), or
+    None in a record that is one JSON document (Gemini CLI's session and checkpoint files)."""
+
+    line: int | None
+    tool: str
+    input: Mapping
+    name: str
+
+
 @dataclass(frozen=True)
 class Record:
-    """A session record: the transcript's JSONL events, as Claude Code writes them, in order."""
+    """A session record: the tool calls of one agent session, read from its transcript.
+
+    `format` names the transcript format ("claude-code", "codex", "gemini-cli"; see
+    agent_constitution/checks/records.py). A record nobody can read has `unreadable` set: asking it
+    for its calls raises Undecidable with that reason, so every record check is undecidable."""
 
     path: Path
-    events: Sequence[Mapping] = field(default_factory=tuple)
+    format: str
+    calls: Sequence[ToolCall] = ()
+    unreadable: str | None = None
 
     @classmethod
     def read(cls, path: Path) -> "Record":
-        events = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    events.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise Undecidable(f"{path}:{number}: not a JSON line ({error.msg})") from None
-        return cls(path, tuple(events))
+        from agent_constitution.checks.records import read_record
 
-    def tool_uses(self) -> Iterator[Mapping]:
-        """Every `tool_use` block of the assistant's messages, in order."""
-        for event in self.events:
-            message = event.get("message")
-            if event.get("type") != "assistant" or not isinstance(message, Mapping):
-                continue
-            content = message.get("content")
-            if isinstance(content, list):
-                yield from (block for block in content if isinstance(block, Mapping) and block.get("type") == "tool_use")
+        return read_record(path)
+
+    def tool_calls(self) -> Iterator[ToolCall]:
+        """Every tool call of the agent, in order."""
+        if self.unreadable is not None:
+            raise Undecidable(self.unreadable)
+        yield from self.calls
+
+    def shell_commands(self) -> Iterator[tuple[int | None, str]]:
+        """(line, script) for every shell command the agent ran, in order."""
+        for call in self.tool_calls():
+            if call.tool == SHELL and isinstance(call.input.get("command"), str):
+                yield call.line, call.input["command"]
 
 
 def match_files(files: Sequence[str], pattern: str, file_set: Container[str] | None = None) -> tuple[str, ...]:

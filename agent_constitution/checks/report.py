@@ -8,18 +8,19 @@ repository-relative: a segment's findings get the segment's folder in front.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import version
 from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
+from agent_constitution.edition import REFERENCE
+from agent_constitution.ruleset.layout import MANIFEST
 
 REPORT_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# SARIF `kind` per outcome; a rule without a check is for the reviewer, like an undecidable one.
-SARIF_KIND = {Outcome.PASS: "pass", Outcome.VIOLATION: "fail", Outcome.UNDECIDABLE: "review", None: "review"}
 
 
 def ordered(results: Iterable[Result]) -> list[Result]:
@@ -110,45 +111,42 @@ def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def sarif(results: Sequence[Result]) -> str:
-    """A SARIF 2.1.0 log: one run, one reportingDescriptor per rule, results with kind pass/fail/review."""
+def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda path: True,
+          rule_pages: Mapping[str, str] | None = None) -> str:
+    """A SARIF 2.1.0 log that GitHub code scanning accepts: one run, one reportingDescriptor per rule
+    (with `help` and, where the source's repository is known, `helpUri`), and one result per
+    violation finding or waived finding, each with one location.
+
+    Code scanning turns every result into an alert and rejects one without a location, so passes,
+    undecidable results and rules without a check are not results here: the run's
+    `properties.summary` counts them and the JSON report lists them. A finding without a file, or
+    whose file is not a file of the repository (`exists` is asked; a session record lives outside
+    it), is anchored at line 1 of the manifest, its own place named in the message. `rule_pages`
+    maps a source's name to the URL prefix of its repository's files (see `rule_pages`)."""
     results = ordered(results)
     rules: dict[str, int] = {}
     descriptors = []
     for result in results:
         if result.ref not in rules:
             rules[result.ref] = len(descriptors)
-            descriptors.append(_descriptor(result))
+            descriptors.append(_descriptor(result, (rule_pages or {}).get(result.source)))
     sarif_results = []
     for result in results:
-        for message, finding in _messages(result):
-            entry = {
-                "ruleId": result.ref,
-                "ruleIndex": rules[result.ref],
-                "kind": SARIF_KIND[result.outcome],
-                # SARIF: a result whose kind is not `fail` has level `none`.
-                "level": "error" if result.outcome is Outcome.VIOLATION else "none",
-                "message": {"text": message},
-                "properties": {
-                    "segment": result.segment,
-                    "outcome": "no-check" if result.outcome is None else result.outcome.value,
-                },
-            }
-            if finding is not None and finding.path is not None:
-                entry["locations"] = [_location(result, finding)]
-            sarif_results.append(entry)
-        for suppression in result.suppressed:
+        located = [(finding, None) for finding in result.findings if result.outcome is Outcome.VIOLATION]
+        located += [(suppression.finding, suppression) for suppression in result.suppressed]
+        for finding, suppression in located:
+            message, location = _anchored(result, finding, exists)
             entry = {
                 "ruleId": result.ref,
                 "ruleIndex": rules[result.ref],
                 "kind": "fail",
                 "level": "error",
-                "message": {"text": suppression.finding.reason},
-                "suppressions": [{"kind": suppression.kind, "justification": suppression.justification}],
-                "properties": {"segment": result.segment, "outcome": "waived"},
+                "message": {"text": message},
+                "locations": [location],
+                "properties": {"segment": result.segment, "outcome": "waived" if suppression else "violation"},
             }
-            if suppression.finding.path is not None:
-                entry["locations"] = [_location(result, suppression.finding)]
+            if suppression is not None:
+                entry["suppressions"] = [{"kind": suppression.kind, "justification": suppression.justification}]
             sarif_results.append(entry)
     log = {
         "$schema": SARIF_SCHEMA,
@@ -162,31 +160,76 @@ def sarif(results: Sequence[Result]) -> str:
             }},
             "columnKind": "unicodeCodePoints",
             "results": sarif_results,
+            "properties": {"summary": counts(results)},
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _messages(result: Result) -> list[tuple[str, Finding | None]]:
-    if result.outcome is Outcome.VIOLATION:
-        return [(finding.reason, finding) for finding in result.findings]
-    if result.outcome is Outcome.PASS:
-        return [(f"{result.ref} is satisfied.", None)]
-    if result.outcome is Outcome.UNDECIDABLE:
-        return [(f"The check could not decide: {result.cause}", None)]
-    return [(f"{result.ref} has no automatic check: a reviewer decides it.", None)]
+def rule_pages(sources: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:
+    """Source name → the URL prefix of its repository's files at the locked commit, for the sources
+    given as (name, url, commit) that are http(s) or bare-host git URLs (`github.com/o/r` is
+    https): `https://github.com/o/r/blob/<commit>/`, the form GitHub, GitLab and Gitea serve. A
+    folder source has no URL that does not depend on where the repository is hosted: none."""
+    pages = {}
+    for name, url, commit in sources:
+        match = _WEB_URL.fullmatch(url or "")
+        if match and commit is not None:
+            pages[name] = f"{match['scheme'] or 'https'}://{match['host']}/{match['path']}/blob/{commit}/"
+    return pages
 
 
-def _descriptor(result: Result) -> dict:
+_WEB_URL = re.compile(r"(?:(?P<scheme>https?)://)?(?P<host>[A-Za-z0-9.-]+(?::[0-9]+)?)/(?P<path>[^\s?#]+?)(?:\.git)?/?")
+
+
+def _anchored(result: Result, finding: Finding, exists: Callable[[str], bool]) -> tuple[str, dict]:
+    """(message, location): at the finding's file when it is one of the repository's, else at the manifest."""
+    if finding.path is not None and _repository_path(finding.path) and exists(path_in_repo(result, finding.path)):
+        return finding.reason, _location(result, finding)
+    place = where(result, finding) if finding.path is not None and _repository_path(finding.path) else finding.path
+    message = f"{finding.reason} ({place})" if place else finding.reason
+    anchor = Finding(finding.reason, MANIFEST, 1)
+    return message, _location(Result(segment=ROOT_SEGMENT, ref=result.ref, outcome=result.outcome), anchor)
+
+
+def _repository_path(path: str) -> bool:
+    """Whether a finding's path can name a file of the repository (relative, not leaving it)."""
+    return not (path.startswith("/") or path[1:3] in (":/", ":\\") or ".." in path.split("/"))
+
+
+def _descriptor(result: Result, page: str | None) -> dict:
+    title = result.title or result.ref
+    text = plain_text(result.source, result.text)
     descriptor = {
         "id": result.ref,
-        "shortDescription": {"text": result.title or result.ref},
+        "shortDescription": {"text": title},
+        "help": {
+            "text": f"{result.ref} {title}\n\n{text}".rstrip(),
+            "markdown": f"**{result.ref} {title}**\n\n{text}".rstrip(),
+        },
         "properties": {"revision": result.revision, "status": result.status,
                        "check": result.check or "none", "subject": result.subject},
     }
-    if result.text:
-        descriptor["fullDescription"] = {"text": result.text}
+    if text:
+        descriptor["fullDescription"] = {"text": text}
+    if page is not None:
+        descriptor["helpUri"] = f"{page}rules/{_rule_id(result)}.toml"
     return descriptor
+
+
+def plain_text(source: str, text: str) -> str:
+    """A rule's text with its `{@…}` references as readable labels: `{@rule:42}` is `ac:42` (this
+    source), `{@rule:name:42}` is `name:42`, and a provision (`{@must-ask.irreversible}`) is named
+    as the constitution's provision of that id: its label (`Art. VI §3`) needs the constitution,
+    which a report of results does not read."""
+    def label(match) -> str:
+        reference = match[1]
+        if reference.startswith("rule:"):
+            parts = reference.split(":")[1:]
+            return f"{source}:{parts[0]}" if len(parts) == 1 else ":".join(parts)
+        return f"the constitution's provision {reference}"
+
+    return REFERENCE.sub(label, text.strip())
 
 
 def _location(result: Result, finding: Finding) -> dict:

@@ -24,7 +24,7 @@ from doit.exceptions import TaskFailed
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
 from agent_constitution.checks.plan import Plan, plan
-from agent_constitution.checks.report import counts, json_report, sarif, summary
+from agent_constitution.checks.report import counts, json_report, rule_pages, sarif, summary
 from agent_constitution.checks.review import (
     ingest,
     needs_review,
@@ -36,7 +36,7 @@ from agent_constitution.checks.review import (
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.checks.subjects import resolve_change
+from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
@@ -66,10 +66,11 @@ def retry_undecidable(task, values) -> bool | None:
 
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
-                  today: datetime.date | None = None) -> TaskFailed | None:
+                  today: datetime.date | None = None, root: Path | None = None) -> TaskFailed | None:
     """Read the results, apply the waivers, write the JSON report, the SARIF log and the review queues,
     print the summary. Fails (non-zero exit) when a violation remains, or an undecidable one under
-    `undecidable=fail`."""
+    `undecidable=fail`. `root` (default: the cache's parent) is the repository the SARIF locations
+    must name files of, and whose lock gives the rule sources' repositories."""
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
@@ -77,7 +78,10 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"warning: {note}", file=sys.stderr)
     write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes),
                      within=cache)
-    write_if_changed(cache / "checks" / "report.sarif", sarif(results), within=cache)
+    root = cache.parent if root is None else root
+    write_if_changed(cache / "checks" / "report.sarif",
+                     sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
+                     within=cache)
     texts = queues(results, review)
     write_queues(review_folder(cache), texts)
     print(summary(results, not_run=not_run), end="")
@@ -94,6 +98,24 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
     return None
+
+
+def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
+    """(name, url, commit) of every source in the lock; none when there is no readable lock (the
+    report then has no helpUri, which is all the lock is read for)."""
+    import tomllib
+
+    from agent_constitution.ruleset.layout import LOCKFILE
+
+    try:
+        lock = tomllib.loads((root / LOCKFILE).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return [(item["name"], text(item.get("url")), text(item.get("commit"))) for item in lock.get("source", [])
+            if isinstance(item, dict) and isinstance(item.get("name"), str)]
 
 
 def ingest_verdicts(cache: Path) -> TaskFailed | None:
@@ -136,17 +158,28 @@ class Run:
 
 
 def prepare(root: Path, cache: Path, *, change: str | None = None, record: str | None = None,
-            only: str | None = None) -> Run:
-    """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan."""
+            only: str | None = None, message: str | None = None) -> Run:
+    """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan.
+    `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
     selection = select(root, cache, wanted)
     subjects = Subjects(
         scan=scan(root),
         segments=selection.segments,
-        change=None if not change else resolve_change(root, change),
+        change=None if not (change or message) else resolve_change(root, change or STAGED,
+                                                                     _message(message) if message else None),
         record=None if not record else _record(record),
     )
     return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
+
+
+def _message(text: str) -> str:
+    path = Path(text)
+    try:
+        return commit_message(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"message={text}: cannot read the commit message file ({error})",
+                        fix="give the file git passes to the commit-msg hook (usually .git/COMMIT_EDITMSG)") from None
 
 
 def _record(text: str) -> Path:

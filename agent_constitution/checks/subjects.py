@@ -6,10 +6,14 @@ session changed and has not committed (the Stop hook checks it);
 `A..B` is what B adds to A: the commits reachable from B and not from A (their messages) and the diff
 from their merge base to B, like `git diff A...B`; `A..` means `A..HEAD`; a single revision is that
 one commit against its first parent. Renames are detected, so a moved file has both paths.
+
+A commit message file (`message=PATH`, what git's commit-msg hook is given) replaces the change's
+messages: the commit being made is judged by the message it will have.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +42,28 @@ class ChangeSpec:
     commits: tuple[str, ...] = ()   # commit ids it contains, newest first
     index: str | None = None        # for `staged`: a digest of the index entries; `worktree`: of the files
     worktree: bool = False          # head is the working tree (`worktree`), not the index
+    message: str | None = None      # the message of the commit being made (`message=PATH`)
 
 
-def resolve_change(root: Path, text: str) -> ChangeSpec:
+def resolve_change(root: Path, text: str, message: str | None = None) -> ChangeSpec:
+    """The change `text` names; `message`, the message of the commit being made, replaces its messages."""
+    spec = _resolve(root, text)
+    return spec if message is None else dataclasses.replace(spec, message=message)
+
+
+def commit_message(text: str) -> str:
+    """A commit message file as git records it (`git commit --cleanup=strip`): without comment lines,
+    without everything below the scissors line of `git commit -v`, and without trailing blank lines."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("# ------------------------ >8 ------------------------"):
+            break
+        if not line.startswith("#"):
+            lines.append(line.rstrip())
+    return "\n".join(lines).strip("\n") + "\n" if any(lines) else ""
+
+
+def _resolve(root: Path, text: str) -> ChangeSpec:
     repo = _open(root)
     if text == STAGED:
         head = None if repo.head_is_unborn else str(repo.head.peel(pygit2.Commit).tree.id)
@@ -91,7 +114,7 @@ def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Ch
     prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
     if prefix:
         files = tuple(_relative(change, prefix) for change in files if change.path.startswith(prefix))
-    messages = tuple(repo[commit].message for commit in spec.commits)
+    messages = (spec.message,) if spec.message is not None else tuple(repo[commit].message for commit in spec.commits)
     return Change(Path(root) / segment if prefix else Path(root), files, messages)
 
 

@@ -31,7 +31,7 @@ from agent_constitution.compile.layout import (
     FILE,
     MANIFEST,
     PART_GLOB,
-    PLAIN_HOOK,
+    PLAIN_HOOKS,
     SegmentJob,
     Settings,
     folder_of,
@@ -368,8 +368,8 @@ def _write_hook(root: Path, name: str) -> None:
         hooks.write_claude_settings(root)
     elif name == hooks.PRE_COMMIT:
         hooks.write_pre_commit(root)
-    elif name == PLAIN_HOOK:
-        hooks.write_plain_hook(root)
+    elif name in PLAIN_HOOKS:
+        hooks.write_plain_hook(root, name)
     else:
         hooks.write_lefthook(root / name, root)
 
@@ -413,8 +413,8 @@ def remove_hook_file(root: Path, name: str) -> list[str]:
         changed = hooks.remove_claude_settings(root)
     elif name == hooks.PRE_COMMIT:
         changed = hooks.remove_pre_commit(root)
-    elif name == PLAIN_HOOK:
-        changed = hooks.remove_plain_hook(root)
+    elif name in PLAIN_HOOKS:
+        changed = hooks.remove_plain_hook(root, name)
     else:
         changed = hooks.remove_lefthook(root / name)
     return [name] if changed else []

@@ -6,12 +6,16 @@
   `PreToolUse` hook (`pdks hook claude-code`). Both commands come from `launcher` (independent of
   the agent's PATH, failing closed) and are merged by `settings_file`, which `pdks init` uses too.
 - `.pre-commit-config.yaml`, only when the repository uses pre-commit: a `repo: local` entry with
-  our hooks (`doit check`, and `pdks covenant check --diff --staged` with a covenant config),
-  recognised by their ids.
+  our hooks, recognised by their ids: at the `pre-commit` stage `doit check change=staged` (the
+  repository's rules and the rules that judge the change being committed) and, with a covenant
+  config, `pdks covenant check --diff --staged`; at the `commit-msg` stage `doit check
+  change=staged message=FILE` (the rules that judge commit messages, given the message file git
+  passes to that hook).
 - `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository uses lefthook: the
-  same commands under `pre-commit.commands`.
-- Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes a
-  plain `.git/hooks/pre-commit` instead (never over a hook it did not write).
+  same commands under `pre-commit.commands` and `commit-msg.commands`.
+- Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes
+  plain `.git/hooks/pre-commit` and `.git/hooks/commit-msg` instead (never over a hook it did not
+  write).
 
 The YAML files are edited as text (`yaml_edit`): bytes outside our entries stay as they were.
 Each writer validates what it emits: the settings parse as JSON and their `hooks` match the shape
@@ -36,8 +40,12 @@ from agent_constitution.fsio import write_atomic, write_if_changed
 
 COVENANT_CONFIG = "polydeukes.config.yaml"
 CHECK_ID = "agent-constitution-check"
+MESSAGE_ID = "agent-constitution-message"
 COVENANT_ID = "agent-constitution-covenant"
-OUR_IDS = (CHECK_ID, COVENANT_ID)
+OUR_IDS = (CHECK_ID, MESSAGE_ID, COVENANT_ID)
+# The git hooks our commands run at (pre-commit's stage names; lefthook's hook names).
+PRE_COMMIT_STAGE, COMMIT_MSG_STAGE = "pre-commit", "commit-msg"
+STAGED_CHECK = "check change=staged"
 PLAIN_BANNER = "# written by agent-constitution compile ([compile] git-hook = \"plain\"); `doit clean` removes it"
 CLAUDE_EVENTS = {
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
@@ -157,16 +165,33 @@ def remove_claude_settings(root: Path) -> bool:
 # --- git hooks -----------------------------------------------------------------------------------
 
 
+def message_check(root: Path, message_file: str) -> str:
+    """The commit-msg command, `message_file` being how the hook runner names the message file."""
+    return git_command(root, "doit", f"{STAGED_CHECK} message={message_file}")
+
+
 def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
     hooks = [
         {
             "id": CHECK_ID,
             "name": "agent-constitution: the rules' checks",
-            "entry": git_command(root, "doit", "check"),
+            "entry": git_command(root, "doit", STAGED_CHECK),
             "language": "system",
             "pass_filenames": False,
             "always_run": True,
-        }
+            "stages": [PRE_COMMIT_STAGE],
+        },
+        {
+            # pre-commit appends the message file's name to the entry (pass_filenames at commit-msg);
+            # doit takes it only as `message=FILE`, so a shell puts it there.
+            "id": MESSAGE_ID,
+            "name": "agent-constitution: the commit message rules",
+            "entry": "sh -c " + shlex.quote(message_check(root, '"$1"')) + " --",
+            "language": "system",
+            "pass_filenames": True,
+            "always_run": True,
+            "stages": [COMMIT_MSG_STAGE],
+        },
     ]
     if has_covenant(root):
         hooks.append(
@@ -177,6 +202,7 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
                 "language": "system",
                 "pass_filenames": False,
                 "always_run": True,
+                "stages": [PRE_COMMIT_STAGE],
             }
         )
     return hooks
@@ -320,8 +346,17 @@ def validate_pre_commit(path: Path) -> None:
         raise UserError(f"pre-commit rejects the file:\n{result.stdout}{result.stderr}".rstrip(), file=path)
 
 
-def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
-    """`text` with `pre-commit.commands.<id>.run` as `wanted` says; every other byte kept."""
+def lefthook_commands(root: Path) -> dict[str, dict[str, str]]:
+    """Our lefthook commands per git hook: the pre-commit hooks' entries, the message file as `{1}`."""
+    wanted: dict[str, dict[str, str]] = {}
+    for hook in pre_commit_hooks(root):
+        run = message_check(root, "{1}") if hook["id"] == MESSAGE_ID else hook["entry"]
+        wanted.setdefault(hook["stages"][0], {})[hook["id"]] = run
+    return wanted
+
+
+def merge_lefthook(text: str, wanted: dict[str, str], path: Path, hook_name: str = PRE_COMMIT_STAGE) -> str:
+    """`text` with `<hook_name>.commands.<id>.run` as `wanted` says; every other byte kept."""
     data = yaml_edit.load(text, path)
     if data is None:
         data = {}
@@ -329,14 +364,14 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
         raise UserError("expected a mapping", file=path)
     lines = yaml_edit.lines_of(text)
     block = {name: {"run": run} for name, run in wanted.items()}
-    hook = data.get("pre-commit")
+    hook = data.get(hook_name)
     if hook is None:
         tail = "" if text.endswith("\n") or not text else "\n"
-        return text + tail + yaml_edit.render({"pre-commit": {"commands": block}}, 0)
+        return text + tail + yaml_edit.render({hook_name: {"commands": block}}, 0)
     commands = hook.get("commands") if isinstance(hook, dict) else None
     if not yaml_edit.block_map(hook) or (commands is not None and not yaml_edit.block_map(commands)):
-        raise UserError("expected `pre-commit.commands` to be a block mapping", file=path,
-                        field="pre-commit.commands", fix="write it in block style (one `name:` per line)")
+        raise UserError(f"expected `{hook_name}.commands` to be a block mapping", file=path,
+                        field=f"{hook_name}.commands", fix="write it in block style (one `name:` per line)")
     if commands is None:
         column = hook.lc.key(next(iter(hook)))[1]
         _, end = yaml_edit.key_lines(lines, hook, list(hook)[-1])
@@ -369,21 +404,29 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path) -> str:
 
 
 def write_lefthook(path: Path, root: Path) -> bool:
-    """Merge our commands into the `pre-commit` hook of an existing lefthook file."""
+    """Merge our commands into the `pre-commit` and `commit-msg` hooks of an existing lefthook file."""
     text = path.read_text(encoding="utf-8")
-    wanted = {hook["id"]: hook["entry"] for hook in pre_commit_hooks(root)}
-    return write_if_changed(path, merge_lefthook(text, wanted, path))
+    for hook_name, wanted in lefthook_commands(root).items():
+        text = merge_lefthook(text, wanted, path, hook_name)
+    return write_if_changed(path, text)
 
 
 def remove_lefthook(path: Path) -> bool:
+    removed = False
+    for hook_name in (COMMIT_MSG_STAGE, PRE_COMMIT_STAGE):
+        removed = _remove_lefthook_commands(path, hook_name) or removed
+    return removed
+
+
+def _remove_lefthook_commands(path: Path, hook_name: str) -> bool:
     text, data = _read(path)
-    commands = (data or {}).get("pre-commit", {}).get("commands", {}) if isinstance(data, dict) else {}
+    hook = data.get(hook_name) if isinstance(data, dict) else None
+    commands = hook.get("commands", {}) if isinstance(hook, dict) else {}
     if not isinstance(commands, dict) or not any(name in commands for name in OUR_IDS):
         return False
     lines = yaml_edit.lines_of(text)
     if all(name in OUR_IDS for name in commands):
-        hook = data["pre-commit"]
-        start, end = yaml_edit.key_lines(lines, hook if len(hook) > 1 else data, "commands" if len(hook) > 1 else "pre-commit")
+        start, end = yaml_edit.key_lines(lines, hook if len(hook) > 1 else data, "commands" if len(hook) > 1 else hook_name)
         del lines[start:end]
     else:
         for name in sorted((n for n in OUR_IDS if n in commands), key=lambda n: -commands.lc.key(n)[0]):
@@ -397,17 +440,26 @@ def remove_lefthook(path: Path) -> bool:
 
 
 def wiring_hint(root: Path) -> str:
-    return WIRING_HINT.format(commands="; ".join(f"`{hook['entry']}`" for hook in pre_commit_hooks(root)))
+    commands = [f"{stage}: `{run}`" for stage, wanted in plain_commands(root).items() for run in wanted]
+    return WIRING_HINT.format(commands="; ".join(commands))
 
 
-def plain_hook_text(root: Path) -> str:
-    body = "\n".join(f"{hook['entry']} || exit 1" for hook in pre_commit_hooks(root))
+def plain_commands(root: Path) -> dict[str, list[str]]:
+    """Our commands per git hook, for a shell script git runs (the message file is its `$1`)."""
+    return {stage: [run.replace("{1}", '"$1"') for run in wanted.values()]
+            for stage, wanted in lefthook_commands(root).items()}
+
+
+def plain_hook_text(root: Path, name: str = PLAIN_HOOK) -> str:
+    stage = Path(name).name
+    body = "\n".join(f"{run} || exit 1" for run in plain_commands(root)[stage])
     return f"#!/bin/sh\n{PLAIN_BANNER}\n{body}\n"
 
 
-def write_plain_hook(root: Path) -> bool:
-    """`.git/hooks/pre-commit` running our checks; never over a hook compile did not write."""
-    path = root / PLAIN_HOOK
+def write_plain_hook(root: Path, name: str = PLAIN_HOOK) -> bool:
+    """A git hook (`.git/hooks/pre-commit` or `commit-msg`) running our checks; never over a hook
+    compile did not write."""
+    path = root / name
     if not (root / ".git").is_dir():
         raise UserError("[compile] git-hook = \"plain\" needs a git repository with a .git folder",
                         file=root / "rules.toml", field="compile.git-hook",
@@ -415,15 +467,15 @@ def write_plain_hook(root: Path) -> bool:
     if path.exists() and PLAIN_BANNER not in path.read_text(encoding="utf-8", errors="replace"):
         raise UserError("a pre-commit hook compile did not write is already installed", file=path,
                         field="compile.git-hook",
-                        fix=f"add {', '.join(hook['entry'] for hook in pre_commit_hooks(root))} to it yourself, "
+                        fix=f"add {', '.join(plain_commands(root)[path.name])} to it yourself, "
                             "or remove it and compile again")
-    changed = write_if_changed(path, plain_hook_text(root))
+    changed = write_if_changed(path, plain_hook_text(root, name))
     path.chmod(0o755)
     return changed
 
 
-def remove_plain_hook(root: Path) -> bool:
-    path = root / PLAIN_HOOK
+def remove_plain_hook(root: Path, name: str = PLAIN_HOOK) -> bool:
+    path = root / name
     if path.exists() and PLAIN_BANNER in path.read_text(encoding="utf-8", errors="replace"):
         path.unlink()
         return True

@@ -18,6 +18,8 @@ SETTINGS = ".claude/settings.json"
 PRE_COMMIT = ".pre-commit-config.yaml"
 LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
 PLAIN_HOOK = ".git/hooks/pre-commit"  # written only with [compile] git-hook = "plain"
+PLAIN_MESSAGE_HOOK = ".git/hooks/commit-msg"  # likewise: the commit message rules
+PLAIN_HOOKS = (PLAIN_HOOK, PLAIN_MESSAGE_HOOK)
 
 
 def hook_files(root: Path, git_hook: str) -> list[str]:
@@ -30,7 +32,7 @@ def hook_files(root: Path, git_hook: str) -> list[str]:
     if lefthook is not None:
         names.append(lefthook.name)
     if len(names) == 1 and git_hook == "plain":
-        names.append(PLAIN_HOOK)
+        names.extend(PLAIN_HOOKS)
     return names
 
 

@@ -8,4 +8,9 @@ Other stages use: `sources.read_worktree`, `sources.load`, `sources.source_paths
 task families check for the folder on every doit command.
 """
 
+import re
+
 CONSTITUTION = "constitution"  # the folder of a repository's constitution editions
+# A reference `{@id}` in a rule's or the constitution's text (`references` resolves it); here, like
+# CONSTITUTION, so that the check reports render references without importing the edition models.
+REFERENCE = re.compile(r"\{@([^{}\s]*)\}")

@@ -9,13 +9,13 @@ article).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from agent_constitution.edition import REFERENCE
 from agent_constitution.edition.languages import Language
 from agent_constitution.edition.models import Article, Edition, Item, Section
 
-REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
 # What a writer may have meant as a reference: `{@` up to the next `}` on the line (check 9 rejects
 # every one that is not a REFERENCE, e.g. `{@ must-ask}`, so none reaches the output as text).
 OPENING = re.compile(r"\{@[^}\n]*\}?")

@@ -1,7 +1,8 @@
 """Run the checks: one task per (segment, rule), then `checks:report` (summary, JSON, SARIF, review queues).
 
 Command-line variables: `change=staged|worktree|REV|A..B` and `record=PATH` give the change and record
-subjects; `rules=ac:12,ac:14` runs only those rules (superseded ones included); `undecidable=fail`
+subjects; `message=PATH` (a commit message file, as git's commit-msg hook gets it) is the message of
+the change (staged unless `change=` says otherwise); `rules=ac:12,ac:14` runs only those rules (superseded ones included); `undecidable=fail`
 makes an undecidable check fail the run (default: a warning).
 """
 
@@ -43,7 +44,7 @@ def tasks(project):
         if policy not in UNDECIDABLE_POLICIES:
             raise UserError(f"undecidable={policy}: expected one of {', '.join(UNDECIDABLE_POLICIES)}")
         run = prepare(project.root, project.cache, change=get_var("change"), record=get_var("record"),
-                      only=get_var("rules"))
+                      only=get_var("rules"), message=get_var("message"))
     except UserError as error:
         message = str(error)
         yield {"name": "report", "actions": [lambda: TaskFailed(message)], "uptodate": [False],
@@ -76,7 +77,8 @@ def tasks(project):
         "name": "report",
         "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
-                                     run.selection.review, project.cache, policy, run.selection.waivers, today])],
+                                     run.selection.review, project.cache, policy, run.selection.waivers, today,
+                                     project.root])],
         "file_dep": [job.result for job in run.plan.jobs],
         "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from io import StringIO
 
-from agent_constitution.checks.api import Record, Repository, Undecidable
+from agent_constitution.checks.api import Repository, Undecidable
 
 # Text scans skip files this large: they are data, not text an agent wrote (rule 12 reports them).
 _MAX_TEXT_BYTES = 4 * 1024 * 1024
@@ -55,29 +55,6 @@ def parse_yaml(text: str) -> tuple[object, str | None]:
 def workflow_files(repo: Repository, folder: str) -> list[str]:
     """The workflow files of a GitHub or Forgejo Actions folder (`.github/workflows`)."""
     return sorted(repo.glob(f"{folder}/*.yml") + repo.glob(f"{folder}/*.yaml"))
-
-
-def tool_uses(record: Record) -> Iterator[tuple[int, Mapping]]:
-    """(line of the record, tool_use block) for every tool call of the assistant, in order."""
-    for line, event in enumerate(record.events, 1):
-        message = event.get("message")
-        if event.get("type") != "assistant" or not isinstance(message, Mapping):
-            continue
-        content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                    yield line, block
-
-
-def shell_commands(record: Record) -> Iterator[tuple[int, str]]:
-    """(line of the record, command line) for every shell command the agent ran."""
-    for line, block in tool_uses(record):
-        tool_input = block.get("input")
-        if block.get("name") == "Bash" and isinstance(tool_input, Mapping):
-            command = tool_input.get("command")
-            if isinstance(command, str):
-                yield line, command
 
 
 _OPERATORS = {";", "&&", "||", "|", "&", "|&", ";;", "(", ")"}

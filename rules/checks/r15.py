@@ -8,7 +8,7 @@ hook managers read to skip hooks (pre-commit's `SKIP`, `PRE_COMMIT_ALLOW_NO_CONF
 
 from agent_constitution.checks.api import Finding, Record
 
-from ._helpers import commands_with_env, git_calls, shell_commands
+from ._helpers import commands_with_env, git_calls
 
 # Variables that make a hook manager skip hooks: any value, or (for a switch) the values that turn it off.
 SKIPPING = {"SKIP": None, "PRE_COMMIT_ALLOW_NO_CONFIG": None, "LEFTHOOK_EXCLUDE": None,
@@ -20,7 +20,7 @@ SUPERSEDED = False
 
 def check(record: Record) -> list[Finding]:
     findings = []
-    for line, command in shell_commands(record):
+    for line, command in record.shell_commands():
         for name in _skipping_variables(command):
             findings.append(Finding(f"{name} skips git hooks: {command.strip()!r}", path=str(record.path), line=line))
         for call in git_calls(command):

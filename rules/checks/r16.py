@@ -2,7 +2,7 @@
 
 from agent_constitution.checks.api import Finding, Record
 
-from ._helpers import git_calls, shell_commands, short_flags
+from ._helpers import git_calls, short_flags
 
 RULE = 16
 SUPERSEDED = False
@@ -10,7 +10,7 @@ SUPERSEDED = False
 
 def check(record: Record) -> list[Finding]:
     findings = []
-    for line, command in shell_commands(record):
+    for line, command in record.shell_commands():
         for call in git_calls(command):
             problem = _problem(call.command, call.args)
             if problem:

@@ -1,15 +1,12 @@
 """Rule 39 (trial): Run the checks after the last edit."""
 
-from collections.abc import Mapping
+from agent_constitution.checks.api import EDIT, SHELL, Finding, Record
 
-from agent_constitution.checks.api import Finding, Record
-
-from ._helpers import simple_commands, tool_uses
+from ._helpers import simple_commands
 
 RULE = 39
 SUPERSEDED = False
 
-EDITS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 # A command runs tests or checks when one of its words is a test runner, or it starts with one of these.
 RUNNERS = {"pytest", "py.test", "tox", "nox"}
 STARTS = {
@@ -32,16 +29,16 @@ STARTS = {
 
 
 def check(record: Record) -> list[Finding]:
-    last_edit = None
+    last_edit = None  # the last edit call
     checked = False
-    for line, block in tool_uses(record):
-        if block.get("name") in EDITS:
-            last_edit, checked = line, False
-        elif block.get("name") == "Bash" and isinstance(block.get("input"), Mapping):
-            checked = checked or _runs_checks(str(block["input"].get("command", "")))
+    for call in record.tool_calls():
+        if call.tool == EDIT:
+            last_edit, checked = call, False
+        elif call.tool == SHELL:
+            checked = checked or _runs_checks(str(call.input.get("command", "")))
     if last_edit is None or checked:
         return []
-    return [Finding("no tests or checks ran after the last file edit", path=str(record.path), line=last_edit)]
+    return [Finding("no tests or checks ran after the last file edit", path=str(record.path), line=last_edit.line)]
 
 
 def _runs_checks(command: str) -> bool:

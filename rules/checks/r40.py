@@ -2,7 +2,7 @@
 
 from agent_constitution.checks.api import Finding, Record
 
-from ._helpers import shell_commands, simple_commands
+from ._helpers import simple_commands
 
 RULE = 40
 SUPERSEDED = False
@@ -30,7 +30,7 @@ CLOUDS = {"aws", "gcloud", "az", "doctl", "hcloud"}
 
 def check(record: Record) -> list[Finding]:
     findings = []
-    for line, command in shell_commands(record):
+    for line, command in record.shell_commands():
         for words in simple_commands(command):
             what = _publishes(words)
             if what:

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from agent_constitution.checks.api import Finding
-from agent_constitution.checks.model import Outcome, Result
-from agent_constitution.checks.report import json_report, sarif, summary
+from agent_constitution.checks.model import Outcome, Result, Suppression
+from agent_constitution.checks.report import json_report, rule_pages, sarif, summary
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text())
 
@@ -57,19 +57,85 @@ def test_json_report_round_trips_and_is_stable():
     assert json_report(list(reversed(RESULTS))) == json_report(RESULTS)
 
 
-def test_sarif_is_valid_and_uses_kinds():
+def test_sarif_holds_only_failing_results_each_located():
     log = json.loads(sarif(RESULTS))
     jsonschema.validate(log, SCHEMA)
     run = log["runs"][0]
     kinds = [(r["ruleId"], r["kind"], r["level"]) for r in run["results"]]
-    assert kinds == [("ac:1", "pass", "none"), ("ac:2", "review", "none"), ("ac:4", "review", "none"),
-                     ("ac:10", "fail", "error"), ("ac:3", "fail", "error"), ("ac:3", "fail", "error")]
-    located = run["results"][4]["locations"][0]["physicalLocation"]
+    assert kinds == [("ac:10", "fail", "error"), ("ac:3", "fail", "error"), ("ac:3", "fail", "error")]
+    assert run["properties"]["summary"] == {"pass": 1, "violation": 2, "undecidable": 1, "no-check": 1}
+    located = run["results"][1]["locations"][0]["physicalLocation"]
     assert located == {"artifactLocation": {"uri": "svc/api/uv.lock", "uriBaseId": "%SRCROOT%"},
                        "region": {"startLine": 2, "startColumn": 5}}
-    assert run["results"][3]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a%20b.py"
+    assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a%20b.py"
     rules = run["tool"]["driver"]["rules"]
     assert [rules[r["ruleIndex"]]["id"] for r in run["results"]] == [r["ruleId"] for r in run["results"]]
+    assert [rule["id"] for rule in rules] == ["ac:1", "ac:2", "ac:4", "ac:10", "ac:3"]
+
+
+def test_a_finding_without_a_file_of_the_repository_is_anchored_at_the_manifest():
+    results = [result("ac:14", Outcome.VIOLATION, findings=(
+        Finding("force push to main", "/home/me/.codex/sessions/rollout.jsonl", 3),
+        Finding("whole repository"),
+        Finding("gone", "deleted.py", 4),
+        Finding("here", "src/a.py", 1)))]
+    log = json.loads(sarif(results, exists=lambda path: path == "src/a.py"))
+    jsonschema.validate(log, SCHEMA)
+    located = [(r["message"]["text"], r["locations"][0]["physicalLocation"]) for r in log["runs"][0]["results"]]
+    manifest = {"artifactLocation": {"uri": "rules.toml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
+    assert located == [
+        ("force push to main (/home/me/.codex/sessions/rollout.jsonl)", manifest),
+        ("whole repository", manifest),
+        ("gone (deleted.py:4)", manifest),
+        ("here", {"artifactLocation": {"uri": "src/a.py", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}),
+    ]
+
+
+def test_every_rule_has_help_with_its_references_rendered():
+    text = "Ask first ({@must-ask.irreversible}); see {@rule:5} and {@rule:py:7}."
+    results = [result("ac:14", Outcome.PASS, text=text), result("ext:2", None, text="Plain.")]
+    log = json.loads(sarif(results, rule_pages={"ac": "https://github.com/o/r/blob/0123abc/"}))
+    jsonschema.validate(log, SCHEMA)
+    ac, ext = log["runs"][0]["tool"]["driver"]["rules"]
+    rendered = "Ask first (the constitution's provision must-ask.irreversible); see ac:5 and py:7."
+    assert ac["help"] == {"text": f"ac:14 Title of ac:14\n\n{rendered}", "markdown": f"**ac:14 Title of ac:14**\n\n{rendered}"}
+    assert ac["fullDescription"] == {"text": rendered}
+    assert ac["helpUri"] == "https://github.com/o/r/blob/0123abc/rules/14.toml"
+    assert ext["help"]["text"] == "ext:2 Title of ext:2\n\nPlain." and "helpUri" not in ext
+    assert "{@" not in json.dumps(log)
+
+
+@pytest.mark.parametrize("url, page", [
+    ("github.com/Luolc/agent-constitution", "https://github.com/Luolc/agent-constitution/blob/c0ffee/"),
+    ("https://gitlab.com/a/b.git", "https://gitlab.com/a/b/blob/c0ffee/"),
+    ("git@github.com:a/b.git", None),
+    ("ssh://git@host/a/b", None),
+    ("file:///srv/rules", None),
+    (None, None),
+])
+def test_rule_pages_of_git_sources(url, page):
+    assert rule_pages([("ac", url, "c0ffee")]).get("ac") == page
+    assert rule_pages([("ac", url, None)]) == {}
+
+
+def test_github_upload_requirements_hold_for_every_outcome():
+    """GitHub code scanning's documented requirements on an uploaded log: each result has a ruleId,
+    a valid level and at least one location with a repository-relative URI; each rule has help."""
+    waived = Suppression(Finding("waived finding", "a.py", 2), "external", "fixture data")
+    results = [*RESULTS, result("ac:20", Outcome.PASS, suppressed=(waived,))]
+    log = json.loads(sarif(results))
+    jsonschema.validate(log, SCHEMA)
+    run = log["runs"][0]
+    assert run["results"]
+    for entry in run["results"]:
+        assert entry["ruleId"] and entry["level"] in ("none", "note", "warning", "error")
+        assert entry["locations"], entry
+        uri = entry["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert not uri.startswith("/") and "://" not in uri
+    assert [entry.get("suppressions") for entry in run["results"] if entry["ruleId"] == "ac:20"] == [
+        [{"kind": "external", "justification": "fixture data"}]]
+    for rule in run["tool"]["driver"]["rules"]:
+        assert rule["help"]["text"] and rule["help"]["markdown"]
 
 
 def test_vendored_schema_rejects_what_sarif_rejects():

@@ -161,7 +161,7 @@ def test_command_runs_without_a_shell(tmp_path: Path):
 
 def test_record_subject(tmp_path: Path):
     code = ("from agent_constitution.checks.api import Finding\nRULE = 1\n"
-            "def check(record):\n    return [Finding(f'ran {use[\"name\"]}') for use in record.tool_uses()]\n")
+            "def check(record):\n    return [Finding(f'ran {call.name}') for call in record.tool_calls()]\n")
     make_source(tmp_path, {}, {"r1": code})
     session = tmp_path / "session.jsonl"
     session.write_text(json.dumps({"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash"}]}}) + "\n")

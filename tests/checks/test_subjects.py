@@ -118,10 +118,10 @@ def test_record(tmp_path: Path):
               {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash", "input": {}}]}}]
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
-    assert [block["name"] for block in read_record(path).tool_uses()] == ["Bash"]
+    assert [call.name for call in read_record(path).tool_calls()] == ["Bash"]
     path.write_text("{broken\n")
     with pytest.raises(Undecidable, match="not a JSON line"):
-        read_record(path)
+        list(read_record(path).tool_calls())
 
 
 segment = st.text("ab", min_size=1, max_size=2)

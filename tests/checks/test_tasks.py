@@ -44,7 +44,7 @@ RULE = 7
 
 
 def check(record):
-    return [Finding("force push") for use in record.tool_uses() if "--force" in use["input"].get("command", "")]
+    return [Finding("force push") for _, command in record.shell_commands() if "--force" in command]
 '''
 
 
@@ -241,3 +241,18 @@ def test_an_untracked_nested_repository_is_skipped(project: Path):
     run = doit(project, "checks")
     assert "Traceback" not in run.stdout + run.stderr and "IsADirectoryError" not in run.stdout + run.stderr
     assert "4 rules checked: 1 passed, 1 violated, 1 undecidable, 1 without a check" in run.stdout
+
+
+def test_a_codex_rollout_is_a_record_subject_too(project: Path, tmp_path: Path):
+    rollout = tmp_path / "rollout-2026-11-30T10-00-00-0199.jsonl"
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
+            "arguments": json.dumps({"cmd": "git push --force origin main"})}
+    rollout.write_text(json.dumps({"timestamp": "2026-11-30T10:00:00Z", "type": "session_meta", "payload": {"id": "0199"}})
+                       + "\n" + json.dumps({"timestamp": "2026-11-30T10:00:01Z", "type": "response_item", "payload": call})
+                       + "\n")
+    run = doit(project, "checks", f"record={rollout}")
+    assert "  ac:7 Rule 7\n    force push\n" in run.stdout
+    unknown = tmp_path / "other.jsonl"
+    unknown.write_text('{"event": "tool", "cmd": "git push --force"}\n')
+    run = doit(project, "checks", f"record={unknown}")
+    assert "not a session record of Claude Code, Codex or Gemini CLI" in run.stdout

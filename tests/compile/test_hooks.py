@@ -58,7 +58,9 @@ def test_covenant_hook_when_the_repo_has_a_covenant(tmp_path):
     # A git hook's PATH need not hold the project's environment: a uv project runs its tools through uv.
     hooks.write_pre_commit(tmp_path)
     entries = [hook["entry"] for hook in YAML(typ="safe").load((tmp_path / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]]
-    assert entries == ["uv run doit check", "uv run pdks covenant check --diff --staged"]
+    assert entries == ["uv run doit check change=staged",
+                       """sh -c 'uv run doit check change=staged message="$1"' --""",
+                       "uv run pdks covenant check --diff --staged"]
     (tmp_path / "polydeukes.config.yaml").unlink()
     hooks.write_claude_settings(tmp_path)
     assert "PreToolUse" not in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
@@ -144,8 +146,12 @@ def test_a_plain_git_hook_on_request(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert hooks.write_plain_hook(tmp_path)
     path = tmp_path / ".git" / "hooks" / "pre-commit"
-    assert path.stat().st_mode & 0o111 and "doit check" in path.read_text()
+    assert path.stat().st_mode & 0o111 and "doit check change=staged || exit 1" in path.read_text()
     assert not hooks.write_plain_hook(tmp_path)
+    message = tmp_path / ".git" / "hooks" / "commit-msg"
+    assert hooks.write_plain_hook(tmp_path, ".git/hooks/commit-msg")
+    assert 'doit check change=staged message="$1" || exit 1' in message.read_text()
+    assert hooks.remove_plain_hook(tmp_path, ".git/hooks/commit-msg") and not message.exists()
     assert hooks.remove_plain_hook(tmp_path) and not path.exists()
     path.write_text("#!/bin/sh\nmake lint\n")
     with pytest.raises(UserError) as caught:
@@ -160,7 +166,10 @@ def test_lefthook_merge(tmp_path):
     hooks.write_lefthook(path, tmp_path)
     data = YAML(typ="safe").load(path.read_text())
     assert data["pre-commit"]["commands"]["lint"] == {"run": "ruff check"}
-    assert data["pre-commit"]["commands"]["agent-constitution-check"] == {"run": hooks.git_command(tmp_path, "doit", "check")}
+    assert data["pre-commit"]["commands"]["agent-constitution-check"] == {
+        "run": hooks.git_command(tmp_path, "doit", "check change=staged")}
+    assert data["commit-msg"]["commands"] == {
+        "agent-constitution-message": {"run": hooks.git_command(tmp_path, "doit", "check change=staged message={1}")}}
     # lefthook's own validator (the lefthook wheel ships the binary) accepts what we wrote.
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # lefthook validates only inside a repository
     tool = Path(sys.executable).parent / "lefthook"

@@ -40,7 +40,8 @@ def test_pre_commit_entry_is_appended_in_the_files_own_style(tmp_path):
     added = merged.replace(HAND_PRE_COMMIT.split("default_stages")[0], "", 1)
     assert merged.startswith(HAND_PRE_COMMIT.split("default_stages")[0])
     assert merged.endswith("default_stages: [pre-commit]\n")
-    entry = hooks.git_command(tmp_path, "doit", "check")
+    entry = hooks.git_command(tmp_path, "doit", "check change=staged")
+    message = hooks.git_command(tmp_path, "doit", 'check change=staged message="$1"')
     assert added == (
         "-   repo: local\n"
         "    hooks:\n"
@@ -50,6 +51,16 @@ def test_pre_commit_entry_is_appended_in_the_files_own_style(tmp_path):
         "        language: system\n"
         "        pass_filenames: false\n"
         "        always_run: true\n"
+        "        stages:\n"
+        "        -   pre-commit\n"
+        "    -   id: agent-constitution-message\n"
+        "        name: 'agent-constitution: the commit message rules'\n"
+        f"        entry: sh -c '{message}' --\n"
+        "        language: system\n"
+        "        pass_filenames: true\n"
+        "        always_run: true\n"
+        "        stages:\n"
+        "        -   commit-msg\n"
         "default_stages: [pre-commit]\n"
     )
     assert hooks.merge_pre_commit(merged, ours(tmp_path), tmp_path / "x") == merged  # a second run: no change
@@ -57,11 +68,10 @@ def test_pre_commit_entry_is_appended_in_the_files_own_style(tmp_path):
 
 def test_a_changed_entry_changes_only_its_value(tmp_path):
     text = hooks.merge_pre_commit(HAND_PRE_COMMIT, ours(tmp_path), tmp_path / "x")
-    commented = text.replace(f"entry: {hooks.git_command(tmp_path, 'doit', 'check')}\n",
-                             "entry: old check   # theirs\n")
+    entry = hooks.git_command(tmp_path, "doit", "check change=staged")
+    commented = text.replace(f"entry: {entry}\n", "entry: old check   # theirs\n")
     again = hooks.merge_pre_commit(commented, ours(tmp_path), tmp_path / "x")
-    assert again == text.replace(f"entry: {hooks.git_command(tmp_path, 'doit', 'check')}\n",
-                                 f"entry: {hooks.git_command(tmp_path, 'doit', 'check')}   # theirs\n")
+    assert again == text.replace(f"entry: {entry}\n", f"entry: {entry}   # theirs\n")
 
 
 def test_removing_our_entry_restores_the_file(tmp_path):
@@ -105,10 +115,12 @@ def test_lefthook_entry_goes_in_at_the_files_indentation(tmp_path):
     path = tmp_path / "lefthook.yml"
     path.write_text(HAND_LEFTHOOK)
     hooks.write_lefthook(path, tmp_path)
-    entry = hooks.git_command(tmp_path, "doit", "check")
+    entry = hooks.git_command(tmp_path, "doit", "check change=staged")
+    message = hooks.git_command(tmp_path, "doit", "check change=staged message={1}")
     assert path.read_text() == HAND_LEFTHOOK.replace(
         '            glob: "*.py"\n', f'            glob: "*.py"\n        agent-constitution-check:\n  run: {entry}\n'
-        .replace("\n  run:", "\n            run:"))
+        .replace("\n  run:", "\n            run:")) + (
+        f"commit-msg:\n  commands:\n    agent-constitution-message:\n      run: {message}\n")
     assert not hooks.write_lefthook(path, tmp_path)
     assert hooks.remove_lefthook(path)
     assert path.read_text() == HAND_LEFTHOOK

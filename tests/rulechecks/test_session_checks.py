@@ -6,7 +6,7 @@ import pytest
 
 from agent_constitution.checks.api import Undecidable
 
-from .subjects import bash, change, check_module, record
+from .subjects import AGENTS, LINED, bash, change, check_module, record
 
 # rule id → (compliant tool calls, violating tool calls)
 RECORD_CASES: dict[int, tuple[list, list]] = {
@@ -71,16 +71,19 @@ CHANGE_CASES: dict[int, tuple[tuple, tuple]] = {
 }
 
 
+@pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("rule_id", sorted(RECORD_CASES))
-def test_record_check_passes_on_compliant_session(rule_id, tmp_path):
-    assert check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][0])) == []
+def test_record_check_passes_on_compliant_session(rule_id, agent, tmp_path):
+    assert check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][0], agent=agent)) == []
 
 
+@pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("rule_id", sorted(RECORD_CASES))
-def test_record_check_reports_violating_session(rule_id, tmp_path):
-    findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][1]))
+def test_record_check_reports_violating_session(rule_id, agent, tmp_path):
+    findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_CASES[rule_id][1], agent=agent))
     assert findings
-    assert all(finding.path == str(tmp_path / "s.jsonl") and finding.line for finding in findings)
+    assert all(finding.path == str(tmp_path / "s.jsonl") for finding in findings)
+    assert all(finding.line for finding in findings) or agent not in LINED
 
 
 @pytest.mark.parametrize("rule_id", sorted(CHANGE_CASES))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import re
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agent_constitution.errors import UserError
+from agent_constitution.readers import parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -110,12 +112,17 @@ class Record:
     @classmethod
     def read(cls, path: Path) -> "Record":
         events = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            text = read_text(path)
+        except UserError as error:
+            raise Undecidable(str(error).removeprefix("error: ").partition("\n")[0]) from None
+        for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    events.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise Undecidable(f"{path}:{number}: not a JSON line ({error.msg})") from None
+                    events.append(parse_json(line, path))
+                except UserError as error:
+                    detail = error.message.removeprefix("not valid JSON: ")
+                    raise Undecidable(f"{path}:{number}: not a JSON line ({detail})") from None
         return cls(path, tuple(events))
 
     def tool_uses(self) -> Iterator[Mapping]:

@@ -15,8 +15,8 @@ from agent_constitution.edition.references import referenced, targets
 from agent_constitution.edition.render import outputs
 from agent_constitution.errors import UserError
 
-DRAFT_REVISION = re.compile(r"0\.[1-9][0-9]*")
-ACTIVE_REVISION = re.compile(r"[1-9][0-9]*")
+DRAFT_REVISION = re.compile(r"0\.[1-9][0-9]{0,8}")
+ACTIVE_REVISION = re.compile(r"[1-9][0-9]{0,8}")
 BUILD = "run uv run constitution-build"
 
 

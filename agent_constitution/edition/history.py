@@ -7,7 +7,6 @@ another edition (or none), or a draft base, is not compared, and the check says 
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pygit2
@@ -16,6 +15,7 @@ from agent_constitution.edition.failures import ChecksFailed, failure
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.sources import CONSTITUTION, Sources, load, read_commit
 from agent_constitution.errors import UserError
+from agent_constitution.readers import decode, parse_toml
 
 
 def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[list[UserError], list[str]]:
@@ -58,7 +58,7 @@ def _text(edition: Edition, sources: Sources) -> dict[str, dict]:
     text = {}
     for path, data in sources.items():
         if path.startswith(edition.folder + "/"):
-            parsed = tomllib.loads(data.decode("utf-8"))
+            parsed = parse_toml(decode(data, path), path)
             if path == edition.index_path:
                 parsed.pop("revision")
             text[path[len(edition.folder) + 1:]] = parsed

@@ -23,6 +23,7 @@ import pygit2
 import tomlkit
 from packaging.version import InvalidVersion, Version
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.lock import lock_text, read_lock
@@ -159,8 +160,9 @@ def replace_superseded(root: Path) -> list[tuple[str, str]]:
         name, colon, rest = text.partition(":")
         suffix = "/*" if rest.endswith("/*") else ""
         body = rest.removesuffix("/*")
-        if colon and body.isdigit() and (name, int(body)) in successors:
-            new = f"{name}:{successors[(name, int(body))]}{suffix}"
+        number = ids.rule_number(body)
+        if colon and number is not None and (name, number) in successors:
+            new = f"{name}:{successors[(name, number)]}{suffix}"
             replaced.append((text, new))
             return new
         return text

@@ -7,7 +7,7 @@ only from the resolution), one per hook file, `agents:prune` (outputs of segment
 `agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only `compile.layout` (standard
-library) and reads the manifest with tomllib; the steps of `compile.build` are named here by their
+library) and reads the manifest through `readers`; the steps of `compile.build` are named here by their
 function name and imported when an action or an up-to-date check runs.
 
 Up to date: each action records what it read (the projection of the segment's resolution it used
@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,11 +48,14 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
     task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
     from agent_constitution.compile.layout import Settings
+    from agent_constitution.errors import UserError
+    from agent_constitution.readers import read_toml
+    from agent_constitution.ruleset.layout import segment_problem
 
     default = Settings(origin=manifest.name)
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = read_toml(manifest)
+    except UserError:
         return default, ["."]
     table = data.get("compile", {})
     table = table if isinstance(table, dict) else {}
@@ -62,7 +64,10 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     if type(max_tokens) is not int or max_tokens <= 0 or claude not in ("import", "none"):
         max_tokens, claude = default.max_tokens, default.claude
     listed = data.get("segment", [])
-    segments = [s["path"] for s in listed if isinstance(s, dict) and isinstance(s.get("path"), str)]
+    segments = [
+        s["path"] for s in (listed if isinstance(listed, list) else [])
+        if isinstance(s, dict) and isinstance(s.get("path"), str) and segment_problem(s["path"]) is None
+    ]
     return Settings(max_tokens, claude, manifest.name), [".", *segments]
 
 

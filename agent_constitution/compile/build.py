@@ -47,6 +47,7 @@ from agent_constitution.compile.inputs import (
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import read_text
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -226,7 +227,7 @@ def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -
     if settings.claude == "none":
         return Step(state=state, removed=(shown,) if owned.remove_owned(path) else ())
     if path.exists() and not owned.is_owned(path):
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         lines = ()
         if "@AGENTS.md" not in text:
             lines = (

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,6 +32,7 @@ from agent_constitution.covenant.init import merge_hook_settings
 from agent_constitution.compile.layout import PRE_COMMIT, SETTINGS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.readers import read_json, read_text
 
 COVENANT_CONFIG = "polydeukes.config.yaml"
 COVENANT_HOOK = "pdks hook claude-code"
@@ -83,12 +85,13 @@ class SettingsHooks(BaseModel):
     hooks: dict[str, list[_Group]] = {}
 
 
-def validate_settings(path: Path) -> None:
-    """Parse `path` as JSON and check its `hooks` against the shape Claude Code reads."""
+def validate_settings(path: Path) -> dict[str, Any]:
+    """Parse `path` as JSON, check its `hooks` against the shape Claude Code reads, and return it."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise UserError(f"not JSON: {error}", file=path) from None
+        data = read_json(path)
+    except UserError as error:
+        error.fix = error.fix or "repair the file; compile never overwrites a settings file it cannot read"
+        raise
     if not isinstance(data, dict):
         raise UserError("a settings file is a JSON object", file=path)
     try:
@@ -100,13 +103,13 @@ def validate_settings(path: Path) -> None:
     unknown = sorted(set(data.get("hooks", {})) - CLAUDE_EVENTS)
     if unknown:
         raise UserError(f"unknown hook event {unknown[0]!r}", file=path, field=f"hooks.{unknown[0]}")
+    return data
 
 
 def _load_settings(path: Path) -> dict[str, Any]:
-    if not path.exists():
+    if not os.path.lexists(path):
         return {}
-    validate_settings(path)
-    return json.loads(path.read_text(encoding="utf-8"))
+    return validate_settings(path)
 
 
 def _dump_settings(path: Path, data: dict[str, Any]) -> bool:
@@ -192,8 +195,9 @@ def _yaml() -> YAML:
 def _read_yaml(path: Path) -> Any:
     if not path.exists():
         return None
+    text = read_text(path)
     try:
-        return _yaml().load(path.read_text(encoding="utf-8"))
+        return _yaml().load(text)
     except Exception as error:  # ruamel raises many types; the user needs the message only
         raise UserError(f"not valid YAML: {error}", file=path, fix="repair the file; compile never overwrites it") from None
 

@@ -13,23 +13,22 @@ edit are both read from the file itself. Every writer here:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agent_constitution.compile import region
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.readers import read_text
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
 
 
 def _read(path: Path) -> str | None:
     # Bytes decoded as they are: reading in text mode would turn a CRLF outside the region into LF.
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except UnicodeDecodeError as error:
-        raise UserError(f"not UTF-8 text ({error})", file=path) from None
+    return read_text(path)
 
 
 def region_intact(path: Path) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_json
 
 FOLDERS = (".claude/skills", ".agents/skills")
 STAMP = ".agent-constitution.json"
@@ -61,8 +62,8 @@ def _stamp(files: dict[str, bytes], origin: str) -> str:
 
 def _read_stamp(target: Path) -> dict | None:
     try:
-        data = json.loads((target / STAMP).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        data = read_json(target / STAMP)
+    except UserError:
         return None
     return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
 

@@ -26,6 +26,7 @@ from packaging.version import InvalidVersion, Version
 from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import read_text
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.sources import version_tags
@@ -152,7 +153,8 @@ def replace_superseded(root: Path) -> list[tuple[str, str]]:
     lock = read_lock(root)
     resolution = resolve(root, lock)
     path = root / MANIFEST
-    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    text = read_text(path, MANIFEST)  # resolve() above has parsed it: tomlkit only keeps its layout
+    document = tomlkit.parse(text)
     replaced: list[tuple[str, str]] = []
     successors = _successors(resolution)
 

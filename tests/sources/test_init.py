@@ -96,7 +96,7 @@ def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsy
 def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text("[project\n")
     code, _, err = run(tmp_path, capsys)
-    assert code == 1 and "pyproject.toml: not valid TOML" in err and "Traceback" not in err
+    assert code == 1 and "pyproject.toml:1: not valid TOML" in err and "Traceback" not in err
 
 
 def test_missing_folder_is_an_error(tmp_path: Path, capsys):

@@ -44,14 +44,13 @@ def read_bytes(path: Path | str, shown: Path | str | None = None) -> bytes:
         raise UserError("the path contains a NUL character", file=repr(str(shown)), fix="rename the path") from None
     except OSError as error:
         raise _os_error(error, shown) from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise UserError("is a folder, expected a file", file=shown, fix="replace the folder by the file")
-        if not stat.S_ISREG(mode):
-            raise UserError(
-                "is not a regular file (a FIFO, socket or device)", file=shown, fix="replace it by a plain file"
-            )
+        raise UserError("is not a regular file (a FIFO, socket or device)", file=shown, fix="replace it by a plain file")
+    with os.fdopen(fd, "rb") as handle:
         try:
             return handle.read()
         except OSError as error:

@@ -47,7 +47,7 @@ from agent_constitution.compile.inputs import (
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.readers import read_text
+from agent_constitution.readers import read_bytes, read_text
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -343,7 +343,7 @@ def hook_state(root: Path) -> str:
 
 def hook_file(root: Path, name: str, *, locked: bool) -> Step:
     path = root / name
-    before = path.read_bytes() if path.exists() else None
+    before = read_bytes(path, name) if os.path.lexists(path) else None
     if name == hooks.SETTINGS:
         hooks.write_claude_settings(root)
     elif name == hooks.PRE_COMMIT:

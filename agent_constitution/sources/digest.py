@@ -6,6 +6,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from agent_constitution.readers import read_bytes
+
 # The folders that make up a source's content; everything else in the repository is not read.
 CONTENT = ("rules", "constitution", "manifests")
 # Written by Python when a check module is imported; never part of the content.
@@ -40,4 +42,4 @@ def _entries(root: Path):
                     yield relative, "l", os.readlink(path).encode()
                 else:
                     kind = "x" if path.stat().st_mode & 0o111 else "f"
-                    yield relative, kind, path.read_bytes()
+                    yield relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it

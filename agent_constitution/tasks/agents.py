@@ -179,8 +179,17 @@ def _step(name: str):
 
 
 def _fresh(task, values, check, *args) -> bool:
-    """doit passes the values the task saved last time as `values` (by this parameter's name)."""
-    return _step(check)(*args, values)
+    """doit passes the values the task saved last time as `values` (by this parameter's name).
+
+    An output that cannot be read (a folder where a file belongs, bytes that are not UTF-8) is not
+    up to date: the action then runs and reports it as a `UserError` (doit would print a traceback
+    for an exception raised here)."""
+    from agent_constitution.errors import UserError
+
+    try:
+        return _step(check)(*args, values)
+    except (OSError, UserError):
+        return False
 
 
 def _shown(root: Path, path: Path) -> str:

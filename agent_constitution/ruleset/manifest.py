@@ -318,7 +318,7 @@ def _resolver(declared: dict[str, Declared], shown: str) -> Callable[[str, str, 
         number = ids.rule_number(body)
         if number is not None:
             node: int | str = number
-        elif not package and ids.is_node_id(body):
+        elif not package and ids.is_node_id(body) and not body.isdigit():  # `01` is neither rule 1 nor a group
             node, package = body, True
         else:
             raise UserError(

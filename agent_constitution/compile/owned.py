@@ -47,6 +47,14 @@ def is_owned(path: Path) -> bool:
 
 def write_region(path: Path, body: str, origin: str, *, locked: bool) -> bool:
     """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+    for marker in (region.BEGIN, region.END):
+        # Rule texts are refused at load; this also covers the constitution's text.
+        if marker in body:
+            raise UserError(
+                f"the generated text contains the marker {marker}, which would end the region early",
+                file=path,
+                fix="remove the marker from the rule or constitution text that holds it",
+            )
     text = _read(path) or ""
     parsed = region.Region.parse(text, path)
     if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:

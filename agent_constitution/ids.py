@@ -1,4 +1,4 @@
-"""What an id, a revision, an edition and a source name look like: ASCII, matched whole.
+"""What an id, a name, a revision, a git name and a reference look like: ASCII, matched whole.
 
 Python's `str.isdigit()`, `\\d` and `int()` accept every Unicode digit (`೧`, `١` and `²` among them)
 and `re.match(r"…$")` accepts a trailing newline, so `rules/೧.toml` or `ac:١` would name rule 1 and
@@ -22,6 +22,15 @@ NODE_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
 REVISION = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})*", re.ASCII)
 # A constitution edition: YYYY-MM.
 EDITION = re.compile(r"[0-9]{4}-[0-9]{2}", re.ASCII)
+
+# A git tag, branch or commit as a manifest names it: ASCII, no whitespace or control characters,
+# none of git's forbidden `~^:?*[\`, no `..` or `//`, not starting with `-` or ending with `.`/`/`.
+GIT_REF = re.compile(r"(?!.*\.\.)(?!.*//)[A-Za-z0-9_+][A-Za-z0-9._/+@-]*(?<![./])", re.ASCII)
+COMMIT = re.compile(r"[0-9a-f]{40}", re.ASCII)
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)  # what a lock records of a tree or a rule
+RULE_REF = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*:[1-9][0-9]{0,8}", re.ASCII)  # `name:id` in a lock
+# What a URL, a folder or a segment path must not hold (a NUL, a newline, a terminal escape).
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def rule_number(text: str) -> int | None:

@@ -1,12 +1,13 @@
 """The names of the rule system's files, and the key of a segment's build state.
 
 Every doit command creates the ruleset tasks, and creating them needs only these names: this module
-imports only `re`, so that task creation does not pay for pydantic, networkx or pygit2.
+imports only `agent_constitution.ids` (and with it `re`), so that task creation does not pay for
+pydantic, networkx or pygit2.
 """
 
 from __future__ import annotations
 
-import re
+from agent_constitution.ids import CONTROL
 
 MANIFEST = "rules.toml"
 LOCKFILE = "rules.lock"
@@ -20,7 +21,6 @@ def segment_key(path: str) -> str:
 
 # Longest segment path: its key plus ".json" must fit a file name (255 bytes on common file systems).
 MAX_SEGMENT_PATH = 200
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def segment_problem(path: str) -> str | None:
@@ -30,7 +30,7 @@ def segment_problem(path: str) -> str | None:
     parts = path.split("/")
     if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
         return "write a folder relative to the repository root, like 'services/api'"
-    if _CONTROL.search(path):
+    if CONTROL.search(path):
         return "a segment path cannot contain control characters (a NUL, newline or tab)"
     if len(path.encode("utf-8")) > MAX_SEGMENT_PATH:
         return f"a segment path is at most {MAX_SEGMENT_PATH} bytes long"

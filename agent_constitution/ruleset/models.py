@@ -6,7 +6,9 @@ file)` turns a validation failure into one `UserError` naming the file and the f
 
 Mixed fields keep their TOML type: a rule's `parent` and `requires` entries are an `int` (a rule of
 the same source) or a `str` (a domain or group id, or `name:id` / `name:group` in another source).
-Constitution revisions are dotted numbers ordered as tuples: 0.1 < 0.2 < … < 0.10 < 1 < 1.1 < 2
+Ids, names, revisions, git names, commits, digests and references are ASCII and matched whole
+(`agent_constitution.ids`; the patterns are listed in docs/formats.md "Identity"). Constitution
+revisions are dotted numbers ordered as tuples: 0.1 < 0.2 < … < 0.10 < 1 < 1.1 < 2
 (trailing zeros do not count: 1 == 1.0).
 """
 
@@ -38,15 +40,6 @@ from agent_constitution.ruleset.layout import segment_problem
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
 Tier = Literal["repo", "user"]
 Subject = Literal["repository", "change", "record"]
-
-# A git tag, branch or commit as a manifest names it: ASCII, no whitespace or control characters,
-# none of git's forbidden `~^:?*[\\`, no `..` or `//`, not starting with `-` or ending with `.`/`/`.
-GIT_REF = re.compile(r"(?!.*\.\.)(?!.*//)[A-Za-z0-9_+][A-Za-z0-9._/+@-]*(?<![./])", re.ASCII)
-COMMIT = re.compile(r"[0-9a-f]{40}", re.ASCII)
-DIGEST = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)
-RULE_REF = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*:[1-9][0-9]{0,8}", re.ASCII)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
 
 def revision_key(revision: str) -> tuple[int, ...]:
     """The sort key of a constitution revision: `0.1` < `0.2` < `1` < `1.1` < `2`; `1.0` == `1`."""
@@ -83,7 +76,7 @@ def _rule_id(value: int) -> int:
 
 
 def _git_ref(value: str) -> str:
-    if not GIT_REF.fullmatch(value):
+    if not ids.GIT_REF.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a git tag, branch or commit name (ASCII letters, digits and ._/+@-, no spaces)"
         )
@@ -91,31 +84,31 @@ def _git_ref(value: str) -> str:
 
 
 def _commit(value: str) -> str:
-    if not COMMIT.fullmatch(value):
+    if not ids.COMMIT.fullmatch(value):
         raise ValueError(f"{value!r} is not a commit id (40 lower-case hex digits)")
     return value
 
 
 def _digest(value: str) -> str:
-    if not DIGEST.fullmatch(value):
+    if not ids.DIGEST.fullmatch(value):
         raise ValueError(f"{value!r} is not a digest 'sha256:' and 64 lower-case hex digits")
     return value
 
 
 def _pinned(value: str) -> str:
-    if not (COMMIT.fullmatch(value) or DIGEST.fullmatch(value)):
+    if not (ids.COMMIT.fullmatch(value) or ids.DIGEST.fullmatch(value)):
         raise ValueError(f"{value!r} is neither a commit id (40 hex digits) nor a digest 'sha256:<64 hex digits>'")
     return value
 
 
 def _rule_ref(value: str) -> str:
-    if not RULE_REF.fullmatch(value):
+    if not ids.RULE_REF.fullmatch(value):
         raise ValueError(f"{value!r} is not a rule reference `name:id` like 'ac:42'")
     return value
 
 
 def _no_control(value: str) -> str:
-    if _CONTROL.search(value):
+    if ids.CONTROL.search(value):
         raise ValueError(f"{value!r} contains a control character (a NUL, newline or tab)")
     return value
 
@@ -222,7 +215,7 @@ class Check(Model):
     def _one_kind(self) -> "Check":
         if (self.python is None) == (self.command is None):
             raise ValueError("give exactly one of `python` (a module of rules/checks/) or `command`")
-        if self.python is not None and not re.match(r"^[a-z_][a-z0-9_]*$", self.python):
+        if self.python is not None and not re.fullmatch(r"[a-z_][a-z0-9_]*", self.python, re.ASCII):
             raise ValueError(f"python: {self.python!r} is not a module name like 'r42'")
         return self
 

@@ -418,6 +418,14 @@ class LockedSegment(Model):
     path: StrictStr  # "." for the repository root
     rules: tuple[LockedRule, ...]
 
+    @field_validator("path")
+    @classmethod
+    def _segment(cls, path: str) -> str:
+        problem = None if path == "." else segment_problem(path)
+        if problem:
+            raise ValueError(f"{path!r}: {problem}")
+        return path
+
 
 class Lockfile(Model):
     """`rules.lock`."""

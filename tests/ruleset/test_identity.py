@@ -85,6 +85,7 @@ def _lock(**source) -> dict:
     ({**_lock(path="."), "segment": [{"path": ".", "rules": [{"ref": "ac:١", "revision": 1, "digest": "sha256:" + "0" * 64, "why": "selected"}]}]},
      "segment.0.rules.0.ref", "not a rule reference"),
     ({**_lock(path="."), "manifest": {"inputs": [], "digest": "sha256:abc\n"}}, "manifest.digest", "not a digest"),
+    ({**_lock(path="."), "segment": [{"path": "../up", "rules": []}]}, "segment.0.path", "relative to the repository root"),
 ])
 def test_a_lock_is_exact(data, field, text):
     assert parse(Lockfile, _lock(path="."), "rules.lock").source[0].path == "."

@@ -6,6 +6,7 @@ environment, it fails instead of changing the lock, like `uv sync --locked`.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from doit import get_var
@@ -19,7 +20,9 @@ GROUPS = ("compile",)
 
 
 def tasks(project):
-    if not (project.root / MANIFEST).is_file():
+    # Without rules.toml there is nothing to do; a folder, FIFO or dangling link there is an error
+    # the action reports (the other families wait for a manifest that is a file).
+    if not os.path.lexists(project.root / MANIFEST):
         return
     yield {
         "basename": NAME,

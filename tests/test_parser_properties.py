@@ -72,15 +72,19 @@ def documents(keys: list[str], valid: dict | None = None):
     key = st.sampled_from(keys) | st.text(max_size=6)
     values = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(key, inner, max_size=4),
                           max_leaves=12)
-    tables = st.dictionaries(key, values, max_size=8)
-    if valid is not None:
-        tables = tables | st.lists(st.tuples(key, key, values | st.none()), min_size=1, max_size=3).map(
-            lambda edits: _edited(valid, edits))
-    document = tables.map(lambda table: "".join(f"{_string(name)} = {_toml_value(value)}\n" for name, value in table.items()))
+    def text(tables):
+        return tables.map(lambda table: "".join(f"{_string(name)} = {_toml_value(value)}\n" for name, value in table.items()))
+
     hostile = st.sampled_from([
         "a = " + "[" * 3000 + "]" * 3000, "a = " + "{b = " * 3000 + "1" + "}" * 3000, "a = " + "9" * 5000,
     ])
-    return document | hostile | st.binary(max_size=80).map(lambda data: data.decode("latin-1"))
+    anything = text(st.dictionaries(key, values, max_size=8)) | hostile | st.binary(max_size=80).map(
+        lambda data: data.decode("latin-1"))
+    if valid is None:
+        return anything
+    edited = text(st.lists(st.tuples(key, key, values | st.none()), min_size=1, max_size=3).map(
+        lambda edits: _edited(valid, edits)))
+    return st.one_of(edited, edited, anything)  # mostly near-valid documents: they reach deeper
 
 
 def _edited(valid: dict, edits) -> dict:
@@ -181,12 +185,16 @@ VALID = {
 def test_source_rule_and_skill_files(relative: str, data):
     text = data.draw(documents(*VALID[relative]))
     with tempfile.TemporaryDirectory() as folder:
-        root = write_source(Path(folder), RULES, domains=("python", "git"))
+        root = write_source(Path(folder) / "src", RULES, domains=("python", "git"))
         skill = root / "rules" / "skills" / "uv"
         skill.mkdir(parents=True)
         (skill / "SKILL.md").write_text("---\nname: uv\n---\n")
         (root / relative).write_bytes(_bytes(text))
-        only_user_errors(load_source, root)
+        if only_user_errors(load_source, root) is not None:
+            # A source that loads is also resolved: selection, graph checks and the lock's digests.
+            manifest = {**VALID_MANIFEST, "rules": ["ac:python", "ac:git"], "exclude": ["ac:3"], "segment": []}
+            (Path(folder) / "rules.toml").write_text("".join(f"{_string(k)} = {_toml_value(v)}\n" for k, v in manifest.items()))
+            only_user_errors(resolve, Path(folder))
 
 
 SECTION_KEYS = ["id", "status", "repealed", "audience", "content", "items", "number", "en", "zh", "title", "intro",

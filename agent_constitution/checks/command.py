@@ -15,7 +15,6 @@ output costs a few MB of memory, not a gigabyte.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
@@ -28,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.model import CheckSpec
+from agent_constitution.errors import UserError
+from agent_constitution.readers import parse_json
 
 
 MIB = 1024 * 1024
@@ -134,9 +135,11 @@ def _parse(stdout: bytes) -> list[Finding]:
     if not text:
         return []
     try:
-        output = _Output.model_validate(json.loads(text))
-    except json.JSONDecodeError as error:
-        raise Undecidable(f"malformed output: stdout is not JSON ({error.msg} at line {error.lineno})") from None
+        output = _Output.model_validate(parse_json(text, "stdout"))
+    except UserError as error:
+        where = f" at line {error.line}" if error.line else ""
+        detail = error.message.removeprefix("not valid JSON: ")
+        raise Undecidable(f"malformed output: stdout is not JSON ({detail}{where})") from None
     except ValidationError as error:
         problem = error.errors()[0]
         where = ".".join(str(part) for part in problem["loc"]) or "(top)"

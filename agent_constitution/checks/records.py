@@ -64,11 +64,13 @@ class _Unreadable(Exception):
 
 def read_record(path: Path) -> Record:
     """The record at `path`, in whichever supported format it is written."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        return Record(path, "unknown", unreadable=f"{path}: not UTF-8 text ({error.reason}), so not a session "
-                                                  f"record of {KNOWN}")
+    from agent_constitution.errors import UserError
+    from agent_constitution.readers import read_text
+
+    try:  # a folder, a FIFO or a device is refused without blocking; bytes that are not UTF-8 too
+        text = read_text(path)
+    except UserError as error:
+        return Record(path, "unknown", unreadable=f"{error.message}, so not a session record of {KNOWN}")
     try:
         return _document(path, text) or _lines(path, text)
     except _Unreadable as error:
@@ -81,8 +83,8 @@ def _document(path: Path, text: str) -> Record | None:
         return None
     try:
         document = json.loads(text)
-    except ValueError:
-        return None  # JSONL: more than one document
+    except (ValueError, RecursionError):
+        return None  # JSONL: more than one document (or nesting no record has)
     if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
         return Record(path, GEMINI_CLI, tuple(_gemini_messages(path, None, document["messages"])))
     if isinstance(document, list) and all(isinstance(item, Mapping) and "parts" in item for item in document):
@@ -103,7 +105,7 @@ def _lines(path: Path, text: str) -> Record:
             continue
         try:
             event = json.loads(line)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise _Unreadable(f"{path}:{number}: not a JSON line ({getattr(error, 'msg', error)})") from None
         if not isinstance(event, Mapping):
             continue
@@ -164,7 +166,7 @@ def _codex_item(path: Path, line: int | None, item: Mapping) -> Iterator[ToolCal
         raw = item.get("arguments")
         try:
             arguments = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments = None
         if not isinstance(arguments, Mapping):
             if name in CODEX_SHELLS:

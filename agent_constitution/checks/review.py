@@ -11,9 +11,9 @@ file per source that its maintainers turn into a check fix (same rule ID, revisi
 from __future__ import annotations
 
 import fnmatch
-import tomllib
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +24,7 @@ from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.checks.report import ordered, where
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_if_changed
+from agent_constitution.readers import read_toml
 
 DEFAULT_GROUP = "default"
 FALSE_POSITIVE = "false-positive"
@@ -170,9 +171,10 @@ class _VerdictFile(BaseModel):
 
 def read_verdicts(path: Path) -> list[Verdict]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", file=path, fix="see the format at the top of the queue file") from None
+        data = read_toml(path)
+    except UserError as error:
+        error.fix = error.fix or "see the format at the top of the queue file"
+        raise
     try:
         return _VerdictFile.model_validate(data).verdict
     except ValidationError as error:
@@ -264,7 +266,7 @@ def write_feedback(folder: Path, found: Mapping[str, Sequence[Disagreement]]) ->
     written = {}
     for source, new in found.items():
         path = folder / f"{source}.toml"
-        entries = [Disagreement(**entry) for entry in _existing(path)]
+        entries = _existing(path)
         added = [disagreement for disagreement in dict.fromkeys(new) if disagreement not in entries]
         entries.extend(added)
         entries.sort(key=lambda d: (d.rule, d.segment, d.kind, d.location, d.reason))
@@ -289,7 +291,33 @@ def _item(entry: Disagreement):
     return item
 
 
-def _existing(path: Path) -> list[dict]:
-    if not path.is_file():
+def _existing(path: Path) -> list[Disagreement]:
+    """The disagreements a feedback file already holds (a file people may edit: checked key by key)."""
+    if not os.path.lexists(path):
         return []
-    return tomllib.loads(path.read_text(encoding="utf-8")).get("disagreement", [])
+    fix = "correct the file, or delete it to start the feedback afresh"
+    try:
+        found = read_toml(path).get("disagreement", [])
+    except UserError as error:
+        error.fix = error.fix or fix
+        raise
+    if not isinstance(found, list):
+        raise UserError("expected an array of tables [[disagreement]]", file=path, field="disagreement", fix=fix)
+    types = {field.name: int if field.name in ("rule", "revision") else str for field in fields(Disagreement)}
+    required = {field.name for field in fields(Disagreement) if field.default is MISSING}
+    entries = []
+    for index, entry in enumerate(found):
+        where = f"disagreement.{index}"
+        if not isinstance(entry, dict):
+            raise UserError("expected a table", file=path, field=where, fix=fix)
+        missing = sorted(required - set(entry))
+        if missing:
+            raise UserError("required field is missing", file=path, field=f"{where}.{missing[0]}", fix=fix)
+        for key, value in entry.items():
+            if key not in types:
+                raise UserError("unknown key", file=path, field=f"{where}.{key}", fix=fix)
+            if type(value) is not types[key]:
+                expected = "an integer" if types[key] is int else "a string"
+                raise UserError(f"expected {expected} (found {value!r})", file=path, field=f"{where}.{key}", fix=fix)
+        entries.append(Disagreement(**entry))
+    return entries

@@ -20,10 +20,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from agent_constitution import ids
 from agent_constitution.checks.model import ROOT_SEGMENT, RuleCheck
 from agent_constitution.checks.waivers import Waiver, from_manifest
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import read_json
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
 
@@ -83,10 +85,10 @@ def _remembered(memo: Path, newest: int) -> dict | None:
     try:
         if memo.stat().st_mtime_ns < newest:
             return None
-        selected = json.loads(memo.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        selected = read_json(memo)
+    except (OSError, UserError):
         return None
-    if selected.get("format") != MEMO_FORMAT:
+    if not isinstance(selected, dict) or selected.get("format") != MEMO_FORMAT:
         return None
     if not all(Path(source["root"]).is_dir() for source in selected["sources"].values()):
         return None     # the user cache that held a snapshot was cleared
@@ -120,17 +122,18 @@ def _selected(root: Path, cache: Path, newest: int) -> dict:
 def _named(ref: str, declared: Mapping[str, dict], sources: dict[Path, RuleSource]) -> RuleCheck:
     from agent_constitution.ruleset.source import load_source
 
-    name, _, number = ref.partition(":")
-    if name not in declared or not number.isdigit():
+    name, _, written = ref.partition(":")
+    number = ids.rule_number(written)
+    if name not in declared or number is None:
         raise UserError(f"rules={ref}: not a rule of a source in {MANIFEST}",
                         fix=f"name rules as source:id with a source of: {', '.join(sorted(declared))}")
     folder = Path(declared[name]["root"])
     if folder not in sources:
         sources[folder] = load_source(folder)
     source = sources[folder]
-    if int(number) not in source.rules:
+    if number not in source.rules:
         raise UserError(f"rules={ref}: source {name!r} has no rule {number}")
-    return RuleCheck.from_rule(source.rules[int(number)], source=name, source_root=folder,
+    return RuleCheck.from_rule(source.rules[number], source=name, source_root=folder,
                                trusted=declared[name]["trust"], language=source.config.languages[0])
 
 
@@ -142,7 +145,7 @@ def _resolved(root: Path, cache: Path, segments: tuple[str, ...], sources: dict[
 
     files = [cache / "resolved" / f"{segment_key(segment)}.json" for segment in segments]
     if all(path.is_file() and path.stat().st_mtime_ns >= newest for path in files):
-        documents = [json.loads(path.read_text(encoding="utf-8")) for path in files]
+        documents = [read_json(path) for path in files]
         # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
         if all(Path(item["root"]).is_dir() for document in documents for item in document["sources"].values()):
             return documents

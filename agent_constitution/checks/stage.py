@@ -42,6 +42,7 @@ from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_json
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
 
@@ -129,12 +130,12 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
         print(f"no verdicts to ingest: a reviewer writes them to {folder.relative_to(cache.parent)}/<group>.verdicts.toml")
         return None
     try:
-        results = [Result.from_json(r) for r in json.loads(report.read_text(encoding="utf-8"))["results"]]
+        results = _report_results(report)
         verdicts = {path.name.removesuffix(".verdicts.toml"): read_verdicts(path) for path in files}
         done = ingest(results, verdicts, report=report)
+        written = write_feedback(folder / "feedback", done.disagreements)
     except UserError as error:
         return TaskFailed(str(error))
-    written = write_feedback(folder / "feedback", done.disagreements)
     found = [d for entries in done.disagreements.values() for d in entries]
     positives = sum(d.kind == "false-positive" for d in found)
     print(f"{len(found)} disagreement{'s' if len(found) != 1 else ''} with the checks "
@@ -148,6 +149,15 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
               "changed since the review (the checks ran again); review the new queue and update or remove "
               "them:\n" + "\n".join(f"  {line}" for line in done.stale), file=sys.stderr)
     return None
+
+
+def _report_results(report: Path) -> list[Result]:
+    """The results of the JSON report `doit check` wrote (cache/ is the user's: it may have changed)."""
+    try:
+        return [Result.from_json(r) for r in read_json(report)["results"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise UserError("not a check report written by `doit check`", file=report,
+                        fix="run `doit check` again to rewrite it") from None
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from agent_constitution.compile.inputs import (
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, write_atomic, write_if_changed
+from agent_constitution.readers import read_bytes, read_text
 from agent_constitution.ruleset.models import Skill, load
 
 CLAUDE_SHIM = "@AGENTS.md\n"
@@ -233,7 +234,7 @@ def claude_shim(root: Path, segment: str, settings: Settings, *, locked: bool) -
     if settings.claude == "none":
         return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=root) else ())
     if path.exists() and not owned.is_owned(path):
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         lines = ()
         if "@AGENTS.md" not in text:
             lines = (
@@ -376,7 +377,7 @@ def _write_hook(root: Path, name: str) -> None:
 
 def hook_file(root: Path, name: str, *, locked: bool) -> Step:
     path = confine(root / name, root)
-    before = path.read_bytes() if path.exists() else None
+    before = read_bytes(path, name) if os.path.lexists(path) else None
     _write_hook(root, name)
     after = path.read_bytes()
     if before is not None and before != after and locked:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from agent_constitution import ids
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.errors import UserError
@@ -301,7 +302,8 @@ class _Renderer:
         if isinstance(target, str) and ":" in target:
             alias, _, rest = target.partition(":")
             source_name = self.library.aliases.get(source_name, {}).get(alias, alias)
-            target = int(rest) if rest.isdigit() else rest
+            number = ids.rule_number(rest)
+            target = rest if number is None else number
         if isinstance(target, int):
             return self._rule_link((source_name, target))
         if (source_name, target) in self.shown:
@@ -360,11 +362,12 @@ class _Renderer:
 
     def _rule_reference(self, source_name: str, rule_id: int, reference: str) -> RuleKey:
         parts = reference.split(":")[1:]
-        if len(parts) == 1 and parts[0].isdigit():
-            return source_name, int(parts[0])
-        if len(parts) == 2 and parts[1].isdigit():
+        number = ids.rule_number(parts[-1]) if parts else None
+        if len(parts) == 1 and number is not None:
+            return source_name, number
+        if len(parts) == 2 and number is not None:
             aliases = self.library.aliases.get(source_name, {})
-            return aliases.get(parts[0], parts[0]), int(parts[1])
+            return aliases.get(parts[0], parts[0]), number
         raise UserError(
             f"`{{@{reference}}}` is not a rule reference",
             file=self.library.sources[source_name].rule_file(rule_id),

@@ -37,6 +37,7 @@ from agent_constitution.compile import launcher, settings_file, yaml_edit
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
+from agent_constitution.readers import read_json, read_text
 
 COVENANT_CONFIG = "polydeukes.config.yaml"
 CHECK_ID = "agent-constitution-check"
@@ -101,8 +102,8 @@ class SettingsHooks(BaseModel):
     hooks: dict[str, list[_Group]] = {}
 
 
-def validate_settings(path: Path) -> None:
-    """Parse `path` as JSON and check its `hooks` against the shape Claude Code reads."""
+def validate_settings(path: Path) -> dict[str, Any]:
+    """Parse `path` as JSON, check its `hooks` against the shape Claude Code reads, and return it."""
     data, _ = settings_file.read(path)
     try:
         SettingsHooks.model_validate({"hooks": data.get("hooks", {})})
@@ -113,6 +114,7 @@ def validate_settings(path: Path) -> None:
     unknown = sorted(set(data.get("hooks", {})) - CLAUDE_EVENTS)
     if unknown:
         raise UserError(f"unknown hook event {unknown[0]!r}", file=path, field=f"hooks.{unknown[0]}")
+    return data
 
 
 def _runs_stop(command: str) -> bool:
@@ -209,7 +211,7 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
 
 
 def _read(path: Path) -> tuple[str, Any]:
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     return text, yaml_edit.load(text, path)
 
 
@@ -405,7 +407,7 @@ def merge_lefthook(text: str, wanted: dict[str, str], path: Path, hook_name: str
 
 def write_lefthook(path: Path, root: Path) -> bool:
     """Merge our commands into the `pre-commit` and `commit-msg` hooks of an existing lefthook file."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     for hook_name, wanted in lefthook_commands(root).items():
         text = merge_lefthook(text, wanted, path, hook_name)
     return write_if_changed(path, text)

@@ -15,7 +15,6 @@ rebuilds only the outputs whose files changed in it.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_constitution.compile.document import Constitution, Library, RuleKey
 from agent_constitution.errors import UserError
+from agent_constitution.readers import read_json, read_text
 from agent_constitution.ruleset.models import parse
 from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.sources import normalize_url
@@ -96,14 +96,15 @@ def read_resolved(path: Path) -> Resolved:
 @lru_cache(maxsize=1024)
 def _read_resolved(path: Path, mtime: int, size: int) -> Resolved:
     # Memoized by mtime and size: a nested segment's check reads its parent's resolution too.
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise UserError(
             "the segment has not been resolved", file=path, fix="run `doit compile` (it resolves first)"
-        ) from None
-    except ValueError as error:
-        raise UserError(f"not JSON: {error}", file=path, fix="delete the file and run `doit compile`") from None
+        )
+    try:
+        data = read_json(path)
+    except UserError as error:
+        error.fix = "delete the file and run `doit compile`"
+        raise
     return parse(Resolved, data, path)
 
 
@@ -172,7 +173,7 @@ def _edition(root: str, commit: str):
     edition = load(sources)
     names = {code: file_names(code)[1] for code in edition.index.languages}
     if all((folder / "generated" / name).is_file() for name in names.values()):
-        agent = {code: (folder / "generated" / name).read_text(encoding="utf-8") for code, name in names.items()}
+        agent = {code: read_text(folder / "generated" / name) for code, name in names.items()}
     else:
         rendered = outputs(edition)
         agent = {code: rendered[name].decode("utf-8") for code, name in names.items()}

@@ -15,23 +15,22 @@ edit are both read from the file itself. Every writer here:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agent_constitution.compile import region
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
+from agent_constitution.readers import read_text
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
 
 
 def _read(path: Path) -> str | None:
     # Bytes decoded as they are: reading in text mode would turn a CRLF outside the region into LF.
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except UnicodeDecodeError as error:
-        raise UserError(f"not UTF-8 text ({error})", file=path) from None
+    return read_text(path)
 
 
 def region_intact(path: Path) -> bool:
@@ -50,6 +49,14 @@ def is_owned(path: Path) -> bool:
 
 def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> str:
     """What `path` holds once `body` (with its banner) is between its markers; writes nothing."""
+    for marker in (region.BEGIN, region.END):
+        # Rule texts are refused at load; this also covers the constitution's text.
+        if marker in body:
+            raise UserError(
+                f"the generated text contains the marker {marker}, which would end the region early",
+                file=path,
+                fix="remove the marker from the rule or constitution text that holds it",
+            )
     text = _read(confine(path, root)) or ""
     parsed = region.Region.parse(text, path)
     if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:

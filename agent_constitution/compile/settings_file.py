@@ -11,6 +11,7 @@ differs only in our entries. These files have no comments (JSON has none) to kee
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,18 +46,18 @@ def dumps(data: Any, layout: Layout) -> str:
 
 def read(path: Path) -> tuple[dict[str, Any], Layout]:
     """The settings object and its layout; an absent or empty file is `{}`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from agent_constitution.readers import parse_json, read_text
+
+    if not os.path.lexists(path):
         return {}, Layout()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read the settings: {error}", file=path, fix=FIX) from None
-    if not text.strip():
-        return {}, layout_of(text)
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise UserError(f"not JSON: {error}", file=path, fix=FIX) from None
+    try:  # a folder, FIFO or device, bytes that are not UTF-8, JSON too deep: one message each
+        text = read_text(path)
+        if not text.strip():
+            return {}, layout_of(text)
+        data = parse_json(text, path)
+    except UserError as error:
+        error.fix = error.fix or FIX
+        raise
     if not isinstance(data, dict):
         raise UserError("a settings file is a JSON object", file=path, fix=FIX)
     return data, layout_of(text)

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
+from agent_constitution.readers import read_json
 
 FOLDERS = (".claude/skills", ".agents/skills")
 STAMP = ".agent-constitution.json"
@@ -90,8 +91,8 @@ def _stamp(files: dict[str, bytes], origin: str) -> str:
 def read_stamp(target: Path) -> dict | None:
     """The stamp of an installed skill, its entries checked; None when the folder has none (not ours)."""
     try:
-        data = json.loads((target / STAMP).read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError, ValueError):
+        data = read_json(target / STAMP)
+    except UserError:
         return None
     if not (isinstance(data, dict) and isinstance(data.get("files"), dict)):
         return None

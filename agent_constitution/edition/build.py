@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from agent_constitution.edition.render import MANIFEST, file_names, outputs
 from agent_constitution.edition.sources import load, read_worktree, source_files, with_lines
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_json, read_toml
 
 
 @dataclass(frozen=True)
@@ -74,8 +73,8 @@ def _targets(root: Path, sources: list[str]) -> list[Path]:
     if len(indexes) != 1:
         return []
     try:
-        codes = tomllib.loads((root / indexes[0]).read_text(encoding="utf-8")).get("languages", [])
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        codes = read_toml(root / indexes[0]).get("languages", [])
+    except UserError:
         return []
     if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
         return []
@@ -91,10 +90,10 @@ def intact(targets: list[Path]) -> bool:
         return False
     manifest = targets[-1]
     try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8"))["outputs"]
+        recorded = read_json(manifest)["outputs"]
         if sorted(recorded) != sorted(path.name for path in targets[:-1]):
             return False
         return all(hashlib.sha256((manifest.parent / name).read_bytes()).hexdigest() == digest
                    for name, digest in recorded.items())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (UserError, OSError, KeyError, TypeError, AttributeError):
         return False

@@ -4,6 +4,7 @@ history.py). Each returns every failure it finds, one message each."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +15,10 @@ from agent_constitution.edition.models import Edition, Text
 from agent_constitution.edition.references import OPENING, REFERENCE, referenced, targets
 from agent_constitution.edition.render import outputs
 from agent_constitution.errors import UserError
+from agent_constitution.readers import read_bytes
 
-DRAFT_REVISION = re.compile(r"0\.[1-9][0-9]*")
-ACTIVE_REVISION = re.compile(r"[1-9][0-9]*")
+DRAFT_REVISION = re.compile(r"0\.[1-9][0-9]{0,8}")
+ACTIVE_REVISION = re.compile(r"[1-9][0-9]{0,8}")
 BUILD = "run uv run constitution-build"
 
 
@@ -311,10 +313,13 @@ def generated_up_to_date(edition: Edition, root: Path) -> list[UserError]:
     errors = []
     for name, data in expected.items():
         path = f"{edition.generated}/{name}"
-        try:
-            current = (folder / name).read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(folder / name):
             errors.append(failure(10, "missing", file=path, fix=BUILD))
+            continue
+        try:
+            current = read_bytes(folder / name, path)
+        except UserError as error:
+            errors.append(failure(10, error.message, file=path, fix=f"delete it, then {BUILD}"))
             continue
         if current != data:
             errors.append(failure(10, "out of date with its sources (or edited by hand)", file=path,

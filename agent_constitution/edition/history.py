@@ -9,7 +9,6 @@ compared for the revision only; a base without a constitution is not compared. N
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pygit2
@@ -20,6 +19,7 @@ from agent_constitution.edition.models import Edition
 from agent_constitution.edition.numbering import Number
 from agent_constitution.edition.sources import CONSTITUTION, Sources, load, read_commit
 from agent_constitution.errors import UserError
+from agent_constitution.readers import decode, parse_toml
 
 
 def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[list[UserError], list[str]]:
@@ -64,7 +64,7 @@ def _text(edition: Edition, sources: Sources) -> dict[str, dict]:
     text = {}
     for path, data in sources.items():
         if path.startswith(edition.folder + "/"):
-            parsed = tomllib.loads(data.decode("utf-8"))
+            parsed = parse_toml(decode(data, path), path)
             if path == edition.index_path:
                 parsed.pop("revision")
             text[path[len(edition.folder) + 1:]] = parsed

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ARTICLE_FOLDER = re.compile(r"(?P<digits>\d{2,})(?P<suffix>[a-z]?)-(?P<id>.+)")
-SECTION_FILE = re.compile(r"(?P<digits>\d{2,})(?P<suffix>[a-z]?)-(?P<id>.+)\.toml")
-ITEM_NUMBER = re.compile(r"(?P<digits>[1-9][0-9]*)(?P<suffix>[a-z]?)")
+ARTICLE_FOLDER = re.compile(r"(?P<digits>[0-9]{2,})(?P<suffix>[a-z]?)-(?P<id>.+)")
+SECTION_FILE = re.compile(r"(?P<digits>[0-9]{2,})(?P<suffix>[a-z]?)-(?P<id>.+)\.toml")
+ITEM_NUMBER = re.compile(r"(?P<digits>[1-9][0-9]{0,8})(?P<suffix>[a-z]?)")
 # The largest number every language can write: Roman numerals (article numbers in English) end at 3999.
 LARGEST = 3999
 

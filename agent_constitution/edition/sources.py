@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from agent_constitution.edition.models import (
 )
 from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
 from agent_constitution.errors import UserError, docs_url
+from agent_constitution.readers import decode, parse_toml, read_bytes
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
 Sources = Mapping[str, bytes]
@@ -65,7 +65,7 @@ def read_worktree(root: Path) -> dict[str, bytes]:
     if not (root / CONSTITUTION).is_dir():
         raise ChecksFailed([failure(1, f"there is no {CONSTITUTION}/ folder in {root}",
                                     fix=f"run the command in the project root, which holds {CONSTITUTION}/<YYYY-MM>/index.toml")])
-    return {path: (root / path).read_bytes() for path in source_files(root)}
+    return {path: read_bytes(root / path, path) for path in source_files(root)}
 
 
 def read_commit(repository: pygit2.Repository, commit: pygit2.Commit, prefix: str = "") -> dict[str, bytes]:
@@ -207,12 +207,10 @@ def _parse(sources: Sources, path: str, model: type[BaseModel], errors: list[Use
                               fix="save the file as UTF-8 without a BOM"))
         return None
     try:
-        data = tomllib.loads(sources[path].decode("utf-8"))
-    except UnicodeDecodeError:
-        errors.append(failure(2, "not UTF-8 text", file=path, fix="save the file as UTF-8"))
-        return None
-    except tomllib.TOMLDecodeError as error:
-        errors.append(failure(2, f"not valid TOML: {error}", file=path, fix="correct the TOML syntax"))
+        data = parse_toml(decode(sources[path], path), path)
+    except UserError as error:
+        errors.append(failure(2, error.message, file=path, fix=error.fix or "correct the TOML syntax"))
+        errors[-1].line = error.line
         return None
     try:
         return model.model_validate(data)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.source import RuleSource
@@ -104,7 +105,8 @@ class World:
         if not colon:
             return (key, written)
         other = self.dependencies[key][name]
-        return (other, int(rest) if rest.isdigit() else rest)
+        number = ids.rule_number(rest)
+        return (other, rest if number is None else number)
 
     def position(self, node: Node) -> tuple[str, int]:
         """Sort key: the source's name, then tree order within the source."""

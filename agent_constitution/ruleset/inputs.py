@@ -10,15 +10,17 @@ reads it reports the problem.
 `task_inputs(project)` is `manifest_inputs` for the task families: the `fetch`, `lock` and `verify`
 families of one doit run share one `Project`, and the files are listed once for it.
 
-Every doit command imports this module, so it imports the standard library and `layout` only.
+Every doit command imports this module, so it imports the standard library, `layout` and the
+readers only.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
+from agent_constitution.errors import UserError
+from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.sources.digest import CONTENT
 
@@ -67,8 +69,8 @@ def _walk(project_root: Path, content: bool) -> list[str]:
 
 def _read(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return read_toml(path)
+    except UserError:
         return {}
 
 

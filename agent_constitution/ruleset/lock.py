@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_text
 from agent_constitution.ruleset.manifest import portable_location
 from agent_constitution.ruleset.models import Lockfile, load
 from agent_constitution.ruleset.resolve import LOCKFILE, Resolution, resolve
@@ -29,7 +30,11 @@ def read_lock(project_root: Path) -> Lockfile | None:
     path = project_root / LOCKFILE
     if not path.exists():
         return None
-    return load(Lockfile, path, LOCKFILE)
+    try:
+        return load(Lockfile, path, LOCKFILE)
+    except UserError as error:
+        error.fix = error.fix or f"{LOCKFILE} is generated: restore it (`git checkout {LOCKFILE}`) or delete it and run `doit lock`"
+        raise
 
 
 def lock_text(resolution: Resolution) -> str:
@@ -84,7 +89,7 @@ def sync_lock(
     _same_digests(current, resolution)
     text = lock_text(resolution)
     path = project_root / LOCKFILE
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = read_text(path, LOCKFILE) if path.exists() else None
     if old == text:
         return resolution, False
     if locked:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
@@ -379,9 +380,10 @@ def _resolver(declared: dict[str, Declared], shown: str) -> Callable[[str, str, 
             )
         package = rest.endswith("/*")
         body = rest.removesuffix("/*")
-        if body.isdigit():
-            node: int | str = int(body)
-        elif not package and body and all(part.isalnum() and part.islower() or part.isdigit() for part in body.split("-")):
+        number = ids.rule_number(body)
+        if number is not None:
+            node: int | str = number
+        elif not package and ids.is_node_id(body) and not body.isdigit():  # `01` is neither rule 1 nor a group
             node, package = body, True
         else:
             raise UserError(

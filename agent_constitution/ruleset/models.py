@@ -6,7 +6,9 @@ file)` turns a validation failure into one `UserError` naming the file and the f
 
 Mixed fields keep their TOML type: a rule's `parent` and `requires` entries are an `int` (a rule of
 the same source) or a `str` (a domain or group id, or `name:id` / `name:group` in another source).
-Constitution revisions are dotted numbers ordered as tuples: 0.1 < 0.2 < … < 0.10 < 1 < 1.1 < 2
+Ids, names, revisions, git names, commits, digests and references are ASCII and matched whole
+(`agent_constitution.ids`; the patterns are listed in docs/formats.md "Identity"). Constitution
+revisions are dotted numbers ordered as tuples: 0.1 < 0.2 < … < 0.10 < 1 < 1.1 < 2
 (trailing zeros do not count: 1 == 1.0).
 """
 
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -31,16 +32,14 @@ from pydantic import (
     model_validator,
 )
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError, docs_url
-
-NODE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-REVISION = re.compile(r"^\d+(?:\.\d+)*$")
-EDITION = re.compile(r"^\d{4}-\d{2}$")
+from agent_constitution.readers import read_toml
+from agent_constitution.ruleset.layout import segment_problem
 
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
 Tier = Literal["repo", "user"]
 Subject = Literal["repository", "change", "record"]
-
 
 def revision_key(revision: str) -> tuple[int, ...]:
     """The sort key of a constitution revision: `0.1` < `0.2` < `1` < `1.1` < `2`; `1.0` == `1`."""
@@ -51,19 +50,19 @@ def revision_key(revision: str) -> tuple[int, ...]:
 
 
 def _node_id(value: str) -> str:
-    if not NODE_ID.match(value):
-        raise ValueError(f"{value!r} is not an id: use lower-case words joined by hyphens")
+    if not ids.is_node_id(value):
+        raise ValueError(f"{value!r} is not an id: use lower-case ASCII words joined by hyphens")
     return value
 
 
 def _revision(value: str) -> str:
-    if not REVISION.match(value):
-        raise ValueError(f"{value!r} is not a constitution revision like '0.1' or '2'")
+    if not ids.is_revision(value):
+        raise ValueError(f"{value!r} is not a constitution revision like '0.1' or '2' (ASCII digits, at most 9 per part)")
     return value
 
 
 def _edition(value: str) -> str:
-    if not EDITION.match(value):
+    if not ids.is_edition(value):
         raise ValueError(f"{value!r} is not an edition: write YYYY-MM, e.g. '2026-10'")
     return value
 
@@ -71,10 +70,56 @@ def _edition(value: str) -> str:
 def _rule_id(value: int) -> int:
     if value < 1:
         raise ValueError("rule ids start at 1")
+    if value > ids.MAX_RULE_ID:
+        raise ValueError(f"rule ids end at {ids.MAX_RULE_ID:,}")
+    return value
+
+
+def _git_ref(value: str) -> str:
+    if not ids.GIT_REF.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a git tag, branch or commit name (ASCII letters, digits and ._/+@-, no spaces)"
+        )
+    return value
+
+
+def _commit(value: str) -> str:
+    if not ids.COMMIT.fullmatch(value):
+        raise ValueError(f"{value!r} is not a commit id (40 lower-case hex digits)")
+    return value
+
+
+def _digest(value: str) -> str:
+    if not ids.DIGEST.fullmatch(value):
+        raise ValueError(f"{value!r} is not a digest 'sha256:' and 64 lower-case hex digits")
+    return value
+
+
+def _pinned(value: str) -> str:
+    if not (ids.COMMIT.fullmatch(value) or ids.DIGEST.fullmatch(value)):
+        raise ValueError(f"{value!r} is neither a commit id (40 hex digits) nor a digest 'sha256:<64 hex digits>'")
+    return value
+
+
+def _rule_ref(value: str) -> str:
+    if not ids.RULE_REF.fullmatch(value):
+        raise ValueError(f"{value!r} is not a rule reference `name:id` like 'ac:42'")
+    return value
+
+
+def _no_control(value: str) -> str:
+    if ids.CONTROL.search(value):
+        raise ValueError(f"{value!r} contains a control character (a NUL, newline or tab)")
     return value
 
 
 NodeId = Annotated[StrictStr, AfterValidator(_node_id)]
+GitRef = Annotated[StrictStr, AfterValidator(_git_ref)]
+Commit = Annotated[StrictStr, AfterValidator(_commit)]
+Digest = Annotated[StrictStr, AfterValidator(_digest)]
+Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a path source's digest
+RuleRef = Annotated[StrictStr, AfterValidator(_rule_ref)]
+Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folder
 RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
 Revision = Annotated[StrictStr, AfterValidator(_revision)]
 Edition = Annotated[StrictStr, AfterValidator(_edition)]
@@ -108,7 +153,7 @@ class Group(Model):
 class SourceDependency(Model):
     """Another source this source's rules reference, and the versions of it they accept."""
 
-    url: StrictStr
+    url: Location
     versions: StrictStr = ""  # a range over version tags (">=1.2, <2"); empty accepts every version
 
 
@@ -173,7 +218,7 @@ class Check(Model):
     def _one_kind(self) -> "Check":
         if (self.python is None) == (self.command is None):
             raise ValueError("give exactly one of `python` (a module of rules/checks/) or `command`")
-        if self.python is not None and not re.match(r"^[a-z_][a-z0-9_]*$", self.python):
+        if self.python is not None and not re.fullmatch(r"[a-z_][a-z0-9_]*", self.python, re.ASCII):
             raise ValueError(f"python: {self.python!r} is not a module name like 'r42'")
         return self
 
@@ -228,7 +273,7 @@ class Skill(Model):
 class ConstitutionPin(Model):
     """The constitution a manifest is bound to: which source publishes it, edition and revision."""
 
-    source: StrictStr
+    source: NodeId
     edition: Edition
     revision: Revision
 
@@ -236,11 +281,11 @@ class ConstitutionPin(Model):
 class SourceSpec(Model):
     """Where a source is (`url` or `path`) and which version to follow (`tag`, `branch` or `rev`)."""
 
-    url: StrictStr | None = None
-    path: StrictStr | None = None
-    tag: StrictStr | None = None
-    branch: StrictStr | None = None
-    rev: StrictStr | None = None
+    url: Location | None = None
+    path: Location | None = None
+    tag: GitRef | None = None
+    branch: GitRef | None = None
+    rev: GitRef | None = None
     trust: StrictBool = False
 
     @model_validator(mode="after")
@@ -300,9 +345,9 @@ class Segment(Model):
     @field_validator("path")
     @classmethod
     def _relative(cls, path: str) -> str:
-        parts = path.split("/")
-        if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
-            raise ValueError(f"{path!r}: write a folder relative to the repository root, like 'services/api'")
+        problem = segment_problem(path)
+        if problem:
+            raise ValueError(f"{path!r}: {problem}")
         return path
 
 
@@ -346,39 +391,55 @@ class LockedManifest(Model):
     # The manifest files read: `rules.toml`, then each base it extends (repo-relative path, or
     # `name:path` for a base inside a source).
     inputs: tuple[StrictStr, ...]
-    digest: StrictStr  # of the effective manifest's meaning (after extends), not of its bytes
+    digest: Digest  # of the effective manifest's meaning (after extends), not of its bytes
 
 
 class LockedConstitution(Model):
-    source: StrictStr  # the source's name in the lock
-    commit: StrictStr  # a git commit, or the content digest of a path source
+    source: NodeId  # the source's name in the lock
+    commit: Pinned  # a git commit, or the content digest of a path source
     edition: Edition
     revision: Revision
-    digest: StrictStr  # of constitution/<edition>/ in that commit
+    digest: Digest  # of constitution/<edition>/ in that commit
 
 
 class LockedSource(Model):
-    name: StrictStr  # the name the root manifest (or else the declaring source) gives it
-    url: StrictStr | None = None  # as the manifest (or source.toml) writes it
-    path: StrictStr | None = None  # a plain folder, relative to the repository root
-    tag: StrictStr | None = None
-    branch: StrictStr | None = None
-    rev: StrictStr | None = None
-    version: StrictStr | None = None  # the version tag chosen for a range, when one was needed
-    commit: StrictStr | None = None  # git sources
-    digest: StrictStr  # tree digest (git) or content digest (path)
+    name: NodeId  # the name the root manifest (or else the declaring source) gives it
+    url: Location | None = None  # as the manifest (or source.toml) writes it
+    path: Location | None = None  # a plain folder, relative to the repository root
+    tag: GitRef | None = None
+    branch: GitRef | None = None
+    rev: GitRef | None = None
+    version: GitRef | None = None  # the version tag chosen for a range, when one was needed
+    commit: Commit | None = None  # git sources
+    digest: Digest  # tree digest (git) or content digest (path)
+
+    @model_validator(mode="after")
+    def _where(self) -> "LockedSource":
+        if (self.url is None) == (self.path is None):
+            raise ValueError("a locked source has exactly one of `url` or `path`")
+        if self.url is not None and self.commit is None:
+            raise ValueError("a locked git source (one with `url`) records its `commit`")
+        return self
 
 
 class LockedRule(Model):
-    ref: StrictStr  # `name:id` with the source's name in the lock
+    ref: RuleRef  # `name:id` with the source's name in the lock
     revision: Annotated[StrictInt, Field(ge=1)]
-    digest: StrictStr
+    digest: Digest
     why: StrictStr  # `selected`, `required-by name:id`, `package name:node`
 
 
 class LockedSegment(Model):
     path: StrictStr  # "." for the repository root
     rules: tuple[LockedRule, ...]
+
+    @field_validator("path")
+    @classmethod
+    def _segment(cls, path: str) -> str:
+        problem = None if path == "." else segment_problem(path)
+        if problem:
+            raise ValueError(f"{path!r}: {problem}")
+        return path
 
 
 class Lockfile(Model):
@@ -399,16 +460,7 @@ M = TypeVar("M", bound=BaseModel)
 def load(model: type[M], path: Path, shown: Path | str | None = None) -> M:
     """Read the TOML file at `path` as `model`; errors name `shown` (default: the path)."""
     shown = path if shown is None else shown
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("file not found", file=shown) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        match = re.search(r"\(at line (\d+), column \d+\)", str(error))
-        raise UserError(
-            f"not valid TOML: {error}", file=shown, line=int(match.group(1)) if match else None
-        ) from None
-    return parse(model, data, shown)
+    return parse(model, read_toml(path, shown), shown)
 
 
 def parse(model: type[M], data: Any, file: Path | str) -> M:

@@ -4,8 +4,10 @@
 `rules/source.toml`, `rules/<id>.toml`, `rules/checks/`, `rules/skills/<name>/` and optionally
 `constitution/<edition>/`. Everything is validated (docs/formats.md): unknown keys, a file name that
 is not the rule's id, a parent, requirement, conflict or successor that does not exist in the source,
-title/text languages that differ from `languages`, a skill naming an unknown rule, a cycle in the
-parent tree. Each failure is one `UserError` naming the file and the field.
+title/text languages that differ from `languages`, a title or text holding a region marker of
+AGENTS.md, a skill naming an unknown rule, a cycle in the parent tree, `supersedes` and
+`superseded_by` that do not name each other or a cycle of successors. Each failure is one
+`UserError` naming the file and the field.
 
 The returned `RuleSource` is frozen and holds:
 
@@ -33,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+from agent_constitution import ids
+from agent_constitution.compile.region import BEGIN, END
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load
 
@@ -109,13 +113,12 @@ def load_source(root: Path) -> RuleSource:
     languages = set(config.languages)
     for kind, table in (("domains", config.domains), ("groups", config.groups)):
         for node_id, node in table.items():
-            _languages(node.title, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.title")
+            _texts(node.title, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.title")
             if node.description is not None:
-                _languages(
-                    node.description, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.description"
-                )
+                _texts(node.description, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.description")
     rules = _load_rules(root, folder, languages)
     _check_references(root, config, rules)
+    _check_succession(root, rules)
     parents: dict[Node, Node] = {group_id: group.parent for group_id, group in config.groups.items()}
     parents.update({rule_id: rule.parent for rule_id, rule in rules.items()})
     children: dict[Node, list[Node]] = {node: [] for node in [*config.domains, *config.groups, *rules]}
@@ -169,28 +172,45 @@ def _languages(texts: Mapping[str, str], languages: set[str], file: str, field: 
         )
 
 
+def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str) -> None:
+    """A title, text or description: one entry per language, none holding a region marker (compile
+    owns the text between the markers of AGENTS.md, so a marker inside a rule would end it early)."""
+    _languages(texts, languages, file, field)
+    for language, text in texts.items():
+        for marker in (BEGIN, END):
+            if marker in text:
+                raise UserError(
+                    f"contains the marker {marker} of the region compile writes into AGENTS.md",
+                    file=file,
+                    field=f"{field}.{language}",
+                    fix="remove the marker (or change its spelling) from the text",
+                )
+
+
 def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
     for path in folder.glob("*.toml"):
         if path.name == "source.toml":
             continue
         shown = _shown(root, path.name)
-        if not path.stem.isdigit() or path.stem.startswith("0"):
+        # ASCII digits only: `rules/೧.toml` must not pass for rule 1 (str.isdigit and int accept it).
+        number = ids.rule_number(path.stem)
+        if number is None:
             raise UserError(
-                "a rule file is named by its numeric id",
-                file=shown,
+                "a rule file is named by its numeric id (ASCII digits 0-9, no leading zero, at most 9 digits)",
+                file=repr(shown) if not shown.isprintable() else shown,
                 fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
             )
         rule = load(Rule, path, shown)
-        if rule.id != int(path.stem):
+        if rule.id != number:
             raise UserError(
                 f"id is {rule.id} but the file is named {path.name}",
                 file=shown,
                 field="id",
                 fix=f"rename the file to rules/{rule.id}.toml or set id = {path.stem}",
             )
-        _languages(rule.title, languages, shown, "title")
-        _languages(rule.text, languages, shown, "text")
+        _texts(rule.title, languages, shown, "title")
+        _texts(rule.text, languages, shown, "text")
         if rule.check is not None and rule.check.python is not None:
             if not (folder / "checks" / f"{rule.check.python}.py").is_file():
                 raise UserError(
@@ -246,6 +266,38 @@ def _check_references(root: Path, config: SourceConfig, rules: dict[int, Rule]) 
                     field=field,
                     fix="only a rule of the same source can supersede a rule",
                 )
+
+
+def _check_succession(root: Path, rules: dict[int, Rule]) -> None:
+    """A rule's `supersedes` (optional) names a rule whose `superseded_by` names it back, and no chain
+    of successors returns to a rule. (`superseded_by` alone suffices: several rules may merge into
+    one, which can name only one of them.)"""
+    for rule_id, rule in rules.items():
+        predecessor = rule.supersedes
+        if predecessor is not None and rules[predecessor].superseded_by != rule_id:
+            raise UserError(
+                f"supersedes = {predecessor}, but rule {predecessor} does not say superseded_by = {rule_id}",
+                file=_shown(root, f"{predecessor}.toml"),
+                field="superseded_by",
+                fix=f"set status = \"superseded\" and superseded_by = {rule_id} in rules/{predecessor}.toml,"
+                f" or correct supersedes in rules/{rule_id}.toml",
+            )
+    done: set[int] = set()
+    for start in rules:
+        chain: dict[int, int] = {}  # rule → its place in the chain (insertion-ordered)
+        node: int | None = start
+        while node is not None and node not in done:
+            if node in chain:
+                cycle = list(chain)[chain[node]:] + [node]
+                raise UserError(
+                    "the succession has a cycle: " + " → ".join(f"rule {n}" for n in cycle) + " (each arrow: 'superseded by')",
+                    file=_shown(root, f"{node}.toml"),
+                    field="superseded_by",
+                    fix="a chain of successors ends at a rule that is not superseded; change one superseded_by in the cycle",
+                )
+            chain[node] = len(chain)
+            node = rules[node].superseded_by
+        done.update(chain)
 
 
 def _check_requirement(
@@ -340,7 +392,7 @@ def _load_skills(root: Path, folder: Path, languages: set[str], rules: dict[int,
                 field="name",
                 fix="the skill's name equals its folder name",
             )
-        _languages(skill.description, languages, shown, "description")
+        _texts(skill.description, languages, shown, "description")
         for index, rule_id in enumerate(skill.implements):
             if rule_id not in rules:
                 raise UserError(

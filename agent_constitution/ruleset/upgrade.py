@@ -23,8 +23,10 @@ import pygit2
 import tomlkit
 from packaging.version import InvalidVersion, Version
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import read_text
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.sources import newest_commit, version_tags
@@ -160,7 +162,8 @@ def replace_superseded(root: Path) -> list[tuple[str, str]]:
     lock = read_lock(root)
     resolution = resolve(root, lock)
     path = root / MANIFEST
-    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    text = read_text(path, MANIFEST)  # resolve() above has parsed it: tomlkit only keeps its layout
+    document = tomlkit.parse(text)
     replaced: list[tuple[str, str]] = []
     successors = _successors(resolution)
 
@@ -168,8 +171,9 @@ def replace_superseded(root: Path) -> list[tuple[str, str]]:
         name, colon, rest = text.partition(":")
         suffix = "/*" if rest.endswith("/*") else ""
         body = rest.removesuffix("/*")
-        if colon and body.isdigit() and (name, int(body)) in successors:
-            new = f"{name}:{successors[(name, int(body))]}{suffix}"
+        number = ids.rule_number(body)
+        if colon and number is not None and (name, number) in successors:
+            new = f"{name}:{successors[(name, number)]}{suffix}"
             replaced.append((text, new))
             return new
         return text

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
+from agent_constitution import ids
 from agent_constitution.schemas import url
 
 FOLDER = Path(__file__).parent
@@ -30,16 +31,21 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 @cache
+def _whole(pattern) -> str:
+    """A pattern the tool matches whole (`fullmatch`, ASCII) as a JSON Schema pattern, which searches."""
+    return f"^(?:{pattern.pattern})$"
+
+
 def _after_validators() -> dict[Callable, dict[str, Any]]:
     """What the ruleset's plain-function validators check, in JSON Schema terms (pydantic cannot see
     inside a function); the patterns are the models' own regular expressions."""
     from agent_constitution.ruleset import models
 
     return {
-        models._node_id: {"pattern": models.NODE_ID.pattern},
-        models._revision: {"pattern": models.REVISION.pattern},
-        models._edition: {"pattern": models.EDITION.pattern},
-        models._rule_id: {"minimum": 1},
+        models._node_id: {"pattern": _whole(ids.NODE_ID)},
+        models._revision: {"pattern": _whole(ids.REVISION)},
+        models._edition: {"pattern": _whole(ids.EDITION)},
+        models._rule_id: {"minimum": 1, "maximum": 999_999_999},
     }
 
 

@@ -10,14 +10,15 @@ page shows changed.
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
 from agent_constitution.edition.sources import CONSTITUTION, source_paths
+from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_toml
 from agent_constitution.site import layout, pages
 from agent_constitution.site.gather import gather
 from agent_constitution.site.models import ConstitutionPage, IndexPage, Page, RulePage, SearchPage, SiteInfo
@@ -60,8 +61,8 @@ def plan(root: Path, cache: Path, output: str | None) -> Plan:
 
 def _toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return read_toml(path)
+    except UserError:
         return {}  # the models task reads it again and reports the problem with its file and line
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution import ids
 from agent_constitution.edition.checks import source_checks
 from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.languages import LANGUAGES
@@ -193,8 +194,8 @@ def _rule_page(source: RuleSource, site: SiteInfo, links: _Links, provisions: _P
     references = [match[1] for match in REFERENCE.finditer(rule.text[language])]
     cited = dict.fromkeys(reference for reference in references if not reference.startswith(RULE_REFERENCE))
     mentioned = dict.fromkeys(
-        int(number) for reference in references
-        if (number := reference.removeprefix(RULE_REFERENCE)).isdigit() and int(number) in source.rules
+        number for reference in references
+        if (number := ids.rule_number(reference.removeprefix(RULE_REFERENCE))) is not None and number in source.rules
     )
     return RulePage(
         site=site,

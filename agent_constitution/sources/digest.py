@@ -7,6 +7,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_constitution.readers import read_bytes
+
 # The folders that make up a source's content; everything else in the repository is not read.
 CONTENT = ("rules", "constitution", "manifests")
 # Written by Python when a check module is imported; never part of the content.
@@ -54,4 +56,4 @@ def _entries(root: Path):
                     yield relative, "l", os.readlink(path).encode()
                 else:
                     kind = "x" if path.stat().st_mode & 0o111 else "f"
-                    yield relative, kind, path.read_bytes()
+                    yield relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it

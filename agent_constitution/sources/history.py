@@ -14,7 +14,7 @@ import pygit2
 
 from agent_constitution.errors import UserError
 
-RULE_FILE = re.compile(r"^([1-9][0-9]*)\.toml$")
+RULE_FILE = re.compile(r"([1-9][0-9]{0,8})\.toml\Z", re.ASCII)  # see agent_constitution.ids
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import tomlkit
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.source import load_source
@@ -22,7 +23,8 @@ def new_rule(root: Path, *, title: str, parent: str, today: datetime.date) -> Pa
     if not title.strip():
         raise UserError("a new rule needs a title", field="--title", fix='doit new-rule --title "..." --parent DOMAIN')
     source = load_source(root)
-    node: int | str = int(parent) if parent.isdigit() else parent
+    number = ids.rule_number(parent)
+    node: int | str = parent if number is None else number
     if not parent or not source.has(node):
         known = ", ".join([*source.domains, *source.groups])
         raise UserError(

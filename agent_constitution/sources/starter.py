@@ -22,6 +22,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.schemas import url as schema_url
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
@@ -134,7 +135,7 @@ def _create(root: Path, name: str, text: str) -> Step:
 def _wire_doit(root: Path) -> Step:
     dodo, pyproject = root / "dodo.py", root / "pyproject.toml"
     if dodo.exists():
-        if "agent_constitution.loader" in dodo.read_text(encoding="utf-8"):
+        if "agent_constitution.loader" in read_text(dodo):
             return Step("dodo.py", "already loads agent-constitution")
         # doit reads dodo.py only without a [tool.doit] loader, so the user's tasks must stay there.
         return Step(
@@ -146,7 +147,13 @@ def _wire_doit(root: Path) -> Step:
         write_atomic(dodo, DODO)
         return Step("dodo.py", "written")
     try:
-        document = tomlkit.parse(pyproject.read_text(encoding="utf-8"))
+        text = read_text(pyproject)
+        parse_toml(text, pyproject)  # the one TOML reader's messages (line, nesting, huge integers)
+    except UserError as error:
+        error.fix = error.fix or "fix the file, then run init again"
+        raise
+    try:  # tomlkit keeps the file's layout for the edit
+        document = tomlkit.parse(text)
     except TOMLKitError as error:
         raise UserError(f"not valid TOML: {error}", file=pyproject, fix="fix the file, then run init again") from None
     tool = document.get("tool")

@@ -16,12 +16,12 @@ source is valid (DESIGN §5, decision 9: trial → active is a reviewed change i
 from __future__ import annotations
 
 import datetime
-import tomllib
 from pathlib import Path
 
 import pygit2
 
 from agent_constitution.errors import UserError
+from agent_constitution.readers import decode, parse_toml, read_toml
 from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.sources.history import History, open_history, working_rule_ids
 from agent_constitution.sources.new_rule import TEMPLATE
@@ -37,7 +37,7 @@ def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
     except UserError as error:
         problems.append(error)
     present = working_rule_ids(root)
-    current = {rule_id: _toml((root / "rules" / f"{rule_id}.toml").read_bytes()) for rule_id in present}
+    current = {rule_id: _toml_file(root / "rules" / f"{rule_id}.toml") for rule_id in present}
     problems += _templates(root, current)
     history = open_history(root)
     if history is None or (head := history.head()) is None:
@@ -137,8 +137,15 @@ def trial_rules(root: Path, today: datetime.date) -> list[str]:
 
 def _toml(data: bytes) -> dict | None:
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return parse_toml(decode(data, "rule"), "rule")
+    except UserError:
+        return None  # load_source reports the file
+
+
+def _toml_file(path: Path) -> dict | None:
+    try:
+        return read_toml(path)
+    except UserError:
         return None  # load_source reports the file
 
 

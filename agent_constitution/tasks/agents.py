@@ -8,7 +8,7 @@ where the repository has no hook runner), `agents:prune` (outputs of segments th
 `agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only `compile.layout` (standard
-library) and reads the manifest with tomllib; the steps of `compile.build` are named here by their
+library) and reads the manifest through `readers`; the steps of `compile.build` are named here by their
 function name and imported when an action or an up-to-date check runs.
 
 Up to date: each action records what it read (the projection of the segment's resolution it used
@@ -26,7 +26,6 @@ import functools
 import hashlib
 import os
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,11 +51,14 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
     task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
     from agent_constitution.compile.layout import Settings
+    from agent_constitution.errors import UserError
+    from agent_constitution.readers import read_toml
+    from agent_constitution.ruleset.layout import segment_problem
 
     default = Settings(origin=manifest.name)
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = read_toml(manifest)
+    except UserError:
         return default, ["."]
     table = data.get("compile", {})
     table = table if isinstance(table, dict) else {}
@@ -68,7 +70,10 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook
     listed = data.get("segment", [])
-    segments = [s["path"] for s in listed if isinstance(s, dict) and isinstance(s.get("path"), str)]
+    segments = [
+        s["path"] for s in (listed if isinstance(listed, list) else [])
+        if isinstance(s, dict) and isinstance(s.get("path"), str) and segment_problem(s["path"]) is None
+    ]
     return Settings(max_tokens, claude, manifest.name, git_hook), [".", *segments]
 
 
@@ -193,8 +198,17 @@ def _step(name: str):
 
 
 def _fresh(task, values, check, *args) -> bool:
-    """doit passes the values the task saved last time as `values` (by this parameter's name)."""
-    return _step(check)(*args, values)
+    """doit passes the values the task saved last time as `values` (by this parameter's name).
+
+    An output that cannot be read (a folder where a file belongs, bytes that are not UTF-8) is not
+    up to date: the action then runs and reports it as a `UserError` (doit would print a traceback
+    for an exception raised here)."""
+    from agent_constitution.errors import UserError
+
+    try:
+        return _step(check)(*args, values)
+    except (OSError, UserError):
+        return False
 
 
 def _shown(root: Path, path: Path) -> str:

@@ -7,9 +7,8 @@ files.
 
 from __future__ import annotations
 
-import tomllib
-
 from agent_constitution.errors import UserError
+from agent_constitution.readers import parse_toml, read_text, read_toml
 from agent_constitution.ruleset.inputs import task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.tasks.actions import reported
@@ -23,9 +22,11 @@ def tasks(project):
     if not manifest.is_file():
         return
     try:
-        sources = tomllib.loads(manifest.read_text(encoding="utf-8")).get("sources", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        sources = read_toml(manifest).get("sources", {})
+    except UserError:
         sources = {}  # `doit lock` reports the broken manifest
+    if not isinstance(sources, dict):
+        sources = {}
     locked = _locked(project.root / LOCKFILE)
     for name, spec in sources.items():
         yield {
@@ -43,12 +44,16 @@ def _locked(lock) -> dict[str, str]:
     """Source name → the commit (or a path source's digest) the lock pins, read without the rule lists."""
     if not lock.is_file():
         return {}
-    head = lock.read_text(encoding="utf-8").partition("\n[[segment]]")[0]  # the lock's fixed layout
     try:
-        entries = tomllib.loads(head).get("source", [])
-    except tomllib.TOMLDecodeError:
+        head = read_text(lock).partition("\n[[segment]]")[0]  # the lock's fixed layout
+        entries = parse_toml(head, lock).get("source", [])
+    except UserError:
         return {}  # `doit lock` reports the broken lock
-    return {entry.get("name"): entry.get("commit") or entry.get("digest") for entry in entries}
+    if not isinstance(entries, list):
+        return {}
+    return {
+        entry.get("name"): entry.get("commit") or entry.get("digest") for entry in entries if isinstance(entry, dict)
+    }
 
 
 def _unchanged(spec: str, pinned: str | None):

@@ -10,6 +10,7 @@ is written again on the next run.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -26,7 +27,9 @@ PARAMS = [{"name": "locked", "long": "locked", "type": bool, "default": False,
 
 
 def tasks(project):
-    if not (project.root / MANIFEST).is_file():
+    # Without rules.toml there is nothing to do; a folder, FIFO or dangling link there is an error
+    # the action reports (the other families wait for a manifest that is a file).
+    if not os.path.lexists(project.root / MANIFEST):
         return
     yield {
         "basename": NAME,

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_bytes, read_toml
 from agent_constitution.ruleset.inputs import manifest_files
-from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT, segment_key
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT, segment_key, segment_problem
 from agent_constitution.tasks.actions import reported
 
 NAME = "resolve"
@@ -26,11 +27,14 @@ def tasks(project):
     if not manifest.is_file():
         return
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        data = read_toml(manifest)
+    except UserError:
         data = {}  # `doit lock` reports the broken manifest
+    listed = data.get("segment", [])
+    # A path the manifest's schema refuses gets no task (`doit lock` reports it).
     segments = [ROOT_SEGMENT] + [
-        s["path"] for s in data.get("segment", []) if isinstance(s, dict) and isinstance(s.get("path"), str)
+        s["path"] for s in (listed if isinstance(listed, list) else [])
+        if isinstance(s, dict) and isinstance(s.get("path"), str) and segment_problem(s["path"]) is None
     ]
     # The lock records every source's digest: an edited rule changes the lock, not only its file.
     inputs = [*manifest_files(project.root), str(project.root / LOCKFILE)]
@@ -70,7 +74,7 @@ def _resolve(root, path, target, cache):
     from agent_constitution.ruleset.lock import sync_lock
     from agent_constitution.ruleset.resolve import resolved_json
 
-    lock = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).exists() else b""
+    lock = read_bytes(root / LOCKFILE, LOCKFILE) if (root / LOCKFILE).exists() else b""
     resolution = _memo.get((root, lock))
     if resolution is None:
         resolution = sync_lock(root, locked=True)[0]

@@ -107,6 +107,19 @@ reason = "ran it by hand"
     # ingesting again records nothing twice
     assert write_feedback(tmp_path / "feedback", done.disagreements) == {path: 0}
     assert path.read_text() == first
+    # a feedback file people have edited into something else is one error, and stays as it is
+    for broken, expected in [
+        (b"\xff", "ac.toml:1: not UTF-8 text"),
+        (b"a = " + b"[" * 3000 + b"]" * 3000, "ac.toml: values are nested too deeply"),
+        (first.encode().replace(b"reviewer = ", b"colour = 1\nreviewer = ", 1), "disagreement.0.colour: unknown key"),
+        (first.encode().replace(b"rule = 1", b'rule = "1"', 1), "disagreement.0.rule: expected an integer"),
+        (b"disagreement = 3", "disagreement: expected an array of tables"),
+    ]:
+        path.write_bytes(broken)
+        with pytest.raises(UserError) as caught:
+            write_feedback(tmp_path / "feedback", done.disagreements)
+        assert expected in str(caught.value) and "fix:" in str(caught.value)
+        assert path.read_bytes() == broken
 
 
 def test_queue_ends_each_rule_with_its_verdict_to_fill_in(tmp_path: Path):

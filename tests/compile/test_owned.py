@@ -131,3 +131,13 @@ def test_skill_with_a_link_is_rejected(tmp_path):
     with pytest.raises(UserError) as caught:
         skills.skill_files(source)
     assert "symbolic links" in caught.value.message
+
+
+def test_a_body_holding_a_marker_is_refused(tmp_path):
+    path = tmp_path / "AGENTS.md"
+    path.write_text("# Mine\n")
+    for marker in (region.BEGIN, region.END):
+        with pytest.raises(UserError) as caught:
+            owned.write_region(path, f"text\n{marker}\nmore\n", "rules.toml", locked=False)
+        assert "contains the marker" in caught.value.message
+    assert path.read_text() == "# Mine\n"

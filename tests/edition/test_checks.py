@@ -63,7 +63,7 @@ CASES = {
                          ["items[5].colour: check 2 (schema): unknown key", "keys here are: id, number"]),
     "missing key": (edit(f"{EDITION}/articles/01-purpose/article.toml", 'id = "purpose"\n', ""),
                     ["01-purpose/article.toml: id: check 2 (schema): required key is missing", "fix: add id"]),
-    "bad toml": (edit(STABLE, 'status = "active"', "status = active"), [f"{STABLE}: check 2 (schema): not valid TOML"]),
+    "bad toml": (edit(STABLE, 'status = "active"', "status = active"), [f"{STABLE}:2: check 2 (schema): not valid TOML"]),
     "bad month": (edit(f"{EDITION}/articles/02-old-rules/article.toml", '"2026-11"', '"2026-13"'),
                   ["repealed: check 2 (schema): '2026-13' is not a month written YYYY-MM"]),
     "bad id": (edit(STABLE, 'id = "stable"', 'id = "Stable_Numbers"'), ["id: check 2 (schema): 'Stable_Numbers' is not lower-case words"]),

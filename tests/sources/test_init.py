@@ -107,7 +107,20 @@ def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsy
 def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text("[project\n")
     code, _, err = run(tmp_path, capsys, "--doit")
-    assert code == 1 and "pyproject.toml: not valid TOML" in err and "Traceback" not in err
+    assert code == 1 and "pyproject.toml:1: not valid TOML" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("make", "expected"), [
+    (lambda path: path.mkdir(), "pyproject.toml: is a folder, expected a file"),
+    (lambda path: path.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n"), "pyproject.toml: values are nested too deeply"),
+    (lambda path: path.write_text("a = " + "1" * 5000 + "\n"), "pyproject.toml:1: an integer has more than 4,300 digits"),
+    (lambda path: path.write_bytes(b"[project]\nname = '\xff'\n"), "pyproject.toml:2: not UTF-8 text"),
+])
+def test_a_hostile_pyproject_is_one_error(tmp_path: Path, capsys, make, expected):
+    make(tmp_path / "pyproject.toml")
+    code, _, err = run(tmp_path, capsys, "--doit")
+    assert code == 1 and expected in err and "fix:" in err and "Traceback" not in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]
 
 
 def test_missing_folder_is_an_error(tmp_path: Path, capsys):

@@ -13,9 +13,6 @@ from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_constitution.errors import UserError
-from agent_constitution.readers import parse_json, read_text
-
 
 @dataclass(frozen=True)
 class Finding:

@@ -3,6 +3,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from agent_constitution import cli
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import resolve

@@ -46,9 +46,10 @@ def _creator(family, project: Project):
         for task in family.tasks(project):
             created = True
             yield task
-        if not created and not family.GROUPS:
+        if not created and (not family.GROUPS or family.NAME in _named_on_command_line()):
             # A task run only on request (`doit site` outside a rule source) says why it does nothing;
-            # a group's member (render, source) stays silent, as the group reaches it in any repository.
+            # a group's member (render, source) stays silent when the group reaches it, as it does in
+            # any repository, and says why when it is asked for by name (`doit render`).
             yield _not_here(family, project)
 
     create.__doc__ = family.__doc__
@@ -56,6 +57,14 @@ def _creator(family, project: Project):
         # Created only when a command reaches them: `doit compile` need not plan every check or page.
         create = create_after()(create)
     return create
+
+
+def _named_on_command_line() -> set[str]:
+    # doit hands a task creator neither the command nor the tasks asked for; the process's own
+    # arguments name them (`doit render`, `doit -n 2 source`, `agent-constitution render`).
+    import sys
+
+    return {word.partition(":")[0] for word in sys.argv[1:] if not word.startswith("-") and "=" not in word}
 
 
 def _not_here(family, project: Project) -> dict:

@@ -151,7 +151,7 @@ def test_the_alias_and_every_command_are_console_scripts():
     assert {"pdks", "constitution-build"} <= set(scripts)
 
 
-@pytest.mark.parametrize("task", ["site", "upgrade", "impact"])
+@pytest.mark.parametrize("task", ["site", "upgrade", "impact", "render", "source"])
 def test_doit_says_why_a_task_on_request_does_not_apply(task, tmp_path):
     (tmp_path / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
     done = subprocess.run([sys.executable, "-m", "doit", task], cwd=tmp_path, capture_output=True, text=True)
@@ -159,6 +159,13 @@ def test_doit_says_why_a_task_on_request_does_not_apply(task, tmp_path):
     assert f"error: `{task}` does not apply here" in done.stderr and "fix: " in done.stderr
     listed = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=tmp_path, capture_output=True, text=True)
     assert listed.returncode == 0 and task in listed.stdout
+
+
+def test_a_group_member_that_does_not_apply_stays_silent_in_its_group(tmp_path):
+    # `doit check` reaches `source` (a rule source's own validation) in every repository.
+    (tmp_path / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
+    done = subprocess.run([sys.executable, "-m", "doit", "check"], cwd=tmp_path, capture_output=True, text=True)
+    assert "does not apply" not in done.stderr
 
 
 def test_no_documented_command_installs_the_bare_name_from_the_index():

@@ -68,7 +68,7 @@ def test_the_compiled_commit_msg_hook_judges_the_message(project: Path):
 
 def test_an_unreadable_message_file_is_one_error(project: Path):
     run = doit(project, "checks", "message=nowhere")
-    assert run.returncode != 0 and "message=nowhere: cannot read the commit message file" in run.stdout
+    assert run.returncode != 0 and "message=nowhere: cannot read the commit message file" in run.stderr
 
 
 @pytest.mark.parametrize("text, message", [

@@ -149,7 +149,7 @@ def test_a_compile_that_fails_late_leaves_the_lock_and_the_root_index_as_they_we
     manifest.write_text(manifest.read_text().replace('rules = ["ac:1",', 'rules = ["ac:7", "ac:1",', 1))
     (root / ".claude" / "settings.json").write_text("{not json\n")
     failed = doit(root, "compile", check=False)
-    assert failed.returncode != 0 and ".claude/settings.json: not JSON" in failed.stdout + failed.stderr
+    assert failed.returncode != 0 and ".claude/settings.json:1: not valid JSON" in failed.stdout + failed.stderr
     assert "rules.lock is put back as it was before this run" in failed.stderr
     assert (root / "rules.lock").read_bytes() == lock and (root / "AGENTS.md").read_bytes() == index
     assert doit(root, "compile", check=False).returncode != 0  # the lock is written again, and put back again

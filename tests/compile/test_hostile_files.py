@@ -107,7 +107,7 @@ CASES = {
     "constitution nested": (append("src/constitution/2026-12/index.toml", "\n" + DEEP), "compile", "index.toml: check 2 (schema): values are nested too deeply"),
     "constitution huge integer": (append("src/constitution/2026-12/index.toml", f"\nzz = {BIG}\n"), "compile", "more than 4,300 digits"),
     "constitution FIFO": (lambda repo: os.mkfifo(repo / "src/constitution/2026-12/articles/01-basics/02-fifo.toml"),
-                          "compile", "02-fifo.toml: is not a regular file (a FIFO"),
+                          "compile", "02-fifo.toml is neither a file nor a folder (a pipe, socket or device)"),
     "settings.json is a folder": (folder(".claude/settings.json"), "compile", ".claude/settings.json: is a folder, expected a file"),
     "settings.json nested": (write(".claude/settings.json", "[" * 100_000), "compile", "settings.json: values are nested too deeply"),
     "AGENTS.md is a folder": (folder("AGENTS.md"), "compile", "AGENTS.md: is a folder, expected a file"),

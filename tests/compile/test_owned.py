@@ -138,6 +138,6 @@ def test_a_body_holding_a_marker_is_refused(tmp_path):
     path.write_text("# Mine\n")
     for marker in (region.BEGIN, region.END):
         with pytest.raises(UserError) as caught:
-            owned.write_region(path, f"text\n{marker}\nmore\n", "rules.toml", locked=False)
+            owned.write_region(path, f"text\n{marker}\nmore\n", "rules.toml", root=tmp_path, locked=False)
         assert "contains the marker" in caught.value.message
     assert path.read_text() == "# Mine\n"

@@ -6,6 +6,8 @@ Where things go, all under `cache/`:
     cache/checks/report.json                              every result (docs/checks.md: the format)
     cache/checks/report.sarif                             the same as SARIF 2.1.0
     cache/review/<group>.md                               a reviewer group's queue
+    cache/review/queue.json                               every queued item, with its evidence (doit review)
+    cache/review/log/<digest>.json                        a reviewer's prompt and answer, for audit
     cache/review/<group>.verdicts.toml                    the reviewer's verdicts (written by the reviewer)
     cache/review/feedback/<source>.toml                   disagreements with that source's checks
 """
@@ -23,19 +25,26 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
+from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
+from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, sarif, summary
+from agent_constitution.checks.evidence import Reader
 from agent_constitution.checks.review import (
+    ITEMS_FILE,
     ingest,
+    labeller,
     needs_review,
     queues,
     read_verdicts,
     write_feedback,
+    write_items,
     write_queues,
 )
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
+from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.checks.subjects import resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
@@ -66,22 +75,41 @@ def retry_undecidable(task, values) -> bool | None:
 
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
-                  today: datetime.date | None = None) -> TaskFailed | None:
-    """Read the results, apply the waivers, write the JSON report, the SARIF log and the review queues,
-    print the summary. Fails (non-zero exit) when a violation remains, or an undecidable one under
-    `undecidable=fail`."""
+                  today: datetime.date | None = None, subjects: Subjects | None = None,
+                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> TaskFailed | None:
+    """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
+    log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
+    an undecidable one under `undecidable=fail`."""
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
     for note in waived.notes:
         print(f"warning: {note}", file=sys.stderr)
+    root = cache.parent if subjects is None else subjects.root
+    try:
+        memory = read_memory(root)
+    except UserError as error:
+        return TaskFailed(str(error))
+    reader = Reader(subjects or Subjects(scan(root)))
+    evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
+                for r in results if needs_review(r)}
+    results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes))
     write_if_changed(cache / "checks" / "report.sarif", sarif(results))
-    texts = queues(results, review)
+    asking = [r for r in results if (r.segment, r.ref) not in applied]
+    texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)
+    write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     print(summary(results, not_run=not_run), end="")
     n = counts(results)
-    if any(needs_review(result) for result in results):
+    found = confirmed(applied)
+    if found:
+        titles = {r.ref: r.title for r in results}
+        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
+    reviewed = len(applied)
+    if reviewed:
+        print(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
+    if any(needs_review(result) for result in asking):
         print(f"review queue{'s' if len(texts) > 1 else ''}: "
               + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
@@ -125,6 +153,97 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
               "changed since the review (the checks ran again); review the new queue and update or remove "
               "them:\n" + "\n".join(f"  {line}" for line in done.stale), file=sys.stderr)
     return None
+
+
+def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
+    """`doit review`: ask each group's reviewer command about the items of its queue that have no
+    recorded verdict on their current subject, within the group's budgets; record every answer in
+    `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
+    A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
+    (`cache/review/left.json`, and printed)."""
+    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, order, prompt
+    from agent_constitution.checks.verdicts import Recorded, propose, write_memory
+
+    folder = review_folder(cache)
+    items_file = folder / ITEMS_FILE
+    if not items_file.is_file():
+        return TaskFailed(str(UserError("no review queue yet", file=items_file, fix="run `doit check` first")))
+    try:
+        selection = select(root, cache)
+        memory = read_memory(root)
+    except UserError as error:
+        return TaskFailed(str(error))
+    label = labeller(root, cache)
+    items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
+                   tuple(item["files"]))
+             for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
+    verdicts = {verdict.key: verdict for verdict in memory.verdicts}
+    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
+    left: list[dict] = []
+    asked = answered = 0
+    for group in dict.fromkeys(item.group for item in items):
+        reviewer = Reviewer.from_settings(group, selection.reviewers.get(group, {"timeout": 1, "max_items": 1,
+                                                                                "max_seconds": 1}))
+        budget = None if reviewer is None else Budget(reviewer.max_items, reviewer.max_seconds)
+        for item in order([item for item in items if item.group == group]):
+            result = item.result
+            if (result.ref, result.segment, item.digest) in verdicts:
+                continue
+            why = (f'group "{group}" has no command: set preset or command in [review.{group}] of {MANIFEST}'
+                   if budget is None else budget.exhausted())
+            if why is None:
+                text = prompt(result, group, item.excerpt, lambda body: label(result.source, body))
+                budget.items -= 1
+                asked += 1
+                try:
+                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(budget.left(), 0.1)))
+                except BadAnswer as error:
+                    why, raw, answer = str(error), getattr(error, "raw", ""), None
+                _log(folder, item, reviewer, text, raw, why)
+            if why is not None:
+                left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
+                continue
+            answered += 1
+            recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
+                                subject=item.digest, check_said=_said_state(result), verdict=answer.verdict,
+                                reason=answer.reason, reviewer=group, locations=answer.locations)
+            verdicts[recorded.key] = recorded
+            source = selection.sources.get(result.source)
+            fixture = {path: (root / path).read_text(encoding="utf-8") for path in item.files}
+            proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
+            if proposal is not None:
+                proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
+    write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
+    write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
+    new = len(proposals) - len(memory.proposals)
+    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered; "
+          f"{new} new proposal{'s' if new != 1 else ''} to fix a check; verdicts in {REVIEW_FILE}")
+    for item in left:
+        print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
+              file=sys.stderr)
+    return None
+
+
+@dataclass(frozen=True)
+class _Item:
+    group: str
+    result: Result
+    digest: str
+    excerpt: str
+    files: tuple[str, ...]
+
+
+def _said_state(result: Result) -> str:
+    return "no check" if result.outcome is None else result.outcome.value
+
+
+def _log(folder: Path, item: _Item, reviewer, text: str, raw: str, why: str | None) -> None:
+    """The prompt and the reviewer's raw answer, for audit: one file per item and subject."""
+    name = f"{item.result.ref.replace(':', '-')}-{item.digest.removeprefix('sha256:')[:16]}.json"
+    write_if_changed(folder / "log" / name, json.dumps({
+        "rule": item.result.ref, "segment": item.result.segment, "subject": item.digest, "group": item.group,
+        "command": list(reviewer.command), "prompt": text, "answer": raw, "error": why,
+    }, indent=1, ensure_ascii=False) + "\n")
 
 
 @dataclass(frozen=True)

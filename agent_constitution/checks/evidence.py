@@ -102,9 +102,9 @@ class Reader:
         return Evidence("sha256:" + digest.hexdigest(), "\n\n".join(parts) + note, tuple(shown))
 
     def _listing(self, view: Repository, seed: list[str]) -> Evidence:
-        # The review loop's own files are not part of what is reviewed: recording a verdict must not
-        # change the subject it was recorded for.
-        files = [path for path in view.files if path != REVIEW_FILE and not path.startswith(f"{DRAFTS}/")]
+        # The review loop's own files are not part of what is reviewed (here and in a change):
+        # recording a verdict must not change the subject it was recorded for.
+        files = [path for path in view.files if not _own(path)]
         digest = hashlib.sha256("\0".join([*seed, *files]).encode()).hexdigest()
         names = files[:MAX_LISTING]
         more = f"\n(and {len(files) - len(names)} more)" if len(files) > len(names) else ""
@@ -120,6 +120,8 @@ class Reader:
                             f"No change to show: {error}")
         diff: list[str] = []
         for item in change.files:
+            if _own(item.path):
+                continue
             diff.extend(difflib.unified_diff((item.old_text or "").splitlines(), (item.new_text or "").splitlines(),
                                              f"a/{item.old_path}" if item.old_path else "/dev/null",
                                              f"b/{item.new_path}" if item.new_path else "/dev/null", lineterm=""))
@@ -143,6 +145,11 @@ class Reader:
         more = f"\n({len(uses) - len(shown)} more)" if len(uses) > len(shown) else ""
         return Evidence("sha256:" + digest,
                         "The session's tool uses, in order:\n\n```\n" + "\n".join(shown) + f"\n```{more}")
+
+
+def _own(path: str) -> bool:
+    """A file of the review loop itself (a segment's view sees them only at the root)."""
+    return path == REVIEW_FILE or path.startswith(f"{DRAFTS}/")
 
 
 def _excerpt(path: str, text: str, lines: Sequence[int]) -> str:

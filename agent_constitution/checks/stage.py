@@ -182,8 +182,8 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
     left: list[dict] = []
     asked = answered = 0
     for group in dict.fromkeys(item.group for item in items):
-        reviewer = Reviewer.from_settings(group, selection.reviewers.get(group, {"timeout": 1, "max_items": 1,
-                                                                                "max_seconds": 1}))
+        settings = selection.reviewers.get(group)
+        reviewer = None if settings is None else Reviewer.from_settings(group, settings)
         budget = None if reviewer is None else Budget(reviewer.max_items, reviewer.max_seconds)
         for item in order([item for item in items if item.group == group]):
             result = item.result

@@ -102,7 +102,7 @@ def read_memory(root: Path) -> Memory:
         )
     except (tomllib.TOMLDecodeError, TypeError) as error:
         raise UserError(f"not a review file: {error}", file=path,
-                        fix=f"restore it from git, or delete it to ask the reviewers again") from None
+                        fix="restore it from git, or delete it to ask the reviewers again") from None
 
 
 def _names(item: Mapping) -> dict:

@@ -57,7 +57,8 @@ if "TODO left in code" in prompt:
     answer = json.dumps({{"verdict": "satisfied", "reason": "the TODO is inside a string, not a to-do",
                          "locations": ["src/a.py:1"]}})
 else:
-    answer = json.dumps({{"verdict": "cannot-tell", "reason": "a file listing cannot show it", "locations": []}})
+    answer = json.dumps({{"verdict": os.environ.get("STAND_IN_VERDICT", "cannot-tell"),
+                         "reason": "a file listing cannot show it", "locations": []}})
 '''
 
 
@@ -83,11 +84,11 @@ def reviewed(repo: Path, tmp_path: Path) -> Path:
     return repo
 
 
-def review(root: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+def review(root: Path, tmp_path: Path, **extra: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     calls = tmp_path / "calls.txt"
     calls.write_text("")
     env = {**os.environ, "PATH": f"{stand_ins(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}",
-           "STAND_IN_CALLS": str(calls)}
+           "STAND_IN_CALLS": str(calls), **extra}
     run = subprocess.run([sys.executable, "-m", "doit", "review"], cwd=root, capture_output=True, text=True, env=env)
     return run, calls.read_text().split()
 
@@ -122,6 +123,17 @@ def test_a_verdict_closes_the_loop_until_the_subject_changes(reviewed: Path, tmp
     assert edited.returncode == 1
     run, calls = review(reviewed, tmp_path)
     assert calls == ["ac:2"]   # the unchecked rule's subject (the file listing) did not change
+
+
+def test_a_confirmed_violation_is_handed_to_the_fixer(reviewed: Path, tmp_path: Path):
+    doit(reviewed, "checks")
+    review(reviewed, tmp_path, STAND_IN_VERDICT="violated")
+    run = doit(reviewed, "checks")
+    assert run.returncode == 1
+    assert "confirmed by a reviewer (fix these):\n- ac:3 Rule 3:\n    a file listing cannot show it\n" in run.stdout
+    report = json.loads((reviewed / "cache/checks/report.json").read_text())
+    assert {r["ref"]: r["outcome"] for r in report["results"]}["ac:3"] == "violation"
+    assert "## ac:3" not in (reviewed / "cache/review/default.md").read_text()   # not asked again
 
 
 def test_a_failing_or_malformed_reviewer_leaves_items_queued(reviewed: Path, tmp_path: Path):

@@ -191,3 +191,15 @@ def test_prompt_renders_references_as_labels():
     label = labeller(Path("/nonexistent"), Path("/nonexistent/cache"))
     text = prompt(result, "g", "", lambda body: label("ac", body))
     assert "> Follow ac:7 and other:3." in text and "{@" not in text.split("## What the check said")[0]
+
+
+def test_a_base_manifest_cannot_name_a_reviewer(reviewed: Path, tmp_path: Path):
+    marker = tmp_path / "ran"
+    command = json.dumps([sys.executable, "-c", f"open({str(marker)!r}, 'w')"])
+    write(reviewed, {"team/base.toml": f'[review.default]\nrules = ["ac:*"]\ncommand = {command}\n'})
+    manifest = reviewed / "rules.toml"
+    text = manifest.read_text().replace('[review.default]\nrules = ["ac:*"]\npreset = "claude"\n', "")
+    manifest.write_text('extends = "team/base.toml"\n' + text)
+    assert "checks:report" in doit(reviewed, "checks").stdout
+    run, calls = review(reviewed, tmp_path)
+    assert not marker.exists() and calls == [] and "has no command" in run.stderr

@@ -213,7 +213,8 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
             proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
             if proposal is not None:
                 proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
-    write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
+    if answered or (root / REVIEW_FILE).is_file():
+        write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
     write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
     new = len(proposals) - len(memory.proposals)
     print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered; "

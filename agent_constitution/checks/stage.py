@@ -91,8 +91,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     except UserError as error:
         return TaskFailed(str(error))
     reader = Reader(subjects or Subjects(scan(root)))
+    judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
-                for r in results if needs_review(r)}
+                for r in results if needs_review(r) or (r.segment, r.ref) in judged}
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes))
     write_if_changed(cache / "checks" / "report.sarif", sarif(results))
@@ -139,6 +140,10 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
         done = ingest(results, verdicts, report=report)
     except UserError as error:
         return TaskFailed(str(error))
+    try:
+        recorded = _record_disagreements(cache.parent, cache, results, verdicts)
+    except UserError as error:
+        return TaskFailed(str(error))
     written = write_feedback(folder / "feedback", done.disagreements)
     found = [d for entries in done.disagreements.values() for d in entries]
     positives = sum(d.kind == "false-positive" for d in found)
@@ -148,6 +153,8 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
     for path, added in written.items():
         shown = path.relative_to(cache.parent)
         print(f"{added} new recorded in {shown}" if added else f"already recorded in {shown}")
+    if recorded:
+        print(f"{recorded} proposal{'s' if recorded != 1 else ''} to fix a check recorded in {REVIEW_FILE}")
     if done.stale:
         print(f"warning: skipped {len(done.stale)} verdict{'s' if len(done.stale) > 1 else ''} on a result that "
               "changed since the review (the checks ran again); review the new queue and update or remove "
@@ -223,6 +230,40 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
         print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
               file=sys.stderr)
     return None
+
+
+def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], verdicts: Mapping) -> int:
+    """Hand-written verdicts that disagree with a check, recorded in rules.review.toml as `doit review`
+    records a reviewer's: the verdict on the subject as it is now, and the proposal with its draft.
+    Returns the number of new proposals."""
+    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, write_memory
+
+    by_key = {(result.segment, result.ref): result for result in results}
+    wanted = [(group, verdict, by_key[(verdict.segment, verdict.rule)]) for group, given in verdicts.items()
+              for verdict in given if (verdict.segment, verdict.rule) in by_key]
+    wanted = [(group, verdict, result) for group, verdict, result in wanted
+              if (verdict.outcome is None or verdict.outcome == _said_state(result))
+              and kind_of(result, verdict.verdict) is not None]
+    if not wanted:
+        return 0
+    selection = select(root, cache)
+    rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
+    reader = Reader(Subjects(scan(root), selection.segments))
+    memory = read_memory(root)
+    recorded = {verdict.key: verdict for verdict in memory.verdicts}
+    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
+    for group, verdict, result in wanted:
+        seen = reader.evidence(result, rules.get((result.segment, result.ref)))
+        entry = Recorded(rule=result.ref, segment=result.segment, revision=result.revision, subject=seen.digest,
+                         check_said=_said_state(result), verdict=verdict.verdict, reason=verdict.reason,
+                         reviewer=group, locations=(verdict.location,) if verdict.location else ())
+        recorded[entry.key] = entry
+        source = selection.sources.get(result.source)
+        fixture = {path: (root / path).read_text(encoding="utf-8") for path in seen.files}
+        proposal = propose(root, result, entry, fixture, Path(source["root"]) if source else None)
+        proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
+    write_memory(root, Memory(tuple(recorded.values()), tuple(proposals.values())))
+    return len(proposals) - len(memory.proposals)
 
 
 @dataclass(frozen=True)

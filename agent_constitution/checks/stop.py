@@ -68,9 +68,11 @@ def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
     if not (root / REVIEW_FILE).is_file():
         return results, {}
     reader = Reader(subjects)
+    memory = read_memory(root)
+    judged = memory.judged()
     digests = {(r.segment, r.ref): reader.evidence(r, rules.get((r.segment, r.ref))).digest
-               for r in results if needs_review(r)}
-    return apply(results, digests, read_memory(root))
+               for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    return apply(results, digests, memory)
 
 
 def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:

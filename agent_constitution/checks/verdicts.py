@@ -31,6 +31,7 @@ from agent_constitution.checks.model import Outcome, Result, Suppression
 REVIEW_FILE = "rules.review.toml"
 DRAFTS = "rules.review"             # the folder of the proposals' patches and issue bodies
 FALSE_POSITIVE = "false-positive"
+FALSE_NEGATIVE = "false-negative"
 
 _HEADER = """\
 Verdicts of this repository's reviewers, recorded by `doit review`; commit this file.
@@ -76,6 +77,10 @@ class Proposal:
 class Memory:
     verdicts: tuple[Recorded, ...] = ()
     proposals: tuple[Proposal, ...] = ()
+
+    def judged(self) -> frozenset[tuple[str, str]]:
+        """(segment, rule) of every recorded verdict, whatever its subject."""
+        return frozenset((verdict.segment, verdict.rule) for verdict in self.verdicts)
 
     def find(self, rule: str, segment: str, subject: str) -> Recorded | None:
         index = self.__dict__.get("_index")
@@ -192,17 +197,27 @@ def confirmed_lines(found: Mapping[str, Sequence[Recorded]], titles: Mapping[str
 
 # --- proposals -----------------------------------------------------------------------------------
 
+def kind_of(result: Result, verdict: str) -> str | None:
+    """The check's error a verdict shows: a false positive, a false negative, or none."""
+    if result.outcome is Outcome.VIOLATION and verdict == "satisfied":
+        return FALSE_POSITIVE
+    if result.outcome is Outcome.PASS and verdict == "violated":
+        return FALSE_NEGATIVE
+    return None
+
+
 def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str, str], source_root: Path | None
             ) -> Proposal | None:
-    """A proposal for a verdict that disagrees with its check (a false positive), with its draft:
-    the patch for a source inside `root`, an issue body for any other. None when they agree."""
-    if not (result.outcome is Outcome.VIOLATION and verdict.verdict == "satisfied"):
+    """A proposal for a verdict that disagrees with its check, with its draft: the patch for a source
+    inside `root`, an issue body for any other. None when they agree."""
+    kind = kind_of(result, verdict.verdict)
+    if kind is None:
         return None
-    said = "violation: " + "; ".join(
+    said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(
         f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
         for finding in result.findings)
     source, _, number = result.ref.partition(":")
-    proposal = Proposal(rule=result.ref, revision=result.revision, kind=FALSE_POSITIVE, segment=result.segment,
+    proposal = Proposal(rule=result.ref, revision=result.revision, kind=kind, segment=result.segment,
                         check=result.check or "", check_said=said, reason=verdict.reason, reviewer=verdict.reviewer,
                         subject=verdict.subject, fixture=tuple(fixture))
     name = f"{source}-{number}-{verdict.subject.removeprefix('sha256:')[:12]}"
@@ -246,9 +261,9 @@ def _patch(root: Path, prefix: str, number: int, result: Result, proposal: Propo
     if not replaced:
         return None
     case = f"{prefix}rules/checks/fixtures/r{number}/{name.rpartition('-')[2]}"
-    expected = (f'# A false positive of {proposal.check} (revision {result.revision}), found by reviewer '
+    expected = (f'# A {proposal.kind} of {proposal.check} (revision {result.revision}), found by reviewer '
                 f'"{proposal.reviewer}".\n'
-                f'outcome = "pass"\nsegment = "{result.segment}"\n'
+                f'outcome = "{"pass" if proposal.kind == FALSE_POSITIVE else "violation"}"\nsegment = "{result.segment}"\n'
                 f'check-said = {_toml_string(proposal.check_said)}\nreason = {_toml_string(proposal.reason)}\n')
     parts = [_diff(rule_file, old, new)]
     parts.append(_diff(f"{case}/expected.toml", None, expected))
@@ -271,10 +286,12 @@ def _diff(path: str, old: str | None, new: str) -> str:
 
 
 def _issue(proposal: Proposal, fixture: Mapping[str, str]) -> str:
-    lines = [f"# False positive of {proposal.rule}'s check (revision {proposal.revision})", "",
+    found = "satisfied" if proposal.kind == FALSE_POSITIVE else "violated"
+    must = "pass" if proposal.kind == FALSE_POSITIVE else "be a violation"
+    lines = [f"# A {proposal.kind} of {proposal.rule}'s check (revision {proposal.revision})", "",
              f"The check `{proposal.check}` reported:", "", f"> {proposal.check_said}", "",
-             f"A reviewer found the rule satisfied: {proposal.reason}", "",
-             "Please fix the check (same rule ID, revision + 1), with this case as a fixture that must pass:", ""]
+             f"A reviewer found the rule {found}: {proposal.reason}", "",
+             f"Please fix the check (same rule ID, revision + 1), with this case as a fixture that must {must}:", ""]
     for path, text in fixture.items():
         lines += [f"`{path}`:", "", "```", text.rstrip("\n"), "```", ""]
     return "\n".join(lines)

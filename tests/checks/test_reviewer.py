@@ -145,7 +145,7 @@ def test_a_failing_or_malformed_reviewer_leaves_items_queued(reviewed: Path, tmp
     assert run.returncode == 0
     left = json.loads((reviewed / "cache/review/left.json").read_text())["left"]
     assert [item["reason"][:16] for item in left] == ["malformed output", "the group's max-"]
-    assert not (reviewed / "rules.review.toml").read_text().count("[[verdict]]")
+    assert not (reviewed / "rules.review.toml").exists()   # nothing answered: nothing recorded
 
 
 def test_a_group_without_a_command_is_left_for_a_person(reviewed: Path, tmp_path: Path):
@@ -203,3 +203,23 @@ def test_a_base_manifest_cannot_name_a_reviewer(reviewed: Path, tmp_path: Path):
     assert "checks:report" in doit(reviewed, "checks").stdout
     run, calls = review(reviewed, tmp_path)
     assert not marker.exists() and calls == [] and "has no command" in run.stderr
+
+
+def test_a_hand_written_false_negative_becomes_a_proposal(reviewed: Path):
+    (reviewed / "src/a.py").write_text("x = 1  # FIXME: name this\n")
+    assert doit(reviewed, "checks").returncode == 0
+    write(reviewed, {"cache/review/default.verdicts.toml": '''\
+        [[verdict]]
+        rule = "ac:2"
+        outcome = "pass"
+        verdict = "violated"
+        reason = "a FIXME is a to-do too"
+        location = "src/a.py:1"
+    '''})
+    run = doit(reviewed, "review-ingest")
+    assert "1 proposal to fix a check recorded in rules.review.toml" in run.stdout, run.stdout + run.stderr
+    [proposal] = tomllib.loads((reviewed / "rules.review.toml").read_text())["proposal"]
+    assert proposal["kind"] == "false-negative" and proposal["check-said"] == "pass"
+    assert '+outcome = "violation"' in (reviewed / proposal["draft"]).read_text()
+    again = doit(reviewed, "checks")
+    assert again.returncode == 1 and "- ac:2 Rule 2:\n    a FIXME is a to-do too (src/a.py:1)" in again.stdout

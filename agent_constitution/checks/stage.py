@@ -169,7 +169,7 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
     A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
     (`cache/review/left.json`, and printed)."""
     from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, order, prompt
-    from agent_constitution.checks.verdicts import Recorded, propose, write_memory
+    from agent_constitution.checks.verdicts import Recorded, propose, state, write_memory
 
     folder = review_folder(cache)
     items_file = folder / ITEMS_FILE
@@ -212,16 +212,16 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
                 continue
             answered += 1
             recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
-                                subject=item.digest, check_said=_said_state(result), verdict=answer.verdict,
+                                subject=item.digest, check_said=state(result), verdict=answer.verdict,
                                 reason=answer.reason, reviewer=group, locations=answer.locations)
             verdicts[recorded.key] = recorded
             source = selection.sources.get(result.source)
-            fixture = {path: (root / path).read_text(encoding="utf-8") for path in item.files}
+            fixture = _fixture(root, item.files)
             proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
             if proposal is not None:
                 proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
-    if answered or (root / REVIEW_FILE).is_file():
-        write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
+            # After every answer: an interrupted run keeps what it paid for.
+            write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
     write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
     new = len(proposals) - len(memory.proposals)
     print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered; "
@@ -236,13 +236,13 @@ def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], ve
     """Hand-written verdicts that disagree with a check, recorded in rules.review.toml as `doit review`
     records a reviewer's: the verdict on the subject as it is now, and the proposal with its draft.
     Returns the number of new proposals."""
-    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, write_memory
+    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory
 
     by_key = {(result.segment, result.ref): result for result in results}
     wanted = [(group, verdict, by_key[(verdict.segment, verdict.rule)]) for group, given in verdicts.items()
               for verdict in given if (verdict.segment, verdict.rule) in by_key]
     wanted = [(group, verdict, result) for group, verdict, result in wanted
-              if (verdict.outcome is None or verdict.outcome == _said_state(result))
+              if (verdict.outcome is None or verdict.outcome == state(result))
               and kind_of(result, verdict.verdict) is not None]
     if not wanted:
         return 0
@@ -255,15 +255,26 @@ def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], ve
     for group, verdict, result in wanted:
         seen = reader.evidence(result, rules.get((result.segment, result.ref)))
         entry = Recorded(rule=result.ref, segment=result.segment, revision=result.revision, subject=seen.digest,
-                         check_said=_said_state(result), verdict=verdict.verdict, reason=verdict.reason,
+                         check_said=state(result), verdict=verdict.verdict, reason=verdict.reason,
                          reviewer=group, locations=(verdict.location,) if verdict.location else ())
         recorded[entry.key] = entry
         source = selection.sources.get(result.source)
-        fixture = {path: (root / path).read_text(encoding="utf-8") for path in seen.files}
+        fixture = _fixture(root, seen.files)
         proposal = propose(root, result, entry, fixture, Path(source["root"]) if source else None)
         proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
     write_memory(root, Memory(tuple(recorded.values()), tuple(proposals.values())))
     return len(proposals) - len(memory.proposals)
+
+
+def _fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
+    found = {}
+    for path in files:
+        try:
+            found[path] = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
 
 
 @dataclass(frozen=True)
@@ -273,10 +284,6 @@ class _Item:
     digest: str
     excerpt: str
     files: tuple[str, ...]
-
-
-def _said_state(result: Result) -> str:
-    return "no check" if result.outcome is None else result.outcome.value
 
 
 def _log(folder: Path, item: _Item, reviewer, text: str, raw: str, why: str | None) -> None:

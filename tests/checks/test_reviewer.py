@@ -75,7 +75,8 @@ def stand_ins(folder: Path) -> Path:
 def reviewed(repo: Path, tmp_path: Path) -> Path:
     """A repository with a rule whose check has a known false positive (a TODO inside a string) and a
     rule without a check, reviewed by the `claude` preset (a stand-in on PATH)."""
-    make_source(repo, {2: rule_toml(2, 'python = "r2"\ninputs = ["src/*.py"]'), 3: rule_toml(3)}, {"r2": NO_TODO})
+    make_source(repo, {2: rule_toml(2, 'python = "r2"\ninputs = ["src/*.py"]'),
+                       3: rule_toml(3).replace("It matters.", "It matters, like {@rule:2}.")}, {"r2": NO_TODO})
     manifest = repo / "rules.toml"
     manifest.write_text(manifest.read_text() + '[review.default]\nrules = ["ac:*"]\npreset = "claude"\n')
     write(repo, {"src/a.py": 'x = "TODO"  # a string\n', "secret.log": "password=hunter2\n"})
@@ -96,9 +97,13 @@ def review(root: Path, tmp_path: Path, **extra: str) -> tuple[subprocess.Complet
 def test_a_verdict_closes_the_loop_until_the_subject_changes(reviewed: Path, tmp_path: Path):
     first = doit(reviewed, "checks")
     assert first.returncode == 1, first.stdout + first.stderr
+    queue = (reviewed / "cache/review/default.md").read_text()
+    assert "It matters, like ac:2." in queue and "{@rule:2}" not in queue
     run, calls = review(reviewed, tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert sorted(calls) == ["ac:2", "ac:3"]
+    prompt_of_3 = json.loads(next((reviewed / "cache/review/log").glob("ac-3-*.json")).read_text())["prompt"]
+    assert "> Rule 3 requires something. It matters, like ac:2." in prompt_of_3
     assert "asked 2 items, 2 answered; 1 new proposal" in run.stdout
 
     memory = tomllib.loads((reviewed / "rules.review.toml").read_text())

@@ -228,3 +228,21 @@ def test_a_hand_written_false_negative_becomes_a_proposal(reviewed: Path):
     assert '+outcome = "violation"' in (reviewed / proposal["draft"]).read_text()
     again = doit(reviewed, "checks")
     assert again.returncode == 1 and "- ac:2 Rule 2:\n    a FIXME is a to-do too (src/a.py:1)" in again.stdout
+
+
+@pytest.mark.parametrize("body, field", [
+    ('preset = "copilot"', "preset"),
+    ("timeout = 0", "timeout"),
+    ("max-items = -1", "max-items"),
+    ("command = []", "command"),
+    ("budget = 3", "budget"),
+])
+def test_reviewer_settings_are_validated(tmp_path: Path, body: str, field: str):
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.models import Manifest, load
+
+    path = tmp_path / "rules.toml"
+    path.write_text(f'[review.default]\nrules = ["ac:*"]\n{body}\n')
+    with pytest.raises(UserError) as error:
+        load(Manifest, path, "rules.toml")
+    assert field in str(error.value)

@@ -246,3 +246,17 @@ def test_reviewer_settings_are_validated(tmp_path: Path, body: str, field: str):
     with pytest.raises(UserError) as error:
         load(Manifest, path, "rules.toml")
     assert field in str(error.value)
+
+
+def test_a_false_positive_of_a_third_party_source_is_an_issue_body(tmp_path: Path):
+    from agent_constitution.checks.verdicts import Recorded, propose
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    result = Result(".", "team:4", Outcome.VIOLATION, (Finding("TODO left in code", "src/a.py", 1),),
+                    check="python:r4", revision=3)
+    verdict = Recorded("team:4", ".", 3, "sha256:" + "ab" * 32, "violation", "satisfied", "a string", "default")
+    proposal = propose(root, result, verdict, {"src/a.py": 'x = "TODO"\n'}, tmp_path / "elsewhere")
+    assert proposal.draft == "" and proposal.issue.endswith(".issue.md")
+    body = (root / proposal.issue).read_text()
+    assert "false-positive of team:4's check (revision 3)" in body and 'x = "TODO"' in body

@@ -6,6 +6,9 @@ the evidence. A reviewer answers in a verdict file; `doit review-ingest` compare
 the check's outcome and records every disagreement (a false positive: the check flagged what
 satisfies the rule; a false negative: it passed what violates it) against that rule's check, in one
 file per source that its maintainers turn into a check fix (same rule ID, revision + 1).
+
+Beside the Markdown queues, `queue.json` holds every item with its evidence for `doit review`
+(checks/reviewer.py), and both render the rules' `{@…}` references as readable labels.
 """
 
 from __future__ import annotations

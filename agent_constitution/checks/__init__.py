@@ -8,6 +8,8 @@
 - `plan`: the jobs of a run and their dependencies; `stage`: the functions doit's tasks run;
   `progress`: the progress line.
 - `report`: summary, JSON and SARIF; `review`: queues, verdicts, disagreements.
+- `evidence`: what a reviewer sees of a subject and its digest; `reviewer`: the reviewer commands
+  (presets, prompts, answers); `verdicts`: `rules.review.toml`, recorded verdicts as outcomes, proposals.
 
 docs/checks.md documents the behaviour, the formats and the decisions.
 """

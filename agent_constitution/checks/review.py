@@ -6,13 +6,18 @@ the evidence. A reviewer answers in a verdict file; `doit review-ingest` compare
 the check's outcome and records every disagreement (a false positive: the check flagged what
 satisfies the rule; a false negative: it passed what violates it) against that rule's check, in one
 file per source that its maintainers turn into a check fix (same rule ID, revision + 1).
+
+Beside the Markdown queues, `queue.json` holds every item with its evidence for `doit review`
+(checks/reviewer.py), and both render the rules' `{@…}` references as readable labels.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
-from collections.abc import Mapping, Sequence
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
@@ -63,7 +68,8 @@ def needs_review(result: Result) -> bool:
     return result.outcome is not Outcome.PASS
 
 
-def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
+def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]],
+           label: Callable[[str, str], str] = lambda source, text: text) -> dict[str, str]:
     """Group name → the text of its queue file; every configured group gets one, even when empty."""
     items: dict[str, list[Result]] = {name: [] for name in groups}
     unchecked: dict[str, list[str]] = {}    # a rule without a check → every segment it is enabled in
@@ -74,7 +80,7 @@ def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]]) -> di
                 continue    # one item per rule without a check, naming its segments
         if needs_review(result):
             items.setdefault(group_of(result.ref, groups), []).append(result)
-    return {name: _queue(name, found, unchecked) for name, found in items.items()}
+    return {name: _queue(name, found, unchecked, label) for name, found in items.items()}
 
 
 def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
@@ -84,6 +90,51 @@ def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
     for stale in folder.glob("*.md"):
         if stale.stem not in texts:
             remove(stale, within=folder)
+
+
+ITEMS_FILE = "queue.json"
+
+
+def labeller(root: Path, cache: Path) -> Callable[[str, str], str]:
+    """(source name, text) → the text with its `{@…}` references as readable labels, the way compile
+    renders them without links; the constitution is loaded on the first provision reference."""
+    from agent_constitution.compile.document import plain_label, render_references
+
+    loaded: list = []
+
+    def provision(anchor: str) -> str | None:
+        if not loaded:
+            loaded.append(_provision_labels(root, cache))
+        return loaded[0](anchor)
+
+    def label(source: str, text: str) -> str:
+        return render_references(text, lambda match: plain_label(source, match[1], provision))
+
+    return label
+
+
+def _provision_labels(root: Path, cache: Path) -> Callable[[str], str | None]:
+    """The pinned constitution's labels; none (the anchor stays) when it cannot be loaded: a label
+    is for reading, and the check results do not depend on it."""
+    from agent_constitution.compile.inputs import load_constitution, read_resolved, resolved_path
+
+    try:
+        constitution = load_constitution(read_resolved(resolved_path(cache, ROOT_SEGMENT)), root)
+    except (UserError, OSError, ValueError, KeyError):
+        return lambda anchor: None
+    return lambda anchor: constitution.provision_label(anchor, constitution.language)
+
+
+def write_items(folder: Path, results: Sequence[Result], groups: Mapping[str, Sequence[str]],
+                evidence: Mapping[tuple[str, str], object]) -> None:
+    """`queue.json`: every (segment, rule) a reviewer must decide, with its group and the evidence
+    (subject digest, excerpt, fixture files) that `doit review` turns into prompts."""
+    items = []
+    for result in ordered(results):
+        seen = evidence[(result.segment, result.ref)]
+        items.append({"group": group_of(result.ref, groups), "result": result.to_json(), "digest": seen.digest,
+                      "excerpt": seen.excerpt, "files": list(seen.files)})
+    write_if_changed(folder / ITEMS_FILE, json.dumps({"items": items}, indent=1, ensure_ascii=False) + "\n")
 
 
 _VERDICT_HELP = """\
@@ -112,7 +163,8 @@ negative of its check.
 """
 
 
-def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequence[str]]) -> str:
+def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequence[str]],
+           label: Callable[[str, str], str]) -> str:
     lines = [f"# Review queue: {name}", "", _VERDICT_HELP.format(verdicts=f"{name}.verdicts.toml")]
     if not results:
         lines.append("Nothing to review.\n")
@@ -123,7 +175,7 @@ def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequenc
         lines.append("")
         lines.append(f"**{result.title}** (revision {result.revision}, {result.status})")
         lines.append("")
-        lines.extend(f"> {line}" if line else ">" for line in result.text.strip().splitlines())
+        lines.extend(f"> {line}" if line else ">" for line in label(result.source, result.text).strip().splitlines())
         lines.append("")
         if result.outcome is None:
             lines.append("Evidence: none; this rule has no automatic check.")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agent_constitution import ids
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # the Stop hook reads a fresh one and must stay fast.
 
 # The shape of cache/checks/selection.json; another shape is recomputed, not misread.
-MEMO_FORMAT = 2
+MEMO_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class Selection:
     rules: Mapping[str, tuple[RuleCheck, ...]]      # segment → the rules it checks
     review: Mapping[str, tuple[str, ...]]           # reviewer group → rule patterns
     waivers: tuple[Waiver, ...] = ()                # the manifest's [[waive]] entries
+    # reviewer group → its `[review.<group>]` settings (command, budgets), from the root manifest only
+    reviewers: Mapping[str, Mapping] = field(default_factory=dict)
+    sources: Mapping[str, Mapping] = field(default_factory=dict)   # source name → {root, trust}
 
 
 def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
@@ -66,11 +69,11 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
     for ref in asked:
         if ref not in refs:
             rules[ROOT_SEGMENT] += (_named(ref, selected["sources"], {}),)
-    review = {name: tuple(patterns) for name, patterns in selected["review"].items()}
+    review = {name: tuple(group["rules"]) for name, group in selected["review"].items()}
     waivers = tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
                            None if item["until"] is None else datetime.date.fromisoformat(item["until"]), item["number"])
                     for item in selected["waivers"])
-    return Selection(segments, rules, review, waivers)
+    return Selection(segments, rules, review, waivers, selected["review"], selected["sources"])
 
 
 def _newest_input(root: Path) -> int:
@@ -113,7 +116,7 @@ def _selected(root: Path, cache: Path, newest: int) -> dict:
         "segments": list(segments),
         "sources": {name: {"root": item["root"], "trust": item["trust"]} for name, item in documents[0]["sources"].items()},
         "rules": rules,
-        "review": {name: list(group.rules) for name, group in manifest.review.items()},
+        "review": {name: group.model_dump(mode="json") for name, group in manifest.review.items()},
         "waivers": [{**asdict(waiver), "until": None if waiver.until is None else waiver.until.isoformat()}
                     for waiver in from_manifest(manifest.waive)],
     }

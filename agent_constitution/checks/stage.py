@@ -6,6 +6,8 @@ Where things go, all under `cache/`:
     cache/checks/report.json                              every result (docs/checks.md: the format)
     cache/checks/report.sarif                             the same as SARIF 2.1.0
     cache/review/<group>.md                               a reviewer group's queue
+    cache/review/queue.json                               every queued item, with its evidence (doit review)
+    cache/review/log/<digest>.json                        a reviewer's prompt and answer, for audit
     cache/review/<group>.verdicts.toml                    the reviewer's verdicts (written by the reviewer)
     cache/review/feedback/<source>.toml                   disagreements with that source's checks
 """
@@ -23,19 +25,26 @@ from doit.exceptions import TaskFailed
 
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
+from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
+from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, rule_pages, sarif, summary
+from agent_constitution.checks.evidence import Reader
 from agent_constitution.checks.review import (
+    ITEMS_FILE,
     ingest,
+    labeller,
     needs_review,
     queues,
     read_verdicts,
     write_feedback,
+    write_items,
     write_queues,
 )
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
+from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
@@ -67,27 +76,47 @@ def retry_undecidable(task, values) -> bool | None:
 
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
-                  today: datetime.date | None = None, root: Path | None = None) -> TaskFailed | None:
-    """Read the results, apply the waivers, write the JSON report, the SARIF log and the review queues,
-    print the summary. Fails (non-zero exit) when a violation remains, or an undecidable one under
-    `undecidable=fail`. `root` (default: the cache's parent) is the repository the SARIF locations
-    must name files of, and whose lock gives the rule sources' repositories."""
+                  today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
+                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> TaskFailed | None:
+    """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
+    log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
+    an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
+    cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
+    the rule sources' repositories."""
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
     for note in waived.notes:
         print(f"warning: {note}", file=sys.stderr)
+    root = (subjects.root if subjects is not None else cache.parent) if root is None else root
+    try:
+        memory = read_memory(root)
+    except UserError as error:
+        return TaskFailed(str(error))
+    reader = Reader(subjects or Subjects(scan(root)))
+    judged = memory.judged()
+    evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
+                for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes),
                      within=cache)
-    root = cache.parent if root is None else root
     write_if_changed(cache / "checks" / "report.sarif",
                      sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
                      within=cache)
-    texts = queues(results, review)
+    asking = [r for r in results if (r.segment, r.ref) not in applied]
+    texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)
+    write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     print(summary(results, not_run=not_run), end="")
     n = counts(results)
-    if any(needs_review(result) for result in results):
+    found = confirmed(applied)
+    if found:
+        titles = {r.ref: r.title for r in results}
+        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
+    reviewed = len(applied)
+    if reviewed:
+        print(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
+    if any(needs_review(result) for result in asking):
         print(f"review queue{'s' if len(texts) > 1 else ''}: "
               + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
@@ -136,6 +165,10 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
         written = write_feedback(folder / "feedback", done.disagreements)
     except UserError as error:
         return TaskFailed(str(error))
+    try:
+        recorded = _record_disagreements(cache.parent, cache, results, verdicts)
+    except UserError as error:
+        return TaskFailed(str(error))
     found = [d for entries in done.disagreements.values() for d in entries]
     positives = sum(d.kind == "false-positive" for d in found)
     print(f"{len(found)} disagreement{'s' if len(found) != 1 else ''} with the checks "
@@ -144,6 +177,8 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
     for path, added in written.items():
         shown = path.relative_to(cache.parent)
         print(f"{added} new recorded in {shown}" if added else f"already recorded in {shown}")
+    if recorded:
+        print(f"{recorded} proposal{'s' if recorded != 1 else ''} to fix a check recorded in {REVIEW_FILE}")
     if done.stale:
         print(f"warning: skipped {len(done.stale)} verdict{'s' if len(done.stale) > 1 else ''} on a result that "
               "changed since the review (the checks ran again); review the new queue and update or remove "
@@ -158,6 +193,139 @@ def _report_results(report: Path) -> list[Result]:
     except (KeyError, TypeError, ValueError, AttributeError):
         raise UserError("not a check report written by `doit check`", file=report,
                         fix="run `doit check` again to rewrite it") from None
+
+
+def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
+    """`doit review`: ask each group's reviewer command about the items of its queue that have no
+    recorded verdict on their current subject, within the group's budgets; record every answer in
+    `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
+    A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
+    (`cache/review/left.json`, and printed)."""
+    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, order, prompt
+    from agent_constitution.checks.verdicts import Recorded, propose, state, write_memory
+
+    folder = review_folder(cache)
+    items_file = folder / ITEMS_FILE
+    if not items_file.is_file():
+        return TaskFailed(str(UserError("no review queue yet", file=items_file, fix="run `doit check` first")))
+    try:
+        selection = select(root, cache)
+        memory = read_memory(root)
+    except UserError as error:
+        return TaskFailed(str(error))
+    label = labeller(root, cache)
+    items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
+                   tuple(item["files"]))
+             for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
+    verdicts = {verdict.key: verdict for verdict in memory.verdicts}
+    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
+    left: list[dict] = []
+    asked = answered = 0
+    for group in dict.fromkeys(item.group for item in items):
+        settings = selection.reviewers.get(group)
+        reviewer = None if settings is None else Reviewer.from_settings(group, settings)
+        budget = None if reviewer is None else Budget(reviewer.max_items, reviewer.max_seconds)
+        for item in order([item for item in items if item.group == group]):
+            result = item.result
+            if (result.ref, result.segment, item.digest) in verdicts:
+                continue
+            why = (f'group "{group}" has no command: set preset or command in [review.{group}] of {MANIFEST}'
+                   if budget is None else budget.exhausted())
+            if why is None:
+                text = prompt(result, group, item.excerpt, lambda body: label(result.source, body))
+                budget.items -= 1
+                asked += 1
+                try:
+                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(budget.left(), 0.1)))
+                except BadAnswer as error:
+                    why, raw, answer = str(error), getattr(error, "raw", ""), None
+                _log(folder, item, reviewer, text, raw, why)
+            if why is not None:
+                left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
+                continue
+            answered += 1
+            recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
+                                subject=item.digest, check_said=state(result), verdict=answer.verdict,
+                                reason=answer.reason, reviewer=group, locations=answer.locations)
+            verdicts[recorded.key] = recorded
+            source = selection.sources.get(result.source)
+            fixture = _fixture(root, item.files)
+            proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
+            if proposal is not None:
+                proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
+            # After every answer: an interrupted run keeps what it paid for.
+            write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
+    write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
+    new = len(proposals) - len(memory.proposals)
+    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered; "
+          f"{new} new proposal{'s' if new != 1 else ''} to fix a check; verdicts in {REVIEW_FILE}")
+    for item in left:
+        print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
+              file=sys.stderr)
+    return None
+
+
+def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], verdicts: Mapping) -> int:
+    """Hand-written verdicts that disagree with a check, recorded in rules.review.toml as `doit review`
+    records a reviewer's: the verdict on the subject as it is now, and the proposal with its draft.
+    Returns the number of new proposals."""
+    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory
+
+    by_key = {(result.segment, result.ref): result for result in results}
+    wanted = [(group, verdict, by_key[(verdict.segment, verdict.rule)]) for group, given in verdicts.items()
+              for verdict in given if (verdict.segment, verdict.rule) in by_key]
+    wanted = [(group, verdict, result) for group, verdict, result in wanted
+              if (verdict.outcome is None or verdict.outcome == state(result))
+              and kind_of(result, verdict.verdict) is not None]
+    if not wanted:
+        return 0
+    selection = select(root, cache)
+    rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
+    reader = Reader(Subjects(scan(root), selection.segments))
+    memory = read_memory(root)
+    recorded = {verdict.key: verdict for verdict in memory.verdicts}
+    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
+    for group, verdict, result in wanted:
+        seen = reader.evidence(result, rules.get((result.segment, result.ref)))
+        entry = Recorded(rule=result.ref, segment=result.segment, revision=result.revision, subject=seen.digest,
+                         check_said=state(result), verdict=verdict.verdict, reason=verdict.reason,
+                         reviewer=group, locations=(verdict.location,) if verdict.location else ())
+        recorded[entry.key] = entry
+        source = selection.sources.get(result.source)
+        fixture = _fixture(root, seen.files)
+        proposal = propose(root, result, entry, fixture, Path(source["root"]) if source else None)
+        proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
+    write_memory(root, Memory(tuple(recorded.values()), tuple(proposals.values())))
+    return len(proposals) - len(memory.proposals)
+
+
+def _fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
+    found = {}
+    for path in files:
+        try:
+            found[path] = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+@dataclass(frozen=True)
+class _Item:
+    group: str
+    result: Result
+    digest: str
+    excerpt: str
+    files: tuple[str, ...]
+
+
+def _log(folder: Path, item: _Item, reviewer, text: str, raw: str, why: str | None) -> None:
+    """The prompt and the reviewer's raw answer, for audit: one file per item and subject."""
+    name = f"{item.result.ref.replace(':', '-')}-{item.digest.removeprefix('sha256:')[:16]}.json"
+    write_if_changed(folder / "log" / name, json.dumps({
+        "rule": item.result.ref, "segment": item.result.segment, "subject": item.digest, "group": item.group,
+        "command": list(reviewer.command), "prompt": text, "answer": raw, "error": why,
+    }, indent=1, ensure_ascii=False) + "\n")
 
 
 @dataclass(frozen=True)

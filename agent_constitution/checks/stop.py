@@ -33,8 +33,9 @@ def _payload(text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def judge(root: Path, record: str | None) -> list:
-    """The results of the change and record rules of every segment (record rules only with a record)."""
+def judge(root: Path, record: str | None) -> tuple[list, dict]:
+    """The results of the change and record rules of every segment (record rules only with a record),
+    and the recorded verdicts that decided some of them."""
     from agent_constitution.checks.runner import Subjects, run_check
     from agent_constitution.checks.scan import Scan
     from agent_constitution.checks.selection import select
@@ -45,7 +46,7 @@ def judge(root: Path, record: str | None) -> list:
     jobs = [(segment, rule) for segment in selection.segments for rule in selection.rules[segment]
             if rule.check is not None and rule.check.subject in wanted]
     if not jobs:
-        return []
+        return [], {}
     needs_change = any(rule.check.subject == "change" for _, rule in jobs)
     subjects = Subjects(
         scan=Scan(root, ()),  # no check of these subjects reads the tree listing
@@ -53,15 +54,40 @@ def judge(root: Path, record: str | None) -> list:
         change=resolve_change(root, WORKTREE) if needs_change else None,
         record=Path(record) if record else None,
     )
-    return [run_check(rule, segment, subjects) for segment, rule in jobs]
+    results = [run_check(rule, segment, subjects) for segment, rule in jobs]
+    return reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs})
 
 
-def lines(results: list) -> tuple[list[str], list[str]]:
-    """(violation lines, undecidable lines) as the model reads them."""
+def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
+    """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
+    reviewed false positive does not block), and those verdicts by (segment, rule)."""
+    from agent_constitution.checks.evidence import Reader
+    from agent_constitution.checks.review import needs_review
+    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
+
+    if not (root / REVIEW_FILE).is_file():
+        return results, {}
+    reader = Reader(subjects)
+    memory = read_memory(root)
+    judged = memory.judged()
+    digests = {(r.segment, r.ref): reader.evidence(r, rules.get((r.segment, r.ref))).digest
+               for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    return apply(results, digests, memory)
+
+
+def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:
+    """(violation lines, undecidable lines) as the model reads them; a violation a reviewer confirmed
+    is given with the reviewer's reason."""
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
     found: list[str] = []
     for result in violated:
+        verdict = (verdicts or {}).get((result.segment, result.ref))
+        if verdict is not None and verdict.verdict == "violated":
+            where = f" ({', '.join(verdict.locations)})" if verdict.locations else ""
+            found.append(f"- {result.ref} {result.title}: confirmed by reviewer {verdict.reviewer}: "
+                         f"{verdict.reason}{where}")
+            continue
         for finding in result.findings:
             where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
             found.append(f"- {result.ref} {result.title}: {finding.reason}{where}")
@@ -84,7 +110,7 @@ def main(stdin_text: str | None = None) -> int:
     record = payload.get("transcript_path")
     record = record if isinstance(record, str) and os.path.isfile(record) else None
     try:
-        results = judge(root, record)
+        results, verdicts = judge(root, record)
     except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
         from agent_constitution.errors import UserError
 
@@ -92,7 +118,7 @@ def main(stdin_text: str | None = None) -> int:
         violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
         unsure: list[str] = []
     else:
-        violations, unsure = lines(results)
+        violations, unsure = lines(results, verdicts)
     for line in unsure:
         print(line, file=sys.stderr)
     if not violations:

@@ -91,6 +91,8 @@ VERBS = {
              "rules", _has_manifest, upgrade.PARAMS),
         Verb("outdated", "List what `upgrade` would change; writes nothing", "rules", _has_manifest),
         Verb("replace", "Replace superseded rules in rules.toml with their successors", "rules", _has_manifest),
+        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
+             _has_manifest),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
         Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
         Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),

@@ -358,7 +358,7 @@ class _Renderer:
                 )
             return label
 
-        return _REFERENCE.sub(replace, text)
+        return render_references(text, replace)
 
     def _rule_reference(self, source_name: str, rule_id: int, reference: str) -> RuleKey:
         parts = reference.split(":")[1:]
@@ -374,6 +374,21 @@ class _Renderer:
             field="text",
             fix="write {@rule:42} for a rule of this source or {@rule:name:42} for a rule of another source",
         )
+
+
+def render_references(text: str, replace: Callable[[re.Match], str]) -> str:
+    """Every `{@…}` reference of a rule's text replaced; `replace` gets the match (group 1: what is
+    between `{@` and `}`). Compile renders links and labels with it, the review prompts labels."""
+    return _REFERENCE.sub(replace, text)
+
+
+def plain_label(source_name: str, reference: str, provision_label: Callable[[str], str | None]) -> str:
+    """A reference as a reader without links sees it: `{@rule:42}` → `ac:42`, `{@rule:other:7}` →
+    `other:7`, a provision → the constitution's label (the anchor itself when the label is unknown)."""
+    if reference.startswith("rule:"):
+        parts = reference.split(":")[1:]
+        return f"{source_name}:{parts[0]}" if len(parts) == 1 else ":".join(parts)
+    return provision_label(reference) or reference
 
 
 def _label(key: RuleKey) -> str:

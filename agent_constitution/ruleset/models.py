@@ -321,7 +321,19 @@ class CompileSettings(Model):
 
 
 class ReviewGroup(Model):
+    """`[review.<group>]`: the rules a reviewer takes and, optionally, the command that reviews them.
+
+    `preset` names a headless agent CLI (checks/reviewer.py: claude, codex, gemini) whose command and
+    output format are built in; `command` (run without a shell) replaces the preset's command, or is
+    a program printing the answer JSON itself. Budgets bound one `review` run: `timeout` each item,
+    `max-items` and `max-seconds` the whole group."""
+
     rules: tuple[StrictStr, ...]
+    preset: Literal["claude", "codex", "gemini"] | None = None
+    command: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None
+    timeout: Annotated[float, Field(gt=0)] = 300.0
+    max_items: Annotated[StrictInt, Field(gt=0, alias="max-items")] = 50
+    max_seconds: Annotated[float, Field(gt=0, alias="max-seconds")] = 3600.0
 
 
 class Waiver(Model):

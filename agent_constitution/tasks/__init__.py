@@ -22,6 +22,7 @@ from agent_constitution.tasks import (
     render,
     replace,
     resolve,
+    review,
     review_ingest,
     site,
     source,
@@ -42,6 +43,7 @@ FAMILIES = (
     source,
     checks,
     # on demand
+    review,
     review_ingest,
     upgrade,
     outdated,

@@ -31,6 +31,7 @@ VARIABLES = {
 def tasks(project):
     from agent_constitution.checks import progress
     from agent_constitution.checks.plan import write_digest
+    from agent_constitution.checks.verdicts import REVIEW_FILE
     from agent_constitution.checks.stage import (
         UNDECIDABLE_POLICIES,
         check_one,
@@ -73,18 +74,23 @@ def tasks(project):
             "clean": True,
             "uptodate": [config_changed(job.config), retry_undecidable],
         }
+    rules = {(segment, rule.ref): rule for segment, found in run.selection.rules.items() for rule in found}
+    # A recorded verdict holds for one subject digest, which covers files no check task depends on
+    # when nothing changed its result: with verdicts recorded, the report is written every run.
+    verdicts = (project.root / REVIEW_FILE).is_file()
     yield {
         "name": "report",
         "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                      run.selection.review, project.cache, policy, run.selection.waivers, today,
-                                     project.root])],
+                                     project.root, run.subjects, rules])],
         "file_dep": [job.result for job in run.plan.jobs],
         "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,
                                      "waivers": [repr(waiver) for waiver in run.selection.waivers],
-                                     "today": today.isoformat() if run.selection.waivers else None})],
+                                     "today": today.isoformat() if run.selection.waivers else None}),
+                     not verdicts],
         "verbosity": 2,
     }

@@ -94,3 +94,33 @@ def test_the_stop_hook_on_this_repository_is_fast():
     elapsed = time.perf_counter() - started
     assert run.returncode in (0, 2), run.stderr
     assert elapsed < 2.0, f"{elapsed:.2f} s"  # twice the target: the suite runs on shared, loaded machines
+
+
+def test_recorded_verdicts_decide_the_stop(project: Path, tmp_path: Path):
+    """A reviewed false positive no longer blocks; a confirmed violation comes with the reviewer's reason."""
+    from agent_constitution.checks.evidence import Reader
+    from agent_constitution.checks.runner import Subjects
+    from agent_constitution.checks.scan import Scan
+    from agent_constitution.checks.subjects import WORKTREE, resolve_change
+    from agent_constitution.checks.verdicts import Memory, Recorded, write_memory
+
+    write(project, {"prod.env": "KEY=1\n"})
+    record = str(transcript(tmp_path, "git push --force"))
+    assert stop(project, {"transcript_path": record}).returncode == 2
+    subjects = Subjects(Scan(project, ()), change=resolve_change(project, WORKTREE), record=Path(record))
+    from agent_constitution.checks.stop import judge
+
+    results, _ = judge(project, record)
+    reader = Reader(subjects)
+    digest = {r.ref: reader.evidence(r, None).digest for r in results if r.outcome is not None}
+    write_memory(project, Memory((
+        Recorded("ac:7", ".", 1, digest["ac:7"], "violation", "satisfied", "a force push to a fork", "default"),
+        Recorded("ac:8", ".", 1, digest["ac:8"], "violation", "violated", "prod.env holds a key", "default",
+                 ("prod.env:1",)),
+    )))
+    run = stop(project, {"transcript_path": record})
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "agent-constitution: this session's change or record violates 1 rule; fix it before you stop:",
+        "- ac:8 Rule 8: confirmed by reviewer default: prod.env holds a key (prod.env:1)",
+    ]

@@ -1,0 +1,238 @@
+"""A reviewer: a configured command that judges one queued item at a time, and its answers.
+
+Each `[review.<group>]` of the repository's own manifest may name a `preset` (a headless agent
+CLI) or a `command`. For every item of its queue, `doit review` renders a prompt (the rule's text,
+the check's outcome and findings, what the check saw), runs the command without a shell, in an
+empty folder so that its file tools see nothing the check did not, with the prompt on stdin, and
+reads the answer: JSON matching `ANSWER_SCHEMA`. A preset also says where in its CLI's JSON output
+the answer is. A command may hold `{schema}` (the schema's JSON text) and `{schema_file}` (a path
+to it), for CLIs that take the schema as an argument.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_constitution.checks.report import where
+from agent_constitution.checks.model import Outcome, Result
+
+VERDICTS = ("satisfied", "violated", "cannot-tell")
+
+ANSWER_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["verdict", "reason", "locations"],
+    "properties": {
+        "verdict": {"enum": list(VERDICTS)},
+        "reason": {"type": "string", "minLength": 1},
+        "locations": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+_INSTRUCTION = "Judge the rule described on standard input and answer with the JSON it asks for."
+
+
+@dataclass(frozen=True)
+class Preset:
+    command: tuple[str, ...]
+    output: str         # how stdout holds the answer: claude | codex | gemini | answer
+
+
+# Flags from each CLI's headless documentation: Claude Code `-p --output-format json` prints one
+# object whose `result` is the reply (`structured_output` with `--json-schema`); Codex
+# `exec --json` prints JSONL events, the reply in the last `item.completed` agent message, reading
+# the prompt from stdin with `-`; Gemini CLI `-p --output-format json` prints `{"response", "stats"}`,
+# appending stdin to the `-p` prompt.
+PRESETS = {
+    "claude": Preset(("claude", "-p", "--output-format", "json", "--json-schema", "{schema}"), "claude"),
+    "codex": Preset(("codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only",
+                     "--output-schema", "{schema_file}", "-"), "codex"),
+    "gemini": Preset(("gemini", "-p", _INSTRUCTION, "--output-format", "json"), "gemini"),
+}
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    """A reviewer group that has a command (a group without one only gets its queue file)."""
+
+    group: str
+    command: tuple[str, ...]
+    output: str
+    timeout: float
+    max_items: int
+    max_seconds: float
+
+    @classmethod
+    def from_settings(cls, group: str, settings: Mapping) -> "Reviewer | None":
+        preset = PRESETS.get(settings.get("preset") or "")
+        command = settings.get("command") or (preset.command if preset else None)
+        if not command:
+            return None
+        return cls(group, tuple(command), preset.output if preset else "answer", float(settings["timeout"]),
+                   int(settings["max_items"]), float(settings["max_seconds"]))
+
+
+@dataclass(frozen=True)
+class Answer:
+    verdict: str
+    reason: str
+    locations: tuple[str, ...]
+
+
+class BadAnswer(Exception):
+    """The reviewer failed or its output is not an answer; the message says why, `raw` what it printed."""
+
+    raw = ""
+
+
+def prompt(result: Result, group: str, excerpt: str, label: str) -> str:
+    """The prompt for one queued item. `label` renders the rule's `{@…}` references."""
+    state = "no automatic check" if result.outcome is None else result.outcome.value
+    lines = [
+        f"You review one rule for the reviewer group `{group}` of this repository's agent-constitution "
+        "checks. Decide from the material below only whether the rule is satisfied or violated here; "
+        "answer `cannot-tell` when that material is not enough.",
+        "",
+        f"## The rule: {result.ref}, {result.title} (revision {result.revision}, {result.status})",
+        "",
+        *(f"> {line}" if line else ">" for line in label(result.text).strip().splitlines()),
+        "",
+        f"## What the check said: {state}",
+        "",
+    ]
+    if result.outcome is None:
+        lines.append("This rule has no automatic check: you are its only judge.")
+    else:
+        lines.append(f"Check `{result.check}` on the {result.subject}, segment `{result.segment}`.")
+        if result.outcome is Outcome.UNDECIDABLE:
+            lines.append(f"It could not decide: {result.cause}")
+        for finding in result.findings:
+            location = where(result, finding)
+            lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+        if result.outcome is Outcome.VIOLATION:
+            lines.append("")
+            lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
+                         "`satisfied` and say in `reason` what the check got wrong.")
+    lines += ["", "## What the check saw", "", excerpt, "", "## Your answer", "",
+              "Print only one JSON object, matching this JSON Schema:", "", "```json",
+              json.dumps(ANSWER_SCHEMA, indent=1), "```",
+              "", "`locations`: `path:line` of what your verdict rests on (may be empty)."]
+    return "\n".join(lines) + "\n"
+
+
+def ask(reviewer: Reviewer, text: str, timeout: float) -> tuple[Answer, str]:
+    """Run the reviewer on one prompt: (the answer, its raw stdout). Raises BadAnswer."""
+    with tempfile.TemporaryDirectory(prefix="agc-review-") as folder:
+        schema_file = Path(folder) / "answer.schema.json"
+        schema_file.write_text(json.dumps(ANSWER_SCHEMA), encoding="utf-8")
+        work = Path(folder) / "work"
+        work.mkdir()
+        values = {"schema": json.dumps(ANSWER_SCHEMA), "schema_file": str(schema_file)}
+        argv = [part.replace("{schema_file}", values["schema_file"]).replace("{schema}", values["schema"])
+                for part in reviewer.command]
+        try:
+            done = subprocess.run(argv, input=text, capture_output=True, text=True, timeout=timeout, cwd=work)
+        except FileNotFoundError:
+            raise BadAnswer(f"{argv[0]}: command not found") from None
+        except subprocess.TimeoutExpired:
+            raise BadAnswer(f"no answer within {timeout:g} s (timeout)") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        raise BadAnswer(f"{argv[0]} exited with {done.returncode}: {tail[0][:200]}")
+    try:
+        return parse(reviewer.output, done.stdout), done.stdout
+    except BadAnswer as error:
+        error.raw = done.stdout
+        raise
+
+
+def parse(output: str, stdout: str) -> Answer:
+    """The answer in a CLI's stdout (`output`: claude | codex | gemini | answer)."""
+    try:
+        if output == "claude":
+            envelope = json.loads(stdout)
+            if envelope.get("is_error"):
+                raise BadAnswer(f"claude reported an error: {str(envelope.get('result'))[:200]}")
+            data = envelope.get("structured_output") or _json_in(envelope.get("result"))
+        elif output == "gemini":
+            envelope = json.loads(stdout)
+            if envelope.get("error"):
+                raise BadAnswer(f"gemini reported an error: {json.dumps(envelope['error'])[:200]}")
+            data = _json_in(envelope.get("response"))
+        elif output == "codex":
+            messages = [event["item"].get("text") for event in map(json.loads, filter(str.strip, stdout.splitlines()))
+                        if event.get("type") == "item.completed" and event.get("item", {}).get("type") == "agent_message"]
+            if not messages:
+                raise BadAnswer("codex printed no agent message")
+            data = _json_in(messages[-1])
+        else:
+            data = _json_in(stdout)
+    except (ValueError, AttributeError, TypeError, KeyError) as error:
+        raise BadAnswer(f"malformed output: {error}") from None
+    return _answer(data)
+
+
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
+
+
+def _json_in(text) -> object:
+    """The JSON object of a model's reply: the whole reply, or its fenced ```json block."""
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str):
+        raise BadAnswer("malformed output: no reply text")
+    text = text.strip()
+    fenced = _FENCED.search(text)
+    return json.loads(fenced[1] if fenced and not text.startswith("{") else text)
+
+
+def _answer(data: object) -> Answer:
+    if not isinstance(data, dict):
+        raise BadAnswer("malformed answer: not a JSON object")
+    unknown = set(data) - set(ANSWER_SCHEMA["properties"])
+    if unknown:
+        raise BadAnswer(f"malformed answer: unknown keys {', '.join(sorted(unknown))}")
+    verdict, reason, locations = data.get("verdict"), data.get("reason"), data.get("locations", [])
+    if verdict not in VERDICTS:
+        raise BadAnswer(f"malformed answer: verdict {verdict!r}, expected one of {', '.join(VERDICTS)}")
+    if not isinstance(reason, str) or not reason.strip():
+        raise BadAnswer("malformed answer: reason must be a non-empty string")
+    if not isinstance(locations, list) or not all(isinstance(item, str) for item in locations):
+        raise BadAnswer("malformed answer: locations must be a list of strings")
+    return Answer(verdict, reason.strip(), tuple(locations))
+
+
+@dataclass
+class Budget:
+    """What a reviewer may still spend in this run."""
+
+    items: int
+    seconds: float
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+
+    def left(self) -> float:
+        return self.seconds - (time.monotonic() - self.started)
+
+    def exhausted(self) -> str | None:
+        if self.items <= 0:
+            return "the group's max-items budget is spent"
+        if self.left() <= 0:
+            return "the group's max-seconds budget is spent"
+        return None
+
+
+def order(items: Sequence) -> list:
+    """Violations first (a confirmed one needs fixing), then undecidable, then unchecked rules."""
+    rank = {Outcome.VIOLATION: 0, Outcome.UNDECIDABLE: 1, None: 2}
+    return sorted(items, key=lambda item: rank.get(item.result.outcome, 3))

@@ -138,8 +138,12 @@ class Reader:
         except Undecidable as error:
             return Evidence("sha256:" + hashlib.sha256("\0".join([*seed, str(error)]).encode()).hexdigest(),
                             f"No record to show: {error}")
-        uses = [json.dumps({"name": use.get("name"), "input": use.get("input")}, ensure_ascii=False)
-                for use in record.tool_uses()]
+        try:
+            uses = [json.dumps({"name": call.name, "input": dict(call.input)}, ensure_ascii=False, default=str)
+                    for call in record.tool_calls()]
+        except Undecidable as error:
+            return Evidence("sha256:" + hashlib.sha256("\0".join([*seed, str(error)]).encode()).hexdigest(),
+                            f"No record to show: {error}")
         digest = hashlib.sha256("\0".join([*seed, *uses]).encode()).hexdigest()
         shown = uses[:MAX_LISTING]
         more = f"\n({len(uses) - len(shown)} more)" if len(uses) > len(shown) else ""

@@ -33,6 +33,18 @@ class RuleChange:
     summary: str = ""  # one line: what changed ("status active → superseded; text, check code changed")
     links: tuple[tuple[str, str], ...] = ()  # (label, URL) of the rule's pages at the new commit
 
+    def report(self) -> str:
+        """The line `upgrade` and `outdated` print for the rule, then its diff."""
+        if self.old_revision is None:
+            line = f"{self.ref}: newly selected at revision {self.new_revision}"
+        elif self.new_revision is None:
+            line = f"{self.ref}: no longer selected (was revision {self.old_revision})"
+        elif self.old_revision == self.new_revision:
+            line = f"{self.ref}: revision {self.old_revision}, unchanged: {self.summary}"
+        else:
+            line = f"{self.ref}: revision {self.old_revision} → {self.new_revision}: {self.summary}"
+        return f"{line}\n{self.diff.rstrip(chr(10))}" if self.diff else line
+
 
 @dataclass(frozen=True)
 class _Selected:

@@ -51,15 +51,7 @@ class Upgrade:
         lines = [f"{move.name}: {move.old} → {move.new}" for move in self.sources]
         if self.constitution is not None:
             lines.append(f"constitution ({self.constitution.name}): {self.constitution.old} → {self.constitution.new}")
-        for change in self.rules:
-            if change.old_revision is None:
-                lines.append(f"{change.ref}: newly selected at revision {change.new_revision}")
-            elif change.new_revision is None:
-                lines.append(f"{change.ref}: no longer selected (was revision {change.old_revision})")
-            else:
-                lines.append(f"{change.ref}: revision {change.old_revision} → {change.new_revision}")
-            if change.diff:
-                lines.append(change.diff.rstrip("\n"))
+        lines += [change.report() for change in self.rules]
         return "\n".join([*lines, *notes])
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.ruleset.resolve import LOCKFILE
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.upgrade import Upgrade
 from agent_constitution.sources.urls import hide_secrets
 
@@ -54,12 +54,20 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         raise UserError(f"branch {branch!r} already exists", fix="name a new branch with --branch")
     base = _git(workdir, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip() or None
     relative = root.resolve().relative_to(workdir)
+    # The plan was made from the working tree's manifest; the branch starts from HEAD's.
+    edited = _git(workdir, "status", "--porcelain", "--", *((relative / name).as_posix() for name in (MANIFEST, LOCKFILE)))
+    if edited.stdout.strip():
+        raise UserError(
+            f"{MANIFEST} or {LOCKFILE} has changes that are not committed; the branch starts from HEAD",
+            fix="commit (or stash) them, then run the upgrade with --branch again",
+        )
     title, body = pull_request(upgrade)
     # A sibling, at the same depth: relative paths to sources (and how compile shows them) stay the same.
     tree = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.upgrade-", dir=workdir.parent))
     committed = False
     try:
-        _git(workdir, "worktree", "add", "-q", "-b", branch, str(tree), "HEAD")
+        # No post-checkout hook of the repository runs in the scratch worktree.
+        _git(workdir, "-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", "-b", branch, str(tree), "HEAD")
         here = tree / relative
         write_atomic(here / LOCKFILE, upgrade.lock)
         _compile(here, branch)

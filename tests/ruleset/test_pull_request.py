@@ -111,6 +111,17 @@ def test_an_existing_branch_or_a_bad_name_is_refused(tmp_path):
         commit_upgrade(repo, plan_upgrade(repo), "two words")
 
 
+def test_an_uncommitted_manifest_is_refused(tmp_path):
+    # The plan comes from the working tree's rules.toml, the branch from HEAD's: they would disagree.
+    upstream, repo = setup(tmp_path)
+    change_rule_7(upstream)
+    manifest = repo / "rules.toml"
+    manifest.write_text(manifest.read_text().replace('"ac:8"]', '"ac:8", "ac:1"]'))
+    with pytest.raises(UserError, match="rules.toml or rules.lock has changes that are not committed"):
+        commit_upgrade(repo, plan_upgrade(repo), "rules-upgrade")
+    assert git(repo, "branch", "--list", "rules-upgrade") == ""
+
+
 def test_a_failed_compile_commits_nothing_and_leaves_no_branch(tmp_path):
     upstream, repo = setup(tmp_path)
     # The new text renders an unknown provision: compile fails on it, the lock alone resolves.
@@ -254,3 +265,24 @@ def test_rule_links_point_at_the_rule_file_at_the_new_commit(tmp_path, url, expe
     assert rule_links(fetched(None), 7) == ((("rule file", expected),) if expected else ())
     with_site = rule_links(fetched("https://rules.example.org/"), 7)
     assert with_site[-1] == ("rule page", "https://rules.example.org/en/rules/7.html")
+
+
+def test_a_project_in_a_subfolder_of_the_repository(tmp_path):
+    upstream = write_fixture_source(tmp_path / "upstream")
+    commit_all(upstream, "first")
+    mono = tmp_path / "mono"
+    project = mono / "services" / "api"
+    project.mkdir(parents=True)
+    (project / "rules.toml").write_text(MANIFEST.format(url=upstream))
+    (mono / "README.md").write_text("a monorepo\n")
+    assert doit(project, ["run", "compile"]) == 0
+    commit_all(mono, "start")  # cache/ is not ignored here: the branch must still leave it out
+    hook = mono / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {tmp_path / 'hook-ran'}\n")
+    hook.chmod(0o755)
+    change_rule_7(upstream)
+    made = commit_upgrade(project, plan_upgrade(project), "rules-upgrade")
+    assert "services/api/rules.lock" in made.files and "services/api/AGENTS.md" in made.files
+    assert not any("/cache/" in name for name in made.files)
+    assert made.body_file == project / "cache" / "upgrade" / "rules-upgrade.md"
+    assert not (tmp_path / "hook-ran").exists()

@@ -124,7 +124,7 @@ def pull_request(upgrade: Upgrade) -> tuple[str, str]:
             for change in diffs:
                 lines += [f"### {change.ref}", "", "```diff", change.diff.rstrip("\n"), "```", ""]
             lines += ["</details>", ""]
-    return title, "\n".join(lines)
+    return title, "\n".join(lines) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -132,7 +132,7 @@ def _cell(text: str) -> str:
 
 
 def _files_section(files: tuple[str, ...]) -> str:
-    return "\n".join(["## Files", "", *(f"- `{name}`" for name in files), ""]) + "\n"
+    return "\n".join(["## Files", "", *(f"- `{name}`" for name in files)]) + "\n"
 
 
 # The tools that open a pull request, in the order tried when the remote's host names none of them.

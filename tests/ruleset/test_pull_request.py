@@ -286,3 +286,27 @@ def test_a_project_in_a_subfolder_of_the_repository(tmp_path):
     assert not any("/cache/" in name for name in made.files)
     assert made.body_file == project / "cache" / "upgrade" / "rules-upgrade.md"
     assert not (tmp_path / "hook-ran").exists()
+
+
+def test_the_body_links_the_rule_file_at_the_new_commit_and_the_rule_page(tmp_path, monkeypatch):
+    # The source is named by its GitHub URL; git's insteadOf sends every fetch to the local upstream.
+    upstream = write_fixture_source(tmp_path / "upstream")
+    config = upstream / "rules" / "source.toml"
+    config.write_text(f'site = "https://rules.example.org/"\n{config.read_text()}')
+    commit_all(upstream, "first")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text(f'[url "{upstream}"]\n\tinsteadOf = https://github.com/team/rules\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "rules.toml").write_text(MANIFEST.format(url="https://github.com/team/rules"))
+    (repo / ".gitignore").write_text("cache/\n")
+    assert doit(repo, ["run", "compile"]) == 0
+    commit_all(repo, "start")
+    new_commit = change_rule_7(upstream)
+    made = commit_upgrade(repo, plan_upgrade(repo), "rules-upgrade")
+    text = made.body_file.read_text()
+    assert (f"| ac:7 | Sign commits | 1 → 2 | text changed |"
+            f" [rule file](https://github.com/team/rules/blob/{new_commit}/rules/7.toml)"
+            " · [rule page](https://rules.example.org/en/rules/7.html) |") in text

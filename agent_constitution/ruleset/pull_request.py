@@ -61,7 +61,6 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
             f"{MANIFEST} or {LOCKFILE} has changes that are not committed; the branch starts from HEAD",
             fix="commit (or stash) them, then run the upgrade with --branch again",
         )
-    title, body = pull_request(upgrade)
     # A sibling, at the same depth: relative paths to sources (and how compile shows them) stay the same.
     tree = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.upgrade-", dir=workdir.parent))
     committed = False
@@ -75,7 +74,7 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         _git(tree, "add", "-A", "--", ".")
         _git(tree, "reset", "-q", "--", cache, check=False)  # build state, even where .gitignore misses it
         files = tuple(_git(tree, "diff", "--cached", "--name-only", "-z").stdout.split("\0")[:-1])
-        body += _files_section(files)
+        title, body = pull_request(upgrade, files)
         _git(tree, "commit", "-q", "--no-verify", "-F", "-", input=f"{title}\n\n{body}", env=_identity(workdir))
         committed = True
     finally:
@@ -99,7 +98,12 @@ def _compile(root: Path, branch: str) -> None:
         )
 
 
-def pull_request(upgrade: Upgrade) -> tuple[str, str]:
+# GitHub refuses a pull request body of more than 65,536 characters; the diffs go first when it would.
+BODY_LIMIT = 60_000
+
+
+def pull_request(upgrade: Upgrade, files: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The title and the Markdown body; `files`: what the commit changes."""
     moved = ", ".join(f"{move.name} {move.new}" for move in upgrade.sources) or "no source moved"
     title = f"Upgrade rules: {moved}"
     lines = ["`agent-constitution upgrade` moved the rule sources; this branch carries the new rules.lock"
@@ -111,6 +115,7 @@ def pull_request(upgrade: Upgrade) -> tuple[str, str]:
     if upgrade.constitution is not None:
         move = upgrade.constitution
         lines += ["## Constitution", "", f"- {move.name}: {move.old} → {move.new}", ""]
+    diffs = []
     if upgrade.rules:
         lines += ["## Changed rules", "", "| Rule | Title | Revision | Change | Links |", "| --- | --- | --- | --- | --- |"]
         for change in upgrade.rules:
@@ -118,21 +123,21 @@ def pull_request(upgrade: Upgrade) -> tuple[str, str]:
             links = " · ".join(f"[{label}]({url})" for label, url in change.links) or "–"
             lines.append(f"| {change.ref} | {_cell(change.title)} | {revision} | {_cell(change.summary)} | {links} |")
         lines.append("")
-        diffs = [change for change in upgrade.rules if change.diff]
-        if diffs:
-            lines += ["<details><summary>Diffs</summary>", ""]
-            for change in diffs:
-                lines += [f"### {change.ref}", "", "```diff", change.diff.rstrip("\n"), "```", ""]
-            lines += ["</details>", ""]
-    return title, "\n".join(lines) + "\n"
+        for change in upgrade.rules:
+            if change.diff:
+                diffs += [f"### {change.ref}", "", "```diff", change.diff.rstrip("\n"), "```", ""]
+    listed = ["## Files", "", *(f"- `{name}`" for name in files), ""] if files else []
+    details = ["<details><summary>Diffs</summary>", "", *diffs, "</details>", ""] if diffs else []
+    body = "\n".join([*lines, *details, *listed])
+    if len(body) > BODY_LIMIT:
+        note = ["The per-rule diffs are left out: with them this text would pass the 65,536 characters a"
+                " pull request body may hold. `agent-constitution outdated`, run before this merges, prints them.", ""]
+        body = "\n".join([*lines, *note, *listed])
+    return title, body
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _files_section(files: tuple[str, ...]) -> str:
-    return "\n".join(["## Files", "", *(f"- `{name}`" for name in files)]) + "\n"
 
 
 # The tools that open a pull request, in the order tried when the remote's host names none of them.

@@ -13,9 +13,9 @@ import tomlkit
 
 from agent_constitution.commands.run import doit
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.changes import rule_links
-from agent_constitution.ruleset.pull_request import TOOLS, commit_upgrade, open_pull_request
-from agent_constitution.ruleset.upgrade import plan_upgrade
+from agent_constitution.ruleset.changes import RuleChange, rule_links
+from agent_constitution.ruleset.pull_request import BODY_LIMIT, TOOLS, commit_upgrade, open_pull_request, pull_request
+from agent_constitution.ruleset.upgrade import SourceMove, Upgrade, plan_upgrade
 from tests.compile.support import write_fixture_source
 from tests.ruleset.builders import commit_all, git
 
@@ -310,3 +310,18 @@ def test_the_body_links_the_rule_file_at_the_new_commit_and_the_rule_page(tmp_pa
     assert (f"| ac:7 | Sign commits | 1 → 2 | text changed |"
             f" [rule file](https://github.com/team/rules/blob/{new_commit}/rules/7.toml)"
             " · [rule page](https://rules.example.org/en/rules/7.html) |") in text
+
+
+def test_a_body_too_long_for_a_pull_request_leaves_the_diffs_out():
+    def upgrade(lines: int) -> Upgrade:
+        diff = "".join(f"+line {n}\n" for n in range(lines))
+        change = RuleChange("ac:7", 1, 2, diff, title="Sign | commits", summary="text changed")
+        return Upgrade((SourceMove("ac", "v1 (a)", "v2 (b)"),), (change,), lock="", constitution=None)
+
+    title, short = pull_request(upgrade(10), ("AGENTS.md",))
+    assert title == "Upgrade rules: ac v2 (b)"
+    assert "| ac:7 | Sign \\| commits | 1 → 2 | text changed | – |" in short  # a | in a cell is escaped
+    assert "+line 9" in short and short.endswith("## Files\n\n- `AGENTS.md`\n")
+    _, long = pull_request(upgrade(BODY_LIMIT // 5), ("AGENTS.md",))
+    assert len(long) < BODY_LIMIT and "+line 1\n" not in long
+    assert "The per-rule diffs are left out" in long and "| ac:7 |" in long and long.endswith("- `AGENTS.md`\n")

@@ -94,3 +94,17 @@ def test_an_unchanged_rule_is_not_listed(tmp_path):
     commit_all(upstream, "docs")
     upgrade = plan_upgrade(repo)
     assert len(upgrade.sources) == 1 and upgrade.rules == ()
+
+
+def test_a_constitution_move_is_reported_and_in_the_pull_request(tmp_path):
+    from agent_constitution.ruleset.pull_request import pull_request
+
+    upstream, repo = setup(tmp_path)
+    (upstream / "constitution" / "2026-10" / "constitution.md").write_text("# Constitution\n\nAmended.\n")
+    new_commit = commit_all(upstream, "amend the constitution")
+    upgrade = plan_upgrade(repo)
+    assert upgrade.constitution is not None and upgrade.constitution.name == "ac"
+    assert upgrade.constitution.new == f"2026-10 revision 0.1 ({new_commit[:12]})"
+    assert "constitution (ac): 2026-10 revision 0.1 (" in upgrade.report()
+    _, body = pull_request(upgrade)
+    assert f"## Constitution\n\n- ac: {upgrade.constitution.old} → {upgrade.constitution.new}\n" in body

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.upgrade import Upgrade
 from agent_constitution.sources.urls import hide_secrets
 

@@ -143,6 +143,46 @@ def test_the_post_upgrade_tasks_lock_and_compile_and_keep_what_compile_writes():
     assert all(f"{folder.split('/')[0]}/**" in filters for folder in skills.FOLDERS)
 
 
+def renovate_bump(text: str, datasource: str, new: str) -> str:
+    """Renovate's replacement: the current value (or digest) inside the matched text becomes `new`."""
+    group = "currentValue" if datasource == "git-tags" else "currentDigest"
+    for pattern in manager(datasource)["matchStrings"]:
+        match = python_regex(pattern).search(text)
+        if match:
+            start, end = match.span(group)
+            return text[:start] + new + text[end:]
+    raise AssertionError("no match")
+
+
+def test_after_a_bump_the_post_upgrade_tasks_bring_the_lock_and_agents_md_in_step(tmp_path, monkeypatch, capsys):
+    from agent_constitution.cli import main
+    from tests.compile.support import write_fixture_source
+    from tests.ruleset.builders import commit_all
+
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
+    monkeypatch.delenv("CI", raising=False)  # Renovate passes its commands no CI variable
+    upstream = write_fixture_source(tmp_path / "upstream")
+    commit_all(upstream, "first", "v1.0.0")
+    rule = upstream / "rules" / "7.toml"
+    rule.write_text(rule.read_text().replace("revision = 1", "revision = 2").replace("Text of rule 7.", "Sign with SSH."))
+    second = commit_all(upstream, "second", "v1.1.0")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    manifest = repo / "rules.toml"
+    manifest.write_text(
+        'rules = ["ac:7"]\n\n[constitution]\nsource = "ac"\nedition = "2026-12"\nrevision = "0.2"\n\n'
+        f'[sources]\nac = {{ url = "{upstream}", tag = "v1.0.0" }}\n'
+    )
+    monkeypatch.chdir(repo)
+    assert main(["compile"]) == 0
+    assert "Sign with SSH." not in (repo / "AGENTS.md").read_text()
+    manifest.write_text(renovate_bump(manifest.read_text(), "git-tags", "v1.1.0"))
+    for command in preset()["packageRules"][0]["postUpgradeTasks"]["commands"]:
+        assert main(command.split()[1:]) == 0, capsys.readouterr()
+    assert f'commit = "{second}"' in (repo / "rules.lock").read_text()
+    assert "Sign with SSH." in (repo / "AGENTS.md").read_text()
+
+
 def validator(cache: Path) -> Path:
     """renovate-config-validator of Renovate RENOVATE, installed into `cache` on first use."""
     folder = cache / f"renovate-{RENOVATE}"

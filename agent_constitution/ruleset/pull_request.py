@@ -126,6 +126,8 @@ def pull_request(upgrade: Upgrade, files: tuple[str, ...] = ()) -> tuple[str, st
         for change in upgrade.rules:
             if change.diff:
                 diffs += [f"### {change.ref}", "", "```diff", change.diff.rstrip("\n"), "```", ""]
+    if upgrade.pinned:
+        lines += ["## Held back", "", *(f"- {note}" for note in upgrade.pinned), ""]
     listed = ["## Files", "", *(f"- `{name}`" for name in files), ""] if files else []
     details = ["<details><summary>Diffs</summary>", "", *diffs, "</details>", ""] if diffs else []
     body = "\n".join([*lines, *details, *listed])

@@ -316,12 +316,14 @@ def test_a_body_too_long_for_a_pull_request_leaves_the_diffs_out():
     def upgrade(lines: int) -> Upgrade:
         diff = "".join(f"+line {n}\n" for n in range(lines))
         change = RuleChange("ac:7", 1, 2, diff, title="Sign | commits", summary="text changed")
-        return Upgrade((SourceMove("ac", "v1 (a)", "v2 (b)"),), (change,), lock="", constitution=None)
+        return Upgrade((SourceMove("ac", "v1 (a)", "v2 (b)"),), (change,), lock="",
+                       pinned=("team follows tag v1.0.0; newer: v1.1.0 (change the tag in rules.toml to move it)",))
 
     title, short = pull_request(upgrade(10), ("AGENTS.md",))
     assert title == "Upgrade rules: ac v2 (b)"
     assert "| ac:7 | Sign \\| commits | 1 → 2 | text changed | – |" in short  # a | in a cell is escaped
     assert "+line 9" in short and short.endswith("## Files\n\n- `AGENTS.md`\n")
+    assert "## Held back\n\n- team follows tag v1.0.0; newer: v1.1.0" in short
     _, long = pull_request(upgrade(BODY_LIMIT // 5), ("AGENTS.md",))
     assert len(long) < BODY_LIMIT and "+line 1\n" not in long
     assert "The per-rule diffs are left out" in long and "| ac:7 |" in long and long.endswith("- `AGENTS.md`\n")

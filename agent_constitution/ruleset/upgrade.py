@@ -2,11 +2,10 @@
 
 `plan_upgrade(root, only=None)` resolves twice: as locked, and with the sources (all, or the one
 named) free to move to the newest commit their request allows (a branch's head, the newest version
-tag inside every range; a tag stays where it is). The `Upgrade` lists each source that moved and
-each rule whose revision changed, with the unified diff of its file, and carries the new lock text.
-`outdated` is the same plan, printed and not written. `commit_upgrade` puts the new lock on a new
-branch through pygit2 (the working tree is not touched) and writes the pull request's title and
-body to `cache/upgrade/<branch>.md`.
+tag inside every range; a tag stays where it is). The `Upgrade` lists each source that moved, the
+constitution when it moved, and each rule that changed (`ruleset.changes`: revision, summary, the
+diff of its file and check code), and carries the new lock text.
+`outdated` is the same plan, printed and not written; `ruleset.pull_request` puts it on a branch.
 
 `replace_superseded(root)` rewrites, in `rules.toml`, every reference to a superseded rule with its
 final successor (following the chain), through tomlkit so comments and layout stay.
@@ -14,12 +13,9 @@ final successor (following the chain), through tomlkit so comments and layout st
 
 from __future__ import annotations
 
-import difflib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
 import tomlkit
 from packaging.version import InvalidVersion, Version
 
@@ -27,6 +23,7 @@ from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
+from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.sources import newest_commit, version_tags
@@ -40,34 +37,21 @@ class SourceMove:
 
 
 @dataclass(frozen=True)
-class RuleChange:
-    ref: str
-    old_revision: int | None  # None: newly selected
-    new_revision: int | None  # None: no longer selected
-    diff: str
-
-
-@dataclass(frozen=True)
 class Upgrade:
     sources: tuple[SourceMove, ...]
     rules: tuple[RuleChange, ...]
     lock: str  # the new lock text
     pinned: tuple[str, ...] = ()  # sources held by a tag or rev that have something newer
+    constitution: SourceMove | None = None  # the bound constitution, when its text or revision moved
 
     def report(self) -> str:
         notes = list(self.pinned)
         if not self.sources and not self.rules:
             return "\n".join(["everything is up to date", *notes])
         lines = [f"{move.name}: {move.old} → {move.new}" for move in self.sources]
-        for change in self.rules:
-            if change.old_revision is None:
-                lines.append(f"{change.ref}: newly selected at revision {change.new_revision}")
-            elif change.new_revision is None:
-                lines.append(f"{change.ref}: no longer selected (was revision {change.old_revision})")
-            else:
-                lines.append(f"{change.ref}: revision {change.old_revision} → {change.new_revision}")
-            if change.diff:
-                lines.append(change.diff.rstrip("\n"))
+        if self.constitution is not None:
+            lines.append(f"constitution ({self.constitution.name}): {self.constitution.old} → {self.constitution.new}")
+        lines += [change.report() for change in self.rules]
         return "\n".join([*lines, *notes])
 
 
@@ -79,7 +63,20 @@ def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
     move = frozenset({only} if only else names)
     old = resolve(root, lock)
     new = resolve(root, lock, move)
-    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_pins(new, move))
+    return Upgrade(
+        _moves(old, new), rule_changes(old, new), lock_text(new), _newer_pins(new, move), _constitution_move(old, new)
+    )
+
+
+def _constitution_move(old: Resolution, new: Resolution) -> SourceMove | None:
+    before, after = old.constitution, new.constitution
+    if (before.digest, before.edition, before.revision) == (after.digest, after.edition, after.revision):
+        return None
+
+    def label(bound) -> str:
+        return f"{bound.edition} revision {bound.revision} ({bound.commit.removeprefix('sha256:')[:12]})"
+
+    return SourceMove(after.source, label(before), label(after))
 
 
 def _newer_pins(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:
@@ -118,43 +115,6 @@ def _version(tag: str) -> Version | None:
 
 def apply_upgrade(root: Path, upgrade: Upgrade) -> None:
     write_atomic(root / LOCKFILE, upgrade.lock)
-
-
-def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Path:
-    """Commit the new lock on a new branch from HEAD; returns the pull request file."""
-    found = pygit2.discover_repository(str(root))
-    if found is None:
-        raise UserError(f"{root} is not inside a git repository", fix="run `doit upgrade` without --branch")
-    repo = pygit2.Repository(found)
-    if repo.head_is_unborn:
-        raise UserError("the repository has no commit yet", fix="commit rules.toml and rules.lock first")
-    if f"refs/heads/{branch}" in repo.references:
-        raise UserError(f"branch {branch!r} already exists", fix="name a new branch with --branch")
-    workdir = Path(repo.workdir).resolve()
-    parts = (root.resolve() / LOCKFILE).relative_to(workdir).parts
-    head = repo.head.peel(pygit2.Commit)
-    tree = _replace_in_tree(repo, head.tree, parts, repo.create_blob(upgrade.lock.encode()))
-    try:
-        signature = repo.default_signature
-    except (KeyError, pygit2.GitError):
-        signature = pygit2.Signature("agent-constitution", "agent-constitution@localhost")
-    title, body = pull_request(upgrade)
-    repo.create_commit(f"refs/heads/{branch}", signature, signature, f"{title}\n\n{body}", tree, [head.id])
-    path = root / "cache" / "upgrade" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', branch)}.md"
-    write_atomic(path, f"# {title}\n\n{body}")
-    return path
-
-
-def pull_request(upgrade: Upgrade) -> tuple[str, str]:
-    moved = ", ".join(f"{move.name} {move.new}" for move in upgrade.sources) or "no source moved"
-    title = f"Upgrade rules: {moved}"
-    lines = ["`doit upgrade` moved the rule sources and rewrote rules.lock.", ""]
-    lines += [f"- source {move.name}: {move.old} → {move.new}" for move in upgrade.sources]
-    for change in upgrade.rules:
-        lines += ["", f"## {change.ref}: revision {change.old_revision or '-'} → {change.new_revision or '-'}"]
-        if change.diff:
-            lines += ["", "```diff", change.diff.rstrip("\n"), "```"]
-    return title, "\n".join(lines) + "\n"
 
 
 def replace_superseded(root: Path) -> list[tuple[str, str]]:
@@ -240,36 +200,3 @@ def _moves(old: Resolution, new: Resolution) -> tuple[SourceMove, ...]:
 def _label(fetched) -> str:
     commit = (fetched.snapshot.commit or fetched.snapshot.digest.removeprefix("sha256:"))[:12]
     return f"{fetched.version} ({commit})" if fetched.version else commit
-
-
-def _changes(old: Resolution, new: Resolution) -> tuple[RuleChange, ...]:
-    def revisions(resolution: Resolution) -> dict[str, tuple[int, Path]]:
-        found = {}
-        for segment in resolution.segments:
-            for rule in segment.rules:
-                key = next(k for k, name in resolution.world.names.items() if name == rule.source)
-                found[f"{rule.source}:{rule.id}"] = (rule.revision, resolution.world.sources[key].rule_file(rule.id))
-        return found
-
-    before, after = revisions(old), revisions(new)
-    changes = []
-    for ref in sorted(set(before) | set(after), key=lambda r: (r.split(":")[0], int(r.split(":")[1]))):
-        old_rule, new_rule = before.get(ref), after.get(ref)
-        if old_rule and new_rule and old_rule[0] == new_rule[0]:
-            continue
-        old_text = old_rule[1].read_text(encoding="utf-8").splitlines(keepends=True) if old_rule else []
-        new_text = new_rule[1].read_text(encoding="utf-8").splitlines(keepends=True) if new_rule else []
-        diff = "".join(difflib.unified_diff(old_text, new_text, f"a/{ref}", f"b/{ref}"))
-        changes.append(RuleChange(ref, old_rule[0] if old_rule else None, new_rule[0] if new_rule else None, diff))
-    return tuple(changes)
-
-
-def _replace_in_tree(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: tuple[str, ...], blob) -> pygit2.Oid:
-    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    name = parts[0]
-    if len(parts) == 1:
-        builder.insert(name, blob, pygit2.enums.FileMode.BLOB)
-    else:
-        child = tree[name].peel(pygit2.Tree) if tree is not None and name in tree else None
-        builder.insert(name, _replace_in_tree(repo, child, parts[1:], blob), pygit2.enums.FileMode.TREE)
-    return builder.write()

@@ -1,4 +1,5 @@
-"""`doit upgrade [--source NAME] [--branch NAME]`: move sources to the newest allowed commit, rewrite rules.lock."""
+"""`doit upgrade [--source NAME] [--branch NAME [--open]]`: move sources to the newest allowed commit, rewrite
+rules.lock; with --branch, commit the lock and the recompiled outputs on a new branch (ruleset.pull_request)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ GROUPS = ()
 PARAMS = [
     {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
     {"name": "branch", "long": "branch", "type": str, "default": "",
-     "help": "commit the new lock on this new branch instead of the working tree"},
+     "help": "commit the new lock and every recompiled output on this new branch; the working tree stays as it is"},
+    {"name": "open_pr", "long": "open", "type": bool, "default": False,
+     "help": "with --branch: push it and open its pull request with gh, glab or tea"},
 ]
 
 
@@ -20,7 +23,7 @@ def tasks(project):
     yield {
         "basename": NAME,
         "doc": "Move the sources (or --source NAME) to their newest allowed commit; print each changed rule's diff."
-        " --branch NAME commits the new lock on a new branch and writes the pull request text",
+        " --branch NAME commits the new lock and the recompiled outputs on a new branch (--open: its pull request)",
         "actions": [(_upgrade, [project.root])],
         "params": PARAMS,
         "uptodate": [False],
@@ -29,16 +32,24 @@ def tasks(project):
 
 
 @reported
-def _upgrade(root, source, branch):
-    from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade
+def _upgrade(root, source, branch, open_pr):
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade
 
+    if open_pr and not branch:
+        raise UserError("--open needs --branch NAME", fix="run `upgrade --branch rules-upgrade --open`")
     upgrade = plan_upgrade(root, source or None)
     print(upgrade.report())
     if not upgrade.sources and not upgrade.rules:
         return None
     if branch:
-        path = commit_upgrade(root, upgrade, branch)
-        print(f"committed rules.lock on branch {branch}; pull request text: {path.relative_to(root)}")
+        from agent_constitution.ruleset.pull_request import commit_upgrade, open_pull_request
+
+        made = commit_upgrade(root, upgrade, branch)
+        print(f"committed on branch {branch}: {', '.join(made.files)}")
+        print(f"pull request text: {made.body_file.relative_to(root)}")
+        if open_pr:
+            print(open_pull_request(root, made))
     else:
         apply_upgrade(root, upgrade)
         print("wrote rules.lock")

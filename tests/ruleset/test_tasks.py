@@ -42,22 +42,25 @@ def test_lock_resolve_and_locked(project: Project):
 
 
 def test_upgrade_task_with_branch(tmp_path: Path):
-    from tests.ruleset.builders import commit_all, write_manifest, write_rule, write_source
+    from tests.compile.support import write_fixture_source
+    from tests.ruleset.builders import commit_all, write_manifest
 
-    upstream = tmp_path / "upstream"
-    write_source(upstream, {7: {"parent": "git"}})
+    upstream = write_fixture_source(tmp_path / "upstream")
     commit_all(upstream, "first")
     repo = tmp_path / "repo"
-    write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(upstream)}}, "rules": ["ac:7"]})
+    pin = {"source": "ac", "edition": "2026-12", "revision": "0.2"}
+    write_manifest(repo, {"constitution": pin, "sources": {"ac": {"url": str(upstream)}}, "rules": ["ac:7"]})
     (repo / "dodo.py").write_text("from agent_constitution.loader import namespace\nglobals().update(namespace())\n")
     (repo / ".gitignore").write_text("cache/\n")
-    assert doit(repo, "lock").returncode == 0
+    assert doit(repo, "compile").returncode == 0
     commit_all(repo, "start")
-    write_rule(upstream, 7, parent="git", revision=2)
+    rule = upstream / "rules" / "7.toml"
+    rule.write_text(rule.read_text().replace("revision = 1", "revision = 2"))
     commit_all(upstream, "second")
     outdated = doit(repo, "outdated")
     assert "ac:7: revision 1 → 2" in outdated.stdout
     done = doit(repo, "upgrade", "--branch", "rules-upgrade")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "committed rules.lock on branch rules-upgrade" in done.stdout
+    # The branch carries the lock and what compile rewrote from it (the AGENTS.md header names the commit).
+    assert "committed on branch rules-upgrade: AGENTS.md, rules.lock" in done.stdout
     assert (repo / "cache" / "upgrade" / "rules-upgrade.md").is_file()

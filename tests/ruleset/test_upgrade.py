@@ -1,13 +1,12 @@
-"""upgrade (with --branch), outdated, replace."""
+"""upgrade, outdated, replace (upgrade --branch: test_pull_request.py)."""
 
 from pathlib import Path
 
-import pygit2
 import pytest
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.lock import read_lock, sync_lock
-from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade, replace_superseded
+from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade, replace_superseded
 from tests.ruleset.builders import commit_all, write_manifest, write_rule, write_source
 from tests.ruleset.conftest import PIN
 
@@ -44,23 +43,6 @@ def test_upgrade_moves_the_branch_and_diffs_changed_rules(tmp_path):
     apply_upgrade(repo, upgrade)
     assert read_lock(repo).source[0].commit == new_commit
     assert sync_lock(repo, locked=True)[1] is False
-
-
-def test_upgrade_on_a_branch(tmp_path):
-    upstream, repo = setup(tmp_path)
-    before = (repo / "rules.lock").read_text()
-    write_rule(upstream, 7, parent="git", revision=2)
-    new_commit = commit_all(upstream, "refine 7")
-    pr = commit_upgrade(repo, plan_upgrade(repo), "rules-upgrade")
-    assert (repo / "rules.lock").read_text() == before  # the working tree is untouched
-    git = pygit2.Repository(str(repo))
-    committed = git.references["refs/heads/rules-upgrade"].peel(pygit2.Commit)
-    assert new_commit in committed.tree["rules.lock"].data.decode()
-    text = pr.read_text()
-    assert text.startswith("# Upgrade rules: ac ")
-    assert "## ac:7: revision 1 → 2" in text and "```diff" in text
-    with pytest.raises(UserError, match="already exists"):
-        commit_upgrade(repo, plan_upgrade(repo), "rules-upgrade")
 
 
 def test_upgrade_needs_a_lock(project):

@@ -99,13 +99,16 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
     return "\n".join(printable(line) for line in lines) + "\n"
 
 
-def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
+def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = (),
+                confirmed: dict[str, list[dict]] | None = None) -> str:
     results = ordered(results)
     document = {
         "version": REPORT_VERSION,
         "summary": counts(results),
         "not_run": list(not_run),
         "waiver_notes": list(notes),
+        # Violations a reviewer confirmed, by rule, with the reviewer's reasons: what to fix first.
+        "confirmed": confirmed or {},
         "results": [result.to_json() for result in results],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

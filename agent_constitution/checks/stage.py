@@ -98,8 +98,12 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
-    write_if_changed(cache / "checks" / "report.json", json_report(results, not_run=not_run, notes=waived.notes),
-                     within=cache)
+    found = confirmed(applied)
+    # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
+    handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
+                     for v in verdicts] for rule, verdicts in found.items()}
+    write_if_changed(cache / "checks" / "report.json",
+                     json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
     write_if_changed(cache / "checks" / "report.sarif",
                      sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
                      within=cache)
@@ -109,7 +113,6 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     print(summary(results, not_run=not_run), end="")
     n = counts(results)
-    found = confirmed(applied)
     if found:
         titles = {r.ref: r.title for r in results}
         print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))

@@ -138,6 +138,8 @@ def test_a_confirmed_violation_is_handed_to_the_fixer(reviewed: Path, tmp_path: 
     assert "confirmed by a reviewer (fix these):\n- ac:3 Rule 3:\n    a file listing cannot show it\n" in run.stdout
     report = json.loads((reviewed / "cache/checks/report.json").read_text())
     assert {r["ref"]: r["outcome"] for r in report["results"]}["ac:3"] == "violation"
+    assert report["confirmed"] == {"ac:3": [{"segment": ".", "reviewer": "default", "reason": "a file listing cannot show it",
+                                             "locations": report["confirmed"]["ac:3"][0]["locations"]}]}
     assert "## ac:3" not in (reviewed / "cache/review/default.md").read_text()   # not asked again
 
 

@@ -54,7 +54,7 @@ class Request:
     strict: bool
     tiers: Mapping[tuple[str, int], str]
     tier: str  # the manifest's tier: "repo" (a repository) or "user" (the user-level manifest)
-    revision: str  # the constitution revision in force
+    revision: str | None  # the constitution revision in force; None: ranges are the caller's to check
     revision_note: str  # how it was chosen, for messages
     file: str  # the root manifest, as messages name it
 
@@ -326,7 +326,7 @@ def _check_constraints(state: _State) -> None:
                     [node, other],
                     f"keep one: {_stop(state, node)}, or {_stop(state, other)}",
                 )
-    for node in enabled:
+    for node in enabled if state.request.revision is not None else ():
         allowed = world.rule(node).constitution
         if not allowed.contains(state.request.revision):
             raise _failure(

@@ -79,7 +79,13 @@ def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
     move = frozenset({only} if only else names)
     old = resolve(root, lock)
     new = resolve(root, lock, move)
-    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_pins(new, move))
+    return Upgrade(_moves(old, new), _changes(old, new), lock_text(new), _newer_pins(new, move) + _constitution_note(new))
+
+
+def _constitution_note(resolution: Resolution) -> tuple[str, ...]:
+    """An upgrade moves rules, never the constitution binding: say so when the source publishes another."""
+    held_back = resolution.constitution.held_back()
+    return (held_back,) if held_back else ()
 
 
 def _newer_pins(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:

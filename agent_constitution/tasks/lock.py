@@ -65,7 +65,8 @@ def _lock(root, cache, locked):
         locked = True
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     resolution, wrote = sync_lock(root, locked=True if locked else None)
-    for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
+    held_back = resolution.constitution.held_back()
+    for warning in dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])]):
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
         undo.remember(cache, before)

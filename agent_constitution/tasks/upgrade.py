@@ -1,4 +1,8 @@
-"""`doit upgrade [--source NAME] [--branch NAME]`: move sources to the newest allowed commit, rewrite rules.lock."""
+"""`doit upgrade [--source NAME] [--branch NAME]`: move sources to the newest allowed commit, rewrite rules.lock.
+
+`doit upgrade --constitution [REV]` is the separate step that moves the constitution binding
+(`agent_constitution.ruleset.rebind`); REV is a positional argument, so it comes last on the line.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ PARAMS = [
     {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
     {"name": "branch", "long": "branch", "type": str, "default": "",
      "help": "commit the new lock on this new branch instead of the working tree"},
+    {"name": "constitution", "long": "constitution", "type": bool, "default": False,
+     "help": "move the constitution binding instead (to REV, when given, else to what its source publishes)"},
 ]
 
 
@@ -23,13 +29,16 @@ def tasks(project):
         " --branch NAME commits the new lock on a new branch and writes the pull request text",
         "actions": [(_upgrade, [project.root])],
         "params": PARAMS,
+        "pos_arg": "revision",
         "uptodate": [False],
         "verbosity": 2,
     }
 
 
 @reported
-def _upgrade(root, source, branch):
+def _upgrade(root, source, branch, constitution, revision):
+    if constitution or revision:
+        return _rebind(root, source, branch, constitution, revision)
     from agent_constitution.ruleset.upgrade import apply_upgrade, commit_upgrade, plan_upgrade
 
     upgrade = plan_upgrade(root, source or None)
@@ -42,4 +51,22 @@ def _upgrade(root, source, branch):
     else:
         apply_upgrade(root, upgrade)
         print("wrote rules.lock")
+    return None
+
+
+def _rebind(root, source, branch, constitution, revision):
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.rebind import apply_rebind, plan_rebind
+
+    if not constitution or len(revision) > 1 or source or branch:
+        raise UserError(
+            f"`doit upgrade {' '.join(revision)}`: a revision goes with --constitution, alone"
+            if not constitution else "`doit upgrade --constitution` takes at most one REV and no --source or --branch",
+            fix="run `doit upgrade --constitution [REV]` on its own (after `doit upgrade` if the rules move too)",
+        )
+    rebind = plan_rebind(root, revision[0] if revision else None)
+    print(rebind.report())
+    if rebind.moved:
+        apply_rebind(root, rebind)
+        print(f"wrote {MANIFEST} and rules.lock: bound to constitution revision {rebind.new.revision}")
     return None

@@ -16,6 +16,7 @@ def write_source(
     groups: dict[str, object] | None = None,
     sources: dict[str, dict] | None = None,
     constitution: str | None = "2026-10",
+    revision: str = "0.1",
 ) -> Path:
     """A source in `root`: each rule dict gives at least `parent`; the rest is filled in."""
     folder = root / "rules"
@@ -36,6 +37,7 @@ def write_source(
         edition = root / "constitution" / constitution
         edition.mkdir(parents=True, exist_ok=True)
         (edition / "constitution.md").write_text("# Constitution\n")
+        (edition / "index.toml").write_text(f'status = "draft"\nedition = "{constitution}"\nrevision = "{revision}"\n')
     return root
 
 

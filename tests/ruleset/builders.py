@@ -46,6 +46,7 @@ def write_rule(root: Path, rule_id: int, **fields) -> None:
         "id": rule_id,
         "revision": 1,
         "status": "active",
+        "authority": ["must-ask"],
         **fields,
         "title": {"en": f"Rule {rule_id}", "zh": f"规定 {rule_id}"},
         "text": {"en": f"Text of rule {rule_id}.", "zh": f"规定 {rule_id} 的正文。"},

@@ -133,6 +133,12 @@ def _choices(state: _State) -> dict[Node, Node]:
                 file=state.request.file,
                 fix=f"choose one of: {_options(world, group)}",
             )
+        if world.kind(alternative) == "rule" and world.rule(alternative).status == "superseded":
+            successor = (alternative[0], world.rule(alternative).superseded_by)
+            state.warnings.append(
+                f"{world.named(alternative)} ({alternative_ref.origin}, for {group_ref.text}) is superseded by"
+                f" {world.named(successor)}; run `doit replace` to use the successor"
+            )
         chosen[group] = alternative
     return chosen
 

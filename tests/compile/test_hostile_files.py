@@ -104,10 +104,10 @@ CASES = {
                               replace("src/rules/1.toml", 'status = "active"', 'status = "superseded"\nsuperseded_by = 7\nsupersedes = 7')),
                          "compile", "the succession has a cycle: rule 1 → rule 7 → rule 1"),
     "skill.toml nested": (append("src/rules/skills/uv-project/skill.toml", "\n" + DEEP), "compile", "skill.toml: values are nested too deeply"),
-    "constitution nested": (append("src/constitution/2026-12/index.toml", "\n" + DEEP), "compile", "index.toml: check 2 (schema): values are nested too deeply"),
+    "constitution nested": (append("src/constitution/2026-12/index.toml", "\n" + DEEP), "compile", "index.toml: values are nested too deeply"),
     "constitution huge integer": (append("src/constitution/2026-12/index.toml", f"\nzz = {BIG}\n"), "compile", "more than 4,300 digits"),
     "constitution FIFO": (lambda repo: os.mkfifo(repo / "src/constitution/2026-12/articles/01-basics/02-fifo.toml"),
-                          "compile", "02-fifo.toml: is not a regular file (a FIFO"),
+                          "compile", "02-fifo.toml is neither a file nor a folder (a pipe"),
     "settings.json is a folder": (folder(".claude/settings.json"), "compile", ".claude/settings.json: is a folder, expected a file"),
     "settings.json nested": (write(".claude/settings.json", "[" * 100_000), "compile", "settings.json: values are nested too deeply"),
     "AGENTS.md is a folder": (folder("AGENTS.md"), "compile", "AGENTS.md: is a folder, expected a file"),
@@ -142,8 +142,9 @@ def files(repo: Path) -> dict[str, bytes]:
     return found
 
 
-# A broken constitution is found by the render stage, after `lock` has pinned the path source's new
-# digest: the lock moving there is the staged-compile item (outputs renamed only after every stage).
+# A broken constitution is found by `lock` (it reads the revision the edition publishes, and the
+# source's content) or by the render stage after `lock` has pinned the path source's new digest: the
+# lock moving there is the staged-compile item (outputs renamed only after every stage).
 LOCK_MAY_MOVE = {"constitution nested", "constitution huge integer", "constitution FIFO"}
 
 

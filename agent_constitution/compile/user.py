@@ -45,7 +45,7 @@ def compile_user(*, locked: bool) -> list[str]:
     lock = folder / LOCKFILE
     before = lock.read_bytes() if lock.is_file() else None
     try:
-        resolution, wrote = sync_lock(folder, locked=locked, tier="user")
+        resolution, wrote = sync_lock(folder, locked=locked, tier="user", because="locked=1 was given")
     except UserError as error:
         if error.file != LOCKFILE:
             raise

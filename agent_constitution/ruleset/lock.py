@@ -75,15 +75,21 @@ def _string(value: str) -> str:
 
 
 def sync_lock(
-    project_root: Path, *, locked: bool | None = None, move: frozenset[str] = frozenset(), tier: str = "repo"
+    project_root: Path,
+    *,
+    locked: bool | None = None,
+    move: frozenset[str] = frozenset(),
+    tier: str = "repo",
+    because: str = "--locked was given",
 ) -> tuple[Resolution, bool]:
     """Resolve against the lock and bring the lock in step; returns the resolution and whether it wrote.
 
     `tier="user"` is for the user-level manifest (see `agent_constitution.compile.user`): its packages
-    take user-tier rules.
+    take user-tier rules. `because` says why a locked run may not write (the refusal names it).
     """
     if locked is None:
         locked = bool(os.environ.get("CI"))
+        because = "CI is set in the environment"
     current = read_lock(project_root)
     resolution = resolve(project_root, current, move, tier)
     _same_digests(current, resolution)
@@ -95,7 +101,7 @@ def sync_lock(
     if locked:
         reason = "does not exist" if old is None else _why_stale(current, resolution)
         raise UserError(
-            f"the lockfile needs to be updated, but --locked was given (or CI is set): {LOCKFILE} {reason}",
+            f"the lockfile needs to be updated, but {because}: {LOCKFILE} {reason}",
             file=LOCKFILE,
             fix="run `doit lock` and commit rules.lock",
         )

@@ -36,18 +36,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.graph import World
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
 from agent_constitution.ruleset.manifest import Effective, load_manifest, source_key, unique_name
-from agent_constitution.ruleset.models import Lockfile
+from agent_constitution.readers import read_toml
+from agent_constitution.ruleset.models import Lockfile, revision_key
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
+from agent_constitution.sources import fetch
 
 # LOCKFILE, MANIFEST and segment_key are defined in `layout` (cheap to import) and re-exported here.
 __all__ = [
-    "LOCKFILE", "MANIFEST", "Constitution", "Resolution", "pinned_sources", "resolve", "resolved_json", "segment_key",
+    "LOCKFILE", "MANIFEST", "PUBLISHED", "Constitution", "Resolution", "pinned_sources", "resolve", "resolved_json", "segment_key",
 ]
+
+
+# `resolve(..., constitution=PUBLISHED)` binds whatever revision the source's commit publishes.
+PUBLISHED = "published"
 
 
 @dataclass(frozen=True)
@@ -56,9 +63,23 @@ class Constitution:
     key: str
     commit: str  # git commit, or the content digest of a plain folder
     edition: str
-    revision: str
+    revision: str  # the revision bound: the one constitution/<edition>/index.toml at `commit` publishes
     digest: str  # of constitution/<edition>/
     root: Path
+    # What the source publishes at the commit its rules are read from; another revision than
+    # `revision` when the rules moved on and the bound text was kept at the locked commit.
+    source_publishes: str = ""
+    source_commit: str = ""
+
+    def held_back(self) -> str | None:
+        """The note for a constitution kept at its locked commit while its source moved, else None."""
+        if not self.source_publishes or revision_key(self.source_publishes) == revision_key(self.revision):
+            return None
+        return (
+            f"constitution kept at revision {self.revision} (commit {self.commit[:12]}); source {self.source} at"
+            f" {self.source_commit[:12]} publishes revision {self.source_publishes}: `doit upgrade --constitution`"
+            " moves the binding and shows what changed"
+        )
 
 
 @dataclass(frozen=True)
@@ -75,9 +96,18 @@ class Resolution:
 
 
 def resolve(
-    project_root: Path, lock: Lockfile | None = None, move: frozenset[str] = frozenset(), tier: str = "repo"
+    project_root: Path,
+    lock: Lockfile | None = None,
+    move: frozenset[str] = frozenset(),
+    tier: str = "repo",
+    constitution: str | None = None,
 ) -> Resolution:
-    """`move`: names of sources (as the lock names them) allowed to leave their locked commit."""
+    """`move`: names of sources (as the lock names them) allowed to leave their locked commit.
+
+    `constitution`: None binds the manifest's pin; a revision (or `PUBLISHED`) binds that revision
+    instead, read at the source's commit, and leaves the rules' constitution ranges unchecked: what
+    `upgrade --constitution` plans with, listing every rule whose range excludes the new revision.
+    """
     pinned, moving = _pinned(project_root, lock, move)
     sources = SourceSet(project_root, pinned, moving)
     effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root)
@@ -87,7 +117,7 @@ def resolve(
         names=MappingProxyType(_names(effective, fetched)),
         dependencies=MappingProxyType({key: sources.dependency_keys(key) for key in fetched}),
     )
-    constitution = _constitution(effective, fetched, world)
+    bound = _constitution(effective, fetched, world, lock, constitution)
     pin = effective.constitution
     note = ""
     if len({revision for _, revision in pin.pinned_by}) > 1:
@@ -102,14 +132,14 @@ def resolve(
                 strict=effective.strict,
                 tiers=effective.tiers,
                 tier=tier,
-                revision=pin.revision,
+                revision=bound.revision if constitution is None else None,
                 revision_note=note,
                 file=effective.inputs[0],
             ),
         )
         for path, selection in effective.segments.items()
     )
-    return Resolution(project_root, effective, world, MappingProxyType(fetched), constitution, segments)
+    return Resolution(project_root, effective, world, MappingProxyType(fetched), bound, segments)
 
 
 def resolved_json(resolution: Resolution, path: str) -> str:
@@ -175,27 +205,89 @@ def _names(effective: Effective, fetched: Mapping[str, Fetched]) -> dict[str, st
     return names
 
 
-def _constitution(effective: Effective, fetched: Mapping[str, Fetched], world: World) -> Constitution:
+def _constitution(
+    effective: Effective, fetched: Mapping[str, Fetched], world: World, lock: Lockfile | None, rebind: str | None
+) -> Constitution:
+    """The constitution in force: the pinned revision, read where it is published.
+
+    The source's commit (the one its rules are read from) must publish the pinned revision. When it
+    publishes another one because the source moved on (upgrade, or a new tag) and the lock binds the
+    same revision at an older commit, the text stays at that commit: a manifest pinned to a revision
+    does not change when the constitution is amended (seed 000); moving it is `upgrade --constitution`.
+    """
     pin = effective.constitution
     item = fetched[pin.source]
-    root = item.snapshot.root / "constitution" / pin.edition
-    if not root.is_dir():
+    name = world.names[pin.source]
+    here = item.snapshot.commit or item.snapshot.digest
+    at = f"at commit {here[:12]}" if item.snapshot.commit else "(a folder)"
+    published = _published(item.snapshot.root, pin.edition, name, effective.inputs[0])
+    wanted = pin.revision if rebind is None else published if rebind == PUBLISHED else rebind
+    if revision_key(published) == revision_key(wanted):
+        return _bound(name, pin.source, here, pin.edition, published, item.snapshot.root, published, here)
+    kept = _kept(lock, name, pin.edition, wanted, item) if rebind is None else None
+    if kept is not None:
+        return _bound(name, pin.source, kept.commit, pin.edition, wanted, kept.root, published, here)
+    if rebind is not None:
         raise UserError(
-            f"source {world.names[pin.source]} publishes no constitution edition {pin.edition}"
-            f" (constitution/{pin.edition}/ is missing)",
-            file=effective.inputs[0],
+            f"source {name} {at} publishes constitution revision {published} of edition"
+            f" {pin.edition}, not {wanted}",
+            fix=f"run `doit upgrade --constitution` to bind revision {published}, or follow a version of source"
+            f" {name} that publishes {wanted} in rules.toml [sources] first",
+        )
+    pinned_in = next(file for file, revision in pin.pinned_by if revision_key(revision) == revision_key(wanted))
+    raise UserError(
+        f"{pinned_in} binds constitution revision {wanted} of edition {pin.edition}, but source {name}"
+        f" {at} publishes revision {published}; the header would name {wanted} over the text of {published}",
+        file=pinned_in,
+        field="constitution.revision",
+        fix=f"read what changed with `doit upgrade --constitution` (it moves the binding to {published} and lists the"
+        f" rules that exclude it), or set revision = \"{published}\"; to stay on {wanted}, follow a version of"
+        f" source {name} that publishes it",
+    )
+
+
+def _bound(name, key, commit, edition, revision, tree: Path, publishes, source_commit) -> Constitution:
+    root = tree / "constitution" / edition
+    return Constitution(name, key, commit, edition, revision, _folder_digest(root), root, publishes, source_commit)
+
+
+def _published(tree: Path, edition: str, name: str, manifest: str) -> str:
+    """The revision `constitution/<edition>/index.toml` of a source tree publishes."""
+    index = tree / "constitution" / edition / "index.toml"
+    if not (tree / "constitution" / edition).is_dir():
+        raise UserError(
+            f"source {name} publishes no constitution edition {edition} (constitution/{edition}/ is missing)",
+            file=manifest,
             field="constitution.edition",
             fix="bind an edition the source publishes, or follow a version of the source that has it",
         )
-    return Constitution(
-        source=world.names[pin.source],
-        key=pin.source,
-        commit=item.snapshot.commit or item.snapshot.digest,
-        edition=pin.edition,
-        revision=pin.revision,
-        digest=_folder_digest(root),
-        root=root,
-    )
+    shown = f"{name}:constitution/{edition}/index.toml"
+    revision = read_toml(index, shown).get("revision") if index.is_file() else None
+    if not isinstance(revision, str) or not ids.is_revision(revision):
+        raise UserError(
+            f"source {name} publishes constitution edition {edition} without a revision",
+            file=shown,
+            field="revision",
+            fix='the edition\'s index.toml says which revision it is, e.g. revision = "0.1"',
+        )
+    return revision
+
+
+def _kept(lock: Lockfile | None, name: str, edition: str, revision: str, item: Fetched):
+    """The snapshot at the lock's constitution commit, when the lock binds this revision elsewhere in git."""
+    locked = lock.constitution if lock is not None else None
+    if (
+        locked is None
+        or item.snapshot.commit is None  # a plain folder has no history to keep a text at
+        or (locked.source, locked.edition) != (name, edition)
+        or revision_key(locked.revision) != revision_key(revision)
+        or locked.commit.startswith("sha256:")
+    ):
+        return None
+    spec = item.declared.spec
+    snapshot = fetch(url=spec.url, path=spec.path, commit=locked.commit, base_dir=item.declared.base_dir)
+    published = _published(snapshot.root, edition, name, LOCKFILE)
+    return snapshot if revision_key(published) == revision_key(revision) else None
 
 
 def _folder_digest(folder: Path) -> str:

@@ -54,7 +54,7 @@ class Request:
     strict: bool
     tiers: Mapping[tuple[str, int], str]
     tier: str  # the manifest's tier: "repo" (a repository) or "user" (the user-level manifest)
-    revision: str  # the constitution revision in force
+    revision: str | None  # the constitution revision in force; None: ranges are the caller's to check
     revision_note: str  # how it was chosen, for messages
     file: str  # the root manifest, as messages name it
 
@@ -132,6 +132,12 @@ def _choices(state: _State) -> dict[Node, Node]:
                 f"{alternative_ref.text} is not an alternative of group {group_ref.text} ({group_ref.origin})",
                 file=state.request.file,
                 fix=f"choose one of: {_options(world, group)}",
+            )
+        if world.kind(alternative) == "rule" and world.rule(alternative).status == "superseded":
+            successor = (alternative[0], world.rule(alternative).superseded_by)
+            state.warnings.append(
+                f"{world.named(alternative)} ({alternative_ref.origin}, for {group_ref.text}) is superseded by"
+                f" {world.named(successor)}; run `doit replace` to use the successor"
             )
         chosen[group] = alternative
     return chosen
@@ -326,7 +332,7 @@ def _check_constraints(state: _State) -> None:
                     [node, other],
                     f"keep one: {_stop(state, node)}, or {_stop(state, other)}",
                 )
-    for node in enabled:
+    for node in enabled if state.request.revision is not None else ():
         allowed = world.rule(node).constitution
         if not allowed.contains(state.request.revision):
             raise _failure(

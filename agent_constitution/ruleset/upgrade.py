@@ -64,7 +64,8 @@ def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
     old = resolve(root, lock)
     new = resolve(root, lock, move)
     return Upgrade(
-        _moves(old, new), rule_changes(old, new), lock_text(new), _newer_pins(new, move), _constitution_move(old, new)
+        _moves(old, new), rule_changes(old, new), lock_text(new), _newer_pins(new, move) + _constitution_note(new),
+        _constitution_move(old, new),
     )
 
 
@@ -77,6 +78,12 @@ def _constitution_move(old: Resolution, new: Resolution) -> SourceMove | None:
         return f"{bound.edition} revision {bound.revision} ({bound.commit.removeprefix('sha256:')[:12]})"
 
     return SourceMove(after.source, label(before), label(after))
+
+
+def _constitution_note(resolution: Resolution) -> tuple[str, ...]:
+    """An upgrade moves rules, never the constitution binding: say so when the source publishes another."""
+    held_back = resolution.constitution.held_back()
+    return (held_back,) if held_back else ()
 
 
 def _newer_pins(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""`doit new-rule`: write a trial rule with the next free ID into a rule source."""
+"""`doit new-rule`: write a trial rule with the next free ID into a rule source (a draft rule while
+the constitution the source publishes is a draft: seed 000, every rule is draft until it is approved)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ TEMPLATE = "TODO(new-rule)"
 
 
 def new_rule(root: Path, *, title: str, parent: str, today: datetime.date) -> Path:
-    """Write `rules/<next free id>.toml` (status trial) under `parent` and return its path."""
+    """Write `rules/<next free id>.toml` (status trial, or draft) under `parent` and return its path."""
+    from agent_constitution.sources.validate import published_constitution
+
     if not title.strip():
         raise UserError("a new rule needs a title", field="--title", fix='doit new-rule --title "..." --parent DOMAIN')
     source = load_source(root)
@@ -37,7 +40,8 @@ def new_rule(root: Path, *, title: str, parent: str, today: datetime.date) -> Pa
     document = tomlkit.document()
     document["id"] = rule_id
     document["revision"] = 1
-    document["status"] = "trial"
+    edition, _ = published_constitution(root)
+    document["status"] = "draft" if edition is not None and edition.index.status == "draft" else "trial"
     document["parent"] = node
     document["requires"] = tomlkit.array()
     document["authority"] = tomlkit.array()

@@ -6,8 +6,18 @@ the group again), no redundant edge and no conflict with a rule the declaring ru
 constraints a manifest that selects those rules would otherwise fail on (`graph_problems`; a rule
 that requires a rule of another source is judged when a manifest selects it, with that source at its
 locked version); no rule still holds the template `doit new-rule` wrote; compared with the git
-history, no rule file was deleted and no new rule took an ID used before; and a rule whose title,
-text or check changed since the reference (`--base REF`, default HEAD) has a higher revision. Each failure is one `UserError`.
+history, no rule file was deleted and no new rule took an ID used before (a deleted rule restored
+with its title and text is not a new rule); and a rule whose title, text or check (its python module,
+or a script of the source its command runs as `{source}/…`) changed since the reference (`--base
+REF`, default HEAD) has a higher revision; a draft or trial rule changes in place (same ID), an active
+one whose meaning changes is superseded instead (seed 000, 试行规定). Each failure is one `UserError`.
+
+Against the constitution the source publishes (its newest edition under `constitution/`): every rule
+names its `authority` and each anchor is a provision of that edition; every `{@…}` in a rule's text
+is a provision, `{@rule:N}` a rule of this source, or `{@rule:name:N}` with `name` in source.toml
+`[sources]`; and while that edition is a draft, no rule is trial or active (seed 000: 宪法还是草案时，
+每条规定都是 draft; superseded and repealed rules keep their place in the history). A source that
+publishes no constitution has its anchors resolved where a manifest binds one (compile).
 
 `trial_rules(root, today)` lists the trial rules and their age, which `doit source` prints once the
 source is valid (DESIGN §5, decision 9: trial → active is a reviewed change in the source).
@@ -20,6 +30,8 @@ from pathlib import Path
 
 import pygit2
 
+from agent_constitution import ids
+from agent_constitution.edition.models import Edition
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml, read_toml
 from agent_constitution.ruleset.source import RuleSource, load_source
@@ -33,7 +45,10 @@ _REVISED = ("title", "text", "check")
 def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
     problems: list[UserError] = []
     try:
-        problems += graph_problems(load_source(root))
+        source = load_source(root)
+        problems += graph_problems(source)
+        edition, failed = published_constitution(root)
+        problems += failed + constitution_problems(source, edition)
     except UserError as error:
         problems.append(error)
     present = working_rule_ids(root)
@@ -122,6 +137,88 @@ def graph_problems(source: RuleSource) -> list[UserError]:
     return problems
 
 
+def published_constitution(root: Path) -> tuple[Edition | None, list[UserError]]:
+    """The newest edition under `root/constitution/` (None when there is none), or why it does not load."""
+    from agent_constitution.edition.sources import load, read_worktree
+
+    folder = root / "constitution"
+    names = sorted(p.name for p in folder.iterdir() if (p / "index.toml").is_file()) if folder.is_dir() else []
+    if not names:
+        return None, []
+    prefix = f"constitution/{names[-1]}/"
+    try:
+        return load({path: data for path, data in read_worktree(root).items() if path.startswith(prefix)}), []
+    except UserError as error:
+        return None, [error]
+
+
+def constitution_problems(source: RuleSource, edition: Edition | None) -> list[UserError]:
+    """Authority anchors and `{@…}` references resolved, and draft rules under a draft constitution."""
+    from agent_constitution.edition.references import OPENING, targets
+
+    anchors = targets(edition) if edition is not None else None
+    draft = edition is not None and edition.index.status == "draft"
+    problems = []
+    for rule_id, rule in source.rules.items():
+        file = source.rule_file(rule_id)
+        if not rule.authority:
+            problems.append(UserError(
+                "authority is empty: a rule names the constitution provisions it refines",
+                file=file, field="authority",
+                fix='list the anchors of those provisions, e.g. authority = ["must-ask"]',
+            ))
+        for index, anchor in enumerate(rule.authority):
+            if anchors is not None and anchor not in anchors:
+                problems.append(_unknown_anchor(file, f"authority.{index}", anchor, edition))
+        for language, text in rule.text.items():
+            for match in OPENING.finditer(text):
+                problem = _reference_problem(source, match[0], anchors, edition)
+                if problem:
+                    problems.append(UserError(problem[0], file=file, field=f"text.{language}", fix=problem[1]))
+        if draft and rule.status in ("trial", "active"):
+            problems.append(UserError(
+                f"the rule is {rule.status}, but the constitution it refines (edition {edition.index.edition},"
+                f" revision {edition.index.revision}) is a draft: while the constitution is a draft, every rule is draft",
+                file=file, field="status",
+                fix='set status = "draft" (trial and active wait for an approved constitution)',
+            ))
+    return problems
+
+
+def _unknown_anchor(file: Path, field: str, anchor: str, edition: Edition) -> UserError:
+    return UserError(
+        f"{anchor!r} is not a provision of constitution edition {edition.index.edition} revision {edition.index.revision}",
+        file=file, field=field,
+        fix="name an article, section or item (section.item) id of that edition",
+    )
+
+
+def _reference_problem(source: RuleSource, written: str, anchors, edition) -> tuple[str, str] | None:
+    """What is wrong with one `{@…}` of a rule's text, as (message, fix), or None."""
+    from agent_constitution.edition import REFERENCE
+
+    match = REFERENCE.fullmatch(written)
+    how = "write {@provision}, {@rule:42} (a rule of this source) or {@rule:name:42} (name from [sources])"
+    if match is None:
+        return f"{written!r} is not a reference", how
+    body = match[1]
+    if not body.startswith("rule:"):
+        if anchors is not None and body not in anchors:
+            error = _unknown_anchor(Path(), "", body, edition)
+            return f"{written} refers to a provision that does not exist: {error.message}", error.fix
+        return None
+    parts = body.split(":")[1:]
+    number = ids.rule_number(parts[-1]) if parts else None
+    if number is None or len(parts) > 2:
+        return f"{written} is not a rule reference", how
+    if len(parts) == 1 and number not in source.rules:
+        return f"{written} refers to rule {number}, which this source does not have", "refer to a rule of this source, or write {@rule:name:N} for another source's"
+    if len(parts) == 2 and parts[0] not in source.config.sources:
+        return (f"{written} names source {parts[0]!r}, which rules/source.toml [sources] does not declare",
+                f"declare {parts[0]} in [sources] of rules/source.toml, or refer to a rule of this source")
+    return None
+
+
 def trial_rules(root: Path, today: datetime.date) -> list[str]:
     """One line per trial rule and its age (from `created`): trial → active is a reviewed change."""
     source = load_source(root)
@@ -203,6 +300,8 @@ def _reused(root: Path, history: History, reference: pygit2.Commit, present: set
         if commit is None:
             continue
         old = _toml(history.rule_blobs(commit)[rule_id].data) or {}
+        if _restored(old, _toml_file(_shown(root, rule_id))):
+            continue  # the fix for a deleted rule: it is back, with its requirement
         title = next(iter((old.get("title") or {}).values()), "")
         problems.append(
             UserError(
@@ -215,6 +314,12 @@ def _reused(root: Path, history: History, reference: pygit2.Commit, present: set
             )
         )
     return problems
+
+
+def _restored(old: dict, now: dict | None) -> bool:
+    """A rule file put back after its deletion: the same title and text as its last committed version
+    (its status, e.g. repealed, and revision may have changed)."""
+    return now is not None and all(now.get(field) == old.get(field) for field in ("title", "text"))
 
 
 def _revisions(
@@ -242,14 +347,19 @@ def _revisions(
         changed = [field for field in _REVISED if before.get(field) != now.get(field)]
         if _check_module_changed(root, history, reference, before, now):
             changed.append("check module")
+        changed += [f"check script {path}" for path in _check_scripts_changed(root, history, reference, before, now)]
         if changed and new_revision == old_revision:
+            if now.get("status") in ("draft", "trial"):
+                why = (f"a {now['status']} rule changes in place, also when what counts as compliant changes,"
+                       " until it becomes active")
+            else:
+                why = "if what counts as compliant changed, write a new rule instead and supersede this one"
             problems.append(
                 UserError(
                     f"{' and '.join(changed)} changed since {ref_name}, but the revision is still {new_revision}",
                     file=_shown(root, rule_id),
                     field="revision",
-                    fix=f"set revision = {new_revision + 1} (if what counts as compliant changed, write a new "
-                    "rule instead and supersede this one)",
+                    fix=f"set revision = {new_revision + 1} ({why})",
                 )
             )
     return problems
@@ -262,3 +372,21 @@ def _check_module_changed(root: Path, history: History, reference: pygit2.Commit
     relative = f"rules/checks/{module}.py"
     path = root / relative
     return history.blob(reference, relative) != (path.read_bytes() if path.is_file() else None)
+
+
+def _check_scripts_changed(root: Path, history: History, reference: pygit2.Commit, before: dict, now: dict) -> list[str]:
+    """The files of the source an external check runs (`{source}/path` arguments) whose bytes changed."""
+    command = (now.get("check") or {}).get("command")
+    if not isinstance(command, list) or command != (before.get("check") or {}).get("command"):
+        return []  # no command, or a changed one: the [check] table already differs
+    changed = []
+    for argument in command:
+        if not isinstance(argument, str) or not argument.startswith("{source}/"):
+            continue
+        relative = argument.removeprefix("{source}/")
+        path = root / relative
+        if not path.resolve().is_relative_to(root.resolve()):
+            continue  # outside the source: not part of it (load_source reports a bad command)
+        if history.blob(reference, relative) != (path.read_bytes() if path.is_file() else None):
+            changed.append(relative)
+    return changed

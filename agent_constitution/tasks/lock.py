@@ -51,7 +51,11 @@ def _digest(root: Path) -> str | None:
 
 
 def _as_written(task, values, root) -> bool | None:
-    """Up to date only while rules.lock holds what this task last wrote (or found)."""
+    """Up to date only while rules.lock holds what this task last wrote (or found), and while it had
+    nothing to warn about: a warning (a superseded rule in rules.toml, say) is printed on every run
+    until it is dealt with, not only on the run that re-locked."""
+    if values.get("warned"):
+        return False
     return values["lock"] == _digest(root) if "lock" in values else None
 
 
@@ -65,9 +69,11 @@ def _lock(root, cache, locked):
         locked = True
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     resolution, wrote = sync_lock(root, locked=True if locked else None)
-    for warning in dict.fromkeys(w for segment in resolution.segments for w in segment.warnings):
+    held_back = resolution.constitution.held_back()
+    warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
-    return {"lock": _digest(root)}
+    return {"lock": _digest(root), "warned": bool(warnings)}

@@ -77,7 +77,7 @@ def _resolve(root, path, target, cache):
     lock = read_bytes(root / LOCKFILE, LOCKFILE) if (root / LOCKFILE).exists() else b""
     resolution = _memo.get((root, lock))
     if resolution is None:
-        resolution = sync_lock(root, locked=True)[0]
+        resolution = sync_lock(root, locked=True, because="resolving never writes it (`doit lock` does)")[0]
         _memo.clear()
         _memo[(root, lock)] = resolution
     try:

@@ -82,7 +82,8 @@ def _new_rule(root: Path, title: str, parent: str):
     from agent_constitution.sources.new_rule import new_rule
 
     path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
-    print(f"wrote {path.relative_to(root)} (a trial rule): write its text, then run `doit check`")
+    status = "draft" if 'status = "draft"' in path.read_text(encoding="utf-8") else "trial"
+    print(f"wrote {path.relative_to(root)} (a {status} rule): write its text, then run `doit check`")
     return None
 
 

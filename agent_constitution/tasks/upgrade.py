@@ -1,5 +1,9 @@
 """`doit upgrade [--source NAME] [--branch NAME [--open]]`: move sources to the newest allowed commit, rewrite
-rules.lock; with --branch, commit the lock and the recompiled outputs on a new branch (ruleset.pull_request)."""
+rules.lock; with --branch, commit the lock and the recompiled outputs on a new branch (ruleset.pull_request).
+
+`doit upgrade --constitution [REV]` is the separate step that moves the constitution binding
+(`agent_constitution.ruleset.rebind`); REV is a positional argument, so it comes last on the line.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ PARAMS = [
      "help": "commit the new lock and every recompiled output on this new branch; the working tree stays as it is"},
     {"name": "open_pr", "long": "open", "type": bool, "default": False,
      "help": "with --branch: push it and open its pull request with gh, glab or tea"},
+    {"name": "constitution", "long": "constitution", "type": bool, "default": False,
+     "help": "move the constitution binding instead (to REV, when given, else to what its source publishes)"},
 ]
 
 
@@ -26,13 +32,16 @@ def tasks(project):
         " --branch NAME commits the new lock and the recompiled outputs on a new branch (--open: its pull request)",
         "actions": [(_upgrade, [project.root])],
         "params": PARAMS,
+        "pos_arg": "revision",
         "uptodate": [False],
         "verbosity": 2,
     }
 
 
 @reported
-def _upgrade(root, source, branch, open_pr):
+def _upgrade(root, source, branch, open_pr, constitution, revision):
+    if constitution or revision:
+        return _rebind(root, source, branch, constitution, revision)
     from agent_constitution.errors import UserError
     from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade
 
@@ -53,4 +62,22 @@ def _upgrade(root, source, branch, open_pr):
     else:
         apply_upgrade(root, upgrade)
         print("wrote rules.lock")
+    return None
+
+
+def _rebind(root, source, branch, constitution, revision):
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.rebind import apply_rebind, plan_rebind
+
+    if not constitution or len(revision) > 1 or source or branch:
+        raise UserError(
+            f"`doit upgrade {' '.join(revision)}`: a revision goes with --constitution, alone"
+            if not constitution else "`doit upgrade --constitution` takes at most one REV and no --source or --branch",
+            fix="run `doit upgrade --constitution [REV]` on its own (after `doit upgrade` if the rules move too)",
+        )
+    rebind = plan_rebind(root, revision[0] if revision else None)
+    print(rebind.report())
+    if rebind.moved:
+        apply_rebind(root, rebind)
+        print(f"wrote {MANIFEST} and rules.lock: bound to constitution revision {rebind.new.revision}")
     return None

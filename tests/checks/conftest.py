@@ -57,7 +57,7 @@ def rule_toml(rule_id: int, check: str = "", status: str = "active", extra: str 
 def make_source(root: Path, rules: dict[int, str], checks: dict[str, str]) -> None:
     """A source `ac` in root/rules: rule id → rule TOML; module name → check code."""
     files = {"rules/source.toml": 'name = "ac"\nlanguages = ["en"]\n[domains.demo]\ntitle = { en = "Demo" }\n',
-             "rules/checks/__init__.py": "", "constitution/2026-10/index.toml": ""}
+             "rules/checks/__init__.py": "", "constitution/2026-10/index.toml": 'revision = "0.1"\n'}
     files.update({f"rules/{rule_id}.toml": text for rule_id, text in rules.items()})
     files.update({f"rules/checks/{name}.py": code for name, code in checks.items()})
     write(root, files)

@@ -104,7 +104,7 @@ CASES = {
                               replace("src/rules/1.toml", 'status = "active"', 'status = "superseded"\nsuperseded_by = 7\nsupersedes = 7')),
                          "compile", "the succession has a cycle: rule 1 → rule 7 → rule 1"),
     "skill.toml nested": (append("src/rules/skills/uv-project/skill.toml", "\n" + DEEP), "compile", "skill.toml: values are nested too deeply"),
-    "constitution nested": (append("src/constitution/2026-12/index.toml", "\n" + DEEP), "compile", "index.toml: check 2 (schema): values are nested too deeply"),
+    "constitution nested": (append("src/constitution/2026-12/index.toml", "\n" + DEEP), "compile", "index.toml: values are nested too deeply"),
     "constitution huge integer": (append("src/constitution/2026-12/index.toml", f"\nzz = {BIG}\n"), "compile", "more than 4,300 digits"),
     "constitution FIFO": (lambda repo: os.mkfifo(repo / "src/constitution/2026-12/articles/01-basics/02-fifo.toml"),
                           "compile", "02-fifo.toml is neither a file nor a folder (a pipe, socket or device)"),

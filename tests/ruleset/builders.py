@@ -16,6 +16,7 @@ def write_source(
     groups: dict[str, object] | None = None,
     sources: dict[str, dict] | None = None,
     constitution: str | None = "2026-10",
+    revision: str = "0.1",
 ) -> Path:
     """A source in `root`: each rule dict gives at least `parent`; the rest is filled in."""
     folder = root / "rules"
@@ -36,6 +37,7 @@ def write_source(
         edition = root / "constitution" / constitution
         edition.mkdir(parents=True, exist_ok=True)
         (edition / "constitution.md").write_text("# Constitution\n")
+        (edition / "index.toml").write_text(f'status = "draft"\nedition = "{constitution}"\nrevision = "{revision}"\n')
     return root
 
 
@@ -44,6 +46,7 @@ def write_rule(root: Path, rule_id: int, **fields) -> None:
         "id": rule_id,
         "revision": 1,
         "status": "active",
+        "authority": ["must-ask"],
         **fields,
         "title": {"en": f"Rule {rule_id}", "zh": f"规定 {rule_id}"},
         "text": {"en": f"Text of rule {rule_id}.", "zh": f"规定 {rule_id} 的正文。"},

@@ -43,6 +43,8 @@ def test_base_inside_a_source(project):
 
 
 def test_newer_base_revision_wins_and_can_fail(project):
+    index = project.root / "src" / "constitution" / "2026-10" / "index.toml"
+    index.write_text(index.read_text().replace('"0.1"', '"0.2"'))  # the source publishes the newer pin
     write_rule(project.root / "src", 7, parent="git", constitution={"max": "0.1"})
     write_manifest(project.root, {"constitution": {**PIN, "revision": "0.2"}, "sources": {"ac": {"path": "src"}}}, "base.toml")
     message = project.error(extends="base.toml", rules=["ac:7"])

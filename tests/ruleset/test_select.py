@@ -205,6 +205,8 @@ def test_constitution_range(project):
     message = project.error(rules=["ac:10"])  # the fix names the entry that enables rule 9, not rule 9
     assert "ac:10 is under ac:9" in message and 'or remove "ac:10" from rules.toml `rules`' in message
     pinned = {"source": "ac", "edition": "2026-10", "revision": "0.3"}
+    index = project.root / "src" / "constitution" / "2026-10" / "index.toml"
+    index.write_text(index.read_text().replace('"0.1"', '"0.3"'))  # the source publishes the pin
     assert project.enabled(rules=["ac:9"], constitution=pinned) == {9: "selected"}
 
 

@@ -27,6 +27,7 @@ def rule(rule_id: int, *, revision: int = 1, text: str = "Commit small.", extra:
 revision = {revision}
 status = "active"
 parent = "git"
+authority = ["must-ask"]
 {extra}
 [title]
 en = "Rule {rule_id}"
@@ -63,8 +64,9 @@ def test_new_rule_takes_the_next_id_and_validation_wants_its_text(source: Path):
     assert (written.status, written.revision, written.parent) == ("trial", 1, "git")
     assert written.title["en"] == "Sign commits"
     assert str(written.created) == "2026-11-29"
-    [problem] = messages(source)
-    assert "3.toml" in problem and "title.zh, text.en, text.zh still hold the template" in problem
+    authority, template = messages(source)
+    assert "3.toml: authority: authority is empty" in authority
+    assert "3.toml" in template and "title.zh, text.en, text.zh still hold the template" in template
 
 
 def test_new_rule_never_reuses_an_id_from_the_history_or_another_branch(source: Path):
@@ -137,6 +139,7 @@ def test_requirement_graph_constraints_are_checked_in_the_source(tmp_path: Path)
             8: {"parent": 7, "requires": [7]},  # the parent counts as a requirement
         },
         groups={"g": "python"},
+        constitution=None,
     )
     found = messages(root)
     assert len(found) == 4, found

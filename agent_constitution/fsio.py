@@ -49,6 +49,11 @@ def _first_link(path: Path, within: tuple[Path, ...], bases: list[Path]) -> Path
     return None
 
 
+# Set while a compile step runs (`compile.undo.journal`): called with each file before it is replaced
+# or deleted, so that a compile that fails later can put every output back as it was.
+before_change = None
+
+
 def write_atomic(path: Path, data: bytes | str, *, within: tuple[Path, ...] | Path = ()) -> None:
     """Write `data` to `path` through a temp file in the same folder and a rename.
 
@@ -58,6 +63,8 @@ def write_atomic(path: Path, data: bytes | str, *, within: tuple[Path, ...] | Pa
     _confine(path, within)
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if before_change is not None:
+        before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         keep = path.stat().st_mode & 0o7777
@@ -93,6 +100,8 @@ def write_if_changed(path: Path, data: bytes | str, *, within: tuple[Path, ...] 
 def remove(path: Path, *, within: tuple[Path, ...] | Path, missing_ok: bool = False) -> None:
     """Delete the file `path` once `confine` allows it."""
     _confine(path, within)
+    if before_change is not None:
+        before_change(path)
     path.unlink(missing_ok=missing_ok)
 
 

@@ -1,4 +1,4 @@
-"""What a failed compile puts back: `rules.lock` as it was before the run.
+"""What a failed compile puts back: `rules.lock` and every file its steps rewrote, as they were.
 
 `doit compile` runs `lock` before the steps that write what agents read, and any of those can still
 fail (a part file in the way, a hook file that is not JSON, a rule naming a provision the
@@ -6,15 +6,24 @@ constitution lacks, a link out of the repository). The lock must then stay as it
 task keeps the bytes it replaced in `cache/lock-before.json`, tagged with the run (an id each doit
 process sets when it loads the compile tasks, which its workers inherit), and a compile step that
 fails puts them back; a record of another run is never used. The root `AGENTS.md` (the index of
-every other file) is written after every other step succeeded, so it has nothing to put back.
+every other file) is written after every other step succeeded. Each other step journals, before
+its first change to a file of the repository, what the file held (`journal`, under
+`cache/undo/<run>/`, one record per file, kept by whichever step changed it first): a step that
+fails puts back every journaled file of the run, so a segment's `AGENTS.md`, a `CLAUDE.md` shim, a
+skill or a hook file written before the failure is as it was too. Staging every output and renaming
+them at the end would need every up-to-date check to read through the staging area; a journal keeps
+each step writing its own outputs, as doit expects.
 
 Standard library only: the lock task imports it while doit creates tasks.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import shutil
 import uuid
 from pathlib import Path
 
@@ -22,6 +31,7 @@ from agent_constitution.fsio import remove, write_atomic
 
 RUN = "AGENT_CONSTITUTION_RUN"
 RECORD = "lock-before.json"
+JOURNAL = "undo"
 LOCKFILE = "rules.lock"
 
 
@@ -34,6 +44,63 @@ def remember(cache: Path, before: bytes | None) -> None:
     """Called by the lock task before it replaces rules.lock: what was there (None: no lock yet)."""
     text = None if before is None else before.decode("utf-8", errors="surrogateescape")
     write_atomic(cache / RECORD, json.dumps({"run": os.environ.get(RUN), "lock": text}) + "\n", within=cache)
+
+
+def journal(root: Path, cache: Path):
+    """`fsio.before_change` for a compile step of this run: keeps, once per file, what a file of the
+    repository (not of the cache) held before this run first changed it."""
+    run = os.environ.get(RUN)
+    folder = cache / JOURNAL / run if run else None
+    top, inside_cache = root.resolve(), cache.resolve()
+
+    def keep(path: Path) -> None:
+        if folder is None:
+            return
+        full = Path(os.path.abspath(path))
+        if not full.is_relative_to(top) or full.is_relative_to(inside_cache):
+            return
+        relative = full.relative_to(top).as_posix()
+        record = folder / f"{hashlib.sha256(relative.encode()).hexdigest()[:32]}.json"
+        if record.exists():
+            return  # an earlier change of this run kept what the file held before the run
+        try:
+            data = base64.b64encode(full.read_bytes()).decode() if full.is_file() else None
+        except OSError:
+            data = None
+        write_atomic(record, json.dumps({"path": relative, "bytes": data}) + "\n", within=cache)
+
+    return keep
+
+
+def forget_other_runs(cache: Path) -> None:
+    """Journals of earlier runs are never used again: removed when a run starts writing."""
+    run = os.environ.get(RUN)
+    for stale in (cache / JOURNAL).glob("*") if (cache / JOURNAL).is_dir() else ():
+        if stale.name != run and stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def put_back_files(root: Path, cache: Path) -> int:
+    """Restore every file this run's steps journaled; returns how many."""
+    run = os.environ.get(RUN)
+    folder = cache / JOURNAL / run if run else None
+    if folder is None or not folder.is_dir():
+        return 0
+    restored = 0
+    for record in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            relative, kept = data["path"], data["bytes"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        target = root / relative
+        if kept is None:
+            remove(target, within=root, missing_ok=True)
+        else:
+            write_atomic(target, base64.b64decode(kept), within=root)
+        restored += 1
+    shutil.rmtree(folder, ignore_errors=True)
+    return restored
 
 
 def put_back(root: Path, cache: Path) -> bool:

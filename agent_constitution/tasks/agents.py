@@ -221,11 +221,21 @@ def _undone(action):
 
     @functools.wraps(action)
     def run(step, root, *args, **kwargs):
+        from agent_constitution import fsio
+        from agent_constitution.compile import undo
+        from agent_constitution.project import Project
+
+        cache = Project(root).cache
+        undo.forget_other_runs(cache)
+        fsio.before_change = undo.journal(root, cache)
         try:
             result = action(step, root, *args, **kwargs)
         except BaseException:
+            fsio.before_change = None
             _put_back(root)
             raise
+        finally:
+            fsio.before_change = None
         if isinstance(result, TaskFailed):
             _put_back(root)
         return result
@@ -237,7 +247,12 @@ def _put_back(root: Path) -> None:
     from agent_constitution.compile import undo
     from agent_constitution.project import Project
 
-    if undo.put_back(root, Project(root).cache):
+    cache = Project(root).cache
+    files = undo.put_back_files(root, cache)
+    if files:
+        print(f"{files} file{'s' if files != 1 else ''} this run had rewritten put back as {'they were' if files != 1 else 'it was'}, "
+              "since compile failed", file=sys.stderr)
+    if undo.put_back(root, cache):
         print("rules.lock is put back as it was before this run, since compile failed", file=sys.stderr)
 
 

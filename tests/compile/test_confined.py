@@ -181,3 +181,23 @@ def test_only_the_run_that_replaced_the_lock_puts_it_back(tmp_path, monkeypatch)
     undo.remember(cache, None)  # this run created the lock: putting it back removes it
     assert undo.put_back(root, cache) and not (root / "rules.lock").exists()
     assert not undo.put_back(root, cache)
+
+
+def test_a_failed_compile_puts_back_the_segment_files_it_had_rewritten(tmp_path):
+    from tests.compile.test_doit import doit
+
+    root = make_repo(tmp_path / "repo")
+    doit(root, "compile")
+    segment = (root / "svc" / "AGENTS.md").read_bytes()
+    lock = (root / "rules.lock").read_bytes()
+    # Rule 4 is in svc's delta: its new text rewrites svc/AGENTS.md; the hook file is not JSON.
+    rule = root / "src" / "rules" / "4.toml"
+    rule.write_text(rule.read_text().replace("Text of rule 4.", "The new text of rule 4.").replace("revision = 1", "revision = 2"))
+    (root / ".claude" / "settings.json").write_text("{not json\n")
+    failed = doit(root, "compile", check=False)
+    assert failed.returncode != 0 and "not valid JSON" in failed.stdout + failed.stderr
+    assert (root / "svc" / "AGENTS.md").read_bytes() == segment
+    assert (root / "rules.lock").read_bytes() == lock
+    (root / ".claude" / "settings.json").write_text("{}\n")
+    doit(root, "compile")
+    assert b"The new text of rule 4." in (root / "svc" / "AGENTS.md").read_bytes()

@@ -1,11 +1,12 @@
-"""What compile reads: the resolved segments, the rule sources and the constitution.
+"""What compile reads: the typed resolution of a segment, the rule sources and the constitution.
 
-The resolution of a segment (`cache/resolved/<key>.json`, written by the `resolve:<segment>` task,
-schema in `agent_constitution.ruleset.resolve`) names the constitution and every source with the
-folder holding its tree, and lists the segment's rules. This module reads it (`read_resolved`) and
-builds the rendering inputs from it: the `Library` of loaded sources and the `Constitution` with
-its agent edition and provision labels. Loading is memoized per process and per tree (a folder and
-its content digest), so a build of many segments parses each source once.
+The resolution of a segment (`cache/resolved/<key>.json`, written by the lock stage, schema in
+`agent_constitution.ruleset.resolved`) names the constitution and every source with the folder
+holding its tree and its aliases, and lists the segment's rules. `read_resolved` is its one reader;
+this module builds the rendering inputs from it: the `Library` of loaded sources and the
+`Constitution` with its agent edition and provision labels. A source's tree is loaded through
+`load_source`, which parses each rule file once per process, so a build of many segments, after
+the lock stage of the same run, parses nothing again.
 
 `Reads` records what a build step read, as `(source name, path inside the source) → sha256`; a
 task's up-to-date check compares it against the current resolution, so a new commit of a source
@@ -22,90 +23,15 @@ from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
-from pydantic import BaseModel, ConfigDict
+from agent_constitution.compile.document import Constitution, Library
+from agent_constitution.readers import read_text
+from agent_constitution.ruleset.resolved import Resolved, read_resolved, resolved_path
+from agent_constitution.ruleset.source import load_source
 
-from agent_constitution.compile.document import Constitution, Library, RuleKey
-from agent_constitution.errors import UserError
-from agent_constitution.readers import read_json, read_text
-from agent_constitution.ruleset.models import parse
-from agent_constitution.ruleset.source import RuleSource, load_source
-from agent_constitution.sources import normalize_url
-
-RESOLVED = "resolved"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ResolvedConstitution(_Strict):
-    source: str
-    edition: str
-    revision: str
-    commit: str
-    root: str
-
-
-class ResolvedSource(_Strict):
-    key: str
-    commit: str | None
-    digest: str
-    root: str
-    trust: bool
-
-
-class ResolvedRule(_Strict):
-    source: str
-    id: int
-    revision: int
-    why: str
-
-
-class Resolved(_Strict):
-    version: int
-    segment: str
-    constitution: ResolvedConstitution
-    sources: dict[str, ResolvedSource]
-    rules: tuple[ResolvedRule, ...]
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def selected(self) -> frozenset[RuleKey]:
-        return frozenset((rule.source, rule.id) for rule in self.rules)
-
-
-def segment_key(path: str) -> str:
-    """The file name stem of a segment's resolution (as `agent_constitution.ruleset.resolve` names it)."""
-    return "_root" if path == "." else path.replace("/", "__")
-
-
-def resolved_path(cache: Path, segment: str) -> Path:
-    return cache / RESOLVED / f"{segment_key(segment)}.json"
-
-
-def read_resolved(path: Path) -> Resolved:
-    try:
-        status = path.stat()
-    except FileNotFoundError:
-        status = None
-    if status is None:
-        return _read_resolved(path, 0, 0)
-    return _read_resolved(path, status.st_mtime_ns, status.st_size)
-
-
-@lru_cache(maxsize=1024)
-def _read_resolved(path: Path, mtime: int, size: int) -> Resolved:
-    # Memoized by mtime and size: a nested segment's check reads its parent's resolution too.
-    if not os.path.lexists(path):
-        raise UserError(
-            "the segment has not been resolved", file=path, fix="run `doit compile` (it resolves first)"
-        )
-    try:
-        data = read_json(path)
-    except UserError as error:
-        error.fix = "delete the file and run `doit compile`"
-        raise
-    return parse(Resolved, data, path)
+__all__ = [
+    "Reads", "Resolved", "constitution_files", "constitution_root", "load_constitution", "load_library",
+    "read_resolved", "resolved_path",
+]
 
 
 def constitution_root(resolved: Resolved) -> Path:
@@ -116,22 +42,9 @@ def constitution_root(resolved: Resolved) -> Path:
 
 
 def load_library(resolved: Resolved) -> Library:
-    sources = {name: _source(item.root, item.digest) for name, item in resolved.sources.items()}
-    by_key = {item.key: name for name, item in resolved.sources.items()}
-    aliases = {}
-    for name, source in sources.items():
-        root = Path(resolved.sources[name].root)
-        aliases[name] = MappingProxyType({
-            alias: by_key[key]
-            for alias, dependency in source.config.sources.items()
-            if (key := normalize_url(dependency.url, base_dir=root)) in by_key
-        })
+    sources = {name: load_source(Path(item.root)) for name, item in resolved.sources.items()}
+    aliases = {name: MappingProxyType(dict(item.aliases)) for name, item in resolved.sources.items()}
     return Library(MappingProxyType(sources), MappingProxyType(aliases))
-
-
-@lru_cache(maxsize=32)
-def _source(root: str, digest: str) -> RuleSource:
-    return load_source(Path(root))
 
 
 def load_constitution(resolved: Resolved, project_root: Path, language: str | None = None) -> Constitution:

@@ -11,20 +11,17 @@ user-level instructions, e.g. a line `@~/.config/agent-constitution/AGENTS.md` i
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import platformdirs
 
 from agent_constitution.compile.build import write_segment
-from agent_constitution.compile.inputs import Resolved
 from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic
 from agent_constitution.ruleset.lock import sync_lock
-from agent_constitution.ruleset.models import parse
-from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, resolved_json
+from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, documents
 
 ENV = "AGENT_CONSTITUTION_CONFIG"
 
@@ -53,7 +50,8 @@ def compile_user(*, locked: bool) -> list[str]:
     lines = [f"warning: {warning}" for warning in resolution.segment(".").warnings]
     if wrote:
         lines.append(f"updated {folder / LOCKFILE}")
-    resolved = parse(Resolved, json.loads(resolved_json(resolution, ".")), folder / MANIFEST)
+    # The typed resolution the lock stage made, in memory: the user tier keeps no cache folder.
+    resolved = documents(resolution)["."]
     compile_settings = resolution.effective.settings.compile
     settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
     try:

@@ -11,7 +11,7 @@ reads it reports the problem.
 families of one doit run share one `Project`, and the files are listed once for it.
 
 Every doit command imports this module, so it imports the standard library, `layout` and the
-readers only.
+manifest outline only.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_constitution.errors import UserError
-from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.ruleset.outline import outline
 from agent_constitution.sources.digest import CONTENT
 
 __all__ = ["MANIFEST", "manifest_files", "manifest_inputs", "task_inputs"]
@@ -52,26 +51,19 @@ def _walk(project_root: Path, content: bool) -> list[str]:
     while manifest.is_file() and manifest not in seen:
         seen.add(manifest)
         found.append(str(manifest))
-        data = _read(manifest)
-        sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
+        found_outline = outline(manifest)
+        sources = found_outline.sources
         for spec in sources.values():
             if content and isinstance(spec, dict) and isinstance(spec.get("path"), str):
                 found.extend(_content(manifest.parent / spec["path"]))
-        extends = data.get("extends")
-        if not isinstance(extends, str):
+        extends = found_outline.extends
+        if extends is None:
             break
         name, colon, _ = extends.partition(":")
         if colon and name in sources:
             break
         manifest = (manifest.parent / extends).resolve()
     return sorted(set(found))
-
-
-def _read(path: Path) -> dict:
-    try:
-        return read_toml(path)
-    except UserError:
-        return {}
 
 
 def _content(folder: Path) -> list[str]:

@@ -36,6 +36,7 @@ from agent_constitution import ids
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.layout import segment_problem
+from agent_constitution.ruleset.resolved import parent_segment
 
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
 Tier = Literal["repo", "user"]
@@ -120,6 +121,7 @@ Digest = Annotated[StrictStr, AfterValidator(_digest)]
 Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a path source's digest
 RuleRef = Annotated[StrictStr, AfterValidator(_rule_ref)]
 Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folder
+NodeText = Annotated[StrictStr, AfterValidator(_no_control)]  # `name:node`: a rule, group or domain
 RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
 Revision = Annotated[StrictStr, AfterValidator(_revision)]
 Edition = Annotated[StrictStr, AfterValidator(_edition)]
@@ -423,27 +425,33 @@ class LockedSource(Model):
     rev: GitRef | None = None
     version: GitRef | None = None  # the version tag chosen for a range, when one was needed
     commit: Commit | None = None  # git sources
-    digest: Digest  # tree digest (git) or content digest (path)
+    # The tree digest of a git source's commit. A path source records none: its rules' entries
+    # pin its content, so an edit changes the lock only where a locked rule changed.
+    digest: Digest | None = None
 
     @model_validator(mode="after")
     def _where(self) -> "LockedSource":
         if (self.url is None) == (self.path is None):
             raise ValueError("a locked source has exactly one of `url` or `path`")
-        if self.url is not None and self.commit is None:
-            raise ValueError("a locked git source (one with `url`) records its `commit`")
+        if self.url is not None and (self.commit is None or self.digest is None):
+            raise ValueError("a locked git source (one with `url`) records its `commit` and `digest`")
         return self
 
 
 class LockedRule(Model):
-    ref: RuleRef  # `name:id` with the source's name in the lock
+    """One rule, recorded once however many segments enable it."""
+
     revision: Annotated[StrictInt, Field(ge=1)]
-    digest: Digest
-    why: StrictStr  # `selected`, `required-by name:id`, `package name:node`
+    digest: Digest  # of the rule file and its python check module
 
 
 class LockedSegment(Model):
+    """A segment as its delta over its parent (the nearest enclosing segment; none for ".")."""
+
     path: StrictStr  # "." for the repository root
-    rules: tuple[LockedRule, ...]
+    added: tuple[RuleRef, ...] = ()  # enabled here, not in the parent (source name, then tree order)
+    excluded: tuple[RuleRef, ...] = ()  # enabled in the parent, not here
+    choices: dict[NodeText, NodeText] = Field(default_factory=dict)  # group → alternative, decided here
 
     @field_validator("path")
     @classmethod
@@ -455,13 +463,63 @@ class LockedSegment(Model):
 
 
 class Lockfile(Model):
-    """`rules.lock`."""
+    """`rules.lock` (version 2): each rule once, each segment as its delta over its parent."""
+
+    version: Literal[2]
+    manifest: LockedManifest
+    constitution: LockedConstitution
+    source: tuple[LockedSource, ...] = ()
+    rules: dict[RuleRef, LockedRule] = Field(default_factory=dict)
+    segment: tuple[LockedSegment, ...] = ()
+
+    @model_validator(mode="after")
+    def _deltas(self) -> "Lockfile":
+        for segment in self.segment:
+            for ref in segment.added:
+                if ref not in self.rules:
+                    raise ValueError(f"segment {segment.path!r} adds {ref}, which [rules] does not record")
+        return self
+
+    def enabled(self) -> dict[str, tuple[str, ...]]:
+        """Segment path → every rule enabled there (refs in the order of [rules])."""
+        order = {ref: index for index, ref in enumerate(self.rules)}
+        found: dict[str, tuple[str, ...]] = {}
+        for segment in sorted(self.segment, key=lambda s: (s.path != ".", s.path.count("/"), s.path)):
+            parent = parent_segment(segment.path, [s.path for s in self.segment])
+            above = found.get(parent, ()) if parent is not None else ()
+            gone = set(segment.excluded)
+            found[segment.path] = tuple(sorted({*(ref for ref in above if ref not in gone), *segment.added}, key=order.__getitem__))
+        return {segment.path: found[segment.path] for segment in self.segment}
+
+
+class LegacyRule(Model):
+    ref: RuleRef
+    revision: Annotated[StrictInt, Field(ge=1)]
+    digest: Digest
+    why: StrictStr
+
+
+class LegacySegment(Model):
+    path: StrictStr
+    rules: tuple[LegacyRule, ...]
+
+    @field_validator("path")
+    @classmethod
+    def _segment(cls, path: str) -> str:
+        problem = None if path == "." else segment_problem(path)
+        if problem:
+            raise ValueError(f"{path!r}: {problem}")
+        return path
+
+
+class LegacyLockfile(Model):
+    """`rules.lock` version 1 (every segment's full rule list), read to migrate it to version 2."""
 
     version: Literal[1]
     manifest: LockedManifest
     constitution: LockedConstitution
     source: tuple[LockedSource, ...] = ()
-    segment: tuple[LockedSegment, ...] = ()
+    segment: tuple[LegacySegment, ...] = ()
 
 
 # --- parsing -------------------------------------------------------------------------------------

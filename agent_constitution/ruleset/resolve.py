@@ -6,33 +6,17 @@ constitution binding, then resolves each segment (`select`). The result is froze
 manifest, the loaded sources (`world`, `fetched`), the constitution in force, and one
 `ResolvedSegment` per segment ("." first).
 
-`resolved_json(resolution, segment)` is what the `resolve:<segment>` task writes to
-`cache/resolved/<segment-key>.json` (`segment_key`: "." → "_root", "a/b" → "a__b"); the compile
-stage reads it. Schema (JSON object, keys in this order):
-
-    {
-      "version": 1,
-      "segment": ".",                                   # the segment path
-      "constitution": {"source": "ac", "edition": "2026-10", "revision": "0.1",
-                       "commit": "<hex or sha256:… for a plain folder>",
-                       "root": "<absolute path of constitution/<edition>/>"},
-      "sources": {"ac": {"key": "<normalized url or folder>", "commit": "<hex>|null",
-                         "digest": "sha256:…", "root": "<absolute path of the source tree>",
-                         "trust": true}},               # trust: the manifest trusts its code
-      "rules": [{"source": "ac", "id": 42, "revision": 1, "why": "selected"}, …],
-      "warnings": ["…"]
-    }
-
-`rules` are in source-name order, then parent-tree order; `why` is `selected`, `required-by
-name:id` or `package name:node`. Load a source's tree with `load_source(Path(root))`.
+`documents(resolution)` is the typed resolution the later stages read: one `Resolved` per segment
+(`agent_constitution.ruleset.resolved`, schema there), each rule with its digest, text and metadata,
+each source with its aliases, so that no later stage resolves or parses a rule file again. The lock
+stage writes them to `cache/resolved/` (`agent_constitution.ruleset.lock.write_documents`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -43,13 +27,22 @@ from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
 from agent_constitution.ruleset.manifest import Effective, load_manifest, source_key, unique_name
 from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.models import Lockfile, revision_key
+from agent_constitution.ruleset.resolved import (
+    VERSION,
+    Resolved,
+    ResolvedConstitution,
+    ResolvedRule,
+    ResolvedSource,
+    parent_segment,
+)
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
 from agent_constitution.sources import fetch
 
 # LOCKFILE, MANIFEST and segment_key are defined in `layout` (cheap to import) and re-exported here.
 __all__ = [
-    "LOCKFILE", "MANIFEST", "PUBLISHED", "Constitution", "Resolution", "pinned_sources", "resolve", "resolved_json", "segment_key",
+    "LOCKFILE", "MANIFEST", "PUBLISHED", "Constitution", "Resolution", "documents", "pinned_sources",
+    "resolve", "segment_key",
 ]
 
 
@@ -142,35 +135,60 @@ def resolve(
     return Resolution(project_root, effective, world, MappingProxyType(fetched), bound, segments)
 
 
-def resolved_json(resolution: Resolution, path: str) -> str:
-    segment = resolution.segment(path)
+def documents(resolution: Resolution) -> dict[str, Resolved]:
+    """Segment path → its typed resolution, in manifest order ("." first)."""
     world, constitution = resolution.world, resolution.constitution
-    data = {
-        "version": 1,
-        "segment": segment.path,
-        "constitution": {
-            "source": constitution.source,
-            "edition": constitution.edition,
-            "revision": constitution.revision,
-            "commit": constitution.commit,
-            "root": str(constitution.root),
-        },
-        "sources": {
-            world.names[key]: {
-                "key": key,
-                "commit": item.snapshot.commit,
-                "digest": item.snapshot.digest,
-                "root": str(item.snapshot.root),
-                "trust": key in resolution.effective.trusted,
-            }
-            for key, item in sorted(resolution.fetched.items(), key=lambda kv: world.names[kv[0]])
-        },
-        "rules": [
-            {"source": rule.source, "id": rule.id, "revision": rule.revision, "why": rule.why} for rule in segment.rules
-        ],
-        "warnings": list(segment.warnings),
+    keys = {name: key for key, name in world.names.items()}
+    sources = {}
+    for key, item in sorted(resolution.fetched.items(), key=lambda kv: world.names[kv[0]]):
+        aliases = {alias: world.names[target] for alias, target in world.dependencies[key].items() if target in world.names}
+        sources[world.names[key]] = ResolvedSource(
+            key=key,
+            commit=item.snapshot.commit,
+            # A plain folder's content digest changes with any edit in it: recorded per rule instead.
+            digest=item.snapshot.digest if item.snapshot.commit is not None else None,
+            root=str(item.snapshot.root),
+            trust=key in resolution.effective.trusted,
+            version=item.version,
+            language=item.source.config.languages[0],
+            aliases=dict(sorted(aliases.items())),
+        )
+    bound = ResolvedConstitution(
+        constitution.source, constitution.edition, constitution.revision, constitution.commit, str(constitution.root)
+    )
+    made: dict[tuple[str, int], ResolvedRule] = {}
+
+    def entry(rule) -> ResolvedRule:
+        node = (keys[rule.source], rule.id)
+        if node not in made:
+            source = world.sources[node[0]]
+            data = source.rules[rule.id]
+            made[node] = ResolvedRule(
+                source=rule.source,
+                id=rule.id,
+                revision=rule.revision,
+                digest=source.rule_digest(rule.id),
+                why="",
+                status=data.status,
+                title=dict(data.title),
+                text=dict(data.text),
+                check=None if data.check is None else data.check.model_dump(mode="json"),
+            )
+        return replace(made[node], why=rule.why)
+
+    paths = [segment.path for segment in resolution.segments]
+    return {
+        segment.path: Resolved(
+            version=VERSION,
+            segment=segment.path,
+            parent=parent_segment(segment.path, paths),
+            constitution=bound,
+            sources=sources,
+            rules=tuple(entry(rule) for rule in segment.rules),
+            warnings=segment.warnings,
+        )
+        for segment in resolution.segments
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinned]:
@@ -218,8 +236,10 @@ def _constitution(
     pin = effective.constitution
     item = fetched[pin.source]
     name = world.names[pin.source]
-    here = item.snapshot.commit or item.snapshot.digest
-    at = f"at commit {here[:12]}" if item.snapshot.commit else "(a folder)"
+    # A plain folder has no commit: the binding is pinned by the edition's own digest (see `_bound`),
+    # so an edit elsewhere in the folder leaves the lock's [constitution] as it was.
+    here = item.snapshot.commit
+    at = f"at commit {here[:12]}" if here else "(a folder)"
     published = _published(item.snapshot.root, pin.edition, name, effective.inputs[0])
     wanted = pin.revision if rebind is None else published if rebind == PUBLISHED else rebind
     if revision_key(published) == revision_key(wanted):
@@ -248,7 +268,8 @@ def _constitution(
 
 def _bound(name, key, commit, edition, revision, tree: Path, publishes, source_commit) -> Constitution:
     root = tree / "constitution" / edition
-    return Constitution(name, key, commit, edition, revision, _folder_digest(root), root, publishes, source_commit)
+    digest = _folder_digest(root)
+    return Constitution(name, key, commit or digest, edition, revision, digest, root, publishes, source_commit or commit or digest)
 
 
 def _published(tree: Path, edition: str, name: str, manifest: str) -> str:

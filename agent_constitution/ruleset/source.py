@@ -30,6 +30,7 @@ The digest of a whole source is `agent_constitution.sources.tree_digest`.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,49 @@ class RuleSource:
 
 
 def load_source(root: Path) -> RuleSource:
-    """Read and validate the source in `root` (see the module docstring)."""
+    """Read and validate the source in `root` (see the module docstring).
+
+    Loaded once per version of its files in a process: the lock stage and the compile steps of one
+    doit run share one parse. The version is every file's size and modification time under `rules/`
+    (one directory scan), so an edited, added or removed file loads the source again."""
+    signature = _signature(root)
+    found = _loaded.get(root)
+    if found is not None and found[0] == signature:
+        return found[1]
+    source = _load(root)
+    _loaded[root] = (signature, source)
+    return source
+
+
+# root → (the signature of its files when loaded, the source): the sources this process has read.
+_loaded: dict[Path, tuple[int, RuleSource]] = {}
+
+
+def _signature(root: Path) -> int:
+    """A hash of every file's path, size and modification time under `rules/` (scandir order is
+    stable for an unchanged folder; a changed order only costs a reload)."""
+    found = []
+    stack = [str(root / "rules")]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            stack.append(entry.path)
+                        continue
+                    status = entry.stat()
+                except OSError:
+                    continue
+                found.append((entry.path, status.st_mtime_ns, status.st_size))
+    return hash(tuple(found))
+
+
+def _load(root: Path) -> RuleSource:
     folder = root / "rules"
     config = load(SourceConfig, folder / "source.toml", _shown(root, "source.toml"))
     languages = set(config.languages)

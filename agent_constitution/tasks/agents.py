@@ -44,24 +44,20 @@ RESOLVE = "resolve"
 
 
 def locked() -> bool:
-    return bool(os.environ.get("CI")) or (get_var("locked") or "").lower() in ("1", "true", "yes")
+    from agent_constitution.ruleset.locked import locked_run
+
+    return locked_run(False, get_var("locked"))[0]
 
 
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
     task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
     from agent_constitution.compile.layout import Settings
-    from agent_constitution.errors import UserError
-    from agent_constitution.readers import read_toml
-    from agent_constitution.ruleset.layout import segment_problem
+    from agent_constitution.ruleset.outline import outline
 
     default = Settings(origin=manifest.name)
-    try:
-        data = read_toml(manifest)
-    except UserError:
-        return default, ["."]
-    table = data.get("compile", {})
-    table = table if isinstance(table, dict) else {}
+    found = outline(manifest)
+    table = found.compile
     max_tokens = table.get("max-tokens", default.max_tokens)
     claude = table.get("claude", default.claude)
     git_hook = table.get("git-hook", default.git_hook)
@@ -69,12 +65,7 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
         max_tokens, claude = default.max_tokens, default.claude
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook
-    listed = data.get("segment", [])
-    segments = [
-        s["path"] for s in (listed if isinstance(listed, list) else [])
-        if isinstance(s, dict) and isinstance(s.get("path"), str) and segment_problem(s["path"]) is None
-    ]
-    return Settings(max_tokens, claude, manifest.name, git_hook), [".", *segments]
+    return Settings(max_tokens, claude, manifest.name, git_hook), list(found.segments)
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:

@@ -1,16 +1,17 @@
-"""Fetch each source of rules.toml at its locked commit into the user-level cache (`fetch:<source>`).
+"""Fetch each git source of rules.toml at its locked commit into the user-level cache (`fetch:<source>`).
 
-A fetch is up to date while the source's entry in rules.toml is the same and the lock still pins what
-the last fetch got (its commit, or a path source's content digest); a path source also depends on its
-files.
+A fetch is up to date while the source's entry in rules.toml is the same and the resolution still
+pins the commit the last fetch got (read from the root segment's document, lazily: `doit list`
+never reads it). A path source is a folder of the repository: nothing to fetch, so its task says
+where it is and runs again only when its entry changes.
 """
 
 from __future__ import annotations
 
 from agent_constitution.errors import UserError
-from agent_constitution.readers import parse_toml, read_text, read_toml
-from agent_constitution.ruleset.inputs import task_inputs
-from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.ruleset.layout import MANIFEST, ROOT_SEGMENT
+from agent_constitution.ruleset.outline import outline
+from agent_constitution.ruleset.resolved import read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
 
 NAME = "fetch"
@@ -21,44 +22,29 @@ def tasks(project):
     manifest = project.root / MANIFEST
     if not manifest.is_file():
         return
-    try:
-        sources = read_toml(manifest).get("sources", {})
-    except UserError:
-        sources = {}  # `doit lock` reports the broken manifest
-    if not isinstance(sources, dict):
-        sources = {}
-    locked = _locked(project.root / LOCKFILE)
-    for name, spec in sources.items():
+    for name, spec in outline(manifest).sources.items():
+        folder = isinstance(spec, dict) and "path" in spec
         yield {
             "basename": NAME,
             "name": name,
             "doc": f"Fetch source {name} into the user-level cache",
             "actions": [(_fetch, [project.root, name, repr(spec)])],
-            "uptodate": [_unchanged(repr(spec), locked.get(name))],
-            "file_dep": task_inputs(project) if isinstance(spec, dict) and "path" in spec else [],
+            "uptodate": [_unchanged(repr(spec), None if folder else resolved_path(project.cache, ROOT_SEGMENT), name)],
             "verbosity": 2,
         }
 
 
-def _locked(lock) -> dict[str, str]:
-    """Source name → the commit (or a path source's digest) the lock pins, read without the rule lists."""
-    if not lock.is_file():
-        return {}
-    try:
-        head = read_text(lock).partition("\n[[segment]]")[0]  # the lock's fixed layout
-        entries = parse_toml(head, lock).get("source", [])
-    except UserError:
-        return {}  # `doit lock` reports the broken lock
-    if not isinstance(entries, list):
-        return {}
-    return {
-        entry.get("name"): entry.get("commit") or entry.get("digest") for entry in entries if isinstance(entry, dict)
-    }
-
-
-def _unchanged(spec: str, pinned: str | None):
+def _unchanged(spec: str, document, name: str):
     def check(task, values) -> bool:
-        return pinned is not None and values.get("spec") == spec and values.get("got") == pinned
+        if values.get("spec") != spec:
+            return False
+        if document is None:
+            return True  # a folder: the same entry is the same folder
+        try:
+            source = read_resolved(document).sources.get(name)
+        except UserError:
+            return False
+        return source is not None and values.get("got") == source.commit
 
     return check
 
@@ -75,7 +61,9 @@ def _fetch(root, name, spec):
     if name not in manifest.sources:
         raise UserError(f"no source named {name!r} in [sources]", file=MANIFEST)
     declared = declare(name, manifest.sources[name], root, MANIFEST)
+    if declared.spec.path is not None:
+        print(f"{name}: folder {declared.spec.path}")
+        return {"spec": spec}
     snapshot = SourceSet(root, pinned_sources(root, read_lock(root))).snapshot(declared)
-    got = snapshot.commit or snapshot.digest
-    print(f"{name}: {got}")
-    return {"spec": spec, "got": got}  # doit keeps these values for the next up-to-date check
+    print(f"{name}: {snapshot.commit}")
+    return {"spec": spec, "got": snapshot.commit}  # doit keeps these values for the next up-to-date check

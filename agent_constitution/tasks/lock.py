@@ -1,10 +1,14 @@
-"""`doit lock`: resolve rules.toml against its sources and write rules.lock.
+"""`doit lock`: the lock stage. Resolve rules.toml once, write rules.lock and the typed resolution.
 
-With `--locked`, `locked=1` on the command line (what `doit compile --locked` passes on) or CI set in the
-environment, it fails instead of changing the lock, like `uv sync --locked`. When it changes the lock it
-keeps the bytes it replaced, so a compile step of the same run that fails puts them back
-(`compile.undo`); its up-to-date check compares the lock with what it wrote, so a lock put back
-is written again on the next run.
+It writes `rules.lock` when its bytes change and each segment's `cache/resolved/<key>.json` when it
+changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolve:<segment>`,
+compile) run only for what the resolution changed: their doit `file_dep` on a document decides.
+Whether the run may change the lock is `ruleset.locked.locked_run`: `--locked`, `locked=1` on the
+command line (what `doit compile --locked` passes on) or CI set in the environment make it fail
+instead, like `uv sync --locked`. When it changes the lock it keeps the bytes it replaced, so a
+compile step of the same run that fails puts them back (`compile.undo`); its up-to-date check
+compares the lock with what it wrote, so a lock put back is written again on the next run, and
+checks that the sources the resolution names are still in the user cache.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from pathlib import Path
 from doit import get_var
 
 from agent_constitution.ruleset.inputs import task_inputs
-from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
+from agent_constitution.ruleset.outline import outline
+from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
 
 NAME = "lock"
@@ -31,14 +37,15 @@ def tasks(project):
     # the action reports (the other families wait for a manifest that is a file).
     if not os.path.lexists(project.root / MANIFEST):
         return
+    documents = [str(resolved_path(project.cache, path)) for path in outline(project.root / MANIFEST).segments]
     yield {
         "basename": NAME,
         "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
         "actions": [(_lock, [project.root, project.cache])],
         "params": PARAMS,
         "file_dep": task_inputs(project),
-        "uptodate": [(_as_written, [project.root])],
-        "targets": [str(project.root / LOCKFILE)],
+        "uptodate": [(_as_written, [project.root]), (_cached, [project.cache])],
+        "targets": [str(project.root / LOCKFILE), *documents, str(index_path(project.cache))],
         "verbosity": 2,
     }
 
@@ -59,16 +66,31 @@ def _as_written(task, values, root) -> bool | None:
     return values["lock"] == _digest(root) if "lock" in values else None
 
 
+def _cached(task, values, cache) -> bool:
+    """Every source the resolution names is still in the user cache as it was resolved (the cache
+    may have been cleared or altered since: then resolve, and fetch, again)."""
+    from agent_constitution.errors import UserError
+    from agent_constitution.sources.cache import intact
+
+    try:
+        sources = read_resolved(resolved_path(cache, ROOT_SEGMENT)).sources.values()
+    except UserError:
+        return False
+    return all(
+        Path(item.root).is_dir() if item.commit is None else intact(item.key, item.commit, item.digest, item.root)
+        for item in sources
+    )
+
+
 @reported
 def _lock(root, cache, locked):
     from agent_constitution.compile import undo
     from agent_constitution.ruleset.lock import sync_lock
+    from agent_constitution.ruleset.locked import locked_run
 
-    # `locked=1` (what `doit compile --locked` passes on to its members) means the same as --locked.
-    if (get_var("locked") or "").lower() in ("1", "true", "yes"):
-        locked = True
+    locked, because = locked_run(locked, get_var("locked"))
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
-    resolution, wrote = sync_lock(root, locked=True if locked else None)
+    resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
     held_back = resolution.constitution.held_back()
     warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
     for warning in warnings:

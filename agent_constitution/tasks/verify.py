@@ -1,10 +1,16 @@
-"""`doit verify`: the constitution binding and the cross-source version ranges hold for the lock."""
+"""`doit verify`: report the constitution binding and each source's version the lock stage checked.
+
+The lock stage fails on a binding or a version range that does not hold; this task reads what it
+resolved (the root segment's document) and says what holds, so it runs only when that changed.
+"""
 
 from __future__ import annotations
 
+import os
+
+from agent_constitution.ruleset.layout import MANIFEST, ROOT_SEGMENT
+from agent_constitution.ruleset.resolved import read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
-from agent_constitution.ruleset.inputs import task_inputs
-from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 
 NAME = "verify"
 GROUPS = ("compile",)
@@ -13,27 +19,29 @@ GROUPS = ("compile",)
 def tasks(project):
     if not (project.root / MANIFEST).is_file():
         return
+    document = resolved_path(project.cache, ROOT_SEGMENT)
     yield {
         "basename": NAME,
         "doc": "Check the constitution binding and that each source's version satisfies every declared range",
-        "actions": [(_verify, [project.root])],
-        "file_dep": [*task_inputs(project), str(project.root / LOCKFILE)],
+        "actions": [(_verify, [project.root, document])],
+        "file_dep": [str(document)],
+        "task_dep": ["lock"],
         "verbosity": 2,
     }
 
 
 @reported
-def _verify(root):
-    from agent_constitution.ruleset.lock import read_lock
-    from agent_constitution.ruleset.resolve import resolve
-
-    resolution = resolve(root, read_lock(root))
-    constitution = resolution.constitution
+def _verify(root, document):
+    resolved = read_resolved(document)
+    constitution = resolved.constitution
     print(
         f"constitution {constitution.source} {constitution.edition} revision {constitution.revision}:"
         " inside every enabled rule's range"
     )
-    for key, item in sorted(resolution.fetched.items(), key=lambda kv: resolution.world.names[kv[0]]):
-        at = item.version or (item.snapshot.commit or item.snapshot.digest.removeprefix("sha256:"))[:12]
-        print(f"source {resolution.world.names[key]}: {at}")
+    for name, item in sorted(resolved.sources.items()):
+        if item.commit is None:
+            at = f"folder {os.path.relpath(item.key, root)}"
+        else:
+            at = item.version or item.commit[:12]
+        print(f"source {name}: {at}")
     return None

@@ -8,7 +8,7 @@ import tomlkit
 
 from agent_constitution.compile.inputs import resolved_path
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.resolve import resolve, resolved_json
+from agent_constitution.ruleset.resolve import documents, resolve
 
 CONSTITUTION = {
     "index.toml": """status = "draft"
@@ -152,4 +152,4 @@ def resolve_into_cache(root: Path) -> None:
     for segment in resolution.segments:
         path = resolved_path(root / "cache", segment.path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(path, resolved_json(resolution, segment.path))
+        write_if_changed(path, documents(resolution)[segment.path].to_json())

@@ -8,7 +8,7 @@ import pytest
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.lock import read_lock, sync_lock
 from agent_constitution.ruleset.rebind import apply_rebind, plan_rebind
-from agent_constitution.ruleset.resolve import resolve, resolved_json
+from agent_constitution.ruleset.resolve import documents, resolve
 from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade
 from tests.ruleset.builders import commit_all, write_manifest, write_rule, write_source
 
@@ -71,7 +71,7 @@ def test_lock_header_and_text_agree(tmp_path):
     locked = read_lock(repo).constitution
     assert (locked.source, locked.commit, locked.edition, locked.revision) == ("ac", first, "2026-10", "0.2")
     assert locked.digest == resolution.constitution.digest
-    data = json.loads(resolved_json(resolution, "."))["constitution"]
+    data = json.loads(documents(resolution)["."].to_json())["constitution"]
     assert (data["revision"], data["commit"]) == ("0.2", first)
     assert "Agents ask before acting." in (Path(data["root"]) / "generated" / "constitution.en.agent.md").read_text()
 

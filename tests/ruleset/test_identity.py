@@ -68,11 +68,12 @@ def test_ids_revisions_refs_and_names_are_matched_whole(model, data, field, text
 def _lock(**source) -> dict:
     digest = "sha256:" + "0" * 64
     return {
-        "version": 1,
+        "version": 2,
         "manifest": {"inputs": ["rules.toml"], "digest": digest},
         "constitution": {"source": "ac", "commit": digest, "edition": "2026-10", "revision": "0.1", "digest": digest},
         "source": [{"name": "ac", "digest": digest, **source}],
-        "segment": [{"path": ".", "rules": [{"ref": "ac:1", "revision": 1, "digest": digest, "why": "selected"}]}],
+        "rules": {"ac:1": {"revision": 1, "digest": digest}},
+        "segment": [{"path": ".", "added": ["ac:1"]}],
     }
 
 
@@ -82,10 +83,9 @@ def _lock(**source) -> dict:
     (_lock(url="u"), "source.0", "records its `commit`"),
     (_lock(path=".", commit="abc\n"), "source.0.commit", "not a commit id"),
     (_lock(path=".", name="ac\n"), "source.0.name", "is not an id"),
-    ({**_lock(path="."), "segment": [{"path": ".", "rules": [{"ref": "ac:١", "revision": 1, "digest": "sha256:" + "0" * 64, "why": "selected"}]}]},
-     "segment.0.rules.0.ref", "not a rule reference"),
+    ({**_lock(path="."), "segment": [{"path": ".", "added": ["ac:١"]}]}, "segment.0.added.0", "not a rule reference"),
     ({**_lock(path="."), "manifest": {"inputs": [], "digest": "sha256:abc\n"}}, "manifest.digest", "not a digest"),
-    ({**_lock(path="."), "segment": [{"path": "../up", "rules": []}]}, "segment.0.path", "relative to the repository root"),
+    ({**_lock(path="."), "segment": [{"path": "../up"}]}, "segment.0.path", "relative to the repository root"),
 ])
 def test_a_lock_is_exact(data, field, text):
     assert parse(Lockfile, _lock(path="."), "rules.lock").source[0].path == "."

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_constitution.ruleset.resolve import resolve, resolved_json
+from agent_constitution.ruleset.resolve import documents, resolve
 from tests.ruleset.builders import commit_all, write_manifest, write_source
 
 
 def _trust(root: Path) -> dict[str, bool]:
     resolution = resolve(root)
-    return {name: item["trust"] for name, item in json.loads(resolved_json(resolution, "."))["sources"].items()}
+    return {name: item["trust"] for name, item in json.loads(documents(resolution)["."].to_json())["sources"].items()}
 
 
 def test_a_path_source_inside_the_repository_is_trusted_and_outside_it_only_when_said(project, tmp_path: Path):

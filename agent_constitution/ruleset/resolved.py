@@ -1,0 +1,193 @@
+"""The typed resolution every stage after the lock reads: `cache/resolved/<segment-key>.json`.
+
+The lock stage resolves the manifest once (`agent_constitution.ruleset.lock.sync_lock`) and writes,
+beside `rules.lock`, one small document per segment and an index of the segments. Compile, the
+checks, the user tier and `verify` read them through `read_resolved` and never resolve or parse a
+rule file again for what is in them; a task's doit `file_dep` on its segment's document is what
+decides whether it runs. A document changes only when something it holds changes: a one-rule edit
+rewrites only the documents of the segments that enable the rule.
+
+Documents are canonical JSON (keys sorted, one space of indent, UTF-8), machine-local build state
+(they hold absolute paths into the user cache). Schema (`version` 2):
+
+    {
+      "version": 2,
+      "segment": "web",                 # the segment path ("." for the root)
+      "parent": ".",                    # the segment its file is nested under (null for ".")
+      "constitution": {"source": "ac", "edition": "2026-10", "revision": "0.1",
+                       "commit": "<hex, or sha256:… of constitution/<edition>/ for a plain folder>",
+                       "root": "<absolute path of constitution/<edition>/>"},
+      "sources": {"ac": {"key": "<normalized url or folder>", "commit": "<hex>|null",
+                         "digest": "sha256:…|null",          # null for a plain folder
+                         "root": "<absolute path of the tree>", "trust": true,
+                         "version": "v1.2.0|null", "language": "en",
+                         "aliases": {"<name in its source.toml [sources]>": "<source name>"}}},
+      "rules": [{"source": "ac", "id": 42, "revision": 1, "digest": "sha256:…",
+                 "why": "selected", "status": "active",
+                 "title": {"en": "…"}, "text": {"en": "…"}, "check": {…}|null}, …],
+      "warnings": ["…"]
+    }
+
+`rules` are in source-name order, then parent-tree order; `why` is `selected`, `required-by
+name:id` or `package name:node`; `check` is the rule's `[check]` table with its defaults filled in.
+`cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
+`[[waive]]` entries, validated (`{"version": 2, "segments": [".", …], "review": {…}, "waive":
+[…]}`); it is rewritten on every run of the lock stage: its modification time says when the
+documents were last brought in step with the inputs (what `doit check` needs when it creates its
+tasks, before any task has run).
+
+Standard library only: the Stop hook reads these documents and must not pay for pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from agent_constitution.errors import UserError
+from agent_constitution.ruleset.layout import ROOT_SEGMENT, segment_key
+
+VERSION = 2
+FOLDER = "resolved"
+INDEX = "index.json"
+
+
+@dataclass(frozen=True)
+class ResolvedConstitution:
+    source: str
+    edition: str
+    revision: str
+    commit: str
+    root: str
+
+
+@dataclass(frozen=True)
+class ResolvedSource:
+    key: str
+    commit: str | None
+    digest: str | None
+    root: str
+    trust: bool
+    version: str | None
+    language: str  # the source's first language (what checks show a rule in)
+    aliases: Mapping[str, str]  # a name in its source.toml [sources] → that source's name here
+
+
+@dataclass(frozen=True)
+class ResolvedRule:
+    source: str
+    id: int
+    revision: int
+    digest: str
+    why: str
+    status: str
+    title: Mapping[str, str]
+    text: Mapping[str, str]
+    check: Mapping | None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.id}"
+
+
+# Frozen records of plain dicts and tuples: they are built from JSON and written back as JSON
+# (`dataclasses.asdict`); nothing mutates them after `from_json` or `documents` made them.
+@dataclass(frozen=True)
+class Resolved:
+    version: int
+    segment: str
+    parent: str | None
+    constitution: ResolvedConstitution
+    sources: Mapping[str, ResolvedSource]
+    rules: tuple[ResolvedRule, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def selected(self) -> frozenset[tuple[str, int]]:
+        return frozenset((rule.source, rule.id) for rule in self.rules)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Resolved":
+        """Raises KeyError, TypeError or ValueError on a document of another shape."""
+        if data["version"] != VERSION:
+            raise ValueError(f"version {data['version']!r}, not {VERSION}")
+        sources = {name: ResolvedSource(**item) for name, item in data["sources"].items()}
+        rules = tuple(ResolvedRule(**rule) for rule in data["rules"])
+        return cls(
+            version=data["version"],
+            segment=data["segment"],
+            parent=data["parent"],
+            constitution=ResolvedConstitution(**data["constitution"]),
+            sources=sources,
+            rules=rules,
+            warnings=tuple(data["warnings"]),
+        )
+
+
+def parent_segment(path: str, paths) -> str | None:
+    """The segment a segment is nested under: the nearest enclosing one of `paths` (None for the root)."""
+    if path == ROOT_SEGMENT:
+        return None
+    above = [p for p in paths if p != ROOT_SEGMENT and p != path and path.startswith(p + "/")]
+    return max(above, key=len) if above else ROOT_SEGMENT
+
+
+def resolved_path(cache: Path, segment: str) -> Path:
+    return cache / FOLDER / f"{segment_key(segment)}.json"
+
+
+def index_path(cache: Path) -> Path:
+    return cache / FOLDER / INDEX
+
+
+def read_resolved(path: Path) -> Resolved:
+    """The one reader of a segment's document (memoized by modification time and size: a nested
+    segment's build reads its parent's document too)."""
+    try:
+        status = path.stat()
+    except OSError:
+        status = None
+    return _read(path, status.st_mtime_ns if status else 0, status.st_size if status else 0)
+
+
+@lru_cache(maxsize=1024)
+def _read(path: Path, mtime: int, size: int) -> Resolved:
+    if not os.path.lexists(path):
+        raise UserError("the segment has not been resolved", file=path, fix="run `doit compile` (it locks first)")
+    try:
+        return Resolved.from_json(json.loads(path.read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise UserError(
+            f"not a resolution this version writes ({error})", file=path, fix="delete the file and run `doit compile`"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Index:
+    """`cache/resolved/index.json`: the segments, and the root manifest's settings the checks need."""
+
+    segments: tuple[str, ...]  # "." first, then the manifest's order
+    review: Mapping[str, Mapping]  # reviewer group → its [review.<group>] table, defaults filled in
+    waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
+
+    def to_json(self) -> str:
+        data = {"version": VERSION, "segments": list(self.segments), "review": self.review, "waive": list(self.waive)}
+        return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def read_index(cache: Path) -> Index | None:
+    """The index of the last resolution, or None when there is none (or it is damaged)."""
+    try:
+        data = json.loads(index_path(cache).read_bytes())
+        if data["version"] != VERSION:
+            return None
+        return Index(tuple(data["segments"]), dict(data["review"]), tuple(data["waive"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -147,7 +147,7 @@ def make_repo(root: Path, *, compile: str = "", skills: dict[str, list[int]] | N
 
 
 def resolve_into_cache(root: Path) -> None:
-    """Write cache/resolved/<segment>.json as the `resolve:<segment>` tasks do."""
+    """Write cache/resolved/<segment>.json as the lock stage does."""
     resolution = resolve(root)
     for segment in resolution.segments:
         path = resolved_path(root / "cache", segment.path)

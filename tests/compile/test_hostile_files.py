@@ -84,7 +84,7 @@ CASES = {
     "manifest is a FIFO": (lambda repo: (os.unlink(repo / "rules.toml"), os.mkfifo(repo / "rules.toml")), "compile",
                            "rules.toml: is not a regular file (a FIFO"),
     "lock nested": (append("rules.lock", "\n" + DEEP), "compile", "rules.lock: values are nested too deeply"),
-    "lock huge integer": (replace("rules.lock", "version = 1", f"version = {BIG}"), "compile",
+    "lock huge integer": (replace("rules.lock", "version = 2", f"version = {BIG}"), "compile",
                           "rules.lock:2: an integer has more than 4,300 digits"),
     "lock not UTF-8": (write("rules.lock", b"version = 1\n\xff\n"), "compile", "rules.lock:2: not UTF-8 text"),
     "lock is a folder": (folder("rules.lock"), "compile", "rules.lock: is a folder, expected a file"),

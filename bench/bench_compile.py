@@ -1,10 +1,12 @@
-"""Benchmark `doit compile` on a monorepo: 200 segments over a 2,000-rule source.
+"""Benchmark `doit compile` on a monorepo: segments over a generated path source of rules.
 
     uv run python bench/bench_compile.py [--segments 200] [--rules 2000] [--jobs 1]
+    uv run python bench/bench_compile.py --table [--cells 50x1,500x20,...]
 
 Builds a temp repository with a path source of `--rules` rules (10 domains, each rule under its
 domain or under an earlier rule of it) and a manifest with `--segments` segments (`pkg/pNNN`), each
-selecting 10 rules of its own on top of 20 rules the root selects. Prints wall seconds for:
+selecting about 10 rules of its own on top of 20 rules the root selects. For one cell it prints
+wall seconds for:
 
 1. a full compile (lock, resolve, AGENTS.md and CLAUDE.md per segment, skills, hooks);
 2. the compile tasks alone (`doit forget agents`, then `doit compile`: resolution up to date);
@@ -12,7 +14,12 @@ selecting 10 rules of its own on top of 20 rules the root selects. Prints wall s
 4. a one-rule edit: the text of one rule that a few segments enable; counts the AGENTS.md tasks that
    ran against the segments whose resolution enables the rule.
 
-Targets: full compile < 10 s, no-op < 1 s, one-rule edit rebuilds only the segments selecting it.
+`--table` prints the scaling table instead: full / no-op / one-rule edit at 50, 500 and 5,000 rules
+and 1, 20 and 200 segments (each cell run once), the peak resident memory of the largest doit
+process of the cell, the size of rules.lock, and `doit list` in the same repository as the
+reference the start-up targets are measured against (no-op within 0.1 s of it; a writing run's
+fixed cost, the edit at 1 segment, under 0.3 s over it). Targets: 5,000 x 200 full < 15 s and edit
+< 3 s; 500 x 200 edit < 1.5 s; edit time flat in the rule count at fixed segments.
 """
 
 from __future__ import annotations
@@ -91,12 +98,24 @@ def write_repo(root: Path, segments: int, rules: int) -> None:
 
 
 def doit(root: Path, env: dict, *args: str) -> tuple[float, str]:
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.exit(f"doit {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-    return elapsed, result.stdout
+    elapsed, output, _ = measured(root, env, *args)
+    return elapsed, output
+
+
+def measured(root: Path, env: dict, *args: str) -> tuple[float, str, int]:
+    """Wall seconds, stdout and the peak resident memory (KiB) of one `python -m doit` process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen([sys.executable, "-m", "doit", *args], cwd=root, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        sys.exit(f"doit {' '.join(args)} failed:\n{stdout}\n{stderr}")
+    return elapsed, stdout, usage.ru_maxrss
 
 
 def ran(output: str, suffix: str = "AGENTS.md") -> list[str]:
@@ -108,6 +127,8 @@ def _segments_with(root: Path, rule_id: int) -> list[str]:
     """The segments whose resolution enables the rule (selected, or required as a parent)."""
     found = []
     for path in sorted((root / "cache" / "resolved").glob("*.json")):
+        if path.name == "index.json":
+            continue
         data = json.loads(path.read_text())
         if any(rule["id"] == rule_id for rule in data["rules"]):
             found.append(data["segment"])
@@ -119,7 +140,15 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=200)
     parser.add_argument("--rules", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=1, help="doit -n N for the compile runs")
+    parser.add_argument("--table", action="store_true", help="print the scaling table (every cell run once)")
+    parser.add_argument("--cells", default="", help="the table's cells as RULESxSEGMENTS, comma-separated")
     options = parser.parse_args()
+    if options.table:
+        cells = [tuple(int(n) for n in cell.split("x")) for cell in options.cells.split(",") if cell] or [
+            (rules, segments) for rules in (50, 500, 5000) for segments in (1, 20, 200)
+        ]
+        table(cells)
+        return
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp) / "repo"
         write_repo(root, options.segments, options.rules)
@@ -149,6 +178,47 @@ def main() -> None:
             f" {len(rebuilt)} AGENTS.md tasks ran: {', '.join(rebuilt) or 'none'}"
         )
         stage_figures(root)
+
+
+def edit_target(rules: int) -> int:
+    """A rule the first segment selects (so a one-rule edit rebuilds a few segments at every size)."""
+    return own_rules(0, rules)[1]
+
+
+def cell(rules: int, segments: int) -> dict:
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp) / "repo"
+        write_repo(root, segments, rules)
+        env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTHONDONTWRITEBYTECODE")}
+        env["AGENT_CONSTITUTION_CACHE"] = str(Path(temp) / "user-cache")
+        full, _, full_memory = measured(root, env, "compile")
+        listing, _, _ = measured(root, env, "list")
+        noop, _, noop_memory = measured(root, env, "compile")
+        target = edit_target(rules)
+        rule = root / "src" / "rules" / f"{target}.toml"
+        rule.write_text(rule.read_text().replace("reports each place", "reports every place"))
+        edit, output, edit_memory = measured(root, env, "compile")
+        return {
+            "rules": rules, "segments": segments, "full": full, "noop": noop, "edit": edit, "list": listing,
+            "rebuilt": len(ran(output)), "enabling": len([s for s in _segments_with(root, target) if s != "."]),
+            "memory": max(full_memory, noop_memory, edit_memory) / 1024,
+            "lock": (root / "rules.lock").stat().st_size / 1024,
+        }
+
+
+def table(cells: list[tuple[int, int]]) -> None:
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; wall seconds, each cell run once")
+    print()
+    print("| rules | segments | full | no-op | one-rule edit | AGENTS.md rebuilt | doit list | peak memory | rules.lock |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rules, segments in cells:
+        row = cell(rules, segments)
+        print(
+            f"| {rules:,} | {segments} | {row['full']:.2f} | {row['noop']:.2f} | {row['edit']:.2f} |"
+            f" {row['rebuilt']} of {row['enabling']} enabling | {row['list']:.2f} | {row['memory']:.0f} MiB |"
+            f" {row['lock']:.0f} KiB |",
+            flush=True,
+        )
 
 
 def stage_figures(root: Path) -> None:

@@ -46,7 +46,7 @@ from agent_constitution.compile.inputs import (
     read_resolved,
     resolved_path,
 )
-from agent_constitution.compile.tokens import count_tokens
+from agent_constitution.compile.tokens import measure
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, write_atomic, write_if_changed
 from agent_constitution.readers import read_bytes, read_text
@@ -150,8 +150,7 @@ def write_segment(
             written.append(shown)
         whole = text if item.name == FILE else item.text
         outputs[shown] = _owned_digest(path, item.name == FILE)
-        size = len(whole.encode("utf-8"))
-        lines.append(f"{shown}: {count_tokens(whole)} tokens, {size} bytes")
+        lines.append(f"{shown}: {measure(whole, settings.max_tokens)}")
     if len(document.files) > 1:
         lines.append(
             f"{_relative(root, folder / FILE)}: the rules ({document.tokens} tokens) exceed max-tokens"

@@ -12,9 +12,10 @@ A pure function of its inputs: `render(Segment, Library, Constitution, max_token
 - `{@rule:42}` / `{@rule:name:42}` become a link to the rule's heading when this segment's files
   hold it, its plain label (`ac:42`) otherwise; `{@<provision>}` becomes the constitution's label in
   the text's language; `requires` edges are listed under the rule as links.
-- Above `max_tokens` (cl100k_base, the whole file) the rules split along top-level subtrees, in tree
-  order, into one part file per subtree (`AGENTS.<domain>.md`); the root file keeps the header, the
-  constitution and an index naming each part and when to read it.
+- Above `max_tokens` (cl100k_base, the whole file; counted only when its bytes exceed the budget)
+  the rules split along top-level subtrees, in tree order, into one part file per subtree
+  (`AGENTS.<domain>.md`); the root file keeps the header, the constitution and an index naming each
+  part and when to read it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 
 from agent_constitution import ids
 from agent_constitution.compile.layout import FILE
-from agent_constitution.compile.tokens import count_tokens
+from agent_constitution.compile.tokens import counted
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import Node, RuleSource
 
@@ -142,7 +143,7 @@ class File:
 @dataclass(frozen=True)
 class Document:
     files: tuple[File, ...]  # AGENTS.md first, then the parts in tree order
-    tokens: int  # of the rules before splitting (the whole region body)
+    tokens: int | None  # of the whole region body before splitting; None: its bytes alone show it fits
     rules_read: frozenset[RuleKey]  # rules whose title or text the files show
     sources_read: frozenset[str]  # sources whose source.toml (domain and group titles) was read
     constitution_read: bool  # whether the constitution's text or labels were used
@@ -152,8 +153,8 @@ def render(segment: Segment, library: Library, constitution: Constitution, max_t
     renderer = _Renderer(segment, library, constitution)
     subtrees = renderer.subtrees()
     whole = renderer.root_file(subtrees, parts={})
-    tokens = count_tokens(whole)
-    if tokens <= max_tokens or not subtrees:
+    tokens = counted(whole, max_tokens)
+    if tokens is None or tokens <= max_tokens or not subtrees:
         files = [File(FILE, whole)]
     else:
         parts = _part_names(subtrees)

@@ -117,9 +117,9 @@ def test_unchanged_subject_reruns_nothing(project: Path):
 
 
 def test_an_edited_rule_is_seen_by_the_next_run(project: Path):
-    """The selection a run keeps in cache/checks/selection.json is not reused once a rule changed."""
+    """The resolution a run reads from cache/resolved/ is not reused once a rule changed."""
     doit(project, "checks")
-    assert (project / "cache/checks/selection.json").is_file()
+    assert (project / "cache/resolved/index.json").is_file()
     rule = project / "rules/2.toml"
     rule.write_text(rule.read_text().replace("revision = 1", "revision = 2"))
     again = doit(project, "checks")

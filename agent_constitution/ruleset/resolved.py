@@ -7,7 +7,7 @@ rule file again for what is in them; a task's doit `file_dep` on its segment's d
 decides whether it runs. A document changes only when something it holds changes: a one-rule edit
 rewrites only the documents of the segments that enable the rule.
 
-Documents are canonical JSON (keys sorted, one space of indent, UTF-8), machine-local build state
+Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-local build state
 (they hold absolute paths into the user cache). Schema (`version` 2):
 
     {
@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -94,8 +94,8 @@ class ResolvedRule:
         return f"{self.source}:{self.id}"
 
 
-# Frozen records of plain dicts and tuples: they are built from JSON and written back as JSON
-# (`dataclasses.asdict`); nothing mutates them after `from_json` or `documents` made them.
+# Frozen records of plain dicts and tuples: they are built from JSON and written back as JSON;
+# nothing mutates them after `from_json` or `documents` made them.
 @dataclass(frozen=True)
 class Resolved:
     version: int
@@ -111,7 +111,16 @@ class Resolved:
         return frozenset((rule.source, rule.id) for rule in self.rules)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        # Shallow `vars`, not `asdict` (which deep-copies), and no indent: json's C encoder then
+        # writes it, about 20 times faster; the bytes are still canonical (keys sorted).
+        data = {
+            **vars(self),
+            "constitution": vars(self.constitution),
+            "sources": {name: vars(item) for name, item in self.sources.items()},
+            "rules": [vars(rule) for rule in self.rules],
+            "warnings": list(self.warnings),
+        }
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
     @classmethod
     def from_json(cls, data: Mapping) -> "Resolved":
@@ -179,7 +188,7 @@ class Index:
 
     def to_json(self) -> str:
         data = {"version": VERSION, "segments": list(self.segments), "review": self.review, "waive": list(self.waive)}
-        return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def read_index(cache: Path) -> Index | None:

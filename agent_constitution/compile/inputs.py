@@ -131,39 +131,44 @@ class Reads:
         for name, relatives in paths.items():
             root = _root_of(resolved, name)
             for relative in relatives:
-                found[f"{name}:{relative}"] = _sha256(root / relative)
+                found[f"{name}:{relative}"] = _sha256(os.path.join(root, relative))
         return Reads(dict(sorted(found.items())))
 
     def unchanged(self, resolved: Resolved) -> bool:
+        # Plain strings, not pathlib: every segment's up-to-date check runs this over its files.
+        roots: dict[str, str] = {}
         for entry, digest in self.files.items():
             name, _, relative = entry.partition(":")
-            try:
-                root = _root_of(resolved, name)
-            except KeyError:
-                return False
-            if _sha256(root / relative) != digest:
+            root = roots.get(name)
+            if root is None:
+                try:
+                    root = roots[name] = _root_of(resolved, name)
+                except KeyError:
+                    return False
+            if _sha256(os.path.join(root, relative)) != digest:
                 return False
         return True
 
 
-def _root_of(resolved: Resolved, name: str) -> Path:
+def _root_of(resolved: Resolved, name: str) -> str:
     if name == "constitution":
-        return constitution_root(resolved)
-    return Path(resolved.sources[name].root)
+        return resolved.constitution.root
+    return resolved.sources[name].root
 
 
-def _sha256(path: Path) -> str | None:
+def _sha256(path: str) -> str | None:
     try:
-        status = path.stat()
+        status = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return _file_sha256(str(path), status.st_mtime_ns, status.st_size)
+    return _file_sha256(path, status.st_mtime_ns, status.st_size)
 
 
 @lru_cache(maxsize=65536)
 def _file_sha256(path: str, mtime: int, size: int) -> str | None:
     # Memoized by mtime and size: many segments read the same rule files in one build.
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        with open(path, "rb") as file:
+            return hashlib.sha256(file.read()).hexdigest()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None

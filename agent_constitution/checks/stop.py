@@ -3,8 +3,8 @@
 It runs only the fast, change-scoped checks: the selected rules whose subject is the change (here
 the worktree's change, `change=worktree`: what the session left uncommitted) or the session record
 (the transcript the payload names), with the same runner as `doit check`, outside doit: no task
-graph, no repository scan, no report files. The selection comes from the one `doit check` and
-compile keep fresh (`cache/checks/selection.json`); when it is stale it is computed here.
+graph, no repository scan, no report files. The selection comes from the resolution the lock stage
+keeps fresh (`cache/resolved/`); when it is stale it is computed here.
 
 Exit 0 when nothing is violated. A violation (or a failure to judge) exits 2 with a few lines on
 stderr, which Claude Code gives the model to act on before it stops. When the payload says the

@@ -9,8 +9,10 @@ dependency graph go from a rule to what enabling it needs:
 
 The facts that do not depend on a selection (redundant requires edges, a conflict naming a rule the
 declaring rule pulls in, three or more mutual conflicts) are computed here once and looked up per
-segment; descendant sets are memoized. networkx is imported where a graph is built or searched: every
-doit command imports this module (through the lock's file dependencies), and a no-op one never needs it.
+segment; descendant sets are memoized. The facts every resolution needs (the requirement edges, whether
+they have a cycle, descendants, conflicts) are plain dictionaries and searches here; networkx
+(about 0.2 s to import) is built and searched only to explain a failure (a path, a cycle) and for
+three or more mutual conflicts, so a resolution that succeeds never imports it.
 """
 
 from __future__ import annotations
@@ -117,30 +119,39 @@ class World:
         return (self.names[node[0]], order[node[1]])
 
     @cached_property
-    def graph(self) -> nx.DiGraph:
-        import networkx as nx
-
-        graph = nx.DiGraph()
+    def edges(self) -> dict[Node, dict[Node, set[str]]]:
+        """Rule → {what enabling it needs → {"parent", "requires"}}, in the order of `requirements`."""
+        found: dict[Node, dict[Node, set[str]]] = {}
         for key, source in self.sources.items():
             for rule_id in source.rules:
                 node = (key, rule_id)
-                graph.add_node(node)
+                targets = found.setdefault(node, {})
                 try:
                     requirements = self.requirements(node)
                 except UserError:
                     continue  # a broken requirement is reported if and when its rule is enabled
                 for target, kind in requirements:
-                    if graph.has_edge(node, target):
-                        graph.edges[node, target]["kinds"].add(kind)
-                    else:
-                        graph.add_edge(node, target, kinds={kind})
+                    found.setdefault(target, {})
+                    targets.setdefault(target, set()).add(kind)
+        return found
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """`edges` as a networkx graph, for the searches that explain a failure."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        for key, source in self.sources.items():  # nodes in the order the searches always met them
+            for rule_id in source.rules:
+                node = (key, rule_id)
+                graph.add_node(node)
+                for target, kinds in self.edges[node].items():
+                    graph.add_edge(node, target, kinds=set(kinds))
         return graph
 
     @cached_property
     def acyclic(self) -> bool:
-        import networkx as nx
-
-        return nx.is_directed_acyclic_graph(self.graph)
+        return is_acyclic(self.edges)
 
     def groups_needed(self, rule: Node) -> list[Node]:
         """The groups that enabling `rule` requires, directly or through other rules."""
@@ -152,32 +163,30 @@ class World:
     def descendants(self, node: Node) -> set[Node]:
         memo = self._memo.setdefault("descendants", {})
         if node not in memo:
-            import networkx as nx
-
-            memo[node] = nx.descendants(self.graph, node)
+            memo[node] = descendants(self.edges, node)
         return memo[node]
 
     def redundant(self, rule: Node) -> tuple[Node, list[Node]] | None:
         """A `requires` target also reached through another requirement, with that path."""
-        import networkx as nx
-
-        edges = self.graph.succ[rule]
-        for target, data in edges.items():
-            if "requires" not in data["kinds"] or self.kind(target) != "rule":
+        edges = self.edges.get(rule, {})
+        for target, kinds in edges.items():
+            if "requires" not in kinds or self.kind(target) != "rule":
                 continue
-            if "parent" in data["kinds"]:
+            if "parent" in kinds:
                 return target, [rule, target]
             for other in edges:
                 if other != target and self.kind(other) == "rule" and target in self.descendants(other):
+                    import networkx as nx  # to explain the failure only
+
                     return target, [rule, *nx.shortest_path(self.graph, other, target)]
         return None
 
     def pulled_in_conflict(self, rule: Node) -> tuple[Node, list[Node]] | None:
         """A rule in conflict with this one (declared on either side) that enabling this one pulls in."""
-        import networkx as nx
-
         for target in sorted(self.conflicts_of(rule), key=lambda node: node[1]):
             if target in self.descendants(rule):
+                import networkx as nx  # to explain the failure only
+
                 return target, nx.shortest_path(self.graph, rule, target)
         return None
 
@@ -187,11 +196,25 @@ class World:
 
     def conflicts_of(self, rule: Node) -> set[Node]:
         """Declared on either side (conflicts are symmetric)."""
-        graph = self.conflict_graph
-        return set(graph.adj[rule]) if rule in graph else set()
+        return set(self.conflicts.get(rule, ()))
 
     @cached_property
-    def conflict_graph(self) -> nx.Graph:
+    def conflicts(self) -> dict[Node, dict[Node, None]]:
+        """Rule → the rules it conflicts with (either side declaring), in declaration order."""
+        found: dict[Node, dict[Node, None]] = {}
+        for key, source in self.sources.items():
+            for rule_id, rule in source.rules.items():
+                for other in rule.conflicts:
+                    found.setdefault((key, rule_id), {})[(key, other)] = None
+                    found.setdefault((key, other), {})[(key, rule_id)] = None
+        return found
+
+    @cached_property
+    def mutual_conflicts(self) -> list[list[Node]]:
+        """Sets of three or more rules that all conflict with each other: they should be a group."""
+        adjacent = self.conflicts
+        if not any(b in adjacent[a] for a, near in adjacent.items() for b in near for c in near if b != c and c in adjacent[b]):
+            return []  # no three rules conflict pairwise: no clique to look for
         import networkx as nx
 
         graph = nx.Graph()
@@ -199,11 +222,34 @@ class World:
             for rule_id, rule in source.rules.items():
                 for other in rule.conflicts:
                     graph.add_edge((key, rule_id), (key, other))
-        return graph
+        return [sorted(clique, key=self.position) for clique in nx.find_cliques(graph) if len(clique) >= 3]
 
-    @cached_property
-    def mutual_conflicts(self) -> list[list[Node]]:
-        """Sets of three or more rules that all conflict with each other: they should be a group."""
-        import networkx as nx
 
-        return [sorted(clique, key=self.position) for clique in nx.find_cliques(self.conflict_graph) if len(clique) >= 3]
+def descendants(edges: Mapping[Node, Mapping[Node, object]], node: Node) -> set[Node]:
+    """Every node reachable from `node`, never `node` itself, found breadth first (as networkx does)."""
+    seen, found, queue = {node}, set(), [node]
+    for here in queue:
+        for target in edges.get(here, ()):
+            if target not in seen:
+                seen.add(target)
+                found.add(target)
+                queue.append(target)
+    return found
+
+
+def is_acyclic(edges: Mapping[Node, Mapping[Node, object]]) -> bool:
+    """Whether the directed graph has no cycle (Kahn's algorithm)."""
+    incoming = {node: 0 for node in edges}
+    for targets in edges.values():
+        for target in targets:
+            incoming[target] = incoming.get(target, 0) + 1
+    ready = [node for node, count in incoming.items() if count == 0]
+    seen = 0
+    while ready:
+        node = ready.pop()
+        seen += 1
+        for target in edges.get(node, ()):
+            incoming[target] -= 1
+            if incoming[target] == 0:
+                ready.append(target)
+    return seen == len(incoming)

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.graph import Node, World
+from agent_constitution.ruleset.graph import Node, World, is_acyclic
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.manifest import Ref, Selection
 
@@ -386,11 +386,13 @@ def _check_cycles(state: _State) -> None:
 
 def _rule_cycle(state: _State) -> list[Node] | None:
     """A cycle among the enabled rules (only looked for when the sources' rule graph has one)."""
-    import networkx as nx  # imported here, as in graph.py: a no-op doit command never needs it
+    enabled = state.enabled
+    edges = {node: {t: None for t in state.world.edges.get(node, ()) if t in enabled} for node in enabled}
+    if is_acyclic(edges):
+        return None
+    import networkx as nx  # to explain the failure only: a resolution that succeeds never imports it
 
     graph = state.world.graph.subgraph(state.enabled)
-    if nx.is_directed_acyclic_graph(graph):
-        return None
     edges = nx.find_cycle(graph)
     return [edge[0] for edge in edges] + [edges[0][0]]
 
@@ -402,21 +404,24 @@ def _group_cycle(state: _State) -> list[Node] | None:
     which the segment's enabled alternative meets: a graph of groups (g → h when g's alternative needs
     h) has a cycle exactly when the segment's requirements have one.
     """
-    import networkx as nx
-
     world = state.world
     alternative: dict[Node, Node] = {}
     for node in state.enabled:
         parent = world.parent(node)
         if parent is not None and world.kind(parent) == "group":
             alternative[parent] = node
-    graph = nx.DiGraph()
-    for group, chosen in alternative.items():
-        for needed in world.groups_needed(chosen):
-            if needed in alternative:
-                graph.add_edge(group, needed)
-    if nx.is_directed_acyclic_graph(graph):
+    edges = [(group, needed) for group, chosen in alternative.items() for needed in world.groups_needed(chosen)
+             if needed in alternative]
+    adjacent: dict[Node, dict[Node, None]] = {}
+    for group, needed in edges:
+        adjacent.setdefault(group, {})[needed] = None
+        adjacent.setdefault(needed, {})
+    if is_acyclic(adjacent):
         return None
+    import networkx as nx  # to explain the failure only
+
+    graph = nx.DiGraph()
+    graph.add_edges_from(edges)
     path: list[Node] = []
     for group, needed, *_ in nx.find_cycle(graph):
         path += [group, *nx.shortest_path(world.graph, alternative[group], needed)[:-1]]

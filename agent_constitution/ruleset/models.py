@@ -118,7 +118,7 @@ NodeId = Annotated[StrictStr, AfterValidator(_node_id)]
 GitRef = Annotated[StrictStr, AfterValidator(_git_ref)]
 Commit = Annotated[StrictStr, AfterValidator(_commit)]
 Digest = Annotated[StrictStr, AfterValidator(_digest)]
-Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a path source's digest
+Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a digest "sha256:…"
 RuleRef = Annotated[StrictStr, AfterValidator(_rule_ref)]
 Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folder
 NodeText = Annotated[StrictStr, AfterValidator(_no_control)]  # `name:node`: a rule, group or domain
@@ -410,7 +410,7 @@ class LockedManifest(Model):
 
 class LockedConstitution(Model):
     source: NodeId  # the source's name in the lock
-    commit: Pinned  # a git commit, or the content digest of a path source
+    commit: Pinned  # a git commit; for a path source, the digest of constitution/<edition>/
     edition: Edition
     revision: Revision
     digest: Digest  # of constitution/<edition>/ in that commit

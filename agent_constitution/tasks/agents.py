@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING

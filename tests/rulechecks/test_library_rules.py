@@ -36,7 +36,45 @@ RECORDS: dict[int, tuple[tuple, tuple, tuple]] = {
         (None, bash("git push origin main")),
         ("Fix the typo and push it to main", bash("git checkout main", "git pull", "git push")),
     ),
+    64: (
+        (None, bash("kill 4242", "kill -- -$(cat /tmp/job/pid)", "kill %1")),
+        (None, bash("pkill -f 'doit check'", "kill $(pgrep -f uvicorn)", "ps aux | grep x | awk '{print $2}'",
+                    "pgrep node | xargs kill -9", "killall python", "kill -9 -1")),
+        (None, bash("kill $(lsof -t -i :8000)")),
+    ),
+    65: (
+        (None, bash("gh repo view --json visibility", "chmod 755 run.sh", "gh api repos/o/r/collaborators")),
+        (None, bash("gh repo edit --visibility public", "chmod -R 777 build", "gh secret set TOKEN < t",
+                    "aws iam attach-user-policy --user-name ci --policy-arn x")),
+        (None, bash("gh api -X PATCH repos/o/r -f has_wiki=false")),
+    ),
+    66: (
+        (None, bash("gh pr view 12 --comments", "gh issue list", "curl -s https://example.test/api")),
+        (None, bash("gh pr comment 12 --body 'LGTM'", "gh issue create --title bug --body x",
+                    "curl -X POST -d @m.json https://hooks.slack.com/services/T/B/x")),
+        ("Open a pull request with the fix", bash("gh pr create --fill")),
+    ),
+    67: (
+        (None, [("Write", {"file_path": "/work/src/a.py", "content": ""}), *bash("echo x > /tmp/out.txt",
+                "uv run pytest > log.txt 2>&1", "cat a | tee -a notes.md")], "codex"),
+        (None, [("Write", {"file_path": "/home/me/.bashrc", "content": ""}), *bash("echo x >> ~/.profile")], "codex"),
+        (None, [("Write", {"file_path": "/work/src/a.py", "content": ""})]),
+    ),
+    68: (
+        (None, bash("uv sync", "echo 'use sudo only by hand'", "id -u")),
+        (None, bash("sudo apt-get install -y jq", "cd / && doas rm x", "su -c 'make install'")),
+        (None, bash("ssh build-host 'sudo systemctl restart web'")),
+    ),
+    69: (
+        (None, bash("uv add httpx", "npm install --save-dev eslint", "python -m venv .venv && pip install -e .")),
+        (None, bash("npm install -g typescript", "pip install --user black", "cargo install ripgrep",
+                    "uv tool install ruff", "sudo apt-get install -y jq", "brew install gh")),
+        (None, bash("pip install requests")),
+    ),
 }
+# Checks that read something only some agents' records give (the session's folder): the agents
+# whose records the violating session is written for.
+AGENTS_OF = {67: ("codex",)}
 
 # rule id → (compliant, violating, undecidable); each (messages, files as path → (old, new))
 CHANGES: dict[int, tuple[tuple, tuple, tuple]] = {
@@ -70,8 +108,10 @@ TOOLS: dict[int, str] = {}
 
 
 def _record(tmp_path, case):
-    prompt, calls = case
-    return record(tmp_path / "s.jsonl", *calls) if prompt is None else told(tmp_path / "s.jsonl", prompt, *calls)
+    prompt, calls, *agent = case
+    if prompt is None:
+        return record(tmp_path / "s.jsonl", *calls, agent=agent[0] if agent else "claude-code")
+    return told(tmp_path / "s.jsonl", prompt, *calls)
 
 
 @pytest.mark.parametrize("rule_id", sorted(RECORDS))
@@ -82,7 +122,9 @@ def test_record_check_passes_on_a_compliant_session(rule_id, tmp_path):
 @pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("rule_id", sorted(RECORDS))
 def test_record_check_reports_a_violating_session(rule_id, agent, tmp_path):
-    prompt, calls = RECORDS[rule_id][1]
+    if agent not in AGENTS_OF.get(rule_id, AGENTS):
+        pytest.skip(f"rule {rule_id}'s check reads what {agent}'s records do not give")
+    prompt, calls, *_ = RECORDS[rule_id][1]
     findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *calls, agent=agent))
     assert findings and all(finding.path == str(tmp_path / "s.jsonl") for finding in findings)
 
@@ -130,3 +172,14 @@ def test_a_publishing_command_the_task_never_mentions_is_reported_even_beside_on
     session = told(tmp_path / "s.jsonl", "create the GitHub release v2.0", *bash("gh release create v2.0", "uv publish"))
     findings = check_module(40).check(session)
     assert [finding.reason.split(":")[0] for finding in findings] == ["uv publish"]
+
+
+# How many findings each violating session gives: every violating command is found, once.
+FINDINGS = {40: 2, 61: 1, 64: 5, 65: 4, 66: 3, 67: 2, 68: 3, 69: 6}
+
+
+@pytest.mark.parametrize("rule_id", sorted(FINDINGS))
+def test_every_violating_command_is_found_once(rule_id, tmp_path):
+    prompt, calls, *agent = RECORDS[rule_id][1]
+    findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *calls, agent=(agent or ["claude-code"])[0]))
+    assert len(findings) == FINDINGS[rule_id], [finding.reason for finding in findings]

@@ -192,8 +192,8 @@ def _plain(content) -> str:
     return ""
 
 
-def run_tool(argv: list[str], cwd, timeout: float = 50) -> tuple[int, str]:
-    """(exit status, stdout) of an external tool the check delegates to; a tool that is not on PATH,
+def run_tool(argv: list[str], cwd, timeout: float = 50) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of an external tool the check delegates to; a tool that is not on PATH,
     does not finish in `timeout` seconds or cannot start makes the check undecidable."""
     import shutil
     import subprocess
@@ -206,7 +206,7 @@ def run_tool(argv: list[str], cwd, timeout: float = 50) -> tuple[int, str]:
         raise Undecidable(f"timeout: {argv[0]} gave no answer within {timeout:g} s") from None
     except OSError as error:
         raise Undecidable(f"cannot start {argv[0]}: {error.strerror}") from None
-    return done.returncode, done.stdout.decode("utf-8", errors="replace")
+    return done.returncode, done.stdout.decode("utf-8", errors="replace"), done.stderr.decode("utf-8", errors="replace")
 
 
 GITLAB_CI = ".gitlab-ci.yml"
@@ -252,16 +252,20 @@ def _script_lines(script) -> list[str]:
     return []
 
 
-# Files that run a project's checks: where a tool is "wired" when its name appears in one.
-RUNNER_FILES = (".pre-commit-config.yaml", "Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py",
-                "Taskfile.yml", "lefthook.yml", "package.json", ".github/workflows/*.yml", ".github/workflows/*.yaml",
-                ".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml", ".gitlab-ci.yml")
+# Files that run a project's checks: a tool is "wired" when one of them names it. The ones at the
+# repository's root (pre-commit, CI) run for every folder of it.
+RUNNER_FILES = ("Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py", "Taskfile.yml", "lefthook.yml",
+                "package.json")
+ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".github/workflows/*.yaml",
+                     ".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml", ".gitlab-ci.yml")
 
 
-def tool_wired(repo: Repository, configured: dict[str, bool], pattern: str) -> tuple[list[str], list[str]]:
-    """(the tools of `configured` whose configuration exists, the runner files whose text matches the
-    regular expression `pattern`): a tool is wired when it is configured and a runner file runs it."""
-    tools = [name for name, present in configured.items() if present]
+def runners_naming(repo: Repository, pattern: str) -> list[str]:
+    """The runner files (repository-relative) whose text matches the regular expression `pattern`."""
     regex = re.compile(pattern)
-    runners = [path for glob in RUNNER_FILES for path in repo.glob(glob) if regex.search(repo.read_text(path))]
-    return tools, runners
+    whole = repo.repository
+    found = [path for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)
+             if regex.search(repo.read_text(path))]
+    if repo.folder:
+        found += [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob) if regex.search(whole.read_text(path))]
+    return found

@@ -14,12 +14,13 @@ from .test_session_checks import CHANGE_CASES, RECORD_CASES
 from .test_library_rules import CHANGES as LIBRARY_CHANGES
 from .test_library_rules import RECORDS as LIBRARY_RECORDS
 from .test_library_rules import REPOSITORIES as LIBRARY_REPOSITORIES
+from .test_library_rules import TOOLS as LIBRARY_TOOLS
 from .test_uv_lock_check import RULE as UV_LOCK_RULE
 
 # The compliant and violating repository of every repository check.
 REPOSITORY_CASES = CASES | {rule_id: cases[:2] for rule_id, cases in LIBRARY_REPOSITORIES.items()}
 # Checks whose fixtures need a live tool or server have a test module of their own.
-OWN_MODULES = {UV_LOCK_RULE}
+OWN_MODULES = {UV_LOCK_RULE, *LIBRARY_TOOLS}
 
 RULES = {
     int(path.stem): tomllib.loads(path.read_text(encoding="utf-8"))
@@ -70,6 +71,7 @@ def test_a_check_reads_only_what_its_inputs_declare(rule_id, fixture, tmp_path):
     """`doit check` re-runs a check only when a file its `inputs` match changes, so a check must
     decide the same when it sees only those files."""
     full = repository(tmp_path, REPOSITORY_CASES[rule_id][fixture])
-    declared = sorted({path for pattern in RULES[rule_id]["check"]["inputs"] for path in full.glob(pattern)})
+    # A pattern starting with `/` matches from the repository's root, which is the fixture's root here.
+    declared = sorted({path for pattern in RULES[rule_id]["check"]["inputs"] for path in full.glob(pattern.lstrip("/"))})
     module = check_module(rule_id)
     assert module.check(Repository(full.root, tuple(declared))) == module.check(full)

@@ -93,6 +93,12 @@ CHANGES: dict[int, tuple[tuple, tuple, tuple]] = {
         (["Add the lock command\n\nIt writes rules.lock."], {}),
         (["Add the lock command\n\nCo-authored-by: Ada Lovelace <ada@example.test>"], {}),
     ),
+    83: (
+        (["Add httpx: the client for the registry API"], {"pyproject.toml": ('[project]\ndependencies = ["rich"]\n',
+                                                                            '[project]\ndependencies = ["rich", "httpx>=0.27"]\n')}),
+        (["Add the registry client"], {"package.json": ('{"dependencies": {}}', '{"dependencies": {"left-pad": "1.3.0"}}')}),
+        ([], {"go.mod": ("module a\n", "module a\nrequire github.com/pkg/errors v0.9.1\n")}),
+    ),
     63: (
         ([], {"a.py": ("x = 1\n" * 300, "x = 1\n" * 300 + "y = 2\n" * 50), "uv.lock": (None, "z\n" * 5000)}),
         ([], {"a.py": (None, "y = 2\n" * 401)}),
@@ -100,11 +106,87 @@ CHANGES: dict[int, tuple[tuple, tuple, tuple]] = {
     ),
 }
 
-# rule id → (compliant files, violating files, undecidable files)
-REPOSITORIES: dict[int, tuple[dict, dict, dict]] = {}
 
-# Rules whose check is a python module calling an external tool: they have a test of their own below.
-TOOLS: dict[int, str] = {}
+def workflow(on: str = "pull_request", job: str = "    timeout-minutes: 10\n", steps: str = "      - run: make check\n"):
+    return f"on: {on}\npermissions:\n  contents: read\njobs:\n  test:\n    runs-on: ubuntu-latest\n{job}    steps:\n{steps}"
+
+
+GITLAB_OK = 'image: python:3.12\nworkflow:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\ntest:\n  script: [make check]\n'
+PRE_COMMIT = "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    hooks: [{id: ruff}]\n" \
+             "  - repo: https://github.com/pre-commit/mirrors-mypy\n    hooks: [{id: mypy}]\n"
+
+# rule id → (compliant files, violating files, undecidable files)
+REPOSITORIES: dict[int, tuple[dict, dict, dict]] = {
+    70: (
+        {".github/workflows/label.yml": workflow("pull_request_target", steps="      - uses: actions/checkout@v4\n")},
+        {".github/workflows/label.yml": workflow("[pull_request_target]", steps="      - uses: actions/checkout@v4\n"
+                                                 "        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n")},
+        {".github/workflows/label.yml": workflow("pull_request_target", steps="      - uses: actions/checkout@v4\n"
+                                                 "        with:\n          ref: ${{ inputs.ref }}\n")},
+    ),
+    71: (
+        {".github/workflows/ci.yml": workflow(), ".github/workflows/call.yml": "on: push\njobs:\n  call:\n    uses: ./.github/workflows/ci.yml\n"},
+        {".github/workflows/ci.yml": workflow(job="")},
+        {".github/workflows/ci.yml": "on: [push\n"},
+    ),
+    72: (
+        {".github/workflows/ci.yml": workflow("[push, pull_request]"), ".github/workflows/nightly.yml": workflow("schedule")},
+        {".github/workflows/ci.yml": workflow("push")},
+        {".github/workflows/ci.yml": workflow("workflow_call")},
+    ),
+    73: (
+        {".github/dependabot.yml": "version: 2\nupdates:\n  - package-ecosystem: pip\n    directory: /\n"
+                                   "    schedule: {interval: weekly}\n"},
+        {"pyproject.toml": "[project]\nname = 'a'\n"},
+        {".github/dependabot.yml": "version: 2\nupdates: [\n"},
+    ),
+    76: (
+        {".gitlab-ci.yml": GITLAB_OK},
+        {".gitlab-ci.yml": "test:\n  script: [make check]\n"},
+        {".gitlab-ci.yml": "include:\n  - project: team/ci\n    file: base.yml\ntest:\n  script: [make check]\n"},
+    ),
+    77: (
+        {".gitlab-ci.yml": GITLAB_OK + "lint:\n  image: {name: 'node@sha256:" + "a" * 64 + "'}\n  script: [x]\n"},
+        {".gitlab-ci.yml": "image: python\ntest:\n  image: node:latest\n  script: [x]\n"},
+        {".gitlab-ci.yml": "test:\n  image: $BUILD_IMAGE\n  script: [x]\n"},
+    ),
+    78: (
+        {".forgejo/workflows/ci.yml": f"on: push\njobs:\n  t:\n    steps:\n      - uses: https://code.forgejo.org/actions/checkout@{SHA} # v4\n      - uses: ./local\n"},
+        {".forgejo/workflows/ci.yml": "on: push\njobs:\n  t:\n    steps:\n      - uses: https://code.forgejo.org/actions/checkout@v4\n"},
+        {".forgejo/workflows/ci.yml": "on: push\njobs:\n  t:\n    steps:\n      - uses: ${{ vars.CHECKOUT }}\n"},
+    ),
+    79: (
+        {"pyproject.toml": "[project]\nname = 'a'\n", ".pre-commit-config.yaml": PRE_COMMIT},
+        {"pyproject.toml": "[project]\nname = 'a'\n", "a.py": "x = 1\n"},
+        {"pyproject.toml": "[project]\nname = 'a'\n[tool.ruff]\nline-length = 100\n"},
+    ),
+    80: (
+        {"pyproject.toml": "[project]\nname = 'a'\n", "Makefile": "check:\n\tuv run mypy src\n"},
+        {"pyproject.toml": "[project]\nname = 'a'\n", ".pre-commit-config.yaml": PRE_COMMIT.split("  - repo: https://github.com/pre-commit")[0]},
+        {"pyproject.toml": "[project]\nname = 'a'\n", "setup.cfg": "[mypy]\nstrict = True\n"},
+    ),
+}
+
+# Rules whose check runs an external tool: rule id → (the tools it runs, what they answer when the
+# repository complies, what they answer when it does not) as tool → (exit status, stdout, report);
+# the report is written where `-o` or `--report-path` says. Without the tools the check is
+# undecidable. Each runs on `files`.
+TOOLS: dict[int, tuple[dict, dict, dict]] = {
+    74: ({".github/workflows/ci.yml": workflow()}, {"actionlint": (0, "[]", "")},
+         {"actionlint": (1, json.dumps([{"message": "property \"foo\" is not defined", "filepath": ".github/workflows/ci.yml",
+                                         "line": 9, "column": 5, "kind": "expression"}]), "")}),
+    75: ({".github/workflows/ci.yml": workflow()}, {"zizmor": (0, "[]", "")},
+         {"zizmor": (13, json.dumps([{"ident": "template-injection", "desc": "code injection via template expansion",
+                                      "locations": [{"symbolic": {"key": {"Local": {"given_path": "./.github/workflows/ci.yml"}}},
+                                                     "concrete": {"location": {"start_point": {"row": 8}}}}]}]), "")}),
+    81: ({"uv.lock": "version = 1\n", "pyproject.toml": "[project]\nname = 'a'\n"},
+         {"uv": (0, "", "jinja2==3.1.2\n"), "pip-audit": (0, json.dumps({"dependencies": [{"name": "jinja2", "version": "3.1.6", "vulns": []}]}), "")},
+         {"uv": (0, "", "jinja2==3.1.2\n"), "pip-audit": (1, json.dumps({"dependencies": [{"name": "jinja2", "version": "3.1.2", "vulns": [
+             {"id": "GHSA-h5c8-rqwp-cp95", "fix_versions": ["3.1.3"]}]}]}), "")}),
+    82: ({"a.py": "x = 1\n"}, {"gitleaks": (0, "", "[]")},
+         {"gitleaks": (1, "", json.dumps([{"RuleID": "github-pat", "Description": "GitHub token", "File": "a.py",
+                                           "StartLine": 3, "Commit": "ab" * 20}]))}),
+}
 
 
 def _record(tmp_path, case):
@@ -183,3 +265,42 @@ def test_every_violating_command_is_found_once(rule_id, tmp_path):
     prompt, calls, *agent = RECORDS[rule_id][1]
     findings = check_module(rule_id).check(record(tmp_path / "s.jsonl", *calls, agent=(agent or ["claude-code"])[0]))
     assert len(findings) == FINDINGS[rule_id], [finding.reason for finding in findings]
+
+
+def _fake_tools(folder, answers: dict) -> str:
+    """A folder of programs that answer like `answers` says (see TOOLS), as a PATH."""
+    import sys
+
+    folder.mkdir()
+    for tool, (status, stdout, report) in answers.items():
+        script = folder / tool
+        script.write_text(
+            f"#!{sys.executable}\nimport sys\nargs = sys.argv[1:]\n"
+            "for flag in ('-o', '--report-path'):\n"
+            "    if flag in args:\n"
+            f"        open(args[args.index(flag) + 1], 'w').write({report!r})\n"
+            f"sys.stdout.write({stdout!r})\nsys.exit({status})\n", encoding="utf-8")
+        script.chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.parametrize("rule_id", sorted(TOOLS))
+@pytest.mark.parametrize("which", [1, 2, 0], ids=["compliant", "violating", "without-the-tool"])
+def test_tool_check(rule_id, which, tmp_path, monkeypatch):
+    files, *answers = TOOLS[rule_id]
+    repo = repository(tmp_path / "repo", files)
+    monkeypatch.setenv("PATH", _fake_tools(tmp_path / "bin", answers[which - 1] if which else {}))
+    if which == 0:
+        with pytest.raises(Undecidable, match="missing tool"):
+            check_module(rule_id).check(repo)
+    else:
+        findings = check_module(rule_id).check(repo)
+        assert bool(findings) == (which == 2), findings
+        assert all(finding.reason for finding in findings)
+
+
+def test_a_tool_that_fails_is_undecidable(tmp_path, monkeypatch):
+    repo = repository(tmp_path / "repo", TOOLS[74][0])
+    monkeypatch.setenv("PATH", _fake_tools(tmp_path / "bin", {"actionlint": (3, "", "")}))
+    with pytest.raises(Undecidable, match="exit 3"):
+        check_module(74).check(repo)

@@ -269,3 +269,83 @@ def runners_naming(repo: Repository, pattern: str) -> list[str]:
     if repo.folder:
         found += [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob) if regex.search(whole.read_text(path))]
     return found
+
+
+def package_json(repo: Repository, path: str) -> dict:
+    """A `package.json` of the repository; one that is not a JSON object makes the check undecidable."""
+    import json
+
+    try:
+        data = json.loads(repo.read_text(path))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Undecidable(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise Undecidable(f"{path} is not a JSON object")
+    return data
+
+
+JS_LOCKFILES = {"npm": ("package-lock.json", "npm-shrinkwrap.json"), "pnpm": ("pnpm-lock.yaml",),
+                "yarn": ("yarn.lock",), "bun": ("bun.lock", "bun.lockb")}
+
+
+def js_lockfile_problems(repo: Repository, manager: str, workspace_markers: tuple[str, ...] = ()) -> list:
+    """Rules 84-86: every `package.json` of the folder (outside `node_modules`) has `manager`'s lockfile
+    beside it or at the root of the workspace (a folder above holding the lockfile, or the repository's
+    root when it has one of `workspace_markers`), and no other manager's lockfile lies beside it."""
+    from agent_constitution.checks.api import Finding
+
+    findings = []
+    own = JS_LOCKFILES[manager]
+    whole = repo.repository
+    for path in repo.glob("**/package.json"):
+        if "node_modules/" in path:
+            continue
+        package_json(repo, path)
+        folder = path.rpartition("/")[0]
+        prefix = folder + "/" if folder else ""
+        parts = [part for part in f"{repo.folder}/{folder}".split("/") if part]
+        above = ["/".join(parts[:depth]) + "/" if depth else "" for depth in range(len(parts))]
+        locked = any(repo.exists(prefix + name) for name in own) or any(
+            whole.exists(base + name) for base in above for name in own)
+        if not locked and workspace_markers and any(whole.exists(marker) for marker in workspace_markers):
+            locked = any(whole.exists(name) for name in own)
+        if not locked:
+            findings.append(Finding(f"no {' or '.join(own)} for this package.json: commit the lockfile {manager} writes",
+                                    path=path))
+        for other, names in JS_LOCKFILES.items():
+            for name in names:
+                if other != manager and repo.exists(prefix + name):
+                    findings.append(Finding(f"{name} of {other} beside a project managed with {manager}: remove it",
+                                            path=prefix + name))
+    return findings
+
+
+def ci_install_problems(repo: Repository, manager: str) -> list:
+    """Rules 87-89: each CI install by `manager` that does not install exactly the lockfile: `npm
+    install`/`npm i` (use `npm ci`), `pnpm install` without `--frozen-lockfile`, `yarn`/`yarn install`
+    without `--immutable` or `--frozen-lockfile`. No CI configuration to read: undecidable."""
+    from agent_constitution.checks.api import Finding
+
+    jobs = list(ci_jobs(repo))
+    if not jobs:
+        raise Undecidable("no CI configuration this check reads (GitHub Actions, GitLab CI, Forgejo Actions)")
+    findings = []
+    for path, name, _, scripts in jobs:
+        for script in scripts:
+            for words in simple_commands(script):
+                program = words[0].rsplit("/", 1)[-1]
+                if program != manager:
+                    continue
+                plain = [word for word in words[1:] if not word.startswith("-")]
+                loose = None
+                if manager == "npm" and plain[:1] in (["install"], ["i"]):
+                    loose = "npm install (use `npm ci`)"
+                elif manager == "pnpm" and plain[:1] in (["install"], ["i"]) and (
+                        "--frozen-lockfile" not in words or "--no-frozen-lockfile" in words):
+                    loose = "pnpm install without --frozen-lockfile"
+                elif manager == "yarn" and (plain[:1] == ["install"] or not plain and not {"--version", "-v", "--help", "-h"}
+                                             & set(words)) and not {"--immutable", "--frozen-lockfile"} & set(words):
+                    loose = "yarn install without --immutable"
+                if loose:
+                    findings.append(Finding(f"job {name!r} runs {loose}: {' '.join(words)!r}", path=path))
+    return findings

@@ -188,6 +188,63 @@ TOOLS: dict[int, tuple[dict, dict, dict]] = {
                                            "StartLine": 3, "Commit": "ab" * 20}]))}),
 }
 
+# --- JavaScript and TypeScript -------------------------------------------------------------------
+
+PACKAGE = '{"name": "app", "engines": {"node": ">=20"}, "scripts": {"lint": "eslint ."}}'
+
+
+def ci(run: str) -> dict:
+    return {".github/workflows/ci.yml": workflow(steps=f"      - run: {run}\n")}
+
+
+REPOSITORIES.update({
+    84: ({"package.json": PACKAGE, "package-lock.json": "{}", "packages/a/package.json": '{"name": "a"}'},
+         {"package.json": PACKAGE, "yarn.lock": ""},
+         {"package.json": "{not json"}),
+    85: ({"package.json": PACKAGE, "pnpm-lock.yaml": "", "pnpm-workspace.yaml": "packages: [packages/*]\n",
+          "packages/a/package.json": '{"name": "a"}'},
+         {"package.json": PACKAGE, "package-lock.json": "{}"},
+         {"package.json": "[1,"}),
+    86: ({"package.json": PACKAGE, "yarn.lock": ""},
+         {"package.json": PACKAGE, "yarn.lock": "", "pnpm-lock.yaml": ""},
+         {"package.json": ""}),
+    87: (ci("npm ci && npm test"), ci("npm install && npm test"), {"package.json": PACKAGE}),
+    88: (ci("pnpm install --frozen-lockfile"), ci("pnpm i"), {"package.json": PACKAGE}),
+    89: (ci("yarn install --immutable && yarn --version"), ci("yarn"), {"package.json": PACKAGE}),
+    90: ({"package.json": PACKAGE, "packages/a/package.json": '{"name": "a", "private": true}'},
+         {"package.json": '{"name": "app"}'},
+         {"package.json": '{"name": '}),
+    94: ({"tsconfig.json": '{\n  // base\n  "extends": "./tsconfig.base.json",\n}\n',
+          "tsconfig.base.json": '{"compilerOptions": {"strict": true,}}'},
+         {"tsconfig.json": '{"compilerOptions": {"strict": false}}'},
+         {"tsconfig.json": '{"extends": "@tsconfig/node20/tsconfig.json"}'}),
+    95: ({"package.json": PACKAGE},
+         {"package.json": '{"name": "app", "scripts": {"test": "vitest"}}'},
+         {"package.json": '{"name": "app"}', "eslint.config.js": "export default [];\n"}),
+    97: ({"package-lock.json": json.dumps({"lockfileVersion": 3, "packages": {
+             "": {"name": "app"}, "node_modules/a": {"license": "MIT"}, "node_modules/b": {"license": "(MIT OR GPL-3.0)"},
+             "node_modules/c": {"license": "LGPL-3.0-only"}}})},
+         {"package-lock.json": json.dumps({"lockfileVersion": 3, "packages": {"node_modules/a": {"license": "AGPL-3.0"}}})},
+         {"package-lock.json": json.dumps({"lockfileVersion": 3, "packages": {"node_modules/a": {"version": "1.0.0"}}})}),
+})
+TOOLS.update({
+    96: ({"package.json": PACKAGE, "package-lock.json": "{}"},
+         {"npm": (0, json.dumps({"vulnerabilities": {}}), "")},
+         {"npm": (1, json.dumps({"vulnerabilities": {"lodash": {"severity": "critical"}, "minimist": {"severity": "low"}}}), "")}),
+})
+CHANGES.update({
+    91: (([], {"src/a.ts": ("let a = 1\n", "let a = 2\nconst isDebugger = false\n")}),
+         ([], {"src/a.ts": ("let a = 1\n", "let a = 1\nif (x) { debugger }\n"), "src/b.js": (None, "debugger;\n")}),
+         ([], {"src/a.ts": ("", "const tip = 'type debugger to stop'\n")})),
+    92: (([], {"a.test.ts": ("", "it('adds', () => {})\ndescribe.each([1])('x', () => {})\n")}),
+         ([], {"a.test.ts": ("", "it.only('adds', () => {})\n"), "b.spec.js": ("", "fdescribe('b', () => {})\n")}),
+         ([], {"src/a.ts": ("", "const picked = choices.only('a')\n")})),
+    93: (([], {"bin/cli.js": ("", "console.log('done')\n"), "src/a.ts": ("", "console.log(x) // eslint-disable-line no-console\n"),
+               "src/a.test.ts": ("", "console.log(1)\n")}),
+         ([], {"src/a.ts": ("", "console.log('here')\n")}),
+         ([], {"tools/gen.ts": ("", "console.log('generated')\n")})),
+})
+
 
 def _record(tmp_path, case):
     prompt, calls, *agent = case

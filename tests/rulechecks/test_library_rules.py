@@ -245,6 +245,38 @@ CHANGES.update({
          ([], {"tools/gen.ts": ("", "console.log('generated')\n")})),
 })
 
+# --- Agent configuration -------------------------------------------------------------------------
+
+REPOSITORIES.update({
+    98: ({".claude/settings.json": json.dumps({"permissions": {"allow": ["Bash(uv run:*)", "Read"], "defaultMode": "acceptEdits"}})},
+         {".claude/settings.json": json.dumps({"permissions": {"allow": ["Bash(*)"], "defaultMode": "bypassPermissions"}})},
+         {".claude/settings.json": "{permissions: }"}),
+    99: ({".mcp.json": json.dumps({"mcpServers": {
+             "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2025.8.21", "."]},
+             "git": {"command": "uvx", "args": ["mcp-server-git==0.6.2"]},
+             "own": {"command": "node", "args": ["tools/mcp.js"]},
+             "web": {"type": "http", "url": "https://mcp.example.test/mcp"},
+             "db": {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/x/db-mcp:1.4.0"]}}})},
+         {".mcp.json": json.dumps({"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]},
+                                                  "db": {"command": "docker", "args": ["run", "-i", "x/db-mcp:latest"]}}})},
+         {".mcp.json": json.dumps({"mcpServers": {"odd": {"command": "mcp-launch", "args": ["thing"]}}})}),
+    100: ({".codex/config.toml": 'sandbox_mode = "workspace-write"\n[profiles.ci]\nsandbox_mode = "read-only"\n'},
+          {".codex/config.toml": 'approval_policy = "never"\n[profiles.fast]\nsandbox_mode = "danger-full-access"\n'},
+          {".codex/config.toml": 'sandbox_mode = \n'}),
+    101: ({"scripts/review.sh": "claude -p 'review' --permission-mode plan\n", "README.md": "never use --dangerously-skip-permissions\n"},
+          {".github/workflows/ai.yml": workflow(steps="      - run: codex exec --dangerously-bypass-approvals-and-sandbox 'fix'\n"),
+           "Makefile": "fix:\n\\tgemini --yolo -p 'fix it'\n"},
+          {".devcontainer/post-create.sh": "claude --dangerously-skip-permissions\n"}),
+    102: ({".gemini/settings.json": '{\n  // shared\n  "tools": {"autoAccept": false}\n}\n'},
+          {".gemini/settings.json": '{"autoAccept": true, "general": {"defaultApprovalMode": "yolo"}}'},
+          {".gemini/settings.json": '{"tools": '}),
+})
+RECORDS.update({
+    103: ((None, [("Edit", {"file_path": "/work/src/a.py"}), *bash("cat .claude/settings.json")]),
+          (None, [("Edit", {"file_path": "/work/.claude/settings.json"}), *bash("jq . x > .mcp.json")]),
+          ("Add a hook that runs the checks", [("Edit", {"file_path": "/work/.claude/settings.json"})])),
+})
+
 
 def _record(tmp_path, case):
     prompt, calls, *agent = case
@@ -314,7 +346,7 @@ def test_a_publishing_command_the_task_never_mentions_is_reported_even_beside_on
 
 
 # How many findings each violating session gives: every violating command is found, once.
-FINDINGS = {40: 2, 61: 1, 64: 5, 65: 4, 66: 3, 67: 2, 68: 3, 69: 6}
+FINDINGS = {103: 2, 40: 2, 61: 1, 64: 5, 65: 4, 66: 3, 67: 2, 68: 3, 69: 6}
 
 
 @pytest.mark.parametrize("rule_id", sorted(FINDINGS))

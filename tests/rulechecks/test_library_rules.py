@@ -169,7 +169,7 @@ REPOSITORIES: dict[int, tuple[dict, dict, dict]] = {
 
 # Rules whose check runs an external tool: rule id → (the tools it runs, what they answer when the
 # repository complies, what they answer when it does not) as tool → (exit status, stdout, report);
-# the report is written where `-o` or `--report-path` says. Without the tools the check is
+# the report is written where `-o` or `--report-path` says, and a fourth item goes to stderr. Without the tools the check is
 # undecidable. Each runs on `files`.
 TOOLS: dict[int, tuple[dict, dict, dict]] = {
     74: ({".github/workflows/ci.yml": workflow()}, {"actionlint": (0, "[]", "")},
@@ -277,6 +277,51 @@ RECORDS.update({
           ("Add a hook that runs the checks", [("Edit", {"file_path": "/work/.claude/settings.json"})])),
 })
 
+# --- Test integrity, Go and Rust -----------------------------------------------------------------
+
+CHANGES.update({
+    104: (([], {"tests/test_a.py": ("", '@pytest.mark.skip(reason="needs a GPU")\n@pytest.mark.xfail(reason="bug 12")\n'
+                                        '@unittest.skip("flaky on CI")\n'),
+                "a_test.go": ("", 't.Skip("needs docker")\n'), "src/lib.rs": ("", '#[ignore = "slow"]\n'),
+                "a.test.ts": ("", "// waits for the API\nit.skip('calls', () => {})\nconst rest = items.skip\n")}),
+          ([], {"tests/test_a.py": ("", "@pytest.mark.skip\n@pytest.mark.skipif(sys.platform == 'win32')\n"),
+                "a_test.go": ("", "t.SkipNow()\n"), "src/lib.rs": ("", "#[ignore]\n"), "a.test.ts": ("", "xit('calls', () => {})\n")}),
+          ([], {"a.test.ts": ("", "const rest = stream.skip(3)\n")})),
+    105: ((["Split the parser tests"], {"tests/test_a.py": ("def test_parse():\n    assert p()\n", None),
+                                         "tests/test_parse.py": (None, "def test_parse():\n    assert p()\n")}),
+          (["Tidy the tests"], {"tests/test_a.py": ("def test_parse():\n    pass\ndef test_dump():\n    pass\n",
+                                                    "def test_parse():\n    pass\n")}),
+          (["Remove test_dump and the dumps test: dump() is gone"], {"a.test.ts": ("it('dumps', () => {})\nit('parses', () => {})\n",
+                                                                 "it('parses', () => {})\n"),
+                                                   "tests/test_a.py": ("def test_dump():\n    pass\n", "")})),
+    106: (([], {"tests/test_a.py": ("def test_a():\n    assert f() == 1\n", "def test_a():\n    assert f() == 2\n")}),
+          ([], {"tests/test_a.py": ("def test_a():\n    assert f() == 1\n", "def test_a():\n    # assert f() == 1\n    assert True\n"),
+                "a.test.ts": ("", "it('x', () => { expect(true).toBe(true) })\nexpect(true).toBe(true)\n")}),
+          ([], {"tests/test_a.py": ("def test_a():\n    assert f() == 1\n    assert g() == 2\n",
+                                    "def test_a():\n    check_all(f, g)\n")})),
+})
+REPOSITORIES.update({
+    107: ({"go.mod": "module a\n\ngo 1.22\n\nrequire github.com/pkg/errors v0.9.1\n", "go.sum": "x\n",
+           "tools/go.mod": "module tools\n\ngo 1.22\n"},
+          {"go.mod": "module a\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n)\n"},
+          {"go.work": "go 1.22\nuse ./a\n", "go.work.sum": "x\n", "a/go.mod": "module a\nrequire b v1.0.0\n"}),
+    110: ({"Cargo.toml": "[workspace]\nmembers = ['crates/*']\n", "Cargo.lock": "", "crates/a/Cargo.toml": "[package]\nname = 'a'\n"},
+          {"Cargo.toml": "[package]\nname = 'a'\n"},
+          {"Cargo.toml": "[package\n"}),
+})
+TOOLS.update({
+    108: ({"main.go": "package main\n"}, {"gofmt": (0, "", "")}, {"gofmt": (0, "./main.go\n", "")}),
+    109: ({"go.mod": "module a\n", "main.go": "package main\n"}, {"go": (0, "", "")},
+          {"go": (1, "./main.go:3:2: unreachable code\n", "")}),
+    111: ({"Cargo.toml": "[package]\nname = 'a'\n", "src/main.rs": "fn main() {}\n"}, {"cargo": (0, "", "")},
+          {"cargo": (1, "Diff in src/main.rs:1:\n-fn main(){}\n+fn main() {}\n", "")}),
+    112: ({"Cargo.toml": "[package]\nname = 'a'\n", "deny.toml": "[licenses]\nallow = ['MIT']\n"},
+          {"cargo": (0, "", ""), "cargo-deny": (0, "", "")},
+          {"cargo": (1, "", "", json.dumps({"type": "diagnostic", "fields": {"severity": "error", "code": "rejected",
+                                                                            "message": "GPL-3.0 is not allowed"}}) + "\n"),
+           "cargo-deny": (0, "", "")}),
+})
+
 
 def _record(tmp_path, case):
     prompt, calls, *agent = case
@@ -361,14 +406,15 @@ def _fake_tools(folder, answers: dict) -> str:
     import sys
 
     folder.mkdir()
-    for tool, (status, stdout, report) in answers.items():
+    for tool, (status, stdout, report, *stderr) in answers.items():
         script = folder / tool
         script.write_text(
             f"#!{sys.executable}\nimport sys\nargs = sys.argv[1:]\n"
             "for flag in ('-o', '--report-path'):\n"
             "    if flag in args:\n"
             f"        open(args[args.index(flag) + 1], 'w').write({report!r})\n"
-            f"sys.stdout.write({stdout!r})\nsys.exit({status})\n", encoding="utf-8")
+            f"sys.stdout.write({stdout!r})\nsys.stderr.write({''.join(stderr)!r})\nsys.exit({status})\n",
+            encoding="utf-8")
         script.chmod(0o755)
     return str(folder)
 

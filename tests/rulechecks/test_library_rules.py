@@ -322,6 +322,21 @@ TOOLS.update({
            "cargo-deny": (0, "", "")}),
 })
 
+# --- Subagents and citations ---------------------------------------------------------------------
+
+RECORDS.update({
+    113: ((None, bash("claude -p 'review the diff' --permission-mode plan", "echo --yolo", "codex exec --sandbox read-only 'x'")),
+          (None, bash("claude -p 'fix' --dangerously-skip-permissions", "npx -y @google/gemini-cli --yolo -p x")),
+          (None, bash('claude -p "$PROMPT" $CLAUDE_FLAGS'))),
+})
+REPOSITORIES.update({
+    114: ({"rules/1.toml": 'id = 1\n[text]\nen = "Needs a yes ({@must-ask.publication})."\nzh = "需要同意。"\n',
+           "rules/skills/a/SKILL.md": "---\nname: a\n---\nSee must-ask.publication.\n"},
+          {"rules/1.toml": 'id = 1\n[text]\nen = "Needs a yes (Art. IV §1(5))."\nzh = "见第四条第一款。"\n',
+           "rules/skills/a/SKILL.md": "Publishing needs a yes (§ 1).\n"},
+          {"rules/1.toml": "id = [\n"}),
+})
+
 
 def _record(tmp_path, case):
     prompt, calls, *agent = case
@@ -391,7 +406,7 @@ def test_a_publishing_command_the_task_never_mentions_is_reported_even_beside_on
 
 
 # How many findings each violating session gives: every violating command is found, once.
-FINDINGS = {103: 2, 40: 2, 61: 1, 64: 5, 65: 4, 66: 3, 67: 2, 68: 3, 69: 6}
+FINDINGS = {113: 2, 103: 2, 40: 2, 61: 1, 64: 5, 65: 4, 66: 3, 67: 2, 68: 3, 69: 6}
 
 
 @pytest.mark.parametrize("rule_id", sorted(FINDINGS))

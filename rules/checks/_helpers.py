@@ -179,7 +179,12 @@ def principal_text(record) -> str:
                 texts.append(_plain(event["message"].get("content")))  # Claude Code
             elif isinstance(payload, dict) and payload.get("type") == "message" and payload.get("role") == "user":
                 texts.append(_plain(payload.get("content")))  # Codex
-    return "\n".join(texts).lower()
+    # Codex hands the project's instructions and its environment to the model as user messages;
+    # they are not what the principal asked.
+    return "\n".join(text for text in texts if not text.lstrip().startswith(_NOT_THE_PRINCIPAL)).lower()
+
+
+_NOT_THE_PRINCIPAL = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 
 
 def _plain(content) -> str:

@@ -454,3 +454,17 @@ def test_a_tool_that_fails_is_undecidable(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", _fake_tools(tmp_path / "bin", {"actionlint": (3, "", "")}))
     with pytest.raises(Undecidable, match="exit 3"):
         check_module(74).check(repo)
+
+
+def test_instructions_codex_hands_over_as_user_messages_are_not_the_principals(tmp_path):
+    from importlib import import_module
+
+    helpers = import_module(check_module(40).__package__ + "._helpers")
+    path = tmp_path / "s.jsonl"
+    record(path, *bash("ls"), agent="codex")
+    injected = {"timestamp": "2026-11-30T10:00:00.000Z", "type": "response_item", "payload": {
+        "type": "message", "role": "user",
+        "content": [{"type": "input_text", "text": "# AGENTS.md instructions for /work\n\nPublish with uv publish."}]}}
+    path.write_text(json.dumps(injected) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    said = helpers.principal_text(Record.read(path))
+    assert "please do the task" in said and "publish" not in said

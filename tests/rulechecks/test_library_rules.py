@@ -468,3 +468,9 @@ def test_instructions_codex_hands_over_as_user_messages_are_not_the_principals(t
     path.write_text(json.dumps(injected) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
     said = helpers.principal_text(Record.read(path))
     assert "please do the task" in said and "publish" not in said
+
+
+def test_a_skip_marker_quoted_in_a_string_or_outside_tests_is_not_a_skip(tmp_path):
+    files = {"tests/test_rules.py": ("", 'CASE = ("@pytest.mark.skip\\n", "it.skip(x)")\n'),
+             "src/checks.py": ("", '"""Reports `pytest.skip()` without a message."""\n')}
+    assert check_module(104).check(change(tmp_path, [], files)) == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_constitution.checks.api import Record, Undecidable
 
@@ -474,3 +476,23 @@ def test_a_skip_marker_quoted_in_a_string_or_outside_tests_is_not_a_skip(tmp_pat
     files = {"tests/test_rules.py": ("", 'CASE = ("@pytest.mark.skip\\n", "it.skip(x)")\n'),
              "src/checks.py": ("", '"""Reports `pytest.skip()` without a message."""\n')}
     assert check_module(104).check(change(tmp_path, [], files)) == []
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.dictionaries(st.text(max_size=6), json_values, max_size=4), comment=st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=10))
+def test_tsconfig_reader_reads_json_with_comments_and_trailing_commas(tmp_path, data, comment):
+    """What TypeScript accepts (comments, trailing commas) reads as the JSON it annotates; strings that
+    look like comments stay strings."""
+    text = json.dumps(data, indent=1)
+    lines = [line + ("," if line.rstrip().endswith(("]", "}", '"', "e", "l")) and index < len(text.splitlines()) - 1
+                     and text.splitlines()[index + 1].strip() in ("}", "]", "},", "],") else "")
+             for index, line in enumerate(text.splitlines())]
+    annotated = "// " + comment.replace("\n", " ") + "\n" + "\n".join(lines) + "\n/* end */\n"
+    repo = repository(tmp_path, {"tsconfig.json": annotated})
+    assert check_module(94)._jsonc(repo, "tsconfig.json") == data

@@ -2,7 +2,8 @@
 
 Each `tsconfig*.json` (JSON with comments and trailing commas, as TypeScript reads it) must reach
 `compilerOptions.strict: true`, itself or through `extends` to a file in the repository. A chain
-that ends in a package (`@tsconfig/node20`) without `strict` is undecidable.
+that ends in a package (`@tsconfig/node20`) or in a file the repository does not hold (one a
+framework generates, such as `.nuxt/tsconfig.json`) without `strict` is undecidable.
 """
 
 import json
@@ -29,7 +30,8 @@ def check(repo: Repository) -> list[Finding]:
         elif not strict:
             findings.append(Finding("compilerOptions.strict is not true", path=path))
     if not findings and unsure:
-        raise Undecidable(f"{unsure[0][0]} extends {unsure[0][1]!r}, outside the repository, and sets no strict")
+        raise Undecidable(f"{unsure[0][0]} extends {unsure[0][1]!r}, which the repository does not hold (a package "
+                          "or a generated file), and sets no strict")
     return findings
 
 
@@ -48,7 +50,9 @@ def _strict(repo: Repository, path: str, seen: set) -> tuple[bool | None, str | 
             return None, base
         target = posixpath.normpath(posixpath.join(posixpath.dirname(path), base))
         target = target if target.endswith(".json") else target + ".json"
-        if repo.exists(target) and target not in seen:
+        if not repo.exists(target):
+            return None, base  # generated (a framework's .nuxt/tsconfig.json) or outside the repository
+        if target not in seen:
             strict, via = _strict(repo, target, seen)
             if strict is not None or via:
                 return strict, via

@@ -496,3 +496,9 @@ def test_tsconfig_reader_reads_json_with_comments_and_trailing_commas(tmp_path, 
     annotated = "// " + comment.replace("\n", " ") + "\n" + "\n".join(lines) + "\n/* end */\n"
     repo = repository(tmp_path, {"tsconfig.json": annotated})
     assert check_module(94)._jsonc(repo, "tsconfig.json") == data
+
+
+def test_a_tsconfig_extending_a_generated_file_is_undecidable(tmp_path):
+    repo = repository(tmp_path, {"packages/nuxt/tsconfig.json": '{"extends": "./playground/.nuxt/tsconfig.json"}'})
+    with pytest.raises(Undecidable, match="nuxt"):
+        check_module(94).check(repo)

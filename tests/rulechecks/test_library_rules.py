@@ -339,6 +339,16 @@ REPOSITORIES.update({
           {"rules/1.toml": "id = [\n"}),
 })
 
+# --- pre-commit ----------------------------------------------------------------------------------
+
+REPOSITORIES.update({
+    115: ({".pre-commit-config.yaml": f"repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.15.4\n"
+           f"  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: {SHA}  # frozen: v6.0.0\n"
+           "  - repo: local\n    hooks: []\n"},
+          {".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/psf/black\n    rev: stable\n"},
+          {".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/x/hooks\n    rev: release-candidate\n"}),
+})
+
 
 def _record(tmp_path, case):
     prompt, calls, *agent = case

@@ -138,3 +138,219 @@ def rule_files(repo: Repository) -> Iterator[tuple[str, dict]]:
     for path in repo.glob("rules/*.toml"):
         if re.fullmatch(r"rules/[0-9]+\.toml", path):
             yield path, read_toml(repo, path)
+
+
+def principal_text(record) -> str:
+    """What the principal wrote in a session record (every user message, joined), read from the record
+    file, lowercased; tool results are not the principal's words and are left out. A record whose
+    user messages cannot be read makes the check undecidable: whether the task named something is
+    then unknown."""
+    import json
+
+    if record.unreadable is not None:
+        raise Undecidable(record.unreadable)
+    try:
+        raw = record.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise Undecidable(f"cannot read the principal's messages in {record.path}: {error}") from None
+    texts: list[str] = []
+    if record.format == "gemini-cli":
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            document = [json.loads(line) for line in raw.splitlines() if line.strip().startswith("{")]
+        entries = document.get("messages", []) if isinstance(document, dict) else document
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and entry.get("type") == "user":
+                texts.append(_plain(entry.get("content")))
+            elif isinstance(entry, dict) and entry.get("role") == "user":
+                texts += [part["text"] for part in entry.get("parts", []) if isinstance(part, dict)
+                          and isinstance(part.get("text"), str)]
+    else:
+        for line in raw.splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            payload = event.get("payload", event)
+            if event.get("type") == "user" and isinstance(event.get("message"), dict):
+                texts.append(_plain(event["message"].get("content")))  # Claude Code
+            elif isinstance(payload, dict) and payload.get("type") == "message" and payload.get("role") == "user":
+                texts.append(_plain(payload.get("content")))  # Codex
+    # Codex hands the project's instructions and its environment to the model as user messages;
+    # they are not what the principal asked.
+    return "\n".join(text for text in texts if not text.lstrip().startswith(_NOT_THE_PRINCIPAL)).lower()
+
+
+_NOT_THE_PRINCIPAL = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
+
+
+def _plain(content) -> str:
+    # A message's content: a string, or blocks of which only the text ones are the principal's words.
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(block.get("text", "") for block in content if isinstance(block, dict)
+                         and block.get("type") in ("text", "input_text") and isinstance(block.get("text"), str))
+    return ""
+
+
+def run_tool(argv: list[str], cwd, timeout: float = 50) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of an external tool the check delegates to; a tool that is not on PATH,
+    does not finish in `timeout` seconds or cannot start makes the check undecidable."""
+    import shutil
+    import subprocess
+
+    if shutil.which(argv[0]) is None:
+        raise Undecidable(f"missing tool: {argv[0]} (not found on PATH)")
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise Undecidable(f"timeout: {argv[0]} gave no answer within {timeout:g} s") from None
+    except OSError as error:
+        raise Undecidable(f"cannot start {argv[0]}: {error.strerror}") from None
+    return done.returncode, done.stdout.decode("utf-8", errors="replace"), done.stderr.decode("utf-8", errors="replace")
+
+
+GITLAB_CI = ".gitlab-ci.yml"
+_GITLAB_KEYWORDS = {"default", "include", "stages", "variables", "workflow", "image", "services", "cache",
+                    "before_script", "after_script", "spec"}
+
+
+def ci_jobs(repo: Repository) -> Iterator[tuple[str, str, dict, list[str]]]:
+    """(file, job name, the job's table, its shell scripts in order) for every job of the GitHub
+    Actions, Forgejo Actions and GitLab CI configuration in the repository. A file that is not
+    valid YAML makes the check undecidable."""
+    for folder in (".github/workflows", ".forgejo/workflows"):
+        for path in workflow_files(repo, folder):
+            for name, job in (_yaml_table(repo, path).get("jobs") or {}).items():
+                if not isinstance(job, dict):
+                    continue
+                steps = job.get("steps") if isinstance(job.get("steps"), list) else []
+                scripts = [step["run"] for step in steps if isinstance(step, dict) and isinstance(step.get("run"), str)]
+                yield path, str(name), job, scripts
+    if repo.exists(GITLAB_CI):
+        config = _yaml_table(repo, GITLAB_CI)
+        default = config.get("default") if isinstance(config.get("default"), dict) else {}
+        for name, job in config.items():
+            if name in _GITLAB_KEYWORDS or str(name).startswith(".") or not isinstance(job, dict):
+                continue
+            before = job.get("before_script", default.get("before_script", config.get("before_script", [])))
+            yield GITLAB_CI, str(name), job, _script_lines(before) + _script_lines(job.get("script", []))
+
+
+def _yaml_table(repo: Repository, path: str) -> dict:
+    data, error = parse_yaml(repo.read_text(path))
+    if error:
+        raise Undecidable(f"{path} is not valid YAML: {error}")
+    return data if isinstance(data, dict) else {}
+
+
+def _script_lines(script) -> list[str]:
+    # GitLab scripts are a string or a list whose items may be nested lists.
+    if isinstance(script, str):
+        return [script]
+    if isinstance(script, list):
+        return [line for item in script for line in _script_lines(item)]
+    return []
+
+
+# Files that run a project's checks: a tool is "wired" when one of them names it. The ones at the
+# repository's root (pre-commit, CI) run for every folder of it.
+RUNNER_FILES = ("Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py", "Taskfile.yml", "lefthook.yml",
+                "package.json")
+ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".github/workflows/*.yaml",
+                     ".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml", ".gitlab-ci.yml")
+
+
+def runners_naming(repo: Repository, pattern: str) -> list[str]:
+    """The runner files (repository-relative) whose text matches the regular expression `pattern`."""
+    regex = re.compile(pattern)
+    whole = repo.repository
+    found = [path for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)
+             if regex.search(repo.read_text(path))]
+    if repo.folder:
+        found += [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob) if regex.search(whole.read_text(path))]
+    return found
+
+
+def package_json(repo: Repository, path: str) -> dict:
+    """A `package.json` of the repository; one that is not a JSON object makes the check undecidable."""
+    import json
+
+    try:
+        data = json.loads(repo.read_text(path))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Undecidable(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise Undecidable(f"{path} is not a JSON object")
+    return data
+
+
+JS_LOCKFILES = {"npm": ("package-lock.json", "npm-shrinkwrap.json"), "pnpm": ("pnpm-lock.yaml",),
+                "yarn": ("yarn.lock",), "bun": ("bun.lock", "bun.lockb")}
+
+
+def js_lockfile_problems(repo: Repository, manager: str, workspace_markers: tuple[str, ...] = ()) -> list:
+    """Rules 84-86: every `package.json` of the folder (outside `node_modules`) has `manager`'s lockfile
+    beside it or at the root of the workspace (a folder above holding the lockfile, or the repository's
+    root when it has one of `workspace_markers`), and no other manager's lockfile lies beside it."""
+    from agent_constitution.checks.api import Finding
+
+    findings = []
+    own = JS_LOCKFILES[manager]
+    whole = repo.repository
+    for path in repo.glob("**/package.json"):
+        if "node_modules/" in path:
+            continue
+        package_json(repo, path)
+        folder = path.rpartition("/")[0]
+        prefix = folder + "/" if folder else ""
+        parts = [part for part in f"{repo.folder}/{folder}".split("/") if part]
+        above = ["/".join(parts[:depth]) + "/" if depth else "" for depth in range(len(parts))]
+        locked = any(repo.exists(prefix + name) for name in own) or any(
+            whole.exists(base + name) for base in above for name in own)
+        if not locked and workspace_markers and any(whole.exists(marker) for marker in workspace_markers):
+            locked = any(whole.exists(name) for name in own)
+        if not locked:
+            findings.append(Finding(f"no {' or '.join(own)} for this package.json: commit the lockfile {manager} writes",
+                                    path=path))
+        for other, names in JS_LOCKFILES.items():
+            for name in names:
+                if other != manager and repo.exists(prefix + name):
+                    findings.append(Finding(f"{name} of {other} beside a project managed with {manager}: remove it",
+                                            path=prefix + name))
+    return findings
+
+
+def ci_install_problems(repo: Repository, manager: str) -> list:
+    """Rules 87-89: each CI install by `manager` that does not install exactly the lockfile: `npm
+    install`/`npm i` (use `npm ci`), `pnpm install` without `--frozen-lockfile`, `yarn`/`yarn install`
+    without `--immutable` or `--frozen-lockfile`. No CI configuration to read: undecidable."""
+    from agent_constitution.checks.api import Finding
+
+    jobs = list(ci_jobs(repo))
+    if not jobs:
+        raise Undecidable("no CI configuration this check reads (GitHub Actions, GitLab CI, Forgejo Actions)")
+    findings = []
+    for path, name, _, scripts in jobs:
+        for script in scripts:
+            for words in simple_commands(script):
+                program = words[0].rsplit("/", 1)[-1]
+                if program != manager:
+                    continue
+                plain = [word for word in words[1:] if not word.startswith("-")]
+                loose = None
+                if manager == "npm" and plain[:1] in (["install"], ["i"]):
+                    loose = "npm install (use `npm ci`)"
+                elif manager == "pnpm" and plain[:1] in (["install"], ["i"]) and (
+                        "--frozen-lockfile" not in words or "--no-frozen-lockfile" in words):
+                    loose = "pnpm install without --frozen-lockfile"
+                elif manager == "yarn" and (plain[:1] == ["install"] or not plain and not {"--version", "-v", "--help", "-h"}
+                                             & set(words)) and not {"--immutable", "--frozen-lockfile"} & set(words):
+                    loose = "yarn install without --immutable"
+                if loose:
+                    findings.append(Finding(f"job {name!r} runs {loose}: {' '.join(words)!r}", path=path))
+    return findings

@@ -1,4 +1,4 @@
-"""Rule 9: Commit subjects are at most 72 characters, without a final period (supersedes rule 8)."""
+"""Rule 9: Commit subjects are at most 72 characters (supersedes rule 8; the final period is rule 60's)."""
 
 from agent_constitution.checks.api import Change, Finding
 
@@ -16,6 +16,4 @@ def check(change: Change) -> list[Finding]:
             findings.append(
                 Finding(f"commit subject has {len(subject)} characters (at most {LIMIT}): {subject!r}")
             )
-        if subject.rstrip().endswith((".", "。")):
-            findings.append(Finding(f"commit subject ends with a period: {subject!r}"))
     return findings

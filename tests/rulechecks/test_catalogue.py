@@ -11,10 +11,16 @@ from agent_constitution.checks.api import Repository
 from .subjects import CHECKS, REPO, check_module, repository
 from .test_repository_checks import CASES
 from .test_session_checks import CHANGE_CASES, RECORD_CASES
+from .test_library_rules import CHANGES as LIBRARY_CHANGES
+from .test_library_rules import RECORDS as LIBRARY_RECORDS
+from .test_library_rules import REPOSITORIES as LIBRARY_REPOSITORIES
+from .test_library_rules import TOOLS as LIBRARY_TOOLS
 from .test_uv_lock_check import RULE as UV_LOCK_RULE
 
+# The compliant and violating repository of every repository check.
+REPOSITORY_CASES = CASES | {rule_id: cases[:2] for rule_id, cases in LIBRARY_REPOSITORIES.items()}
 # Checks whose fixtures need a live tool or server have a test module of their own.
-OWN_MODULES = {UV_LOCK_RULE}
+OWN_MODULES = {UV_LOCK_RULE, *LIBRARY_TOOLS}
 
 RULES = {
     int(path.stem): tomllib.loads(path.read_text(encoding="utf-8"))
@@ -24,8 +30,10 @@ RULES = {
 CHECKED = sorted(rule_id for rule_id, rule in RULES.items() if "check" in rule)
 
 
-def test_ids_are_sequential_from_one():
-    assert sorted(RULES) == list(range(1, len(RULES) + 1))
+def test_each_file_holds_the_rule_it_is_named_after():
+    # Ids are handed out in ranges to work done side by side, so the sequence may have gaps until
+    # the ranges fill up; an id is still never reused (`doit source` checks the history).
+    assert all(rule["id"] == rule_id for rule_id, rule in RULES.items())
 
 
 @pytest.mark.parametrize("rule_id", CHECKED)
@@ -40,7 +48,8 @@ def test_module_names_its_rule_and_status(rule_id):
 
 @pytest.mark.parametrize("rule_id", CHECKED)
 def test_every_check_has_fixtures_for_its_subject(rule_id):
-    fixtures = {"repository": CASES, "record": RECORD_CASES, "change": CHANGE_CASES}
+    fixtures = {"repository": REPOSITORY_CASES, "record": RECORD_CASES | LIBRARY_RECORDS,
+                "change": CHANGE_CASES | LIBRARY_CHANGES}
     assert rule_id in fixtures[RULES[rule_id]["check"]["subject"]] or rule_id in OWN_MODULES
 
 
@@ -61,7 +70,8 @@ REPOSITORY_INPUTS = sorted(
 def test_a_check_reads_only_what_its_inputs_declare(rule_id, fixture, tmp_path):
     """`doit check` re-runs a check only when a file its `inputs` match changes, so a check must
     decide the same when it sees only those files."""
-    full = repository(tmp_path, CASES[rule_id][fixture])
-    declared = sorted({path for pattern in RULES[rule_id]["check"]["inputs"] for path in full.glob(pattern)})
+    full = repository(tmp_path, REPOSITORY_CASES[rule_id][fixture])
+    # A pattern starting with `/` matches from the repository's root, which is the fixture's root here.
+    declared = sorted({path for pattern in RULES[rule_id]["check"]["inputs"] for path in full.glob(pattern.lstrip("/"))})
     module = check_module(rule_id)
     assert module.check(Repository(full.root, tuple(declared))) == module.check(full)

@@ -226,8 +226,8 @@ def test_superseded_subject_limit_still_runs_when_asked(tmp_path):
 
 
 def test_subject_ending_in_a_period(tmp_path):
-    assert check_module(9).check(change(tmp_path, ["Add the lock command."]))
-    assert check_module(9).check(change(tmp_path, ["添加锁定命令。"]))
+    assert check_module(60).check(change(tmp_path, ["Add the lock command."]))
+    assert check_module(60).check(change(tmp_path, ["添加锁定命令。"]))
 
 
 def test_renamed_rule_file_is_reported(tmp_path):

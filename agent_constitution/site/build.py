@@ -22,7 +22,7 @@ from agent_constitution.readers import read_toml
 from agent_constitution.site import layout, pages
 from agent_constitution.site.gather import gather
 from agent_constitution.site.models import ConstitutionPage, IndexPage, Page, RulePage, SearchPage, SiteInfo
-from agent_constitution.sources.history import RULE_FILE
+from agent_constitution.authoring.history import RULE_FILE
 
 DEFAULT_OUTPUT = "cache/site"
 SITE_CODE = Path(__file__).parent

@@ -33,7 +33,7 @@ def tasks(project):
 
 @reported
 def _impact(root, base):
-    from agent_constitution.site.impact import impact, report
+    from agent_constitution.authoring.impact import impact, report
 
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")

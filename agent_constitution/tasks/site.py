@@ -23,7 +23,7 @@ def tasks(project):
     if not (root / "rules" / "source.toml").is_file():
         return
     from agent_constitution.site import build, layout
-    from agent_constitution.sources.history import open_history
+    from agent_constitution.authoring.history import open_history
 
     plan = build.plan(root, project.cache, get_var("output"))
     history = open_history(root)

@@ -61,7 +61,7 @@ def _history_unchanged(root: Path, inputs: list[str]):
     opening the repository (pygit2) is not paid by every doit command."""
 
     def check(task, values) -> bool:
-        from agent_constitution.sources.history import open_history
+        from agent_constitution.authoring.history import open_history
 
         history = open_history(root)
         head = history.head() if history is not None else None
@@ -79,7 +79,7 @@ def _no_base(task, values) -> bool:
 
 @reported
 def _new_rule(root: Path, title: str, parent: str):
-    from agent_constitution.sources.new_rule import new_rule
+    from agent_constitution.authoring.new_rule import new_rule
 
     path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
     status = "draft" if 'status = "draft"' in path.read_text(encoding="utf-8") else "trial"
@@ -88,7 +88,7 @@ def _new_rule(root: Path, title: str, parent: str):
 
 
 def _validate(root: Path, base: str):
-    from agent_constitution.sources.validate import trial_rules, validate_source
+    from agent_constitution.authoring.validate import trial_rules, validate_source
 
     problems = validate_source(root, base=base or None)
     if problems:

@@ -35,8 +35,9 @@ from agent_constitution.edition.models import Edition
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml, read_toml
 from agent_constitution.ruleset.source import RuleSource, load_source
-from agent_constitution.sources.history import History, open_history, working_rule_ids
-from agent_constitution.sources.new_rule import TEMPLATE
+from agent_constitution.authoring.history import History, open_history, working_rule_ids
+from agent_constitution.authoring.new_rule import TEMPLATE
+from agent_constitution.authoring.published import published_constitution
 
 # What counts as a change of the rule that needs a new revision (the check module counts too).
 _REVISED = ("title", "text", "check")
@@ -135,21 +136,6 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                 )
             )
     return problems
-
-
-def published_constitution(root: Path) -> tuple[Edition | None, list[UserError]]:
-    """The newest edition under `root/constitution/` (None when there is none), or why it does not load."""
-    from agent_constitution.edition.sources import load, read_worktree
-
-    folder = root / "constitution"
-    names = sorted(p.name for p in folder.iterdir() if (p / "index.toml").is_file()) if folder.is_dir() else []
-    if not names:
-        return None, []
-    prefix = f"constitution/{names[-1]}/"
-    try:
-        return load({path: data for path, data in read_worktree(root).items() if path.startswith(prefix)}), []
-    except UserError as error:
-        return None, [error]
 
 
 def constitution_problems(source: RuleSource, edition: Edition | None) -> list[UserError]:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
+from agent_constitution.layout import ROOT_SEGMENT
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
     from agent_constitution.ruleset.models import Rule
 
-ROOT_SEGMENT = "."
 # The shape of a result file. Part of every check task's configuration: a new shape re-runs them all
 # instead of leaving result files the report cannot read.
 RESULT_FORMAT = 2

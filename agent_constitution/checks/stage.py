@@ -44,7 +44,7 @@ from agent_constitution.checks.review import (
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.layout import CHECKS, MANIFEST, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
@@ -57,7 +57,7 @@ UNDECIDABLE_POLICIES = ("warn", "fail")
 
 
 def review_folder(cache: Path) -> Path:
-    return cache / "review"
+    return cache / REVIEW
 
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path) -> dict:
@@ -102,9 +102,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
                      for v in verdicts] for rule, verdicts in found.items()}
-    write_if_changed(cache / "checks" / "report.json",
+    write_if_changed(cache / CHECKS / "report.json",
                      json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
-    write_if_changed(cache / "checks" / "report.sarif",
+    write_if_changed(cache / CHECKS / "report.sarif",
                      sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
                      within=cache)
     asking = [r for r in results if (r.segment, r.ref) not in applied]
@@ -153,7 +153,7 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
 
 def ingest_verdicts(cache: Path) -> TaskFailed | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
-    report = cache / "checks" / "report.json"
+    report = cache / CHECKS / "report.json"
     if not report.is_file():
         return TaskFailed(str(UserError("no check report yet", file=report, fix="run `doit check` first")))
     folder = review_folder(cache)

@@ -12,11 +12,11 @@ import os
 import sys
 from pathlib import Path
 
-from agent_constitution.commands.verbs import PROG, SOURCE_CONFIG, VERBS, Verb
+from agent_constitution.commands.verbs import PROG, VERBS, Verb
 from agent_constitution.errors import UserError, docs_url
-from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
 
-__all__ = ["PROG", "SOURCE_CONFIG", "VERBS", "Verb", "doit", "find_root", "run", "show_usage", "usage"]
+__all__ = ["PROG", "VERBS", "Verb", "doit", "find_root", "run", "show_usage", "usage"]
 
 
 def find_root(start: Path) -> Path:

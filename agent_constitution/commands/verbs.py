@@ -12,10 +12,9 @@ from pathlib import Path
 
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
-from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
 from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, checks, impact, lock, site, source, upgrade
 
-SOURCE_CONFIG = "rules/source.toml"  # what makes a repository a rule source (the tasks test the same)
 PROG = "agent-constitution"
 
 

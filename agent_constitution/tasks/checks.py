@@ -15,6 +15,7 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
+from agent_constitution.layout import CHECKS
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -85,7 +86,7 @@ def tasks(project):
                                      run.selection.review, project.cache, policy, run.selection.waivers, today,
                                      project.root, run.subjects, rules])],
         "file_dep": [job.result for job in run.plan.jobs],
-        "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
+        "targets": [project.cache / CHECKS / "report.json", project.cache / CHECKS / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from doit import get_var
 from doit.tools import config_changed
 
+from agent_constitution.layout import SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
 NAME = "site"
@@ -20,7 +21,7 @@ VARIABLES = {"output": "the folder to build the site into (default: source.toml 
 
 def tasks(project):
     root = project.root
-    if not (root / "rules" / "source.toml").is_file():
+    if not (root / SOURCE_CONFIG).is_file():
         return
     from agent_constitution.site import build, layout
     from agent_constitution.authoring.history import open_history

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from agent_constitution.layout import RULES, SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
 NAME = "source"
@@ -24,7 +25,7 @@ PARAMS = [{"name": "base", "long": "base", "type": str, "default": "", "help": "
 
 def tasks(project):
     root = project.root
-    if not (root / "rules" / "source.toml").is_file():
+    if not (root / SOURCE_CONFIG).is_file():
         return
     yield {
         "basename": "new-rule",
@@ -50,7 +51,7 @@ def tasks(project):
 
 def _rule_files(root: Path) -> list[str]:
     files = []
-    for here, dirs, names in os.walk(root / "rules"):
+    for here, dirs, names in os.walk(root / RULES):
         dirs[:] = [name for name in dirs if name != "__pycache__"]
         files.extend(os.path.join(here, name) for name in names)
     return sorted(files)

@@ -26,12 +26,11 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_constitution.compile.document import Constitution, Library, RuleKey
 from agent_constitution.errors import UserError
+from agent_constitution.layout import RESOLVED, segment_key
 from agent_constitution.readers import read_json, read_text
 from agent_constitution.ruleset.models import parse
 from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.sources import normalize_url
-
-RESOLVED = "resolved"
 
 
 class _Strict(BaseModel):
@@ -72,11 +71,6 @@ class Resolved(_Strict):
     @property
     def selected(self) -> frozenset[RuleKey]:
         return frozenset((rule.source, rule.id) for rule in self.rules)
-
-
-def segment_key(path: str) -> str:
-    """The file name stem of a segment's resolution (as `agent_constitution.ruleset.resolve` names it)."""
-    return "_root" if path == "." else path.replace("/", "__")
 
 
 def resolved_path(cache: Path, segment: str) -> Path:

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pygit2
 
-from agent_constitution import ids
 from agent_constitution.edition.models import Edition
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml, read_toml
+from agent_constitution.refs import RULE, parse_rule_reference
 from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.authoring.history import History, open_history, working_rule_ids
 from agent_constitution.authoring.new_rule import TEMPLATE
@@ -188,20 +188,20 @@ def _reference_problem(source: RuleSource, written: str, anchors, edition) -> tu
     if match is None:
         return f"{written!r} is not a reference", how
     body = match[1]
-    if not body.startswith("rule:"):
+    if not body.startswith(RULE):
         if anchors is not None and body not in anchors:
             error = _unknown_anchor(Path(), "", body, edition)
             return f"{written} refers to a provision that does not exist: {error.message}", error.fix
         return None
-    parts = body.split(":")[1:]
-    number = ids.rule_number(parts[-1]) if parts else None
-    if number is None or len(parts) > 2:
+    parsed = parse_rule_reference(body)
+    if parsed is None:
         return f"{written} is not a rule reference", how
-    if len(parts) == 1 and number not in source.rules:
+    name, number = parsed
+    if name is None and number not in source.rules:
         return f"{written} refers to rule {number}, which this source does not have", "refer to a rule of this source, or write {@rule:name:N} for another source's"
-    if len(parts) == 2 and parts[0] not in source.config.sources:
-        return (f"{written} names source {parts[0]!r}, which rules/source.toml [sources] does not declare",
-                f"declare {parts[0]} in [sources] of rules/source.toml, or refer to a rule of this source")
+    if name is not None and name not in source.config.sources:
+        return (f"{written} names source {name!r}, which rules/source.toml [sources] does not declare",
+                f"declare {name} in [sources] of rules/source.toml, or refer to a rule of this source")
     return None
 
 

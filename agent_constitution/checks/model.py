@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
-from agent_constitution.layout import ROOT_SEGMENT
+from agent_constitution.layout import ROOT_SEGMENT  # the checks import it from here
+from agent_constitution.refs import format_ref
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
     from agent_constitution.ruleset.models import Rule
@@ -71,7 +72,7 @@ class RuleCheck:
 
     @property
     def ref(self) -> str:
-        return f"{self.source}:{self.id}"
+        return format_ref(self.source, self.id)
 
     @classmethod
     def from_rule(cls, rule: Rule, *, source: str, source_root: Path, trusted: bool, language: str) -> "RuleCheck":

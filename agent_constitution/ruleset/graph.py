@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from agent_constitution import ids
 from agent_constitution.errors import UserError
+from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.source import RuleSource
 
@@ -41,7 +41,7 @@ class World:
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def show(self, node: Node) -> str:
-        return f"{self.names[node[0]]}:{node[1]}"
+        return format_ref(self.names[node[0]], node[1])
 
     def named(self, node: Node) -> str:
         """`ac:42 "Title"` for a rule, `group ac:ci-service`, `domain ac:python`."""
@@ -101,12 +101,10 @@ class World:
         """A `requires` entry of a rule in source `key` as a node (another source through its name)."""
         if isinstance(written, int):
             return (key, written)
-        name, colon, rest = written.partition(":")
-        if not colon:
+        ref = parse_ref(written)
+        if ref is None:
             return (key, written)
-        other = self.dependencies[key][name]
-        number = ids.rule_number(rest)
-        return (other, rest if number is None else number)
+        return (self.dependencies[key][ref.source], ref.node)
 
     def position(self, node: Node) -> tuple[str, int]:
         """Sort key: the source's name, then tree order within the source."""
@@ -207,3 +205,4 @@ class World:
         import networkx as nx
 
         return [sorted(clique, key=self.position) for clique in nx.find_cliques(self.conflict_graph) if len(clique) >= 3]
+

@@ -39,6 +39,7 @@ from agent_constitution import ids
 from agent_constitution.compile.region import BEGIN, END
 from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
+from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load
 
 Node = int | str
@@ -314,16 +315,16 @@ def _check_requirement(
                 fix="require a rule id or group id of this source, or `name:id` of a source in source.toml",
             )
         return
-    if ":" in target:
-        name, _, rest = target.partition(":")
-        if name not in config.sources:
+    ref = parse_ref(target)
+    if ref is not None:
+        if ref.source not in config.sources:
             raise UserError(
-                f"{target!r} names source {name!r}, which source.toml does not declare",
+                f"{target!r} names source {ref.source!r}, which source.toml does not declare",
                 file=shown,
                 field=field,
-                fix=f"add [sources.{name}] with its url and versions to rules/source.toml",
+                fix=f"add [sources.{ref.source}] with its url and versions to rules/source.toml",
             )
-        if not rest:
+        if ref.node == "":
             raise UserError(f"{target!r} names no rule or group", file=shown, field=field)
         return
     if target in config.domains:

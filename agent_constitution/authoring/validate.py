@@ -72,7 +72,7 @@ def graph_problems(source: RuleSource) -> list[UserError]:
     """The requirement-graph constraints of seed 000 over the rules of one source."""
     import networkx as nx
 
-    from agent_constitution.ruleset.graph import World
+    from agent_constitution.ruleset.graph import REDUNDANT, World, violations
 
     key = str(source.root)
     world = World(
@@ -103,11 +103,10 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                 fix="drop one requirement of the cycle (a rule's parent rule counts as a requirement)",
             )
         )
-    for rule_id in source.rules:
-        node = (key, rule_id)
-        found = world.redundant(node)
-        if found:
-            target, path = found
+    for violation in violations(world, [(key, rule_id) for rule_id in source.rules], of_a_source=True):
+        (node, target), path = violation.nodes, violation.path
+        rule_id = node[1]
+        if violation.constraint == REDUNDANT:
             reason = (
                 "it is the rule's parent, which counts as a requirement"
                 if len(path) == 2
@@ -121,9 +120,7 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                     fix=f"remove {target[1]} from requires",
                 )
             )
-        found = world.pulled_in_conflict(node)
-        if found:
-            target, path = found
+        else:  # PULLED_IN
             declarer = world.declares_conflict(node, target)
             other = target if declarer == node else node
             problems.append(

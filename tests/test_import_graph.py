@@ -103,3 +103,39 @@ def _ast_imports(name, tree, known, is_package):
 def _nearest(module, known):
     parts = module.split(".")
     return next((".".join(parts[:end]) for end in range(len(parts), 0, -1) if ".".join(parts[:end]) in known), None)
+
+
+def test_a_change_to_any_module_a_stage_imports_changes_its_digest(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "deep").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "stage.py": "def run():\n    from pkg.deep import helper\n    return helper.VALUE\n",
+        "deep/__init__.py": "",
+        "deep/helper.py": "from .. import shared\nVALUE = 1\n",
+        "shared.py": "X = 1\n",
+        "unrelated.py": "Y = 1\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+
+    def digest():
+        return codegraph.code_digest("pkg.stage", folder=package, package="pkg")
+
+    first = digest()
+    (package / "unrelated.py").write_text("Y = 2\n")
+    assert digest() == first
+    for name in ("deep/helper.py", "shared.py", "deep/__init__.py", "__init__.py"):
+        before = digest()
+        (package / name).write_text((package / name).read_text() + "# changed\n")
+        assert digest() != before, name
+
+
+def test_each_stage_digest_covers_the_modules_it_runs():
+    # The compiler once hashed only compile/*.py: an edit of ruleset/source.py or edition/render.py
+    # (both run by compile) left AGENTS.md stale.
+    compiled = {path.relative_to(codegraph.FOLDER).as_posix() for path in codegraph.code_files(*codegraph.inside("agent_constitution.compile"))}
+    assert {"ruleset/source.py", "edition/render.py", "compile/build.py", "layout.py"} <= compiled
+    rendered = {path.relative_to(codegraph.FOLDER).as_posix() for path in codegraph.code_files("agent_constitution.edition.build")}
+    assert {"edition/render.py", "edition/fences.py", "readers.py"} <= rendered
+    assert "site/pages.py" not in rendered

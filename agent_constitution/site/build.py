@@ -9,12 +9,12 @@ page shows changed.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from agent_constitution.codegraph import code_digest
 from agent_constitution.edition.sources import CONSTITUTION, source_paths
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
@@ -27,7 +27,6 @@ from agent_constitution.authoring.history import RULE_FILE
 
 DEFAULT_OUTPUT = "cache/site"
 SITE_CODE = Path(__file__).parent
-_PACKAGE = SITE_CODE.parent
 
 
 @dataclass(frozen=True)
@@ -68,25 +67,19 @@ def _toml(path: Path) -> dict:
 
 
 def model_inputs(root: Path) -> list[Path]:
-    """What the page models are made of: source.toml, the rule files, the constitution, and the code."""
-    files = sorted((root / RULES).glob("*.toml")) + source_paths(root)
-    code = [SITE_CODE / name for name in ("gather.py", "history.py", "models.py", "layout.py")]
-    code += sorted((_PACKAGE / "edition").glob("*.py"))
-    code += [_PACKAGE / "ruleset" / "source.py", _PACKAGE / "ruleset" / "models.py"]
-    return files + code
+    """What the page models are made of: source.toml, the rule files and the constitution (the code
+    that gathers them is `model_code_digest`)."""
+    return sorted((root / RULES).glob("*.toml")) + source_paths(root)
 
 
-def page_code() -> list[Path]:
-    """What renders a page besides its model: the renderer, its templates."""
-    code = [SITE_CODE / name for name in ("pages.py", "markdown.py", "search.py", "strings.py", "models.py", "layout.py")]
-    return code + sorted((SITE_CODE / "templates").glob("*.j2"))
+def model_code_digest() -> str:
+    """The code that gathers the page models: every module `gather` imports."""
+    return code_digest("agent_constitution.site.gather")
 
 
 def page_code_digest() -> str:
-    digest = hashlib.sha256()
-    for path in page_code():
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    """What renders a page besides its model: every module the renderer imports, and its templates."""
+    return code_digest("agent_constitution.site.pages", extra=sorted((SITE_CODE / "templates").glob("*.j2")))
 
 
 def write_models(root: Path, models: Path) -> list[str]:

@@ -45,7 +45,8 @@ def tasks(project):
         "targets": models,
         "clean": True,
         # The revision history on each rule page comes from the commits: a new commit is new input.
-        "uptodate": [config_changed({"head": str(head.id) if head else ""})],
+        # Its code is every module gather imports, as one digest.
+        "uptodate": [config_changed({"head": str(head.id) if head else "", "code": build.model_code_digest()})],
     }
     # The renderer's code and templates, as one digest: 10,000 pages need not each hash a dozen files.
     # The folder too: after a build into another folder, this one's pages may be out of date.

@@ -80,12 +80,9 @@ def _no_base(task, values) -> bool:
 
 @reported
 def _new_rule(root: Path, title: str, parent: str):
-    from agent_constitution.authoring.new_rule import new_rule
+    from agent_constitution.commands.new_rule import new_rule
 
-    path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
-    status = "draft" if 'status = "draft"' in path.read_text(encoding="utf-8") else "trial"
-    print(f"wrote {path.relative_to(root)} (a {status} rule): write its text, then run `doit check`")
-    return None
+    new_rule(root, title=title, parent=parent)
 
 
 def _validate(root: Path, base: str):

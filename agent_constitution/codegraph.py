@@ -48,7 +48,10 @@ def imports_of(name: str, text: str, known: Container[str], is_package: bool = F
     `is_package`) imports, wherever the statement stands. `from P import x` imports module `P.x` when
     there is one, else `P` (x is a name in P)."""
     found = set()
+    top = name.partition(".")[0]
     for match in _IMPORT.finditer(text):
+        if top not in match[0] and not (match["base"] or "").startswith("."):
+            continue  # another package's module (most statements): nothing of `known`
         if match["modules"] is not None:
             for module in _names(match["modules"]):
                 found.add(_nearest(module, known))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution.layout import CACHE
+
 
 @dataclass(frozen=True)
 class Project:
@@ -14,7 +16,7 @@ class Project:
 
     @property
     def cache(self) -> Path:
-        return self.root / "cache"
+        return self.root / CACHE
 
     @classmethod
     def here(cls) -> "Project":

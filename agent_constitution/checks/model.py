@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
+from agent_constitution.layout import ROOT_SEGMENT  # the checks import it from here
+from agent_constitution.refs import format_ref
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
     from agent_constitution.ruleset.models import Rule
 
-ROOT_SEGMENT = "."
 # The shape of a result file. Part of every check task's configuration: a new shape re-runs them all
 # instead of leaving result files the report cannot read.
 RESULT_FORMAT = 2
@@ -71,7 +72,7 @@ class RuleCheck:
 
     @property
     def ref(self) -> str:
-        return f"{self.source}:{self.id}"
+        return format_ref(self.source, self.id)
 
     @classmethod
     def from_rule(cls, rule: Rule, *, source: str, source_root: Path, trusted: bool, language: str) -> "RuleCheck":

@@ -26,6 +26,7 @@ from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, RuleChe
 from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.selection import Selection
 from agent_constitution.fsio import confine, write_if_changed
+from agent_constitution.layout import RULE_CHECKS
 
 _CHECK_MODULE = re.compile(r"r[0-9]+")
 ANYTHING = ("**",)
@@ -98,7 +99,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 if rule.check.python:
                     if rule.source_root not in helpers:
                         helpers[rule.source_root] = _helpers(rule.source_root)
-                    module = rule.source_root / "rules" / "checks" / f"{rule.check.python}.py"
+                    module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
                     deps.extend([module] if module.is_file() else [])
                     deps.extend(helpers[rule.source_root])
                 if subject == "repository":
@@ -146,7 +147,7 @@ def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str
 def _helpers(source_root: Path) -> tuple[Path, ...]:
     """The modules of a source's checks package that are not one rule's check: `__init__.py` and the
     helpers the checks share. A check depends on its own module and these, not on other rules' checks."""
-    folder = source_root / "rules" / "checks"
+    folder = source_root / RULE_CHECKS
     return tuple(sorted(path for path in folder.glob("*.py") if not _CHECK_MODULE.fullmatch(path.stem)))
 
 

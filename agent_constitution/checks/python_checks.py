@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from agent_constitution.checks.api import Undecidable
+from agent_constitution.layout import RULE_CHECKS
 
 
 def package_name(source_root: Path) -> str:
@@ -27,7 +28,7 @@ def package_name(source_root: Path) -> str:
 
 def load_check(source_root: Path, module: str, rule_id: int) -> ModuleType:
     """The check module `module` of the source at `source_root`; Undecidable when it cannot be used."""
-    folder = Path(source_root) / "rules" / "checks"
+    folder = Path(source_root) / RULE_CHECKS
     if not (folder / f"{module}.py").is_file():
         raise Undecidable(f"check module {module} not found: no {folder / (module + '.py')}")
     package = _package(folder, package_name(source_root))

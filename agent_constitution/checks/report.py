@@ -17,6 +17,7 @@ from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
+from agent_constitution.refs import RULE, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
 REPORT_VERSION = 1
@@ -227,9 +228,8 @@ def plain_text(source: str, text: str) -> str:
     which a report of results does not read."""
     def label(match) -> str:
         reference = match[1]
-        if reference.startswith("rule:"):
-            parts = reference.split(":")[1:]
-            return f"{source}:{parts[0]}" if len(parts) == 1 else ":".join(parts)
+        if reference.startswith(RULE):
+            return rule_label(source, reference)
         return f"the constitution's provision {reference}"
 
     return REFERENCE.sub(label, text.strip())

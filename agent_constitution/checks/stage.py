@@ -1,5 +1,8 @@
 """The stage functions doit runs: check one (segment, rule), write the reports, ingest verdicts.
 
+They know nothing of doit: a stage that fails returns its failure's text (None when it succeeded),
+and the task families turn that into a failed task (`tasks.actions.failed`).
+
 Where things go, all under `cache/`:
 
     cache/checks/results/[<segment>/]<source>-<id>.json   one result per (segment, rule)
@@ -20,8 +23,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from doit.exceptions import TaskFailed
 
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
@@ -44,7 +45,7 @@ from agent_constitution.checks.review import (
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.layout import CHECKS, MANIFEST, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
@@ -57,7 +58,7 @@ UNDECIDABLE_POLICIES = ("warn", "fail")
 
 
 def review_folder(cache: Path) -> Path:
-    return cache / "review"
+    return cache / REVIEW
 
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path) -> dict:
@@ -77,7 +78,7 @@ def retry_undecidable(task, values) -> bool | None:
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
-                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> TaskFailed | None:
+                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> str | None:
     """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
@@ -92,7 +93,7 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     try:
         memory = read_memory(root)
     except UserError as error:
-        return TaskFailed(str(error))
+        return str(error)
     reader = Reader(subjects or Subjects(scan(root)))
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
@@ -102,9 +103,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
                      for v in verdicts] for rule, verdicts in found.items()}
-    write_if_changed(cache / "checks" / "report.json",
+    write_if_changed(cache / CHECKS / "report.json",
                      json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
-    write_if_changed(cache / "checks" / "report.sarif",
+    write_if_changed(cache / CHECKS / "report.sarif",
                      sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
                      within=cache)
     asking = [r for r in results if (r.segment, r.ref) not in applied]
@@ -123,11 +124,11 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"review queue{'s' if len(texts) > 1 else ''}: "
               + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
-        return TaskFailed(f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated")
+        return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
     if n["undecidable"]:
         if undecidable == "fail":
-            return TaskFailed(f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
-                              "(undecidable=fail)")
+            return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
+                    "(undecidable=fail)")
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
     return None
@@ -151,11 +152,11 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
             if isinstance(item, dict) and isinstance(item.get("name"), str)]
 
 
-def ingest_verdicts(cache: Path) -> TaskFailed | None:
+def ingest_verdicts(cache: Path) -> str | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
-    report = cache / "checks" / "report.json"
+    report = cache / CHECKS / "report.json"
     if not report.is_file():
-        return TaskFailed(str(UserError("no check report yet", file=report, fix="run `doit check` first")))
+        return str(UserError("no check report yet", file=report, fix="run `doit check` first"))
     folder = review_folder(cache)
     files = sorted(folder.glob("*.verdicts.toml"))
     if not files:
@@ -167,11 +168,11 @@ def ingest_verdicts(cache: Path) -> TaskFailed | None:
         done = ingest(results, verdicts, report=report)
         written = write_feedback(folder / "feedback", done.disagreements)
     except UserError as error:
-        return TaskFailed(str(error))
+        return str(error)
     try:
         recorded = _record_disagreements(cache.parent, cache, results, verdicts)
     except UserError as error:
-        return TaskFailed(str(error))
+        return str(error)
     found = [d for entries in done.disagreements.values() for d in entries]
     positives = sum(d.kind == "false-positive" for d in found)
     print(f"{len(found)} disagreement{'s' if len(found) != 1 else ''} with the checks "
@@ -198,7 +199,7 @@ def _report_results(report: Path) -> list[Result]:
                         fix="run `doit check` again to rewrite it") from None
 
 
-def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
+def run_reviewers(root: Path, cache: Path) -> str | None:
     """`doit review`: ask each group's reviewer command about the items of its queue that have no
     recorded verdict on their current subject, within the group's budgets; record every answer in
     `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
@@ -210,12 +211,12 @@ def run_reviewers(root: Path, cache: Path) -> TaskFailed | None:
     folder = review_folder(cache)
     items_file = folder / ITEMS_FILE
     if not items_file.is_file():
-        return TaskFailed(str(UserError("no review queue yet", file=items_file, fix="run `doit check` first")))
+        return str(UserError("no review queue yet", file=items_file, fix="run `doit check` first"))
     try:
         selection = select(root, cache)
         memory = read_memory(root)
     except UserError as error:
-        return TaskFailed(str(error))
+        return str(error)
     label = labeller(root, cache)
     items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
                    tuple(item["files"]))

@@ -20,6 +20,8 @@ import os
 import sys
 from pathlib import Path
 
+from agent_constitution.layout import CACHE, MANIFEST
+
 SUBJECTS = ("change", "record")
 SHOWN = 8  # findings listed; the rest are counted
 FULL_REPORT = "doit check change=worktree record=<transcript>"
@@ -41,7 +43,7 @@ def judge(root: Path, record: str | None) -> tuple[list, dict]:
     from agent_constitution.checks.selection import select
     from agent_constitution.checks.subjects import WORKTREE, resolve_change
 
-    selection = select(root, root / "cache")
+    selection = select(root, root / CACHE)
     wanted = SUBJECTS if record else ("change",)
     jobs = [(segment, rule) for segment in selection.segments for rule in selection.rules[segment]
             if rule.check is not None and rule.check.subject in wanted]
@@ -105,7 +107,7 @@ def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[
 def main(stdin_text: str | None = None) -> int:
     payload = _payload(sys.stdin.read() if stdin_text is None else stdin_text)
     root = Path(os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd())
-    if not (root / "rules.toml").is_file():
+    if not (root / MANIFEST).is_file():
         return 0  # not a repository that selects rules: nothing to check
     record = payload.get("transcript_path")
     record = record if isinstance(record, str) and os.path.isfile(record) else None

@@ -24,17 +24,17 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from agent_constitution import ids
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import counted
+from agent_constitution.edition import REFERENCE
+from agent_constitution.edition.fences import fenced
 from agent_constitution.errors import UserError
+from agent_constitution.refs import RULE, format_ref, parse_ref, parse_rule_reference, rule_label
 from agent_constitution.ruleset.source import Node, RuleSource
 
 RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
 
-_REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DOMAIN_LEVEL = 3
 _MAX_LEVEL = 6
 
@@ -300,17 +300,16 @@ class _Renderer:
         return "\n\n".join(blocks)
 
     def _requirement(self, source_name: str, target: Node) -> str:
-        if isinstance(target, str) and ":" in target:
-            alias, _, rest = target.partition(":")
-            source_name = self.library.aliases.get(source_name, {}).get(alias, alias)
-            number = ids.rule_number(rest)
-            target = rest if number is None else number
+        ref = parse_ref(target) if isinstance(target, str) else None
+        if ref is not None:
+            source_name = self.library.aliases.get(source_name, {}).get(ref.source, ref.source)
+            target = ref.node
         if isinstance(target, int):
             return self._rule_link((source_name, target))
         if (source_name, target) in self.shown:
             return f"[{self._title(source_name, target)}]({self._href(source_name, target)})"
         source = self.library.sources.get(source_name)
-        return self._title(source_name, target) if source is not None and source.has(target) else f"{source_name}:{target}"
+        return self._title(source_name, target) if source is not None and source.has(target) else format_ref(source_name, target)
 
     def _rule_link(self, key: RuleKey) -> str:
         if key in self.own:
@@ -345,7 +344,7 @@ class _Renderer:
 
         def replace(match: re.Match) -> str:
             reference = match[1]
-            if reference.startswith("rule:"):
+            if reference.startswith(RULE):
                 return self._rule_link(self._rule_reference(source_name, rule_id, reference))
             self.constitution_read = True
             label = self.constitution.provision_label(reference, language)
@@ -362,13 +361,10 @@ class _Renderer:
         return render_references(text, replace)
 
     def _rule_reference(self, source_name: str, rule_id: int, reference: str) -> RuleKey:
-        parts = reference.split(":")[1:]
-        number = ids.rule_number(parts[-1]) if parts else None
-        if len(parts) == 1 and number is not None:
-            return source_name, number
-        if len(parts) == 2 and number is not None:
-            aliases = self.library.aliases.get(source_name, {})
-            return aliases.get(parts[0], parts[0]), number
+        parsed = parse_rule_reference(reference)
+        if parsed is not None:
+            alias, number = parsed
+            return (source_name if alias is None else self.library.aliases.get(source_name, {}).get(alias, alias)), number
         raise UserError(
             f"`{{@{reference}}}` is not a rule reference",
             file=self.library.sources[source_name].rule_file(rule_id),
@@ -380,20 +376,19 @@ class _Renderer:
 def render_references(text: str, replace: Callable[[re.Match], str]) -> str:
     """Every `{@…}` reference of a rule's text replaced; `replace` gets the match (group 1: what is
     between `{@` and `}`). Compile renders links and labels with it, the review prompts labels."""
-    return _REFERENCE.sub(replace, text)
+    return REFERENCE.sub(replace, text)
 
 
 def plain_label(source_name: str, reference: str, provision_label: Callable[[str], str | None]) -> str:
     """A reference as a reader without links sees it: `{@rule:42}` → `ac:42`, `{@rule:other:7}` →
     `other:7`, a provision → the constitution's label (the anchor itself when the label is unknown)."""
-    if reference.startswith("rule:"):
-        parts = reference.split(":")[1:]
-        return f"{source_name}:{parts[0]}" if len(parts) == 1 else ":".join(parts)
+    if reference.startswith(RULE):
+        return rule_label(source_name, reference)
     return provision_label(reference) or reference
 
 
 def _label(key: RuleKey) -> str:
-    return f"{key[0]}:{key[1]}"
+    return format_ref(*key)
 
 
 def _anchor(source_name: str, node: Node) -> str:
@@ -410,17 +405,8 @@ def _from_title(text: str) -> str:
 def _shift_headings(text: str, by: int) -> str:
     """Every ATX heading outside code fences `by` levels deeper (at most `######`)."""
     lines = text.split("\n")
-    fence: str | None = None
-    for number, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened[1]
-            continue
-        heading = _HEADING.match(line)
+    for number, line, code in fenced(lines):
+        heading = None if code else _HEADING.match(line)
         if heading:
             level = min(len(heading[1]) + by, _MAX_LEVEL)
             lines[number] = "#" * level + line[len(heading[1]):]

@@ -10,16 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-MANIFEST = "rules.toml"
-FILE = "AGENTS.md"
-CLAUDE = "CLAUDE.md"
-PART_GLOB = "AGENTS.*.md"
-SETTINGS = ".claude/settings.json"
-PRE_COMMIT = ".pre-commit-config.yaml"
-LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
-PLAIN_HOOK = ".git/hooks/pre-commit"  # written only with [compile] git-hook = "plain"
-PLAIN_MESSAGE_HOOK = ".git/hooks/commit-msg"  # likewise: the commit message rules
-PLAIN_HOOKS = (PLAIN_HOOK, PLAIN_MESSAGE_HOOK)
+from agent_constitution.layout import AGENTS as FILE
+from agent_constitution.layout import (
+    CLAUDE,
+    LEFTHOOK,
+    MANIFEST,
+    PART_GLOB,
+    PLAIN_HOOK,
+    PLAIN_HOOKS,
+    PLAIN_MESSAGE_HOOK,
+    PRE_COMMIT,
+    SETTINGS,
+)
+
+__all__ = [
+    "CLAUDE", "FILE", "LEFTHOOK", "MANIFEST", "PART_GLOB", "PLAIN_HOOK", "PLAIN_HOOKS", "PLAIN_MESSAGE_HOOK",
+    "PRE_COMMIT", "SETTINGS", "SegmentJob", "Settings", "folder_of", "hook_files", "lefthook_file",
+]
 
 
 def hook_files(root: Path, git_hook: str) -> list[str]:
@@ -42,7 +49,7 @@ class Settings:
 
     max_tokens: int = 8000
     claude: str = "import"
-    origin: str = "rules.toml"
+    origin: str = MANIFEST
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
 
     def as_dict(self) -> dict:

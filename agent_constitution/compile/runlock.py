@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from agent_constitution.compile import undo
+from agent_constitution.layout import COMPILE_LOCK as LOCK
 
-LOCK = "compile.lock"
 _held: dict[str, object] = {}
 
 

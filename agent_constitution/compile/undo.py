@@ -28,11 +28,11 @@ import uuid
 from pathlib import Path
 
 from agent_constitution.fsio import remove, write_atomic
+from agent_constitution.layout import LOCKFILE
 
 RUN = "AGENT_CONSTITUTION_RUN"
 RECORD = "lock-before.json"
 JOURNAL = "undo"
-LOCKFILE = "rules.lock"
 
 
 def start_run() -> None:

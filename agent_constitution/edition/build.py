@@ -61,11 +61,18 @@ def _write(edition: Edition, root: Path) -> list[str]:
 
 
 def plan(root: Path) -> tuple[list[str], list[Path]]:
-    """(dependencies, targets) of the render stage: every source file and the compiler's own modules;
-    the generated files, as far as index.toml can be read ([] when it cannot: the build then fails)."""
+    """(dependencies, targets) of the render stage: every source file (the compiler's own code is
+    `code_digest`); the generated files, as far as index.toml can be read ([] when it cannot: the
+    build then fails)."""
     sources = source_files(root)
-    modules = sorted(str(path) for path in Path(__file__).parent.glob("*.py"))
-    return [os.path.join(root, path) for path in sources] + modules, _targets(root, sources)
+    return [os.path.join(root, path) for path in sources], _targets(root, sources)
+
+
+def code_digest() -> str:
+    """The render stage's code: every module `build` imports."""
+    from agent_constitution import codegraph
+
+    return codegraph.code_digest(__name__)
 
 
 def _targets(root: Path, sources: list[str]) -> list[Path]:

@@ -10,13 +10,13 @@ import hashlib
 import json
 import re
 
+from agent_constitution.edition.fences import fenced
 from agent_constitution.edition.languages import LANGUAGES, Language
 from agent_constitution.edition.models import Article, Edition, Item, Section, Text
 from agent_constitution.edition.references import Target, rewrite, targets
 
 STAR = '<sup class="omitted">*</sup>'
 HEADING = re.compile(r"#{1,6}(?:[ \t].*)?")
-FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 CLOSING = re.compile(r"[ \t]+#+$")                    # an ATX heading's optional closing sequence
 UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")        # a setext heading's underline
 # Lines that do not continue a paragraph an underline could turn into a heading: list items, block
@@ -167,16 +167,9 @@ class _Renderer:
         text after it would make the hashes heading text) and setext (a paragraph line underlined with
         `===` or `---`), but nothing inside a fenced code block."""
         lines = text.split("\n")
-        fence = None
         paragraph = False   # the previous line is a paragraph line, which an underline makes a heading
-        for number, line in enumerate(lines):
-            opened = FENCE.match(line)
-            if fence is not None:
-                if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence):
-                    fence = None
-                paragraph = False
-            elif opened:
-                fence = opened[1]
+        for number, line, code in fenced(lines):
+            if code:
                 paragraph = False
             elif HEADING.fullmatch(line):
                 lines[number] = CLOSING.sub("", line.rstrip()) + STAR

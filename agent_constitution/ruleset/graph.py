@@ -17,13 +17,13 @@ three or more mutual conflicts, so a resolution that succeeds never imports it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from agent_constitution import ids
 from agent_constitution.errors import UserError
+from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.source import RuleSource
 
@@ -43,7 +43,7 @@ class World:
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def show(self, node: Node) -> str:
-        return f"{self.names[node[0]]}:{node[1]}"
+        return format_ref(self.names[node[0]], node[1])
 
     def named(self, node: Node) -> str:
         """`ac:42 "Title"` for a rule, `group ac:ci-service`, `domain ac:python`."""
@@ -103,12 +103,10 @@ class World:
         """A `requires` entry of a rule in source `key` as a node (another source through its name)."""
         if isinstance(written, int):
             return (key, written)
-        name, colon, rest = written.partition(":")
-        if not colon:
+        ref = parse_ref(written)
+        if ref is None:
             return (key, written)
-        other = self.dependencies[key][name]
-        number = ids.rule_number(rest)
-        return (other, rest if number is None else number)
+        return (self.dependencies[key][ref.source], ref.node)
 
     def position(self, node: Node) -> tuple[str, int]:
         """Sort key: the source's name, then tree order within the source."""
@@ -253,3 +251,76 @@ def is_acyclic(edges: Mapping[Node, Mapping[Node, object]]) -> bool:
             if incoming[target] == 0:
                 ready.append(target)
     return seen == len(incoming)
+
+
+# --- the graph constraints -------------------------------------------------------------------------
+# One ordered list, checked in this order by resolution (over a segment's enabled rules: the first
+# violation fails it) and by source validation (over every rule of one source: each violation is one
+# problem, for the constraints that hold for a whole source). Each constraint yields its violations
+# in the order of `nodes`; every caller words the message for its reader.
+
+REDUNDANT = "redundant"  # nodes (rule, target): a `requires` target reached through another requirement
+PULLED_IN = "pulled-in-conflict"  # nodes (rule, target): enabling the rule pulls in a rule it conflicts with
+ALTERNATIVES = "alternatives"  # nodes (first, second, group): two alternatives of one choice group enabled
+CONFLICT = "conflict"  # nodes (rule, other): two conflicting rules enabled
+
+
+@dataclass(frozen=True)
+class Violation:
+    constraint: str
+    nodes: tuple[Node, ...]
+    path: tuple[Node, ...] = ()  # the requirements that show it, from nodes[0]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    of_a_source: bool  # also holds for every rule of one source, selected or not
+    find: Callable[[World, Collection[Node]], Iterator[Violation]]
+
+
+def _requirements(world: World, nodes: Collection[Node]) -> Iterator[Violation]:
+    # Per rule: a redundant requirement before a pulled-in conflict, the order both callers report.
+    for node in nodes:
+        found = world.redundant(node)
+        if found:
+            yield Violation(REDUNDANT, (node, found[0]), tuple(found[1]))
+        found = world.pulled_in_conflict(node)
+        if found:
+            yield Violation(PULLED_IN, (node, found[0]), tuple(found[1]))
+
+
+def _alternatives(world: World, nodes: Collection[Node]) -> Iterator[Violation]:
+    by_group: dict[Node, list[Node]] = {}
+    for node in nodes:
+        parent = world.parent(node)
+        if parent is not None and world.kind(parent) == "group":
+            by_group.setdefault(parent, []).append(node)
+    for group, members in by_group.items():
+        if len(members) > 1:
+            first, second = sorted(members, key=world.position)[:2]
+            yield Violation(ALTERNATIVES, (first, second, group))
+
+
+def _conflicts(world: World, nodes: Collection[Node]) -> Iterator[Violation]:
+    enabled = set(nodes)
+    for node in nodes:
+        others = world.conflicts_of(node)
+        for other in sorted(others, key=world.position) if others else ():
+            if other in enabled and world.position(node) < world.position(other):
+                yield Violation(CONFLICT, (node, other))
+
+
+CONSTRAINTS = (
+    Constraint(True, _requirements),  # REDUNDANT and PULLED_IN, rule by rule
+    Constraint(False, _alternatives),
+    Constraint(False, _conflicts),
+)
+
+
+def violations(world: World, nodes: Collection[Node], *, of_a_source: bool = False) -> Iterator[Violation]:
+    """Every violation among `nodes` (in their order), constraint by constraint in CONSTRAINTS' order
+    (with `of_a_source`, only the constraints that hold for a whole source). A cycle is looked for
+    first, by each caller on its own graph (a source's, with its groups; a segment's enabled rules)."""
+    for constraint in CONSTRAINTS:
+        if constraint.of_a_source or not of_a_source:
+            yield from constraint.find(world, nodes)

@@ -1,22 +1,17 @@
-"""The names of the rule system's files, and the key of a segment's build state.
+"""Which folder can be a segment, checked before the manifest is validated; the rule system's file
+names, from their home in `agent_constitution.layout`.
 
-Every doit command creates the ruleset tasks, and creating them needs only these names: this module
-imports only `agent_constitution.ids` (and with it `re`), so that task creation does not pay for
-pydantic, networkx or pygit2.
+Every doit command creates the ruleset tasks, and creating them needs only this: this module imports
+only `agent_constitution.ids` (and with it `re`) and the layout, so that task creation does not pay
+for pydantic, networkx or pygit2.
 """
 
 from __future__ import annotations
 
 from agent_constitution.ids import CONTROL
+from agent_constitution.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT, segment_key
 
-MANIFEST = "rules.toml"
-LOCKFILE = "rules.lock"
-ROOT_SEGMENT = "."  # the segment of the repository root
-
-
-def segment_key(path: str) -> str:
-    """A segment's file name in `cache/resolved/`: "." → "_root", "a/b" → "a__b"."""
-    return "_root" if path == ROOT_SEGMENT else path.replace("/", "__")
+__all__ = ["LOCKFILE", "MANIFEST", "MAX_SEGMENT_PATH", "ROOT_SEGMENT", "segment_key", "segment_problem"]
 
 
 # Longest segment path: its key plus ".json" must fit a file name (255 bytes on common file systems).

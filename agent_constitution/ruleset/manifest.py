@@ -25,6 +25,7 @@ from types import MappingProxyType
 
 from agent_constitution import ids
 from agent_constitution.errors import UserError
+from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
 from agent_constitution.sources import normalize_url
@@ -82,7 +83,7 @@ class Effective:
     trusted: frozenset[str] = frozenset()  # keys of the sources whose code may run (see `_trust`)
 
     def show(self, source: str, node: int | str) -> str:
-        return f"{self.names[source]}:{node}"
+        return format_ref(self.names[source], node)
 
     def digest(self) -> str:
         """The meaning of the manifest, independent of folder, comments and layout."""
@@ -369,30 +370,26 @@ def _pin(layers: list[Layer], root_shown: str) -> Pin:
 
 def _resolver(declared: dict[str, Declared], shown: str) -> Callable[[str, str, object], Ref]:
     def resolve(text: str, where: str, index: object) -> Ref:
-        name, colon, rest = text.partition(":")
+        ref = parse_ref(text, packages=True)
         field = f"{where}.{index}" if not isinstance(index, str) else f"{where}.{index}"
-        if not colon or name not in declared:
+        if ref is None or ref.source not in declared:
             raise UserError(
                 f"{text!r} does not start with a source name from [sources]",
                 file=shown,
                 field=field,
                 fix="write references as `name:id` or `name:group-or-domain`, with a name declared in [sources]",
             )
-        package = rest.endswith("/*")
-        body = rest.removesuffix("/*")
-        number = ids.rule_number(body)
-        if number is not None:
-            node: int | str = number
-        elif not package and ids.is_node_id(body) and not body.isdigit():  # `01` is neither rule 1 nor a group
-            node, package = body, True
-        else:
+        node, package = ref.node, ref.package
+        if isinstance(node, str) and not package and ids.is_node_id(node) and not node.isdigit():
+            package = True  # a domain or group: its whole subtree (`01` is neither rule 1 nor a group)
+        elif isinstance(node, str):
             raise UserError(
                 f"{text!r} is not a rule, package or group reference",
                 file=shown,
                 field=field,
                 fix="write `name:42` (a rule), `name:python` (a domain or group: its whole subtree) or `name:42/*` (rule 42 and its subtree)",
             )
-        return Ref(declared[name].key, node, package, text, f"{shown} `{where}`")
+        return Ref(declared[ref.source].key, node, package, text, f"{shown} `{where}`")
 
     return resolve
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.layout import CACHE, LOCKFILE, MANIFEST, UPGRADE
 from agent_constitution.ruleset.upgrade import Upgrade
 from agent_constitution.sources.urls import hide_secrets
 
@@ -70,7 +70,7 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         here = tree / relative
         write_atomic(here / LOCKFILE, upgrade.lock)
         _compile(here, branch)
-        cache = (relative / "cache").as_posix()
+        cache = (relative / CACHE).as_posix()
         _git(tree, "add", "-A", "--", ".")
         _git(tree, "reset", "-q", "--", cache, check=False)  # build state, even where .gitignore misses it
         files = tuple(_git(tree, "diff", "--cached", "--name-only", "-z").stdout.split("\0")[:-1])
@@ -83,7 +83,7 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         _git(workdir, "worktree", "prune", check=False)
         if not committed:
             _git(workdir, "branch", "-q", "-D", branch, check=False)
-    path = root / "cache" / "upgrade" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', branch)}.md"
+    path = root / CACHE / UPGRADE / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', branch)}.md"
     write_atomic(path, f"# {title}\n\n{body}")
     return Branch(branch, base, title, path, files)
 

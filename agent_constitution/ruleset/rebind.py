@@ -26,6 +26,7 @@ import tomlkit
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
+from agent_constitution.refs import format_ref
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.models import Lockfile
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, PUBLISHED, Constitution, Resolution, resolve
@@ -112,7 +113,7 @@ def _excluded(resolution: Resolution) -> tuple[str, ...]:
         for rule in segment.rules:
             allowed = resolution.world.rule((keys[rule.source], rule.id)).constitution
             if not allowed.contains(revision):
-                found.setdefault(f"{rule.source}:{rule.id} admits {allowed}", []).append(segment.path)
+                found.setdefault(f"{format_ref(rule.source, rule.id)} admits {allowed}", []).append(segment.path)
     return tuple(f"{ref} (segment {', '.join(paths)})" for ref, paths in found.items())
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.graph import Node, World, is_acyclic
+from agent_constitution.ruleset.graph import ALTERNATIVES, PULLED_IN, REDUNDANT, Node, World, is_acyclic, violations
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.manifest import Ref, Selection
 
@@ -281,10 +281,9 @@ def _close(state: _State, choices: dict[Node, Node]) -> None:
 def _check_constraints(state: _State) -> None:
     world, enabled = state.world, state.enabled
     _check_cycles(state)
-    for node in enabled:
-        found = world.redundant(node)
-        if found:
-            target, path = found
+    for violation in violations(world, enabled):  # the graph constraints, in their order
+        node, target, path = violation.nodes[0], violation.nodes[1], violation.path
+        if violation.constraint == REDUNDANT:
             via = " → ".join(world.show(n) for n in path)
             reason = "its parent counts as a requirement" if len(path) == 2 else f"it already follows from {via}"
             raise _failure(
@@ -294,9 +293,7 @@ def _check_constraints(state: _State) -> None:
                 _source_fault(state, node, f"remove {target[1] if target[0] == node[0] else world.show(target)} from"
                               f" `requires` of rules/{node[1]}.toml"),
             )
-        found = world.pulled_in_conflict(node)
-        if found:
-            target, path = found
+        if violation.constraint == PULLED_IN:
             declarer = world.declares_conflict(node, target)
             other = target if declarer == node else node
             raise _failure(
@@ -307,14 +304,8 @@ def _check_constraints(state: _State) -> None:
                 _source_fault(state, node, f"remove {other[1]} from `conflicts` of rules/{declarer[1]}.toml, or drop"
                               " the requirement that pulls it in"),
             )
-    by_group: dict[Node, list[Node]] = {}
-    for node in enabled:
-        parent = world.parent(node)
-        if parent is not None and world.kind(parent) == "group":
-            by_group.setdefault(parent, []).append(node)
-    for group, members in by_group.items():
-        if len(members) > 1:
-            first, second = sorted(members, key=world.position)[:2]
+        if violation.constraint == ALTERNATIVES:
+            first, second, group = violation.nodes
             raise _failure(
                 state,
                 f"{world.show(first)} and {world.show(second)} are both enabled, but they are alternatives of"
@@ -322,16 +313,12 @@ def _check_constraints(state: _State) -> None:
                 [first, second],
                 f"keep one: {_stop(state, first)}, or {_stop(state, second)}",
             )
-    for node in enabled:
-        others = world.conflicts_of(node)
-        for other in sorted(others, key=world.position) if others else ():
-            if other in enabled and world.position(node) < world.position(other):
-                raise _failure(
-                    state,
-                    f"{world.show(node)} and {world.show(other)} are both enabled, but they conflict",
-                    [node, other],
-                    f"keep one: {_stop(state, node)}, or {_stop(state, other)}",
-                )
+        raise _failure(  # CONFLICT
+            state,
+            f"{world.show(node)} and {world.show(target)} are both enabled, but they conflict",
+            [node, target],
+            f"keep one: {_stop(state, node)}, or {_stop(state, target)}",
+        )
     for node in enabled if state.request.revision is not None else ():
         allowed = world.rule(node).constitution
         if not allowed.contains(state.request.revision):

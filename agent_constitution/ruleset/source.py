@@ -39,6 +39,8 @@ from types import MappingProxyType
 from agent_constitution import ids
 from agent_constitution.compile.region import BEGIN, END
 from agent_constitution.errors import UserError
+from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
+from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load
 
 Node = int | str
@@ -82,13 +84,13 @@ class RuleSource:
         return node  # type: ignore[return-value]
 
     def rule_file(self, rule_id: int) -> Path:
-        return self.root / "rules" / f"{rule_id}.toml"
+        return self.root / RULES / f"{rule_id}.toml"
 
     def check_file(self, rule_id: int) -> Path | None:
         check = self.rules[rule_id].check
         if check is None or check.python is None:
             return None
-        return self.root / "rules" / "checks" / f"{check.python}.py"
+        return self.root / RULE_CHECKS / f"{check.python}.py"
 
     def rule_digest(self, rule_id: int) -> str:
         digest = hashlib.sha256(self.rule_file(rule_id).read_bytes())
@@ -130,7 +132,7 @@ def _signature(root: Path) -> int:
     """A hash of every file's path, size and modification time under `rules/` (scandir order is
     stable for an unchanged folder; a changed order only costs a reload)."""
     found = []
-    stack = [str(root / "rules")]
+    stack = [str(root / RULES)]
     while stack:
         try:
             entries = os.scandir(stack.pop())
@@ -151,14 +153,14 @@ def _signature(root: Path) -> int:
 
 
 def _load(root: Path) -> RuleSource:
-    folder = root / "rules"
-    config = load(SourceConfig, folder / "source.toml", _shown(root, "source.toml"))
+    folder = root / RULES
+    config = load(SourceConfig, folder / SOURCE_FILE, _shown(root, SOURCE_FILE))
     languages = set(config.languages)
     for kind, table in (("domains", config.domains), ("groups", config.groups)):
         for node_id, node in table.items():
-            _texts(node.title, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.title")
+            _texts(node.title, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.title")
             if node.description is not None:
-                _texts(node.description, languages, _shown(root, "source.toml"), f"{kind}.{node_id}.description")
+                _texts(node.description, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.description")
     rules = _load_rules(root, folder, languages)
     _check_references(root, config, rules)
     _check_succession(root, rules)
@@ -168,7 +170,7 @@ def _load(root: Path) -> RuleSource:
     for node, parent in parents.items():  # groups first (source.toml order), then rules by id
         children[parent].append(node)
     _check_tree(root, config, parents, children)
-    skills = _load_skills(root, folder, languages, rules)
+    skills = _load_skills(root, languages, rules)
     frozen_children = {node: tuple(kids) for node, kids in children.items()}
     ordered_groups = {
         node: config.groups[node] for node in _preorder(frozen_children, config.domains) if node in config.groups
@@ -233,7 +235,7 @@ def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str)
 def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
     for path in folder.glob("*.toml"):
-        if path.name == "source.toml":
+        if path.name == SOURCE_FILE:
             continue
         shown = _shown(root, path.name)
         # ASCII digits only: `rules/೧.toml` must not pass for rule 1 (str.isdigit and int accept it).
@@ -255,7 +257,7 @@ def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule
         _texts(rule.title, languages, shown, "title")
         _texts(rule.text, languages, shown, "text")
         if rule.check is not None and rule.check.python is not None:
-            if not (folder / "checks" / f"{rule.check.python}.py").is_file():
+            if not (root / RULE_CHECKS / f"{rule.check.python}.py").is_file():
                 raise UserError(
                     f"check module rules/checks/{rule.check.python}.py does not exist",
                     file=shown,
@@ -275,7 +277,7 @@ def _check_references(root: Path, config: SourceConfig, rules: dict[int, Rule]) 
         ):
             raise UserError(
                 f"parent {parent!r} is not a domain or rule of this source",
-                file=_shown(root, "source.toml"),
+                file=_shown(root, SOURCE_FILE),
                 field=f"groups.{group_id}.parent",
                 fix="a group's parent is a domain id or a rule id",
             )
@@ -356,16 +358,16 @@ def _check_requirement(
                 fix="require a rule id or group id of this source, or `name:id` of a source in source.toml",
             )
         return
-    if ":" in target:
-        name, _, rest = target.partition(":")
-        if name not in config.sources:
+    ref = parse_ref(target)
+    if ref is not None:
+        if ref.source not in config.sources:
             raise UserError(
-                f"{target!r} names source {name!r}, which source.toml does not declare",
+                f"{target!r} names source {ref.source!r}, which source.toml does not declare",
                 file=shown,
                 field=field,
-                fix=f"add [sources.{name}] with its url and versions to rules/source.toml",
+                fix=f"add [sources.{ref.source}] with its url and versions to rules/source.toml",
             )
-        if not rest:
+        if ref.node == "":
             raise UserError(f"{target!r} names no rule or group", file=shown, field=field)
         return
     if target in config.domains:
@@ -404,7 +406,7 @@ def _check_tree(
         node = parents[node]
     cycle = path[path.index(node) :] + [node]
     shown_file = (
-        _shown(root, f"{cycle[0]}.toml") if isinstance(cycle[0], int) else _shown(root, "source.toml")
+        _shown(root, f"{cycle[0]}.toml") if isinstance(cycle[0], int) else _shown(root, SOURCE_FILE)
     )
     raise UserError(
         "the parent tree has a cycle: " + " → ".join(_label(n) for n in cycle) + " (each arrow: 'has parent')",
@@ -418,15 +420,15 @@ def _label(node: Node) -> str:
     return f"rule {node}" if isinstance(node, int) else f"group {node}"
 
 
-def _load_skills(root: Path, folder: Path, languages: set[str], rules: dict[int, Rule]) -> dict[str, Skill]:
+def _load_skills(root: Path, languages: set[str], rules: dict[int, Rule]) -> dict[str, Skill]:
     skills: dict[str, Skill] = {}
-    base = folder / "skills"
+    base = root / SKILLS
     if not base.is_dir():
         return skills
     for path in sorted(base.iterdir()):
         if not path.is_dir() or path.name == "__pycache__":
             continue
-        shown = str(root / "rules" / "skills" / path.name / "skill.toml")
+        shown = str(root / SKILLS / path.name / "skill.toml")
         skill = load(Skill, path / "skill.toml", shown)
         if skill.name != path.name:
             raise UserError(

@@ -19,10 +19,10 @@ from pathlib import Path
 import tomlkit
 from packaging.version import InvalidVersion, Version
 
-from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
+from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
@@ -135,12 +135,9 @@ def replace_superseded(root: Path) -> list[tuple[str, str]]:
     successors = _successors(resolution)
 
     def swap(text: str) -> str:
-        name, colon, rest = text.partition(":")
-        suffix = "/*" if rest.endswith("/*") else ""
-        body = rest.removesuffix("/*")
-        number = ids.rule_number(body)
-        if colon and number is not None and (name, number) in successors:
-            new = f"{name}:{successors[(name, number)]}{suffix}"
+        ref = parse_ref(text, packages=True)
+        if ref is not None and isinstance(ref.node, int) and (ref.source, ref.node) in successors:
+            new = format_ref(ref.source, successors[(ref.source, ref.node)], ref.package)
             replaced.append((text, new))
             return new
         return text

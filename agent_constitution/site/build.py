@@ -9,24 +9,24 @@ page shows changed.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from agent_constitution.codegraph import code_digest
 from agent_constitution.edition.sources import CONSTITUTION, source_paths
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.layout import RULES, SOURCE_CONFIG
 from agent_constitution.readers import read_toml
 from agent_constitution.site import layout, pages
 from agent_constitution.site.gather import gather
 from agent_constitution.site.models import ConstitutionPage, IndexPage, Page, RulePage, SearchPage, SiteInfo
-from agent_constitution.sources.history import RULE_FILE
+from agent_constitution.authoring.history import RULE_FILE
 
 DEFAULT_OUTPUT = "cache/site"
 SITE_CODE = Path(__file__).parent
-_PACKAGE = SITE_CODE.parent
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Plan:
 
 def plan(root: Path, cache: Path, output: str | None) -> Plan:
     """The pages of the site for the source in `root`; `output` (else source.toml `site`) is the folder."""
-    config = _toml(root / "rules" / "source.toml")
+    config = _toml(root / SOURCE_CONFIG)
     languages = tuple(code for code in config.get("languages", ()) if isinstance(code, str)) or ("en",)
     folder = output or (config.get("site") if isinstance(config.get("site"), str) else None) or DEFAULT_OUTPUT
     indexes = sorted((root / CONSTITUTION).glob("*/index.toml"))
@@ -55,7 +55,7 @@ def plan(root: Path, cache: Path, output: str | None) -> Plan:
         codes = _toml(indexes[0]).get("languages", ())
         constitution_languages = tuple(code for code in codes if isinstance(code, str))
     site = SiteInfo(name="", languages=languages, constitution_languages=constitution_languages)
-    rule_ids = sorted(int(match[1]) for path in (root / "rules").glob("*.toml") if (match := RULE_FILE.match(path.name)))
+    rule_ids = sorted(int(match[1]) for path in (root / RULES).glob("*.toml") if (match := RULE_FILE.match(path.name)))
     return Plan(output=root / folder, models=cache / "site-data", site=site, rule_ids=tuple(rule_ids))
 
 
@@ -67,25 +67,19 @@ def _toml(path: Path) -> dict:
 
 
 def model_inputs(root: Path) -> list[Path]:
-    """What the page models are made of: source.toml, the rule files, the constitution, and the code."""
-    files = sorted((root / "rules").glob("*.toml")) + source_paths(root)
-    code = [SITE_CODE / name for name in ("gather.py", "history.py", "models.py", "layout.py")]
-    code += sorted((_PACKAGE / "edition").glob("*.py"))
-    code += [_PACKAGE / "ruleset" / "source.py", _PACKAGE / "ruleset" / "models.py"]
-    return files + code
+    """What the page models are made of: source.toml, the rule files and the constitution (the code
+    that gathers them is `model_code_digest`)."""
+    return sorted((root / RULES).glob("*.toml")) + source_paths(root)
 
 
-def page_code() -> list[Path]:
-    """What renders a page besides its model: the renderer, its templates."""
-    code = [SITE_CODE / name for name in ("pages.py", "markdown.py", "search.py", "strings.py", "models.py", "layout.py")]
-    return code + sorted((SITE_CODE / "templates").glob("*.j2"))
+def model_code_digest() -> str:
+    """The code that gathers the page models: every module `gather` imports."""
+    return code_digest("agent_constitution.site.gather")
 
 
 def page_code_digest() -> str:
-    digest = hashlib.sha256()
-    for path in page_code():
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    """What renders a page besides its model: every module the renderer imports, and its templates."""
+    return code_digest("agent_constitution.site.pages", extra=sorted((SITE_CODE / "templates").glob("*.j2")))
 
 
 def write_models(root: Path, models: Path) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.site.models import Commit
-from agent_constitution.sources.history import RULE_FILE, History, open_history
+from agent_constitution.authoring.history import RULE_FILE, History, open_history
 
 
 def rule_histories(root: Path) -> dict[int, list[Commit]]:

@@ -52,8 +52,8 @@ machine, safe when several builds fill it at once and safe to delete at any time
 pygit2) and are imported from there on first use, so that importing this package for `normalize_url`
 or `tree_digest` stays cheap.
 
-Authoring a source lives beside it: `history` (rule IDs in the git history), `new_rule` (`doit
-new-rule`), `validate` (`doit source`), and `starter` (`agent-constitution init`).
+This package fetches and caches only. Authoring a source (`history`, `new_rule`, `validate`,
+`impact`) lives in `agent_constitution.authoring`; `starter` (`agent-constitution init`) is still here.
 """
 
 from agent_constitution.sources.digest import tree_digest

@@ -7,10 +7,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_constitution.layout import CONSTITUTION, MANIFESTS, RULES
 from agent_constitution.readers import read_bytes
 
 # The folders that make up a source's content; everything else in the repository is not read.
-CONTENT = ("rules", "constitution", "manifests")
+CONTENT = (RULES, CONSTITUTION, MANIFESTS)
 # Written by Python when a check module is imported; never part of the content.
 _SKIPPED_DIR = "__pycache__"
 _SKIPPED_SUFFIX = ".pyc"

@@ -1,4 +1,5 @@
-"""What every doit action of the task families shares: a `UserError` becomes a failed task.
+"""What every doit action of the task families shares: a `UserError`, or a stage's failure text,
+becomes a failed task.
 
 Every doit command imports every family, so this module imports only doit's exceptions and the
 error type.
@@ -11,6 +12,11 @@ import functools
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
+
+
+def failed(message: str | None) -> TaskFailed | None:
+    """A stage's failure text (None: it succeeded) as doit's failed task."""
+    return None if message is None else TaskFailed(message)
 
 
 def reported(action):

@@ -23,7 +23,6 @@ output is an error naming the file.
 from __future__ import annotations
 
 import functools
-import hashlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,13 +80,10 @@ def jobs(segments: list[str]) -> list[SegmentJob]:
 
 
 def compiler_digest() -> str:
-    """The compile stage's own code: a new version of it rebuilds what it wrote."""
-    import agent_constitution.compile as stage
+    """The compile stage's own code, and every module it imports: a new version of any rebuilds what it wrote."""
+    from agent_constitution.codegraph import code_digest, inside
 
-    digest = hashlib.sha256()
-    for path in sorted(Path(stage.__file__).parent.glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return code_digest(*inside("agent_constitution.compile"))
 
 
 def tasks(project):

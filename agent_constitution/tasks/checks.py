@@ -15,6 +15,8 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
+from agent_constitution.layout import CHECKS
+from agent_constitution.tasks.actions import failed
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -37,7 +39,6 @@ def tasks(project):
         check_one,
         prepare,
         retry_undecidable,
-        write_reports,
     )
 
     try:
@@ -81,11 +82,11 @@ def tasks(project):
     yield {
         "name": "report",
         "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
-        "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
-                                     run.selection.review, project.cache, policy, run.selection.waivers, today,
-                                     project.root, run.subjects, rules])],
+        "actions": [(_report, [[job.result for job in run.plan.jobs], run.plan.not_run,
+                               run.selection.review, project.cache, policy, run.selection.waivers, today,
+                               project.root, run.subjects, rules])],
         "file_dep": [job.result for job in run.plan.jobs],
-        "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
+        "targets": [project.cache / CHECKS / "report.json", project.cache / CHECKS / "report.sarif"],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,
@@ -94,3 +95,10 @@ def tasks(project):
                      not verdicts],
         "verbosity": 2,
     }
+
+
+def _report(*args):
+    # A module-level action: `doit -n N` pickles actions by reference.
+    from agent_constitution.checks.stage import write_reports
+
+    return failed(write_reports(*args))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
+from agent_constitution.layout import SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
 NAME = "impact"
@@ -19,7 +20,7 @@ def tasks(project):
     from agent_constitution.edition import CONSTITUTION
 
     root = project.root
-    if not (root / "rules" / "source.toml").is_file() or not (root / CONSTITUTION).is_dir():
+    if not (root / SOURCE_CONFIG).is_file() or not (root / CONSTITUTION).is_dir():
         return
     yield {
         "basename": NAME,
@@ -33,7 +34,7 @@ def tasks(project):
 
 @reported
 def _impact(root, base):
-    from agent_constitution.site.impact import impact, report
+    from agent_constitution.authoring.impact import impact, report
 
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")

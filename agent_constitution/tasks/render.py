@@ -15,7 +15,9 @@ def tasks(project):
 
     if not (project.root / CONSTITUTION).is_dir():
         return
-    from agent_constitution.edition.build import intact, plan
+    from doit.tools import config_changed
+
+    from agent_constitution.edition.build import code_digest, intact, plan
 
     dependencies, targets = plan(project.root)
     yield {
@@ -24,7 +26,7 @@ def tasks(project):
         "actions": [(_render, [project.root])],
         "file_dep": dependencies,
         "targets": [str(path) for path in targets],
-        "uptodate": [(intact, [targets])],
+        "uptodate": [(intact, [targets]), config_changed({"code": code_digest()})],
         "clean": True,
         "verbosity": 2,
     }

@@ -1,4 +1,4 @@
-"""`doit replace`: rewrite superseded rule references in rules.toml to their successors."""
+"""`doit replace`: rewrite superseded rule references in rules.toml to their successors (commands/replace.py)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,6 @@ def tasks(project):
 
 @reported
 def _replace(root):
-    from agent_constitution.ruleset.upgrade import replace_superseded
+    from agent_constitution.commands.replace import replace
 
-    replaced = replace_superseded(root)
-    for old, new in replaced:
-        print(f"{old} → {new}")
-    print("nothing to replace" if not replaced else "rules.toml updated; run `doit lock`")
-    return None
+    replace(root)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent_constitution.tasks.actions import failed
+
 NAME = "review"
 GROUPS = ()
 
@@ -19,4 +21,4 @@ def tasks(project):
 def _review(root, cache):
     from agent_constitution.checks.stage import run_reviewers
 
-    return run_reviewers(root, cache)
+    return failed(run_reviewers(root, cache))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent_constitution.tasks.actions import failed
+
 NAME = "review-ingest"
 GROUPS = ()
 
@@ -19,4 +21,4 @@ def tasks(project):
 def _ingest(cache):
     from agent_constitution.checks.stage import ingest_verdicts
 
-    return ingest_verdicts(cache)
+    return failed(ingest_verdicts(cache))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from doit import get_var
 from doit.tools import config_changed
 
+from agent_constitution.layout import SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
 NAME = "site"
@@ -20,10 +21,10 @@ VARIABLES = {"output": "the folder to build the site into (default: source.toml 
 
 def tasks(project):
     root = project.root
-    if not (root / "rules" / "source.toml").is_file():
+    if not (root / SOURCE_CONFIG).is_file():
         return
     from agent_constitution.site import build, layout
-    from agent_constitution.sources.history import open_history
+    from agent_constitution.authoring.history import open_history
 
     plan = build.plan(root, project.cache, get_var("output"))
     history = open_history(root)
@@ -44,7 +45,8 @@ def tasks(project):
         "targets": models,
         "clean": True,
         # The revision history on each rule page comes from the commits: a new commit is new input.
-        "uptodate": [config_changed({"head": str(head.id) if head else ""})],
+        # Its code is every module gather imports, as one digest.
+        "uptodate": [config_changed({"head": str(head.id) if head else "", "code": build.model_code_digest()})],
     }
     # The renderer's code and templates, as one digest: 10,000 pages need not each hash a dozen files.
     # The folder too: after a build into another folder, this one's pages may be out of date.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from agent_constitution.layout import RULES, SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
 NAME = "source"
@@ -24,7 +25,7 @@ PARAMS = [{"name": "base", "long": "base", "type": str, "default": "", "help": "
 
 def tasks(project):
     root = project.root
-    if not (root / "rules" / "source.toml").is_file():
+    if not (root / SOURCE_CONFIG).is_file():
         return
     yield {
         "basename": "new-rule",
@@ -50,7 +51,7 @@ def tasks(project):
 
 def _rule_files(root: Path) -> list[str]:
     files = []
-    for here, dirs, names in os.walk(root / "rules"):
+    for here, dirs, names in os.walk(root / RULES):
         dirs[:] = [name for name in dirs if name != "__pycache__"]
         files.extend(os.path.join(here, name) for name in names)
     return sorted(files)
@@ -61,7 +62,7 @@ def _history_unchanged(root: Path, inputs: list[str]):
     opening the repository (pygit2) is not paid by every doit command."""
 
     def check(task, values) -> bool:
-        from agent_constitution.sources.history import open_history
+        from agent_constitution.authoring.history import open_history
 
         history = open_history(root)
         head = history.head() if history is not None else None
@@ -79,16 +80,13 @@ def _no_base(task, values) -> bool:
 
 @reported
 def _new_rule(root: Path, title: str, parent: str):
-    from agent_constitution.sources.new_rule import new_rule
+    from agent_constitution.commands.new_rule import new_rule
 
-    path = new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
-    status = "draft" if 'status = "draft"' in path.read_text(encoding="utf-8") else "trial"
-    print(f"wrote {path.relative_to(root)} (a {status} rule): write its text, then run `doit check`")
-    return None
+    new_rule(root, title=title, parent=parent)
 
 
 def _validate(root: Path, base: str):
-    from agent_constitution.sources.validate import trial_rules, validate_source
+    from agent_constitution.authoring.validate import trial_rules, validate_source
 
     problems = validate_source(root, base=base or None)
     if problems:

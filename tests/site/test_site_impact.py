@@ -6,7 +6,7 @@ import pytest
 from site_fixtures import commit_all, git, run_doit, small_source
 
 from agent_constitution.errors import UserError
-from agent_constitution.site.impact import impact, report
+from agent_constitution.authoring.impact import impact, report
 from agent_constitution.tasks import impact as impact_task
 
 MUST_ASK = "constitution/2026-10/articles/01-basics/01-must-ask.toml"

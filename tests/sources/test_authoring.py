@@ -7,9 +7,9 @@ import pytest
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import load_source
-from agent_constitution.sources.history import next_free_id
-from agent_constitution.sources.new_rule import new_rule
-from agent_constitution.sources.validate import validate_source
+from agent_constitution.authoring.history import next_free_id
+from agent_constitution.authoring.new_rule import new_rule
+from agent_constitution.authoring.validate import validate_source
 
 from .conftest import commit_files, git
 
@@ -111,7 +111,7 @@ def test_a_missing_successor_is_reported(source: Path):
 
 
 def test_trial_rules_are_listed_with_their_age(source: Path):
-    from agent_constitution.sources.validate import trial_rules
+    from agent_constitution.authoring.validate import trial_rules
 
     new_rule(source, title="Sign commits", parent="git", today=TODAY)
     assert trial_rules(source, TODAY + datetime.timedelta(days=12)) == [

@@ -10,8 +10,8 @@ import pygit2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_constitution.sources.history import next_free_id
-from agent_constitution.sources.validate import validate_source
+from agent_constitution.authoring.history import next_free_id
+from agent_constitution.authoring.validate import validate_source
 
 from .test_authoring import SOURCE, rule
 

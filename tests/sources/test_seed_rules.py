@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.ruleset.source import load_source
-from agent_constitution.sources.new_rule import new_rule
-from agent_constitution.sources.validate import validate_source
+from agent_constitution.authoring.new_rule import new_rule
+from agent_constitution.authoring.validate import validate_source
 
 from .conftest import commit_files, git
 from .test_authoring import SOURCE, rule

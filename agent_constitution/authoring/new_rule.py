@@ -13,7 +13,8 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.source import load_source
 from agent_constitution.schemas import url
-from agent_constitution.sources.history import next_free_id
+from agent_constitution.authoring.history import next_free_id
+from agent_constitution.authoring.published import published_constitution
 
 # Marks what the author still has to write; source validation fails while a rule holds it.
 TEMPLATE = "TODO(new-rule)"
@@ -21,8 +22,6 @@ TEMPLATE = "TODO(new-rule)"
 
 def new_rule(root: Path, *, title: str, parent: str, today: datetime.date) -> Path:
     """Write `rules/<next free id>.toml` (status trial, or draft) under `parent` and return its path."""
-    from agent_constitution.sources.validate import published_constitution
-
     if not title.strip():
         raise UserError("a new rule needs a title", field="--title", fix='doit new-rule --title "..." --parent DOMAIN')
     source = load_source(root)

@@ -30,13 +30,14 @@ from pathlib import Path
 
 import pygit2
 
-from agent_constitution import ids
 from agent_constitution.edition.models import Edition
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml, read_toml
+from agent_constitution.refs import RULE, parse_rule_reference
 from agent_constitution.ruleset.source import RuleSource, load_source
-from agent_constitution.sources.history import History, open_history, working_rule_ids
-from agent_constitution.sources.new_rule import TEMPLATE
+from agent_constitution.authoring.history import History, open_history, working_rule_ids
+from agent_constitution.authoring.new_rule import TEMPLATE
+from agent_constitution.authoring.published import published_constitution
 
 # What counts as a change of the rule that needs a new revision (the check module counts too).
 _REVISED = ("title", "text", "check")
@@ -71,7 +72,7 @@ def graph_problems(source: RuleSource) -> list[UserError]:
     """The requirement-graph constraints of seed 000 over the rules of one source."""
     import networkx as nx
 
-    from agent_constitution.ruleset.graph import World
+    from agent_constitution.ruleset.graph import REDUNDANT, World, violations
 
     key = str(source.root)
     world = World(
@@ -102,11 +103,10 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                 fix="drop one requirement of the cycle (a rule's parent rule counts as a requirement)",
             )
         )
-    for rule_id in source.rules:
-        node = (key, rule_id)
-        found = world.redundant(node)
-        if found:
-            target, path = found
+    for violation in violations(world, [(key, rule_id) for rule_id in source.rules], of_a_source=True):
+        (node, target), path = violation.nodes, violation.path
+        rule_id = node[1]
+        if violation.constraint == REDUNDANT:
             reason = (
                 "it is the rule's parent, which counts as a requirement"
                 if len(path) == 2
@@ -120,9 +120,7 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                     fix=f"remove {target[1]} from requires",
                 )
             )
-        found = world.pulled_in_conflict(node)
-        if found:
-            target, path = found
+        else:  # PULLED_IN
             declarer = world.declares_conflict(node, target)
             other = target if declarer == node else node
             problems.append(
@@ -135,21 +133,6 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                 )
             )
     return problems
-
-
-def published_constitution(root: Path) -> tuple[Edition | None, list[UserError]]:
-    """The newest edition under `root/constitution/` (None when there is none), or why it does not load."""
-    from agent_constitution.edition.sources import load, read_worktree
-
-    folder = root / "constitution"
-    names = sorted(p.name for p in folder.iterdir() if (p / "index.toml").is_file()) if folder.is_dir() else []
-    if not names:
-        return None, []
-    prefix = f"constitution/{names[-1]}/"
-    try:
-        return load({path: data for path, data in read_worktree(root).items() if path.startswith(prefix)}), []
-    except UserError as error:
-        return None, [error]
 
 
 def constitution_problems(source: RuleSource, edition: Edition | None) -> list[UserError]:
@@ -202,20 +185,20 @@ def _reference_problem(source: RuleSource, written: str, anchors, edition) -> tu
     if match is None:
         return f"{written!r} is not a reference", how
     body = match[1]
-    if not body.startswith("rule:"):
+    if not body.startswith(RULE):
         if anchors is not None and body not in anchors:
             error = _unknown_anchor(Path(), "", body, edition)
             return f"{written} refers to a provision that does not exist: {error.message}", error.fix
         return None
-    parts = body.split(":")[1:]
-    number = ids.rule_number(parts[-1]) if parts else None
-    if number is None or len(parts) > 2:
+    parsed = parse_rule_reference(body)
+    if parsed is None:
         return f"{written} is not a rule reference", how
-    if len(parts) == 1 and number not in source.rules:
+    name, number = parsed
+    if name is None and number not in source.rules:
         return f"{written} refers to rule {number}, which this source does not have", "refer to a rule of this source, or write {@rule:name:N} for another source's"
-    if len(parts) == 2 and parts[0] not in source.config.sources:
-        return (f"{written} names source {parts[0]!r}, which rules/source.toml [sources] does not declare",
-                f"declare {parts[0]} in [sources] of rules/source.toml, or refer to a rule of this source")
+    if name is not None and name not in source.config.sources:
+        return (f"{written} names source {name!r}, which rules/source.toml [sources] does not declare",
+                f"declare {name} in [sources] of rules/source.toml, or refer to a rule of this source")
     return None
 
 

@@ -1,0 +1,103 @@
+"""The verbs of the `agent-constitution` command: the doit task each runs, what it needs to apply, its help.
+
+The doit loader reads this table too (a family that does not apply in a repository says why), so it
+imports only the task families' option lists, never the runner in `commands/run.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_constitution.edition import CONSTITUTION
+from agent_constitution.errors import docs_url
+from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
+from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, checks, impact, lock, site, source, upgrade
+
+PROG = "agent-constitution"
+
+
+Need = Callable[[Path], tuple[str, str] | None]  # None, or why a verb does not apply and the fix
+
+
+def _has_manifest(root: Path) -> tuple[str, str] | None:
+    if (root / MANIFEST).is_file():
+        return None
+    return f"no {MANIFEST} in {root}", f"run `{PROG} init` to start one"
+
+
+def _is_source(root: Path) -> tuple[str, str] | None:
+    if (root / SOURCE_CONFIG).is_file():
+        return None
+    return (f"{root} is not a rule source repository (it has no {SOURCE_CONFIG})",
+            f"run it in the root of a rule source ({docs_url('sources', 'authoring-a-rule-source')})")
+
+
+def _has_constitution(root: Path) -> tuple[str, str] | None:
+    if (root / CONSTITUTION).is_dir():
+        return None
+    return (f"{root} has no {CONSTITUTION}/ folder, the sources of a constitution",
+            f"run it in a repository that publishes a constitution ({docs_url('constitution')})")
+
+
+def _any(*needs: Need) -> Need:
+    def need(root: Path) -> tuple[str, str] | None:
+        missing = [need(root) for need in needs]
+        return None if None in missing else missing[0]
+
+    return need
+
+
+def _all(*needs: Need) -> Need:
+    def need(root: Path) -> tuple[str, str] | None:
+        return next((missing for missing in (one(root) for one in needs) if missing), None)
+
+    return need
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One verb: the doit task it runs, what it needs to apply, and its help."""
+
+    name: str
+    summary: str
+    topic: str
+    needs: Need | None = None
+    options: list[dict] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)
+    subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
+
+
+VERBS = {
+    verb.name: verb
+    for verb in (
+        Verb("compile", GROUPS["compile"], "compile", _any(_has_manifest, _has_constitution),
+             GROUP_OPTIONS["compile"]),
+        Verb("check", GROUPS["check"], "checks", _any(_has_manifest, _is_source, _has_constitution),
+             variables=checks.VARIABLES),
+        Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS),
+        Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
+        Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",
+             _has_manifest, subtask="SEGMENT"),
+        Verb("fetch", "Fetch each source (or SOURCE) into the user-level cache", "sources", _has_manifest,
+             subtask="SOURCE"),
+        Verb("upgrade", "Move the sources to their newest allowed commit; print each changed rule's diff",
+             "rules", _has_manifest, upgrade.PARAMS),
+        Verb("outdated", "List what `upgrade` would change; writes nothing", "rules", _has_manifest),
+        Verb("replace", "Replace superseded rules in rules.toml with their successors", "rules", _has_manifest),
+        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
+             _has_manifest),
+        Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
+        Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
+        Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),
+        Verb("source", "Validate this rule source against its files and its git history", "sources", _is_source,
+             source.PARAMS),
+        Verb("site", "Build the public static site of this rule source", "site", _is_source,
+             variables=site.VARIABLES),
+        Verb("impact", "List the provisions changed since --base REF and the rules citing each", "site",
+             _all(_is_source, _has_constitution), impact.PARAMS),
+        Verb("render", "Render the constitution's editions into its generated/ folder", "constitution",
+             _has_constitution),
+    )
+}

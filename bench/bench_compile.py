@@ -153,16 +153,17 @@ def main() -> None:
 
 def stage_figures(root: Path) -> None:
     """The compile stage alone, in this process, on the resolutions the runs above left in cache/."""
-    from agent_constitution.compile.build import segment_files, segment_fresh
-    from agent_constitution.tasks.agents import jobs, read_settings
+    from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.compile.outputs.segment import OUTPUT
+    from agent_constitution.tasks.agents import read_settings
 
     settings, segments = read_settings(root / "rules.toml")
-    cache = root / "cache"
+    plan = Plan(root, root / "cache", settings, tuple(segments))
     start = time.perf_counter()
-    values = {job.path: segment_files(root, cache, job, settings, locked=False).values() for job in jobs(segments)}
+    values = {job.name: OUTPUT.run(plan, job, locked=False).values() for job in OUTPUT.jobs(plan)}
     render = time.perf_counter() - start
     start = time.perf_counter()
-    fresh = all(segment_fresh(root, cache, job, values[job.path]) for job in jobs(segments))
+    fresh = all(OUTPUT.fresh(plan, job, values[job.name]) for job in OUTPUT.jobs(plan))
     check = time.perf_counter() - start
     print(f"compile stage alone, in process: render and write {len(values)} segments {render:.2f} s;"
           f" up-to-date check of all {check:.2f} s (all fresh: {fresh})")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import platformdirs
 
-from agent_constitution.compile.build import write_segment
+from agent_constitution.compile.outputs.segment import write_segment
 from agent_constitution.compile.inputs import Resolved
 from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.errors import UserError

@@ -30,6 +30,7 @@ class Scoped:
     folder: str  # relative to the repository root
     suffix: str  # after the segment's slug
     front: str  # front matter with `{glob}` for the segment's files
+    keys: frozenset[str]  # the front-matter keys the agent's documentation defines
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,14 @@ COPILOT = Scoped(
     ".instructions.md",
     # The cloud agent reads the nearest AGENTS.md itself: excluded, so it does not read the text twice.
     '---\napplyTo: "{glob}"\nexcludeAgent: "coding-agent"\n---\n',
+    frozenset({"applyTo", "excludeAgent", "description", "name"}),
 )
-KIRO = Scoped(".kiro/steering", ".md", '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n')
+KIRO = Scoped(
+    ".kiro/steering",
+    ".md",
+    '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n',
+    frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
+)
 
 AGENTS = {
     agent.name: agent

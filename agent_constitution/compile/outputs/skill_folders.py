@@ -45,6 +45,7 @@ class SkillFolders:
         for base, name in sorted(_installed(root)):
             if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
+        _drop_empty(root, tuple(f for f in agents.SKILL_FOLDERS if f not in folders))
         lines = tuple(
             f"warning: {agent} reads the skills in both {' and '.join(read)}, so it lists each skill twice:"
             " drop the agent that needs the other folder from [compile] agents to avoid it"
@@ -71,18 +72,24 @@ class SkillFolders:
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         from agent_constitution.compile import skills
-        from agent_constitution.fsio import confine
 
         root, removed = plan.root, []
         for base, name in sorted(_installed(root)):
             if skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
-        for base in agents.SKILL_FOLDERS:
-            # The folders compile created for the skills go too, once nothing else is in them.
-            for folder in (root / base, (root / base).parent):
-                if folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir()):
-                    folder.rmdir()
+        _drop_empty(root, agents.SKILL_FOLDERS)
         return removed
+
+
+def _drop_empty(root: Path, bases: tuple[str, ...]) -> None:
+    """The folders compile created for the skills go too, once nothing else is in them."""
+    from agent_constitution.fsio import confine
+
+    for base in bases:
+        for folder in (root / base, (root / base).parent):
+            if not (folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir())):
+                break  # a folder above one compile did not empty is not its to take out
+            folder.rmdir()
 
 
 def _installed(root: Path) -> set[tuple[str, str]]:

@@ -35,6 +35,7 @@ _REFERENCE = re.compile(r"\{@([^{}\s]*)\}")
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DOMAIN_LEVEL = 3
+NESTED_PART = "AGENTS._nested.md"  # the index of nested files, when it is split off (no domain id starts with _)
 _MAX_LEVEL = 6
 
 
@@ -48,6 +49,7 @@ class Phrases:
     trial: str
     nested: str
     nested_entry: str  # {file} {folder}
+    nested_apart: str  # {count} {file}: the index is in a part file of its own
     part_entry: str  # {file} {about}
     part_heading: str  # {title}
     not_here: str
@@ -66,6 +68,8 @@ PHRASES = {
         trial=" (trial)",
         nested="Nested instructions",
         nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
+        nested_apart="{count} folders below have instructions of their own, listed in `{file}`: before working"
+        " on a file, read the `AGENTS.md` of every folder on its path.",
         part_entry="The full text of these rules: `{file}`. Read it before working on: {about}",
         part_heading="Rules: {title}",
         not_here="Not in force here",
@@ -82,6 +86,7 @@ PHRASES = {
         trial="（试行）",
         nested="子目录的指令",
         nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
+        nested_apart="下面有 {count} 个目录有各自的指令，列在 `{file}` 中：处理一个文件之前，先读它路径上每个目录的 `AGENTS.md`。",
         part_entry="这些规定的全文：`{file}`。涉及以下内容时先读它：{about}",
         part_heading="规定：{title}",
         not_here="在这里不适用",
@@ -160,12 +165,16 @@ def render(
     subtrees = renderer.subtrees()
     whole = renderer.root_file(subtrees, parts={})
     tokens = count_tokens(whole)
-    if (tokens <= max_tokens and _fits(whole, max_bytes, max_chars)) or not subtrees:
-        files = [File(FILE, whole)]
-    else:
+    files = [File(FILE, whole)]
+    if not (tokens <= max_tokens and _fits(whole, max_bytes, max_chars)):
         parts = _part_names(subtrees)
-        files = [File(FILE, renderer.root_file(subtrees, parts))]
-        files.extend(File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees)
+        kept = renderer.root_file(subtrees, parts)
+        rest = [File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees]
+        if not _fits(kept, max_bytes, max_chars) and segment.nested:
+            # A monorepo's index of nested files can outgrow the rules: it moves to a part of its own.
+            kept = renderer.root_file(subtrees, parts, index_apart=True)
+            rest.append(File(NESTED_PART, renderer.nested_file()))
+        files = [File(FILE, kept), *rest]
     return Document(
         tuple(files),
         tokens,
@@ -239,7 +248,9 @@ class _Renderer:
             if (name, domain) in self.shown
         ]
 
-    def root_file(self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str]) -> str:
+    def root_file(
+        self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str], index_apart: bool = False
+    ) -> str:
         self.parts, self.current = parts, FILE
         phrases = self.phrases
         blocks = [self._header()]
@@ -265,12 +276,20 @@ class _Renderer:
         dropped = self._not_here()
         if dropped:
             blocks.append(f"## {phrases.not_here}\n\n" + dropped)
-        if root and self.segment.nested:
-            entries = [
-                phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
-            ]
-            blocks.append(f"## {phrases.nested}\n\n" + "\n".join(entries))
+        if root and self.segment.nested and index_apart:
+            text = phrases.nested_apart.format(count=len(self.segment.nested), file=NESTED_PART)
+            blocks.append(f"## {phrases.nested}\n\n{text}")
+        elif root and self.segment.nested:
+            blocks.append(f"## {phrases.nested}\n\n" + self._nested_entries())
         return "\n\n".join(blocks) + "\n"
+
+    def nested_file(self) -> str:
+        return "\n\n".join([f"# {self.phrases.nested}", self._header(), self._nested_entries()]) + "\n"
+
+    def _nested_entries(self) -> str:
+        return "\n".join(
+            self.phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
+        )
 
     def part_file(self, subtree: tuple[str, Node], parts: Mapping[tuple[str, Node], str]) -> str:
         self.parts, self.current = parts, parts[subtree]

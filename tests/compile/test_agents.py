@@ -156,3 +156,20 @@ def test_a_file_above_windsurfs_limit_fails_the_step_with_its_numbers(tmp_path):
         segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
     assert caught.value.file == root / "AGENTS.md" and "12000 characters Windsurf reads" in caught.value.message
     assert (root / "AGENTS.md").read_text().endswith("x" * 11500 + "\n")  # nothing written
+
+
+def test_a_long_index_of_nested_files_moves_to_a_part_of_its_own(tmp_path):
+    from agent_constitution.compile.document import NESTED_PART
+
+    root = make_repo(tmp_path / "repo")
+    folders = [f"pkg/p{n:03d}" for n in range(400)]
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text() + "".join(f'\n[[segment]]\npath = "{f}"\nrules = ["ac:7"]\n' for f in folders))
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+    resolve_into_cache(root)
+    segment_files(root, root / "cache", SegmentJob(".", None, ("svc", *folders)), Settings(), locked=False)
+    text = (root / "AGENTS.md").read_text(encoding="utf-8")
+    assert f"401 folders below have instructions of their own, listed in `{NESTED_PART}`" in text
+    assert "Text of rule 1." in text  # the rules were not what had to move
+    assert "- `pkg/p399/AGENTS.md`: read it before working on files under `pkg/p399/`." in (root / NESTED_PART).read_text()

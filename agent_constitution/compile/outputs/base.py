@@ -14,7 +14,8 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import cached_property
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from agent_constitution.compile.layout import SegmentJob, Settings, folder_of
@@ -30,25 +31,45 @@ class Plan:
     segments: tuple[str, ...]  # "." first, then the manifest's order
 
     def segment_jobs(self) -> list[SegmentJob]:
-        found = []
-        for path in self.segments:
-            if path == ".":
-                found.append(SegmentJob(".", None, tuple(self.segments[1:])))
-                continue
-            above = [s for s in self.segments if s != path and s != "." and path.startswith(s + "/")]
-            found.append(SegmentJob(path, max(above, key=len) if above else ".", ()))
-        return found
+        return [
+            SegmentJob(path, (self._above[path] or ["."])[-1] if path != "." else None,
+                       tuple(self.segments[1:]) if path == "." else ())
+            for path in self.segments
+        ]
 
     def chains(self) -> list[list[str]]:
         """Every root→leaf chain of segments, in manifest order of the leaves."""
-        segments = self.segments
-        inside = {s for s in segments if any(o != s and (s == "." or o.startswith(s + "/")) for o in segments)}
-        chains = []
-        for leaf in (s for s in segments if s not in inside):
-            chain = [s for s in segments if s == "." or leaf == s or leaf.startswith(s + "/")]
-            chain.sort(key=lambda s: (s != ".", s.count("/"), s))
-            chains.append(chain)
-        return chains
+        return self._chains
+
+    def longest_chain(self, segment: str) -> int:
+        """The number of segments on the longest chain through `segment`."""
+        return self._longest[segment]
+
+    @cached_property
+    def _above(self) -> dict[str, list[str]]:
+        """segment → the nested segments enclosing it, outermost first (the root not included)."""
+        present = set(self.segments)
+        return {
+            path: [a.as_posix() for a in reversed(PurePosixPath(path).parents) if a.name and a.as_posix() in present]
+            for path in self.segments
+        }
+
+    @cached_property
+    def _chains(self) -> list[list[str]]:
+        inside = {"."} if len(self.segments) > 1 else set()
+        inside.update(a for above in self._above.values() for a in above)
+        return [
+            [".", *self._above[leaf], leaf] if leaf != "." else ["."]
+            for leaf in self.segments if leaf not in inside
+        ]
+
+    @cached_property
+    def _longest(self) -> dict[str, int]:
+        longest = dict.fromkeys(self.segments, 1)
+        for chain in self._chains:
+            for segment in chain:
+                longest[segment] = max(longest[segment], len(chain))
+        return longest
 
     def shown(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()

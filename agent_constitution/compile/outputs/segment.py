@@ -115,15 +115,11 @@ def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
     path = plan.file(segment, FILE)
     if chain_limit is not None:
         room = chain_limit - agents.PROJECT_RESERVE
-        through = [chain for chain in plan.chains() if segment in chain]
         if segment != ".":
-            max_bytes = room // max(len(chain) for chain in through)
+            max_bytes = room // plan.longest_chain(segment)
         else:
-            used = 0
-            for chain in through:
-                files = [plan.file(s, FILE) for s in chain[1:]]
-                used = max(used, sum(_region_bytes(f) for f in files))
-            max_bytes = room - used
+            sizes = {s: _region_bytes(plan.file(s, FILE)) for s in plan.segments[1:]}
+            max_bytes = room - max((sum(sizes[s] for s in chain[1:]) for chain in plan.chains()), default=0)
     file_chars = min((a.file_chars for a in enabled if a.file_chars), default=None)
     if file_chars is not None:
         text = read_text(path) if path.is_file() else ""

@@ -100,6 +100,10 @@ def test_dropping_agents_takes_their_outputs_out(tmp_path):
                  ".kiro/steering/svc.md", ".claude/skills/signing", ".kiro/skills/signing", ".grok/skills"):
         assert not (repo / gone).exists(), gone
     assert (repo / ".agents/skills/signing/SKILL.md").is_file()
+    assert not (repo / ".kiro").exists() and not (repo / ".github").exists()  # the folders it emptied
+    manifest.write_text(manifest.read_text().replace(manifest_agents(["codex"]), ""))
+    assert agents.detect(repo) == ("agents-md", "claude-code")  # not enabled again by what is left
+    doit(repo, "compile")
     assert [line for line in doit(repo, "compile").stdout.splitlines() if line.startswith(".  agents:")] == []
 
 
@@ -173,3 +177,13 @@ def test_a_long_index_of_nested_files_moves_to_a_part_of_its_own(tmp_path):
     assert f"401 folders below have instructions of their own, listed in `{NESTED_PART}`" in text
     assert "Text of rule 1." in text  # the rules were not what had to move
     assert "- `pkg/p399/AGENTS.md`: read it before working on files under `pkg/p399/`." in (root / NESTED_PART).read_text()
+
+
+def test_compiles_own_outputs_do_not_make_an_agent_detected(built, tmp_path):
+    repo, _ = built
+    assert agents.detect(repo) == ("agents-md", "claude-code")  # GEMINI.md, .kiro/, .roo/skills, ... are ours
+    (repo / ".kiro" / "specs").mkdir()
+    try:
+        assert agents.detect(repo) == ("agents-md", "claude-code", "kiro")
+    finally:
+        (repo / ".kiro" / "specs").rmdir()

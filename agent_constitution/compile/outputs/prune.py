@@ -66,6 +66,12 @@ def prune_segments(plan: Plan) -> Step:
         if not _another_project(root, PurePosixPath(folder)):
             removed.extend(remove_segment(root, folder))
     removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root)]
+    for folder in sorted(scoped):
+        # The folders compile created for the files go too, once it emptied them.
+        for path in (root / folder, (root / folder).parent):
+            if not (path.is_dir() and not path.is_symlink() and not any(path.iterdir())):
+                break
+            path.rmdir()
     return Step(state=digest(sorted(segments)), removed=tuple(removed))
 
 

@@ -187,3 +187,20 @@ def test_compiles_own_outputs_do_not_make_an_agent_detected(built, tmp_path):
         assert agents.detect(repo) == ("agents-md", "claude-code", "kiro")
     finally:
         (repo / ".kiro" / "specs").rmdir()
+
+
+def test_a_scoped_file_is_owned_like_every_output(tmp_path):
+    repo = make_repo(tmp_path / "repo", compile=manifest_agents(["copilot"]))
+    mine = repo / ".github/instructions/svc.instructions.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\napplyTo: \"svc/**\"\n---\nMy own.\n")
+    failed = doit(repo, "compile", check=False)
+    assert failed.returncode != 0 and "svc.instructions.md" in failed.stderr and "did not write" in failed.stderr
+    assert mine.read_text().endswith("My own.\n")
+    mine.unlink()
+    doit(repo, "compile")
+    mine.write_text(mine.read_text().replace("svc/**", "elsewhere/**"))  # a hand edit of its front matter
+    failed = doit(repo, "compile", ci=True, check=False)
+    assert failed.returncode != 0 and "edited by hand" in failed.stderr
+    doit(repo, "compile")
+    assert 'applyTo: "svc/**"' in mine.read_text()

@@ -216,10 +216,13 @@ def write_segment(
         size = len(whole.encode("utf-8"))
         lines.append(f"{shown}: {count_tokens(whole)} tokens, {size} bytes")
     if len(document.files) > 1:
-        lines.append(
-            f"{_relative(root, folder / FILE)}: the rules ({document.tokens} tokens) exceed max-tokens"
-            f" {settings.max_tokens}, split into {len(document.files) - 1} parts"
-        )
+        if document.tokens > settings.max_tokens:
+            over = f"({document.tokens} tokens) exceed max-tokens {settings.max_tokens}"
+        elif max_bytes is not None and document.whole[0] + banner > max_bytes:
+            over = f"({document.whole[0] + banner} bytes) exceed this file's share of {max_bytes} bytes of its chain"
+        else:
+            over = f"({document.whole[1] + banner} characters) exceed the {max_chars} this file may hold"
+        lines.append(f"{_relative(root, folder / FILE)}: the rules {over}, split into {len(document.files) - 1} parts")
     removed = [
         _relative(root, stale)
         for stale in sorted(folder.glob(PART_GLOB))

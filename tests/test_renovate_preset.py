@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_constitution.commands.run import VERBS
-from agent_constitution.compile import layout, skills
+from agent_constitution.compile import agents, layout
 from agent_constitution.sources.starter import starter_manifest
 
 PRESET = Path(__file__).resolve().parent.parent / "renovate" / "agent-constitution.json"
@@ -140,7 +140,9 @@ def test_the_post_upgrade_tasks_lock_and_compile_and_keep_what_compile_writes():
     assert {"rules.lock", f"**/{layout.FILE}", f"**/{layout.PART_GLOB}", f"**/{layout.CLAUDE}"} <= filters
     assert {layout.PRE_COMMIT, *layout.LEFTHOOK} <= filters
     assert ".claude/**" in filters  # the Claude Code settings (hooks) and .claude/skills
-    assert all(f"{folder.split('/')[0]}/**" in filters for folder in skills.FOLDERS)
+    # Every output compile may write for an agent: skill folders, shims, path-scoped rule files.
+    assert all({f"{folder.split('/')[0]}/**", f"{folder}/**"} & filters for folder in agents.SKILL_FOLDERS)
+    assert {"**/GEMINI.md", ".github/instructions/**", ".kiro/steering/**"} <= filters
 
 
 def renovate_bump(text: str, datasource: str, new: str) -> str:

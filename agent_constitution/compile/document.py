@@ -36,6 +36,7 @@ RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
 
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
 _DOMAIN_LEVEL = 3
+NESTED_PART = "AGENTS._nested.md"  # the index of nested files, when it is split off (no domain id starts with _)
 _MAX_LEVEL = 6
 
 
@@ -49,13 +50,12 @@ class Phrases:
     trial: str
     nested: str
     nested_entry: str  # {file} {folder}
-    parts: str
-    part_entry: str  # {file} {title} {about}
+    nested_apart: str  # {count} {file}: the index is in a part file of its own
+    part_entry: str  # {file} {about}
     part_heading: str  # {title}
     not_here: str
     not_here_entry: str  # {label} {title}
     nested_header: str  # {folder}
-    nested_none: str  # a nested file with nothing of its own
     user_header: str
     this_repository: str
     elsewhere: str  # heading suffix of an ancestor rule held by an ancestor's file
@@ -69,13 +69,13 @@ PHRASES = {
         trial=" (trial)",
         nested="Nested instructions",
         nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
-        parts="Rule parts",
-        part_entry="- `{file}`: {title}. Read it before working on: {about}",
+        nested_apart="{count} folders below have instructions of their own, listed in `{file}`: before working"
+        " on a file, read the `AGENTS.md` of every folder on its path.",
+        part_entry="The full text of these rules: `{file}`. Read it before working on: {about}",
         part_heading="Rules: {title}",
         not_here="Not in force here",
         not_here_entry="- {label} {title}: the files above list it, but it does not apply under this folder.",
         nested_header="Rules for `{folder}/`, in addition to those of the files above it.",
-        nested_none="No rule applies here beyond those of the files above it.",
         this_repository="this repository",
         user_header="User-tier rules: about the person and the machine, for work in every repository.",
         elsewhere=" (stated in a file above)",
@@ -87,13 +87,12 @@ PHRASES = {
         trial="（试行）",
         nested="子目录的指令",
         nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
-        parts="规定分册",
-        part_entry="- `{file}`：{title}。涉及以下内容时先读它：{about}",
+        nested_apart="下面有 {count} 个目录有各自的指令，列在 `{file}` 中：处理一个文件之前，先读它路径上每个目录的 `AGENTS.md`。",
+        part_entry="这些规定的全文：`{file}`。涉及以下内容时先读它：{about}",
         part_heading="规定：{title}",
         not_here="在这里不适用",
         not_here_entry="- {label} {title}：上层文件列出了它，但它不适用于这个目录。",
         nested_header="适用于 `{folder}/` 的规定，在上层文件的规定之外。",
-        nested_none="除上层文件的规定外，这里没有别的规定。",
         this_repository="本仓库",
         user_header="用户级规定：关于人和机器，适用于在任何仓库中的工作。",
         elsewhere="（见上层文件）",
@@ -147,26 +146,64 @@ class Document:
     rules_read: frozenset[RuleKey]  # rules whose title or text the files show
     sources_read: frozenset[str]  # sources whose source.toml (domain and group titles) was read
     constitution_read: bool  # whether the constitution's text or labels were used
+    whole: tuple[int, int] = (0, 0)  # (bytes, characters) of the rules unsplit (the whole region body)
 
 
-def render(segment: Segment, library: Library, constitution: Constitution, max_tokens: int) -> Document:
+def render(
+    segment: Segment,
+    library: Library,
+    constitution: Constitution,
+    max_tokens: int,
+    max_bytes: int | None = None,
+    max_chars: int | None = None,
+) -> Document:
+    """The segment's files. When the body is above `max_tokens`, or above `max_bytes` (UTF-8) or
+    `max_chars` (what the agents' documented limits leave for it), the full texts move to one part
+    file per top-level subtree, and AGENTS.md keeps, besides the constitution, every rule's title and
+    requirement sentence (the first sentence of its text) with the part that holds the rest: what an
+    agent loads by itself still says everything it must do."""
     renderer = _Renderer(segment, library, constitution)
     subtrees = renderer.subtrees()
     whole = renderer.root_file(subtrees, parts={})
     tokens = counted(whole, max_tokens)
-    if tokens is None or tokens <= max_tokens or not subtrees:
-        files = [File(FILE, whole)]
-    else:
+    files = [File(FILE, whole)]
+    if not ((tokens is None or tokens <= max_tokens) and _fits(whole, max_bytes, max_chars)):
         parts = _part_names(subtrees)
-        files = [File(FILE, renderer.root_file(subtrees, parts))]
-        files.extend(File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees)
+        kept = renderer.root_file(subtrees, parts)
+        rest = [File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees]
+        if not _fits(kept, max_bytes, max_chars) and segment.nested:
+            # A monorepo's index of nested files can outgrow the rules: it moves to a part of its own.
+            kept = renderer.root_file(subtrees, parts, index_apart=True)
+            rest.append(File(NESTED_PART, renderer.nested_file()))
+        files = [File(FILE, kept), *rest]
     return Document(
         tuple(files),
         tokens,
         frozenset(renderer.rules_read),
         frozenset(renderer.sources_read),
         renderer.constitution_read,
+        (len(whole.encode("utf-8")), len(whole)),
     )
+
+
+def _fits(text: str, max_bytes: int | None, max_chars: int | None) -> bool:
+    return (max_bytes is None or len(text.encode("utf-8")) <= max_bytes) and (
+        max_chars is None or len(text) <= max_chars
+    )
+
+
+def requirement(text: str) -> str:
+    """The first sentence of a rule's text (its requirement: the texts state it first), found
+    outside code spans; the whole text when it has one sentence."""
+    ticks = 0
+    for index, char in enumerate(text):
+        if char == "`":
+            ticks += 1
+        elif ticks % 2 == 0 and char in "。！？":
+            return text[: index + 1]
+        elif ticks % 2 == 0 and char in ".!?" and (index + 1 == len(text) or text[index + 1].isspace()):
+            return text[: index + 1]
+    return text
 
 
 def _part_names(subtrees: list[tuple[str, Node]]) -> dict[tuple[str, Node], str]:
@@ -189,6 +226,7 @@ class _Renderer:
         self.own = segment.own
         self.parts: Mapping[tuple[str, Node], str] = {}
         self.current = FILE
+        self.compact = False  # rules as title and requirement sentence, their full text in a part
         self.rules_read: set[RuleKey] = set()
         self.sources_read: set[str] = set()
         self.constitution_read = segment.path == "." and segment.tier == "repo"
@@ -211,7 +249,9 @@ class _Renderer:
             if (name, domain) in self.shown
         ]
 
-    def root_file(self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str]) -> str:
+    def root_file(
+        self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str], index_apart: bool = False
+    ) -> str:
         self.parts, self.current = parts, FILE
         phrases = self.phrases
         blocks = [self._header()]
@@ -223,27 +263,34 @@ class _Renderer:
         else:
             blocks.append(phrases.nested_header.format(folder=self.segment.path))
         if subtrees and parts:
-            entries = [
-                phrases.part_entry.format(
-                    file=parts[subtree], title=self._title(*subtree), about=self._about(*subtree)
-                )
-                for subtree in subtrees
-            ]
-            blocks.append(f"## {phrases.parts}\n\n" + "\n".join(entries))
+            blocks.append(f"## {phrases.rules}")
+            for subtree in subtrees:
+                self.compact = True
+                block = self._node(*subtree, _DOMAIN_LEVEL)
+                self.compact = False
+                entry = phrases.part_entry.format(file=parts[subtree], about=self._about(*subtree))
+                head, _, rest = block.partition("\n\n")
+                blocks.append(f"{head}\n\n{entry}" + (f"\n\n{rest}" if rest else ""))
         elif subtrees:
             blocks.append(f"## {phrases.rules}")
             blocks.extend(self._node(source, domain, _DOMAIN_LEVEL) for source, domain in subtrees)
         dropped = self._not_here()
         if dropped:
             blocks.append(f"## {phrases.not_here}\n\n" + dropped)
-        if not root and not subtrees and not dropped:
-            blocks.append(phrases.nested_none)
-        if root and self.segment.nested:
-            entries = [
-                phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
-            ]
-            blocks.append(f"## {phrases.nested}\n\n" + "\n".join(entries))
+        if root and self.segment.nested and index_apart:
+            text = phrases.nested_apart.format(count=len(self.segment.nested), file=NESTED_PART)
+            blocks.append(f"## {phrases.nested}\n\n{text}")
+        elif root and self.segment.nested:
+            blocks.append(f"## {phrases.nested}\n\n" + self._nested_entries())
         return "\n\n".join(blocks) + "\n"
+
+    def nested_file(self) -> str:
+        return "\n\n".join([f"# {self.phrases.nested}", self._header(), self._nested_entries()]) + "\n"
+
+    def _nested_entries(self) -> str:
+        return "\n".join(
+            self.phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
+        )
 
     def part_file(self, subtree: tuple[str, Node], parts: Mapping[tuple[str, Node], str]) -> str:
         self.parts, self.current = parts, parts[subtree]
@@ -293,6 +340,8 @@ class _Renderer:
             return title + self.phrases.elsewhere
         if rule.status == "trial":
             title += self.phrases.trial
+        if self.compact:
+            return "\n\n".join([title, self._text(source_name, rule_id, first_sentence=True)])
         blocks = [title, self._text(source_name, rule_id)]
         if rule.requires:
             links = ", ".join(self._requirement(source_name, target) for target in rule.requires)
@@ -335,12 +384,14 @@ class _Renderer:
         table = source.config.domains.get(node) or source.groups[node]
         return self._pick(table.title)
 
-    def _text(self, source_name: str, rule_id: int) -> str:
+    def _text(self, source_name: str, rule_id: int, first_sentence: bool = False) -> str:
         source = self.library.sources[source_name]
         self.rules_read.add((source_name, rule_id))
         texts = source.rules[rule_id].text
         language = self.language if self.language in texts else source.config.languages[0]
         text = texts[language].replace("\r\n", "\n").strip()
+        if first_sentence:  # taken before references become labels, which hold periods (`Art. I`)
+            text = requirement(text)
 
         def replace(match: re.Match) -> str:
             reference = match[1]

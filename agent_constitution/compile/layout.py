@@ -51,9 +51,11 @@ class Settings:
     claude: str = "import"
     origin: str = MANIFEST
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
+    agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
 
     def as_dict(self) -> dict:
-        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook}
+        return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
+                "agents": list(self.agents)}
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,13 @@ edit are both read from the file itself. Every writer here:
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from agent_constitution.compile import region
+from agent_constitution.compile.layout import FILE
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
@@ -40,6 +43,15 @@ def region_intact(path: Path) -> bool:
         return False
     inside = region.Region.parse(text, path).inside
     return inside is not None and region.is_intact(inside)
+
+
+def is_owned_region(path: Path) -> bool:
+    """Whether `path` holds a region compile wrote (intact or hand-edited since)."""
+    text = _read(path)
+    if text is None:
+        return False
+    inside = region.Region.parse(text, path).inside
+    return inside is not None and region.is_ours(inside)
 
 
 def is_owned(path: Path) -> bool:
@@ -71,9 +83,9 @@ def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool
     return write_if_changed(path, region_text(path, body, origin, root=root, locked=locked), within=root)
 
 
-def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> str:
+def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> str:
     """What a file compile wholly owns will hold; an error when it may not be replaced. Writes nothing.
-    `what` says what the file is, for the error about a foreign one."""
+    `what` says what the file is, for the error about a foreign one; `front`, front matter it starts with."""
     text = _read(confine(path, root))
     if text is not None:
         if not region.is_ours(text):
@@ -85,12 +97,13 @@ def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, 
             )
         if locked and not region.is_intact(text):
             raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return region.stamped(body, origin)
+    return region.stamped(body, origin, front)
 
 
-def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str) -> bool:
+def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> bool:
     """Write a file compile wholly owns (see `owned_text`)."""
-    return write_if_changed(path, owned_text(path, body, origin, root=root, locked=locked, what=what), within=root)
+    text = owned_text(path, body, origin, root=root, locked=locked, what=what, front=front)
+    return write_if_changed(path, text, within=root)
 
 
 def remove_owned(path: Path, *, root: Path) -> bool:
@@ -115,4 +128,45 @@ def remove_region(path: Path, *, root: Path) -> bool:
         remove(path, within=root)
     else:
         write_atomic(path, rest.rstrip("\n") + "\n", within=root)
+    return True
+
+
+def owned_digest(path: Path, region_only: bool) -> str:
+    """The sha256 of what compile owns of `path`: its region's inside, or the whole file."""
+    text = path.read_bytes().decode("utf-8")
+    if region_only:
+        text = region.Region.parse(text, path).inside or ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for directory, subdirectories, files in sorted(os.walk(folder)):
+        subdirectories.sort()
+        for name in sorted(files):
+            path = Path(directory) / name
+            if name.endswith(".pyc") or "__pycache__" in path.parts:
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def outputs_intact(root: Path, outputs: Mapping[str, str]) -> bool:
+    """Whether every output still holds exactly what its step wrote (a hand edit makes it stale)."""
+    from agent_constitution.compile import skills
+
+    for relative, expected in outputs.items():
+        path = root / relative
+        try:
+            if path.name == FILE:
+                if not region_intact(path) or owned_digest(path, True) != expected:
+                    return False
+            elif path.is_dir():
+                if not skills.intact(path) or tree_digest(path) != expected:
+                    return False
+            elif owned_digest(path, False) != expected:
+                return False
+        except (FileNotFoundError, UserError):
+            return False
     return True

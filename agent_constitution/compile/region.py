@@ -31,20 +31,39 @@ def banner(body: str, origin: str) -> str:
     )
 
 
-def stamped(body: str, origin: str) -> str:
-    """`body` with its banner: the whole content of a file (or region) compile owns."""
-    return banner(body, origin) + body
+def stamped(body: str, origin: str, front: str = "") -> str:
+    """`body` with its banner: the whole content of a file (or region) compile owns. A file whose
+    format wants front matter first (a path-scoped rule file) has it before the banner, and the
+    banner's digest covers it too."""
+    return front + banner(front + body, origin) + body
+
+
+def split_front(text: str) -> tuple[str, str]:
+    """(the front matter `---` … `---` a file starts with, or "", the rest)."""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end != -1:
+            return text[: end + 5], text[end + 5:]
+    return "", text
 
 
 def is_intact(text: str) -> bool:
-    """Whether `text` starts with our banner and its body still has the digest the banner records."""
-    match = _BANNER.match(text)
-    return bool(match) and match["digest"] == digest(text[match.end():])
+    """Whether `text` starts with our banner (after its front matter, if any) and what it covers
+    still has the digest the banner records."""
+    front, rest = split_front(text)
+    match = _BANNER.match(rest)
+    return bool(match) and match["digest"] == digest(front + rest[match.end():])
 
 
 def is_ours(text: str) -> bool:
     """Whether `text` was written by compile (intact or hand-edited since)."""
-    return bool(_BANNER.match(text))
+    return bool(_BANNER.match(split_front(text)[1]))
+
+
+def body(inside: str) -> str:
+    """A region's (or owned file's) text without its banner."""
+    match = _BANNER.match(inside)
+    return inside[match.end():] if match else inside
 
 
 @dataclass(frozen=True)

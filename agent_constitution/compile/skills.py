@@ -2,8 +2,8 @@
 
 A skill of a source (`rules/skills/<name>/`) is installed when one of the rules it implements is
 selected: its files (all but `skill.toml`, the source's metadata) are copied from the source's
-locked tree into `.claude/skills/<name>/` (Claude Code) and `.agents/skills/<name>/` (agents that
-read the shared folder). Each installed folder holds a stamp, `.agent-constitution.json`, listing
+locked tree into the skill folders the enabled agents read (`.claude/skills/<name>/`,
+`.agents/skills/<name>/`, ...: `compile.agents`). Each installed folder holds a stamp, `.agent-constitution.json`, listing
 every file compile wrote with its sha256: that is how compile knows the folder is its own (on a
 fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
 all deselected. A skill whose tree holds a symbolic link (or whose folder is one) or a path
@@ -27,7 +27,6 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
 
-FOLDERS = (".claude/skills", ".agents/skills")
 STAMP = ".agent-constitution.json"
 SOURCE_ONLY = "skill.toml"  # the source's metadata (which rules it implements), not for agents
 
@@ -157,7 +156,7 @@ def checked(source_folder: Path, target: Path, *, root: Path, locked: bool) -> t
 
 
 def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool) -> bool:
-    """Copy a skill into `target` (one of FOLDERS/<name>); returns whether anything was written."""
+    """Copy a skill into `target` (`<skill folder>/<name>`); returns whether anything was written."""
     files, stamp = checked(source_folder, target, root=root, locked=locked)
     changed = False
     for name, data in files.items():
@@ -190,10 +189,10 @@ def remove(target: Path, *, root: Path) -> bool:
     return True
 
 
-def installed(root: Path) -> set[str]:
-    """The names of the skills compile installed in this repository (a stamp in either folder)."""
+def installed(root: Path, folders: tuple[str, ...]) -> set[str]:
+    """The names of the skills compile installed in this repository (a stamp in one of `folders`)."""
     names = set()
-    for folder in FOLDERS:
+    for folder in folders:
         base = root / folder
         if base.is_dir():
             names.update(path.parent.name for path in base.glob(f"*/{STAMP}"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import platformdirs
 
-from agent_constitution.compile.build import write_segment
+from agent_constitution.compile.outputs.segment import write_segment
 from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic

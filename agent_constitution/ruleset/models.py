@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from agent_constitution import ids
+from agent_constitution.compile.agents import NAMES as AGENT_NAMES
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.layout import segment_problem
@@ -320,6 +321,8 @@ class CompileSettings(Model):
     max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
     claude: Literal["import", "none"] = "import"
     git_hook: Literal["auto", "plain"] = Field("auto", alias="git-hook")
+    # The agents compile serves (docs/compile.md, "Agents compile serves"); None: detected.
+    agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 
 
 class ReviewGroup(Model):

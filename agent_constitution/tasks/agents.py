@@ -1,19 +1,17 @@
-"""Write what agents read (part of `doit compile`): AGENTS.md per segment, CLAUDE.md, skills, hooks.
+"""Write what agents read (part of `doit compile`): every output of `compile.outputs.REGISTRY`.
 
-One task per output: `agents:<segment>/AGENTS.md` (its region and its part files: how many parts
-there are is known only once the text is rendered and counted, so they belong to the task of the
-file that indexes them), `agents:<segment>/CLAUDE.md`, `agents:skills` (the set of skills is known
-only from the resolution), one per hook file (`agents:git-hook` instead says how to wire a git hook
-where the repository has no hook runner), `agents:prune` (outputs of segments that are gone) and
-`agents:chains` (bytes per root→leaf chain). `compile:user` compiles the user-tier manifest.
+Each registry entry lists its jobs for the build's plan; every job is one task `agents:<name>`
+(`agents:<segment>/AGENTS.md`, `agents:<segment>/CLAUDE.md`, `agents:skills`, one per hook file,
+`agents:prune`, `agents:chains`, ...), whose action, up-to-date check and clean call the entry
+directly. `compile:user` compiles the user-tier manifest.
 
-Every doit command creates these tasks, so creating them imports only `compile.layout` (standard
-library) and reads the manifest through `readers`; the steps of `compile.build` are named here by their
-function name and imported when an action or an up-to-date check runs.
+Every doit command creates these tasks, so creating them imports only the standard library
+(`compile.layout`, `compile.agents`, the registry, whose steps import what they need when they run)
+and reads the manifest through `readers`.
 
 Up to date: each action records what it read (the projection of the segment's resolution it used
 and a digest per source file, by source name and path) and what it owns of each output; the
-`uptodate` check compares both, so a changed rule rebuilds only the segments that show it, a new
+entry's `fresh` compares both, so a changed rule rebuilds only the segments that show it, a new
 commit of a source only the outputs whose files changed, and a hand-edited output is stale. The
 manifest's `[compile]` settings (and a digest of the compile stage's code) enter through one
 `config_changed`. With `locked=1` on the command line or CI set in the environment, a hand-edited
@@ -38,7 +36,6 @@ if TYPE_CHECKING:
 
 NAME = "agents"
 GROUPS = ("compile",)
-RESOLVE = "resolve"
 
 
 def locked() -> bool:
@@ -50,10 +47,11 @@ def locked() -> bool:
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
     task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
+    from agent_constitution.compile import agents
     from agent_constitution.compile.layout import Settings
     from agent_constitution.ruleset.outline import outline
 
-    default = Settings(origin=manifest.name)
+    default = Settings(origin=manifest.name, agents=agents.detect(manifest.parent))
     found = outline(manifest)
     table = found.compile
     max_tokens = table.get("max-tokens", default.max_tokens)
@@ -63,20 +61,19 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
         max_tokens, claude = default.max_tokens, default.claude
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook
-    return Settings(max_tokens, claude, manifest.name, git_hook), list(found.segments)
+    enabled = table.get("agents", default.agents)
+    if not (isinstance(enabled, list) and all(name in agents.AGENTS for name in enabled)):
+        enabled = default.agents
+    # AGENTS.md is always written, so the agents that read it are always served.
+    enabled = tuple(dict.fromkeys([agents.AGENTS_MD, *enabled]))
+    return Settings(max_tokens, claude, manifest.name, git_hook, enabled), list(found.segments)
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
-    from agent_constitution.compile.layout import SegmentJob
+    from agent_constitution.compile.layout import Settings
+    from agent_constitution.compile.outputs.base import Plan
 
-    found = []
-    for path in segments:
-        if path == ".":
-            found.append(SegmentJob(".", None, tuple(segments[1:])))
-            continue
-        above = [s for s in segments if s != path and s != "." and path.startswith(s + "/")]
-        found.append(SegmentJob(path, max(above, key=len) if above else ".", ()))
-    return found
+    return Plan(Path("."), Path("."), Settings(), tuple(segments)).segment_jobs()
 
 
 def compiler_digest() -> str:
@@ -88,85 +85,42 @@ def compiler_digest() -> str:
 
 def tasks(project):
     from agent_constitution.compile import runlock
-    from agent_constitution.compile.layout import CLAUDE, FILE, MANIFEST, SETTINGS, folder_of, hook_files
+    from agent_constitution.compile.layout import FILE, MANIFEST
+    from agent_constitution.compile.outputs import REGISTRY
+    from agent_constitution.compile.outputs.base import Plan
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
     runlock.hold(cache)
     settings, segments = read_settings(root / MANIFEST)
-    config = {**settings.as_dict(), "compiler": compiler_digest()}
-    names = hook_files(root, settings.git_hook)
+    plan = Plan(root, cache, settings, tuple(segments))
+    compiler = compiler_digest()
+    config = {**settings.as_dict(), "compiler": compiler}
+    planned = [(output, job) for output in REGISTRY for job in output.jobs(plan)]
     # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
-    before_root = [f"{NAME}:{_shown(root, folder_of(root, s) / FILE)}" for s in segments if s != "."]
-    before_root += [f"{NAME}:{_shown(root, folder_of(root, s) / CLAUDE)}" for s in segments]
-    before_root += [f"{NAME}:skills", *(f"{NAME}:{name}" for name in names)]
-    for job in jobs(segments):
-        after = [f"{RESOLVE}:{job.path}"] + ([f"{RESOLVE}:{job.parent}"] if job.parent else [])
-        folder = folder_of(root, job.path)
-        agents = folder / FILE
-        yield {
-            "name": _shown(root, agents),
-            "doc": f"The generated region of {_shown(root, agents)} and its part files",
-            "actions": [(_run, ["segment_files", root, cache, job, settings])],
-            "task_dep": after + (["render", *before_root] if job.path == "." else []),
-            "targets": [str(agents)],
-            "uptodate": [config_changed(config), (_fresh, ["segment_fresh", root, cache, job])],
-            "clean": [(_clean, ["remove_segment", root, job.path])],
+    root_index = FILE
+    before_root = [f"{NAME}:{job.name}" for _, job in planned if job.before_root]
+    for output, job in planned:
+        task = {
+            "name": job.name,
+            "doc": job.doc,
+            "actions": [(_run, [output, plan, job])],
+            "uptodate": [config_changed(config if job.config is None else {**job.config, "compiler": compiler})],
             "verbosity": 2,
         }
-        claude = folder / CLAUDE
-        yield {
-            "name": _shown(root, claude),
-            "doc": f"The CLAUDE.md shim importing {_shown(root, agents)} (strategy: [compile] claude)",
-            "actions": [(_run, ["claude_shim", root, job.path, settings])],
-            "uptodate": [config_changed(config), (_fresh, ["claude_fresh", root, job.path, settings])],
-            "clean": [(_clean_owned, [root, claude])],
-            "verbosity": 2,
-        }
-    yield {
-        "name": "skills",
-        "doc": "Install the skills of the selected rules into .claude/skills/ and .agents/skills/",
-        "actions": [(_run, ["install_skills", root, cache, segments])],
-        "task_dep": [RESOLVE],
-        "uptodate": [config_changed(config), (_fresh, ["skills_fresh", root, cache, segments])],
-        "clean": [(_clean_skills, [root])],
-        "verbosity": 2,
-    }
-    for name in names:
-        yield {
-            "name": name,
-            "doc": f"Merge the hooks that run the checks into {name}",
-            "actions": [(_run, ["hook_file", root, name])],
-            "uptodate": [config_changed(config), (_fresh, ["hook_fresh", root])],
-            "clean": [(_clean, ["remove_hook_file", root, name])],
-            "verbosity": 2,
-        }
-    if names == [SETTINGS]:
-        yield {
-            "name": "git-hook",
-            "doc": "Say how to run the checks from a git hook (the repository uses no hook runner)",
-            "actions": [(_hint, [root])],
-            # Said once: again only when what it would say changes.
-            "uptodate": [config_changed({"hint": "no hook runner", **config})],
-            "verbosity": 2,
-        }
-    yield {
-        "name": "prune",
-        "doc": "Remove what compile wrote in folders the manifest no longer has as segments",
-        "actions": [(_run_plain, ["prune_segments", root, segments])],
-        "task_dep": [RESOLVE],  # never on a manifest that did not resolve (it would list no segments)
-        # Runs when the segments change (and once on a fresh clone): it finds the outputs by their banners.
-        "uptodate": [config_changed({"segments": sorted(segments)})],
-        "verbosity": 2,
-    }
-    yield {
-        "name": "chains",
-        "doc": "Report the bytes of each root→leaf chain of AGENTS.md files (Codex reads at most 32 KiB)",
-        "actions": [(_chains, [root, segments])],
-        "file_dep": [str(folder_of(root, s) / FILE) for s in segments],
-        "verbosity": 2,
-    }
+        if job.checked:
+            task["uptodate"].append((_fresh, [output, plan, job]))
+        task_dep = list(job.task_dep) + (before_root if job.name == root_index else [])
+        if task_dep:
+            task["task_dep"] = task_dep
+        if job.targets:
+            task["targets"] = list(job.targets)
+        if job.file_dep:
+            task["file_dep"] = list(job.file_dep)
+        if job.cleaned:
+            task["clean"] = [(_clean, [output, plan, job])]
+        yield task
     yield {
         "basename": "compile:user",
         "doc": "Compile the user-tier manifest in the user config dir into a user-level AGENTS.md there",
@@ -176,14 +130,7 @@ def tasks(project):
     }
 
 
-def _step(name: str):
-    """A function of `compile.build`, imported only when a task runs or is checked."""
-    from agent_constitution.compile import build
-
-    return getattr(build, name)
-
-
-def _fresh(task, values, check, *args) -> bool:
+def _fresh(task, values, output, plan, job) -> bool:
     """doit passes the values the task saved last time as `values` (by this parameter's name).
 
     An output that cannot be read (a folder where a file belongs, bytes that are not UTF-8) is not
@@ -192,7 +139,7 @@ def _fresh(task, values, check, *args) -> bool:
     from agent_constitution.errors import UserError
 
     try:
-        return _step(check)(*args, values)
+        return output.fresh(plan, job, values)
     except (OSError, UserError):
         return False
 
@@ -202,20 +149,21 @@ def _shown(root: Path, path: Path) -> str:
 
 
 def _undone(action):
-    """A compile step whose failure puts rules.lock back as it was before this run (`compile.undo`).
-    Every step's first argument after its name is the repository root."""
+    """A compile step whose failure puts rules.lock back as it was before this run (`compile.undo`),
+    and every file the run had rewritten."""
 
     @functools.wraps(action)
-    def run(step, root, *args, **kwargs):
+    def run(output, plan, job):
         from agent_constitution import fsio
         from agent_constitution.compile import undo
         from agent_constitution.project import Project
 
+        root = plan.root
         cache = Project(root).cache
         undo.forget_other_runs(cache)
         fsio.before_change = undo.journal(root, cache)
         try:
-            result = action(step, root, *args, **kwargs)
+            result = action(output, plan, job)
         except BaseException:
             fsio.before_change = None
             _put_back(root)
@@ -244,20 +192,13 @@ def _put_back(root: Path) -> None:
 
 @_undone
 @reported
-def _run(step, *args):
-    """Run a step that must not overwrite a hand edit under --locked / CI."""
-    return _report(_step(step)(*args, locked=locked()))
-
-
-@_undone
-@reported
-def _run_plain(step, *args):
-    return _report(_step(step)(*args))
-
-
-def _report(result):
+def _run(output, plan, job):
+    """Run one job of an output; under --locked / CI a hand edit is an error instead of being rewritten."""
+    result = output.run(plan, job, locked=locked())
     for line in result.lines:
         print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+    for line in result.notes:
+        print(line, file=sys.stderr)
     for path in result.written:
         print(f"updated {path}")
     for path in result.removed:
@@ -266,43 +207,9 @@ def _report(result):
 
 
 @reported
-def _clean(remove, *args):
-    result = _step(remove)(*args)
-    for path in result if isinstance(result, list) else []:
+def _clean(output, plan, job):
+    for path in output.clean(plan, job):
         print(f"removed {path}")
-
-
-@reported
-def _clean_owned(root: Path, path: Path):
-    from agent_constitution.compile import owned
-
-    if owned.remove_owned(path, root=root):
-        print(f"removed {_shown(root, path)}")
-
-
-@reported
-def _clean_skills(root: Path):
-    from agent_constitution.compile import skills
-    from agent_constitution.fsio import confine
-
-    for name in sorted(skills.installed(root)):
-        for base in skills.FOLDERS:
-            if skills.remove(root / base / name, root=root):
-                print(f"removed {base}/{name}")
-    for base in skills.FOLDERS:
-        # The folders compile created for the skills go too, once nothing else is in them.
-        for folder in (root / base, (root / base).parent):
-            if folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir()):
-                folder.rmdir()
-
-
-def _hint(root: Path):
-    print(_step("wiring_hint")(root), file=sys.stderr)
-
-
-def _chains(root: Path, segments: list[str]):
-    for line in _step("chain_report")(root, segments):
-        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
 
 
 @reported

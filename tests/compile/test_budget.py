@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_constitution.compile import tokens
-from agent_constitution.compile.build import chain_report
+from tests.compile.steps import chain_report
 from agent_constitution.errors import UserError
 from agent_constitution.tasks.agents import jobs
 
@@ -27,14 +27,25 @@ def test_a_missing_table_is_a_clear_error(monkeypatch, tmp_path):
         tokens._encoding.cache_clear()
 
 
-def test_chains_warn_above_32_kib(tmp_path):
+def test_a_chain_above_32_kib_fails_with_its_numbers(tmp_path):
+    """Was a warning: Codex silently drops what is above 32 KiB, so the chain now fails compile."""
     (tmp_path / "AGENTS.md").write_text("a" * 20000)
     for folder, size in (("web", 100), ("api", 14000)):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "AGENTS.md").write_text("b" * size)
-    lines = chain_report(tmp_path, [".", "web", "api"])
-    assert lines[0] == "chain AGENTS.md → web/AGENTS.md: 20100 bytes"
-    assert lines[1].startswith("warning: chain AGENTS.md → api/AGENTS.md: 34000 bytes, above 32 KiB")
+    assert chain_report(tmp_path, [".", "web"]) == ["chain AGENTS.md → web/AGENTS.md: 20100 bytes, 0 of them compiled"]
+    with pytest.raises(UserError) as caught:
+        chain_report(tmp_path, [".", "web", "api"])
+    assert caught.value.file == tmp_path / "api" / "AGENTS.md"
+    assert "AGENTS.md → api/AGENTS.md is 34000 bytes" in caught.value.message and "32768" in caught.value.message
+
+
+def test_a_file_above_windsurfs_limit_fails_only_with_windsurf_enabled(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("a" * 12001)
+    assert chain_report(tmp_path, ["."])
+    with pytest.raises(UserError) as caught:
+        chain_report(tmp_path, ["."], ("agents-md", "windsurf"))
+    assert "12001 characters" in caught.value.message and "12000" in caught.value.message
 
 
 def test_nested_segments_take_their_delta_against_the_nearest_enclosing_one():

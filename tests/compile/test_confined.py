@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from agent_constitution.compile import skills
-from agent_constitution.compile.build import (
+from tests.compile.steps import (
     claude_shim,
     hook_file,
     install_skills,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.compile.build import SegmentJob, Settings, segment_files
+from tests.compile.steps import SegmentJob, Settings, segment_files
 from agent_constitution.compile.document import _shift_headings
 from agent_constitution.errors import UserError
 from tests.compile.support import make_repo, resolve_into_cache, write_fixture_source, RULES
@@ -83,7 +83,7 @@ def test_a_new_source_tree_rebuilds_only_the_segments_whose_files_changed(repo, 
     import json
     import shutil
 
-    from agent_constitution.compile.build import segment_fresh
+    from tests.compile.steps import segment_fresh
     from agent_constitution.compile.inputs import resolved_path
 
     jobs = [SegmentJob(".", None, ("svc",)), SegmentJob("svc", ".", ())]
@@ -124,14 +124,22 @@ def test_files_are_written_in_the_constitutions_first_language(tmp_path):
     assert "(第一条第一款第一项)" in text and "依赖：[ac:3](#ac-3)" in text  # labelled in Chinese
 
 
-def test_a_nested_file_with_nothing_of_its_own_says_so(tmp_path):
+def test_a_nested_segment_with_nothing_of_its_own_gets_no_files(tmp_path):
+    """Was a file saying "no rule applies here beyond those above": the files above already cover
+    it, so it gets no AGENTS.md (nor shim), and the root's index does not name it."""
+    from tests.compile.steps import claude_shim
+
     root = make_repo(tmp_path / "repo")
     manifest = root / "rules.toml"
     manifest.write_text(manifest.read_text().split("[[segment]]")[0] + '[[segment]]\npath = "svc"\n')
     resolve_into_cache(root)
-    segment_files(root, root / "cache", SegmentJob("svc", ".", ()), Settings(), locked=False)
-    text = (root / "svc" / "AGENTS.md").read_text(encoding="utf-8")
-    assert text.rstrip().endswith("No rule applies here beyond those of the files above it.\n<!-- agent-constitution:end -->")
+    (root / "svc" / "AGENTS.md").write_text("# svc\n")  # hand-written: stays as it is
+    step = segment_files(root, root / "cache", SegmentJob("svc", ".", ()), Settings(), locked=False)
+    assert step.written == () and (root / "svc" / "AGENTS.md").read_text() == "# svc\n"
+    assert claude_shim(root, "svc", Settings(), locked=False).written == ()
+    assert not (root / "svc" / "CLAUDE.md").exists()
+    segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), Settings(), locked=False)
+    assert "svc/AGENTS.md" not in (root / "AGENTS.md").read_text(encoding="utf-8")
 
 
 def test_a_reference_into_another_source_uses_that_sources_name_in_the_lock(tmp_path):

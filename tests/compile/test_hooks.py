@@ -180,7 +180,7 @@ def test_lefthook_merge(tmp_path):
 
 
 def test_a_removed_hook_entry_is_an_error_under_locked(tmp_path):
-    from agent_constitution.compile.build import hook_file
+    from tests.compile.steps import hook_file
 
     hook_file(tmp_path, hooks.SETTINGS, locked=False)
     path = tmp_path / hooks.SETTINGS

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_constitution.compile import owned, region, skills
-from agent_constitution.compile.build import Settings, claude_shim
+from tests.compile.steps import Settings, claude_shim
 from agent_constitution.errors import UserError
 
 ORIGIN = "rules.toml"

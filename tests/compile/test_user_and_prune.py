@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from agent_constitution.compile.build import claude_shim, install_skills, prune_segments, segment_files
+from tests.compile.steps import claude_shim, install_skills, prune_segments, segment_files
 from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.compile.user import ENV, compile_user
 from agent_constitution.ruleset.resolve import resolve

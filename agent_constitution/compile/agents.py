@@ -1,0 +1,152 @@
+"""The agents compile serves (`[compile] agents`), and what each one reads by itself.
+
+Standard library only: task creation needs it. Every fact here comes from the table "Agents and
+what they read" in docs/compile.md, which cites each agent's documentation; an agent is served
+only the outputs it would not find otherwise, so no agent loads the same text twice:
+
+- `shim`: a file beside each segment's AGENTS.md holding `@AGENTS.md`, for an agent that reads its
+  own file name and expands `@` imports (Claude Code `CLAUDE.md`, Gemini CLI `GEMINI.md`);
+- `scoped`: a path-scoped rule file per nested segment, for an agent that reads the root AGENTS.md
+  but not nested ones, and has rule files with globs (Copilot in VS Code, Kiro);
+- `skills`: the project skill folders it reads, in order of preference;
+- `chain_bytes` / `file_chars`: the documented limit on what it auto-loads (Codex: 32 KiB over the
+  root→cwd chain; Windsurf: 12,000 characters per rule file, and a folder's AGENTS.md is one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+AGENTS_MD = "agents-md"  # every agent that reads AGENTS.md root→cwd by itself (Codex first)
+CHAIN_LIMIT = 32 * 1024  # Codex's project_doc_max_bytes
+PROJECT_RESERVE = 8 * 1024  # of each chain, left to the repository's own hand-written instructions
+
+
+@dataclass(frozen=True)
+class Scoped:
+    """A path-scoped rule file: where it goes and the front matter that scopes it to a folder."""
+
+    folder: str  # relative to the repository root
+    suffix: str  # after the segment's slug
+    front: str  # front matter with `{glob}` for the segment's files
+    keys: frozenset[str]  # the front-matter keys the agent's documentation defines
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    shim: str | None = None
+    scoped: Scoped | None = None
+    skills: tuple[str, ...] = ()
+    chain_bytes: int | None = None
+    file_chars: int | None = None
+    markers: tuple[str, ...] = ()  # files or folders whose presence shows the repository uses it
+
+
+COPILOT = Scoped(
+    ".github/instructions",
+    ".instructions.md",
+    # The cloud agent reads the nearest AGENTS.md itself: excluded, so it does not read the text twice.
+    '---\napplyTo: "{glob}"\nexcludeAgent: "coding-agent"\n---\n',
+    frozenset({"applyTo", "excludeAgent", "description", "name"}),
+)
+KIRO = Scoped(
+    ".kiro/steering",
+    ".md",
+    '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n',
+    frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
+)
+
+AGENTS = {
+    agent.name: agent
+    for agent in (
+        Agent(AGENTS_MD, skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT),
+        Agent("claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md")),
+        Agent("codex", skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT, markers=(".codex",)),
+        Agent("gemini", shim="GEMINI.md", skills=(".agents/skills", ".gemini/skills"),
+              markers=(".gemini", "GEMINI.md")),
+        Agent("copilot", scoped=COPILOT, skills=(".agents/skills", ".claude/skills", ".github/skills"),
+              markers=(".github/copilot-instructions.md", ".github/instructions")),
+        Agent("cursor", skills=(".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"),
+              markers=(".cursor", ".cursorrules")),
+        Agent("windsurf", skills=(".windsurf/skills",), file_chars=12000, markers=(".windsurf", ".windsurfrules")),
+        Agent("cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",)),
+        Agent("roo", skills=(".roo/skills",), markers=(".roo", ".roorules")),
+        Agent("kiro", scoped=KIRO, skills=(".kiro/skills",), markers=(".kiro",)),
+        Agent("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
+              markers=(".opencode", "opencode.json")),
+        Agent("amp", skills=(".agents/skills", ".claude/skills")),
+        Agent("continue", skills=(".continue/skills",), markers=(".continue",)),
+        Agent("grok", skills=(".grok/skills",), markers=(".grok",)),
+        Agent("zed", markers=(".rules",)),
+        Agent("aider", markers=(".aider.conf.yml",)),
+        Agent("junie", markers=(".junie",)),
+    )
+}
+NAMES = tuple(AGENTS)
+SHIMS = tuple(sorted({agent.shim for agent in AGENTS.values() if agent.shim}))
+SKILL_FOLDERS = tuple(dict.fromkeys(folder for agent in AGENTS.values() for folder in agent.skills))
+
+
+def detect(root: Path) -> tuple[str, ...]:
+    """The default of `[compile] agents`: AGENTS.md readers, Claude Code (compile always writes its
+    hook settings), and every agent whose marker file or folder the repository has."""
+    found = [AGENTS_MD, "claude-code"]
+    found += [name for name, agent in AGENTS.items()
+              if name not in found and any(_shows(root / marker) for marker in agent.markers)]
+    return tuple(found)
+
+
+def _shows(path: Path) -> bool:
+    """Whether `path` shows the agent is used: it exists and holds more than compile's own outputs
+    (else an agent enabled once would stay enabled by default after it is dropped from the manifest)."""
+    if path.is_file():
+        return not _ours(path)
+    if not path.is_dir():
+        return False
+    children = list(path.iterdir())
+    if not children:
+        return True  # made by hand for the agent (compile takes out the folders it emptied)
+    for child in children:
+        if child.is_dir() and child.name == "skills":  # skills compile installed carry its stamp
+            if any(not (skill / ".agent-constitution.json").is_file() for skill in child.iterdir()):
+                return True
+        elif child.is_dir() and child.name in ("steering", "instructions"):  # its path-scoped rule files
+            if any(not (entry.is_file() and _ours(entry)) for entry in child.iterdir()):
+                return True
+        elif not (child.is_file() and _ours(child)):
+            return True
+    return False
+
+
+def _ours(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return b"<!-- generated by agent-constitution from " in file.read(1024)
+    except OSError:
+        return False
+
+
+def skill_folders(enabled: tuple[str, ...]) -> tuple[str, ...]:
+    """The fewest folders such that every enabled agent with skills reads one: an agent that already
+    reads a chosen folder gets no other (so it does not list a skill twice); else its first."""
+    chosen: list[str] = []
+    for name in sorted(enabled, key=lambda n: len(AGENTS[n].skills)):  # the least choice first
+        agent = AGENTS[name]
+        if agent.skills and not set(agent.skills) & set(chosen):
+            chosen.append(agent.skills[0])
+    return tuple(folder for folder in SKILL_FOLDERS if folder in chosen)
+
+
+def overlaps(enabled: tuple[str, ...], folders: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]]:
+    """(agent, folders) for every enabled agent that reads more than one of the chosen folders."""
+    return [
+        (name, read) for name in enabled
+        if len(read := tuple(f for f in folders if f in AGENTS[name].skills)) > 1
+    ]
+
+
+def slug(segment: str) -> str:
+    """A segment's name for a file in a flat folder of rule files: `services/api` → `services-api`."""
+    return segment.replace("/", "-")

@@ -1,0 +1,15 @@
+"""Every output of the compile stage, in the order their jobs are created (`tasks/agents.py`
+iterates this list and calls each entry directly). Each entry follows `base.Output`; importing them
+costs only the standard library, since their steps import what they need when they run."""
+
+from agent_constitution.compile.outputs import chains, hook_files, prune, scoped, segment, shims, skill_folders
+
+REGISTRY = (
+    segment.OUTPUT,
+    shims.OUTPUT,
+    scoped.OUTPUT,
+    skill_folders.OUTPUT,
+    hook_files.OUTPUT,
+    prune.OUTPUT,
+    chains.OUTPUT,
+)

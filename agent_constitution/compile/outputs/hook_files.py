@@ -1,0 +1,118 @@
+"""Hooks: our entries merged into `.claude/settings.json` and the repository's git hook runner.
+
+One job per hook file (`compile.layout.hook_files`); what goes into each is `compile.hooks`'s
+business, which this entry wraps. Where the repository uses no hook runner, a job
+`agents:git-hook` says once (again only when what it would say changes) how to wire one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_constitution.compile.layout import PLAIN_HOOKS, PRE_COMMIT, SETTINGS, hook_files
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+
+HINT = "git-hook"
+
+
+class HookFiles:
+    name = "hooks"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        names = hook_files(plan.root, plan.settings.git_hook)
+        found = [
+            Job(name=name, doc=f"Merge the hooks that run the checks into {name}", subject=name, before_root=True)
+            for name in names
+        ]
+        if names == [SETTINGS]:
+            found.append(Job(
+                name=HINT,
+                doc="Say how to run the checks from a git hook (the repository uses no hook runner)",
+                subject=HINT,
+                config={"hint": "no hook runner", **plan.settings.as_dict()},
+                checked=False,
+                cleaned=False,
+            ))
+        return found
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution.compile import hooks
+        from agent_constitution.errors import UserError
+        from agent_constitution.fsio import confine, write_atomic
+        from agent_constitution.readers import read_bytes
+
+        root, name = plan.root, job.subject
+        if name == HINT:
+            return Step(notes=(hooks.wiring_hint(root),))
+        path = confine(root / name, root)
+        before = read_bytes(path, name) if os.path.lexists(path) else None
+        _write(root, name)
+        after = path.read_bytes()
+        if before is not None and before != after and locked:
+            write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
+            raise UserError(
+                "the hook configuration compile merges into this file is missing or was edited",
+                file=path,
+                fix="run `doit compile` without --locked (outside CI) and commit the result",
+            )
+        changed = before != after
+        return Step((name,) if changed else (), (), {name: hashlib.sha256(after).hexdigest()}, _state(root))
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        if not values or values.get("state") != _state(plan.root):
+            return False
+        for name, expected in values.get("outputs", {}).items():
+            try:
+                if hashlib.sha256((plan.root / name).read_bytes()).hexdigest() != expected:
+                    return False
+            except FileNotFoundError:
+                return False
+        return True
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        """Take our entries out of a hook file; `[name]` when it changed."""
+        from agent_constitution.compile import hooks
+        from agent_constitution.fsio import confine
+
+        root, name = plan.root, job.subject
+        confine(root / name, root)
+        if name == SETTINGS:
+            changed = hooks.remove_claude_settings(root)
+        elif name == PRE_COMMIT:
+            changed = hooks.remove_pre_commit(root)
+        elif name in PLAIN_HOOKS:
+            changed = hooks.remove_plain_hook(root, name)
+        else:
+            changed = hooks.remove_lefthook(root / name)
+        return [name] if changed else []
+
+
+def _state(root: Path) -> str:
+    # What the commands depend on besides the settings: whether there is a covenant, how the tools
+    # are launched (uv, or absolute paths of this installation).
+    from agent_constitution.compile import hooks, launcher
+
+    return digest({
+        "covenant": hooks.has_covenant(root),
+        "uv": launcher.uses_uv(root),
+        "paths": None if launcher.uses_uv(root) else [launcher.program_path(t) for t in ("python", "pdks", "doit")],
+    })
+
+
+def _write(root: Path, name: str) -> None:
+    from agent_constitution.compile import hooks
+
+    if name == SETTINGS:
+        hooks.write_claude_settings(root)
+    elif name == PRE_COMMIT:
+        hooks.write_pre_commit(root)
+    elif name in PLAIN_HOOKS:
+        hooks.write_plain_hook(root, name)
+    else:
+        hooks.write_lefthook(root / name, root)
+
+
+OUTPUT = HookFiles()

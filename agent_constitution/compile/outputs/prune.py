@@ -1,0 +1,82 @@
+"""Pruning: what compile wrote in folders the manifest no longer has as segments, or for agents
+no longer enabled.
+
+The outputs are found by the banner compile writes into each of them (the region of an AGENTS.md,
+a part file, a shim, a path-scoped rule file), not by a record of earlier builds, so a fresh clone
+finds them too. A folder below one holding its own manifest belongs to another project (a rule
+source kept in the repository, say): its files are left alone. Runs when the segments or the
+agents change (and once on a fresh clone), after resolution succeeded, so a broken manifest never
+prunes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
+
+from agent_constitution.compile.agents import AGENTS, SHIMS
+from agent_constitution.compile.layout import FILE, MANIFEST, PART_GLOB
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.compile.outputs.scoped import planned as scoped_planned
+
+
+class Prune:
+    name = "prune"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        return [Job(
+            name="prune",
+            doc="Remove what compile wrote in folders the manifest no longer has as segments",
+            task_dep=("resolve",),  # never on a manifest that did not resolve (it would list no segments)
+            config={"segments": sorted(plan.segments), "agents": list(plan.settings.agents)},
+            checked=False,
+            cleaned=False,
+        )]
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        return prune_segments(plan)
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        return False  # decided by its config alone
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        return []
+
+
+def prune_segments(plan: Plan) -> Step:
+    from agent_constitution.checks.scan import scan
+    from agent_constitution.compile import owned
+    from agent_constitution.compile.outputs.segment import remove_segment
+
+    root, segments = plan.root, plan.segments
+    names = (FILE, *SHIMS)
+    folders = set()
+    scoped = {str(PurePosixPath(agent.scoped.folder)) for agent in AGENTS.values() if agent.scoped}
+    keep = scoped_planned(plan)
+    stray = []
+    for relative in scan(root).files:
+        path = PurePosixPath(relative)
+        if path.name in names or fnmatch(path.name, PART_GLOB):
+            folders.add(path.parent.as_posix())
+        if path.parent.as_posix() in scoped and relative not in keep:
+            stray.append(relative)
+    removed = []
+    for folder in sorted(folders - set(segments)):
+        if not _another_project(root, PurePosixPath(folder)):
+            removed.extend(remove_segment(root, folder))
+    removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root)]
+    for folder in sorted(scoped):
+        # The folders compile created for the files go too, once it emptied them.
+        for path in (root / folder, (root / folder).parent):
+            if not (path.is_dir() and not path.is_symlink() and not any(path.iterdir())):
+                break
+            path.rmdir()
+    return Step(state=digest(sorted(segments)), removed=tuple(removed))
+
+
+def _another_project(root: Path, folder: PurePosixPath) -> bool:
+    return any((root / above / MANIFEST).is_file() for above in (folder, *folder.parents) if above.name)
+
+
+OUTPUT = Prune()

@@ -1,0 +1,101 @@
+"""Path-scoped rule files: a nested segment's text for an agent that does not read nested AGENTS.md.
+
+Copilot in VS Code reads the root AGENTS.md but a nested one only behind an experimental setting,
+and has `.github/instructions/*.instructions.md` with `applyTo` globs; Kiro has `.kiro/steering/*.md`
+with `inclusion: fileMatch`. For such an agent each nested segment that has a file of its own gets
+one rule file scoped to its folder (`<folder>/**`), holding the same text as the segment's AGENTS.md
+region (read from it, so it is one compiled document): front matter first, as the format wants,
+then the banner, whose digest covers both. Links to the segment's part files are made relative to
+the rule file's folder. The root segment gets none: these agents read the root AGENTS.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+from agent_constitution.compile.agents import AGENTS, slug
+from agent_constitution.compile.layout import FILE
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+
+_PART_LINK = re.compile(r"\]\((AGENTS\.[^)\s]*)\)")
+
+
+def planned(plan: Plan) -> set[str]:
+    """The relative paths of every scoped file the plan may write."""
+    return {path for _, path, _ in _files(plan)}
+
+
+def _files(plan: Plan):
+    for name in plan.settings.agents:
+        scoped = AGENTS[name].scoped
+        if scoped is None:
+            continue
+        for segment in plan.segments[1:]:
+            yield name, f"{scoped.folder}/{slug(segment)}{scoped.suffix}", segment
+
+
+class ScopedRules:
+    name = "scoped"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        return [
+            Job(
+                name=path,
+                doc=f"The rules of {segment}/ for {name} ({path}, scoped to {segment}/**)",
+                subject=(name, path, segment),
+                task_dep=(f"agents:{plan.shown(plan.file(segment, FILE))}",),
+                before_root=True,
+            )
+            for name, path, segment in _files(plan)
+        ]
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution.compile import owned
+        from agent_constitution.fsio import confine
+
+        name, relative, segment = job.subject
+        path = confine(plan.root / relative, plan.root)
+        front, body = _text(plan, job)
+        state = digest([front, body])
+        if body is None:  # the segment has no file of its own: nothing to scope
+            return Step(state=state, removed=(relative,) if owned.remove_owned(path, root=plan.root) else ())
+        what = f"the rules of {segment}/ for {name}"
+        changed = owned.write_owned(path, body, plan.settings.origin, root=plan.root, locked=locked, what=what,
+                                    front=front)
+        return Step((relative,) if changed else (), (), {relative: owned.owned_digest(path, False)}, state)
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        from agent_constitution.compile import owned
+
+        front, body = _text(plan, job)
+        if not values or values.get("state") != digest([front, body]):
+            return False
+        if body is None:
+            return not owned.is_owned(plan.root / job.subject[1])
+        return owned.outputs_intact(plan.root, values.get("outputs", {}))
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        from agent_constitution.compile import owned
+
+        relative = job.subject[1]
+        return [relative] if owned.remove_owned(plan.root / relative, root=plan.root) else []
+
+
+def _text(plan: Plan, job: Job) -> tuple[str, str | None]:
+    """(the front matter, the text of the segment's region without its banner, or None)."""
+    from agent_constitution.compile import owned, region
+    from agent_constitution.readers import read_text
+
+    name, relative, segment = job.subject
+    front = AGENTS[name].scoped.front.format(glob=f"{segment}/**")
+    source = plan.file(segment, FILE)
+    if not owned.is_owned_region(source):
+        return front, None
+    inside = region.Region.parse(read_text(source), source).inside
+    here = os.path.relpath(plan.file(segment, "."), (plan.root / relative).parent).replace(os.sep, "/")
+    return front, _PART_LINK.sub(lambda m: f"]({here}/{m[1]})", region.body(inside))
+
+
+OUTPUT = ScopedRules()

@@ -1,0 +1,316 @@
+"""The segment document: the region of `<segment>/AGENTS.md` and its part files.
+
+One job per segment (`agents:<segment>/AGENTS.md`); how many parts there are is known only once the
+text is rendered and counted, so they belong to the job of the file that indexes them. The root's
+job runs after every other job marked `before_root`, so a failed build leaves it as it was.
+
+A nested segment whose delta is empty (it selects exactly what the segment above it does) gets no
+file: the files above already say everything in force there, and the root's index does not name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from agent_constitution.compile.layout import FILE, PART_GLOB, SegmentJob, Settings, folder_of
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+
+RESOLVE = "resolve"
+
+
+class SegmentDocument:
+    name = "segment"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        found = []
+        for job in plan.segment_jobs():
+            path = plan.file(job.path, FILE)
+            after = (f"{RESOLVE}:{job.path}",) + ((f"{RESOLVE}:{job.parent}",) if job.parent else ())
+            if job.path == ".":
+                # Every nested segment's resolution: the root's index names only the non-empty ones.
+                after += tuple(f"{RESOLVE}:{s}" for s in plan.segments[1:])
+            found.append(Job(
+                name=plan.shown(path),
+                doc=f"The generated region of {plan.shown(path)} and its part files",
+                subject=job,
+                targets=(str(path),),
+                task_dep=after + (("render",) if job.path == "." else ()),
+            ))
+        return found
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        state, resolved, parent, empty = segment_state(plan.cache, job.subject)
+        if job.subject.path in empty:
+            # Its shims are the shim jobs' to take out.
+            return Step(state=state, removed=tuple(remove_segment(plan.root, job.subject.path, shims=False)))
+        nested = tuple(s for s in job.subject.nested if s not in empty)
+        return write_segment(
+            plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
+            budget=budget(plan, job.subject.path),
+        )
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        from agent_constitution.compile.inputs import Reads
+        from agent_constitution.compile.owned import outputs_intact
+        from agent_constitution.errors import UserError
+
+        if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
+            return False
+        try:
+            state, resolved, _, empty = segment_state(plan.cache, job.subject)
+        except UserError:
+            return False
+        if job.subject.path in empty:
+            return state == values["state"] and not _has_outputs(plan.root, job.subject.path)
+        return (
+            state == values["state"]
+            and Reads(values.get("reads", {})).unchanged(resolved)
+            and outputs_intact(plan.root, values.get("outputs", {}))
+        )
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        return remove_segment(plan.root, job.subject.path)
+
+
+def segment_state(cache: Path, job: SegmentJob):
+    """(digest of what the segment's text depends on, its resolution, its parent's, the empty
+    segments it knows of: itself when its delta is empty; for the root, the nested ones)."""
+    from agent_constitution.compile.inputs import read_resolved, resolved_path
+
+    resolved = read_resolved(resolved_path(cache, job.path))
+    parent = read_resolved(resolved_path(cache, job.parent)) if job.parent is not None else None
+    empty = sorted(nested_empty(cache, job.nested)) if job.path == "." else (
+        [job.path] if parent is not None and resolved.selected == parent.selected else []
+    )
+    c = resolved.constitution
+    git = resolved.sources.get(c.source) is not None and resolved.sources[c.source].commit is not None
+    data = {
+        "segment": job.path,
+        "nested": list(job.nested),
+        "rules": sorted(f"{r.source}:{r.id}" for r in resolved.rules),
+        "above": sorted(f"{r.source}:{r.id}" for r in parent.rules) if parent else [],
+        "constitution": [c.source, c.edition, c.revision, c.commit if git else None],
+        "sources": {name: item.key for name, item in resolved.sources.items()},
+    }
+    if empty:
+        data["empty"] = empty
+    return digest(data), resolved, parent, empty
+
+
+def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
+    """(bytes, characters) the segment's compiled region may hold, from the enabled agents' limits.
+
+    Of every root→leaf chain, `CHAIN_LIMIT - PROJECT_RESERVE` bytes may be compiled text. The nested
+    files are written first, so each gets an equal share of its longest chain; the root file, written
+    last, gets what the nested files on the fullest chain left. An agent with a limit per file
+    (Windsurf) leaves the region what the file's hand-written text does not use."""
+    from agent_constitution.compile import agents, region
+    from agent_constitution.readers import read_text
+
+    enabled = [agents.AGENTS[name] for name in plan.settings.agents]
+    max_bytes = max_chars = None
+    chain_limit = min((a.chain_bytes for a in enabled if a.chain_bytes), default=None)
+    path = plan.file(segment, FILE)
+    if chain_limit is not None:
+        room = chain_limit - agents.PROJECT_RESERVE
+        if segment != ".":
+            max_bytes = room // plan.longest_chain(segment)
+        else:
+            sizes = {s: _region_bytes(plan.file(s, FILE)) for s in plan.segments[1:]}
+            max_bytes = room - max((sum(sizes[s] for s in chain[1:]) for chain in plan.chains()), default=0)
+    file_chars = min((a.file_chars for a in enabled if a.file_chars), default=None)
+    if file_chars is not None:
+        text = read_text(path) if path.is_file() else ""
+        parsed = region.Region.parse(text, path)
+        own = len(parsed.before) + len(parsed.after) if parsed.inside is not None else len(text)
+        max_chars = file_chars - own - len(region.BEGIN) - len(region.END) - 3
+    return max_bytes, max_chars
+
+
+def _region_bytes(path: Path) -> int:
+    from agent_constitution.compile import region
+    from agent_constitution.readers import read_text
+
+    if not path.is_file():
+        return 0
+    return len((region.Region.parse(read_text(path), path).inside or "").encode("utf-8"))
+
+
+def nested_empty(cache: Path, nested: tuple[str, ...]) -> set[str]:
+    """The nested segments that select exactly what their nearest enclosing segment selects."""
+    from agent_constitution.compile.inputs import read_resolved, resolved_path
+
+    selected = {s: read_resolved(resolved_path(cache, s)).selected for s in (".", *nested)}
+    empty = set()
+    for path in nested:
+        above = [s for s in nested if s != path and path.startswith(s + "/")]
+        if selected[path] == selected[max(above, key=len) if above else "."]:
+            empty.add(path)
+    return empty
+
+
+def write_segment(
+    root: Path,
+    job: SegmentJob,
+    resolved,
+    parent,
+    settings: Settings,
+    state: str,
+    *,
+    locked: bool,
+    tier: str = "repo",
+    budget: tuple[int | None, int | None] = (None, None),
+) -> Step:
+    """Render a segment's files from its resolution (and its parent's) and write what changed;
+    `budget`: the (bytes, characters) its region may hold (see `budget`)."""
+    from agent_constitution.compile import owned, region
+    from agent_constitution.compile.document import Segment, render
+    from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
+    from agent_constitution.compile.tokens import measure
+    from agent_constitution.errors import UserError
+    from agent_constitution.fsio import write_if_changed
+
+    library = load_library(resolved)
+    constitution = load_constitution(resolved, root)
+    segment = Segment(
+        path=job.path,
+        selected=resolved.selected,
+        inherited=parent.selected if parent is not None else frozenset(),
+        nested=job.nested,
+        tier=tier,
+    )
+    max_bytes, max_chars = budget
+    # The banner is part of the region the agents load.
+    banner = len(region.banner("", settings.origin))
+    document = render(segment, library, constitution, settings.max_tokens,
+                      None if max_bytes is None else max_bytes - banner, None if max_chars is None else max_chars - banner)
+    folder = folder_of(root, job.path)
+    _check_budget(folder / FILE, document.files[0].text, budget, banner)
+    if not folder.is_dir():
+        raise UserError(
+            f"the segment's folder {job.path}/ does not exist",
+            file=settings.origin,
+            field="segment.path",
+            fix="create the folder, or correct or remove the [[segment]] entry",
+        )
+    # Every file is checked and its bytes made before the first is written: a part file in the way
+    # fails the step with AGENTS.md as it was.
+    prepared = []
+    for item in document.files:
+        path = folder / item.name
+        if item.name == FILE:
+            text = owned.region_text(path, item.text, settings.origin, root=root, locked=locked)
+        else:
+            text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
+                                    what="a part of the rules")
+        prepared.append((item, path, text))
+    written, lines, outputs = [], [], {}
+    for item, path, text in prepared:
+        shown = _relative(root, path)
+        if write_if_changed(path, text, within=root):
+            written.append(shown)
+        whole = text if item.name == FILE else item.text
+        outputs[shown] = owned.owned_digest(path, item.name == FILE)
+        lines.append(f"{shown}: {measure(whole, settings.max_tokens)}")
+    if len(document.files) > 1:
+        if document.tokens is not None and document.tokens > settings.max_tokens:
+            over = f"({document.tokens} tokens) exceed max-tokens {settings.max_tokens}"
+        elif max_bytes is not None and document.whole[0] + banner > max_bytes:
+            over = f"({document.whole[0] + banner} bytes) exceed this file's share of {max_bytes} bytes of its chain"
+        else:
+            over = f"({document.whole[1] + banner} characters) exceed the {max_chars} this file may hold"
+        lines.append(f"{_relative(root, folder / FILE)}: the rules {over}, split into {len(document.files) - 1} parts")
+    removed = [
+        _relative(root, stale)
+        for stale in sorted(folder.glob(PART_GLOB))
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root)
+    ]
+    reads: dict[str, list[str]] = {}
+    for name, rule_id in sorted(document.rules_read):
+        reads.setdefault(name, []).append(f"rules/{rule_id}.toml")
+    for name in sorted(document.sources_read | {key[0] for key in document.rules_read}):
+        reads.setdefault(name, []).append("rules/source.toml")
+    if document.constitution_read:
+        base = Path(resolved.constitution.root)
+        reads["constitution"] = [_relative(base, path) for path in constitution_files(resolved)]
+    step = Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files, tuple(removed))
+    # What the choice to split depended on, so that a new budget (the nested files' sizes changed)
+    # rebuilds the file only when it changes that choice (or the kept text no longer fits).
+    kept = document.files[0].text
+    split = {
+        "over-tokens": document.tokens is not None and document.tokens > settings.max_tokens,
+        "whole": list(document.whole),
+        "split": len(document.files) > 1,
+        "kept": [len(kept.encode("utf-8")), len(kept)],
+        "banner": banner,
+    }
+    return replace(step, extra={"split": split})
+
+
+def _same_split(values: Mapping, budget: tuple[int | None, int | None]) -> bool:
+    split = values.get("split")
+    if not isinstance(split, dict):
+        return False
+    max_bytes, max_chars = budget
+
+    def fits(size: list[int]) -> bool:
+        return (max_bytes is None or size[0] + split["banner"] <= max_bytes) and (
+            max_chars is None or size[1] + split["banner"] <= max_chars
+        )
+
+    return split["split"] == (split["over-tokens"] or not fits(split["whole"])) and fits(split["kept"])
+
+
+def _check_budget(path: Path, body: str, budget: tuple[int | None, int | None], banner: int) -> None:
+    from agent_constitution.errors import UserError
+
+    max_bytes, max_chars = budget
+    size, chars = len(body.encode("utf-8")) + banner, len(body) + banner
+    if max_bytes is not None and size > max_bytes:
+        raise UserError(
+            f"the compiled text of this file is {size} bytes with only the constitution and every rule's"
+            f" requirement sentence, above its share of {max_bytes} bytes of its chain (agents that read"
+            " AGENTS.md root→leaf, Codex first, load at most 32768 bytes of a chain; 8192 stay for the"
+            " repository's own instructions)",
+            file=path,
+            fix="select fewer rules in this segment or in the segments on its chain",
+        )
+    if max_chars is not None and chars > max_chars:
+        raise UserError(
+            f"the compiled text of this file is {chars} characters with only the constitution and every"
+            f" rule's requirement sentence, above the {max_chars} its hand-written text leaves of the"
+            " 12000 characters Windsurf reads of a rule file",
+            file=path,
+            fix="shorten the hand-written text, select fewer rules here, or drop windsurf from [compile] agents",
+        )
+
+
+def remove_segment(root: Path, segment: str, *, shims: bool = True) -> list[str]:
+    """Take out everything compile wrote for a segment: its region, its parts and (with `shims`) its shims."""
+    from agent_constitution.compile import owned
+    from agent_constitution.compile.agents import SHIMS
+
+    folder = folder_of(root, segment)
+    removed = []
+    if owned.remove_region(folder / FILE, root=root):
+        removed.append(_relative(root, folder / FILE))
+    for path in sorted(folder.glob(PART_GLOB)) + [folder / name for name in (SHIMS if shims else ())]:
+        if owned.remove_owned(path, root=root):
+            removed.append(_relative(root, path))
+    return removed
+
+
+def _has_outputs(root: Path, segment: str) -> bool:
+    from agent_constitution.compile import owned
+
+    folder = folder_of(root, segment)
+    return owned.is_owned_region(folder / FILE) or any(owned.is_owned(p) for p in folder.glob(PART_GLOB))
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+OUTPUT = SegmentDocument()

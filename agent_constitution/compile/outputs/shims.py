@@ -1,0 +1,112 @@
+"""Import shims: `<segment>/CLAUDE.md` and `<segment>/GEMINI.md` holding `@AGENTS.md`.
+
+For an agent that reads its own file name in every folder of the chain and expands `@` imports
+(Claude Code, Gemini CLI), a shim beside each AGENTS.md loads the same compiled text, so there is
+one document and no copy to drift. One job per segment and shim: CLAUDE.md always (its strategy is
+`[compile] claude`), another shim while its agent is enabled or the file is there (a disabled
+agent's shim compile wrote is taken out). A hand-written shim is never overwritten; one that does
+not import `@AGENTS.md` gets a warning. A segment without a file of its own (empty delta) gets none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent_constitution.compile.agents import AGENTS, SHIMS
+from agent_constitution.compile.layout import CLAUDE, FILE
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+
+SHIM = "@AGENTS.md\n"
+AGENT_OF = {agent.shim: agent.name for agent in AGENTS.values() if agent.shim}
+
+
+class Shims:
+    name = "shims"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        found = []
+        for job in plan.segment_jobs():
+            for shim in SHIMS:
+                path = plan.file(job.path, shim)
+                if shim != CLAUDE and not _wanted(plan, shim) and not path.exists():
+                    continue
+                after = (f"resolve:{job.path}", f"resolve:{job.parent}") if job.parent else ()
+                found.append(Job(
+                    name=plan.shown(path),
+                    doc=f"The {shim} shim importing {plan.shown(plan.file(job.path, FILE))}",
+                    subject=(job.path, job.parent, shim),
+                    task_dep=after,
+                    before_root=True,
+                ))
+        return found
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution.compile import owned
+        from agent_constitution.fsio import confine
+        from agent_constitution.readers import read_text
+
+        segment, parent, shim = job.subject
+        path = confine(plan.file(segment, shim), plan.root)
+        shown = plan.shown(path)
+        wanted, state = _state(plan, job)
+        if not wanted:
+            return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root) else ())
+        if path.exists() and not owned.is_owned(path):
+            lines = ()
+            if "@AGENTS.md" not in read_text(path):
+                lines = (
+                    f"warning: {shown} is hand-written and does not import @AGENTS.md, so"
+                    f" {_product(shim)} will not read the rules: add a line `@AGENTS.md` to it",
+                )
+            return Step((), lines, {}, state)
+        what = f"a {shim} shim"
+        changed = owned.write_owned(path, SHIM, plan.settings.origin, root=plan.root, locked=locked, what=what)
+        return Step((shown,) if changed else (), (), {shown: owned.owned_digest(path, False)}, state)
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        from agent_constitution.compile import owned
+
+        wanted, state = _state(plan, job)
+        if not values or values.get("state") != state:
+            return False
+        path = plan.file(job.subject[0], job.subject[2])
+        if not wanted:
+            return not owned.is_owned(path)
+        if not values.get("outputs"):
+            # A hand-written shim was left alone: fresh while it is still there and not ours.
+            return path.exists() and not owned.is_owned(path)
+        return owned.outputs_intact(plan.root, values["outputs"])
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        from agent_constitution.compile import owned
+
+        path = plan.file(job.subject[0], job.subject[2])
+        return [plan.shown(path)] if owned.remove_owned(path, root=plan.root) else []
+
+
+def _wanted(plan: Plan, shim: str) -> bool:
+    if shim == CLAUDE and plan.settings.claude == "none":
+        return False
+    return AGENT_OF[shim] in plan.settings.agents
+
+
+def _state(plan: Plan, job: Job) -> tuple[bool, str]:
+    """Whether the shim is wanted (its agent enabled, its segment has a file), and the digest of that."""
+    segment, parent, shim = job.subject
+    wanted = _wanted(plan, shim)
+    empty = False
+    if wanted and parent is not None:
+        from agent_constitution.compile.inputs import read_resolved, resolved_path
+
+        empty = read_resolved(resolved_path(plan.cache, segment)).selected == (
+            read_resolved(resolved_path(plan.cache, parent)).selected
+        )
+    wanted = wanted and not empty
+    return wanted, digest({"shim": shim, "wanted": wanted})
+
+
+def _product(shim: str) -> str:
+    return {"CLAUDE.md": "Claude Code", "GEMINI.md": "Gemini CLI"}[shim]
+
+
+OUTPUT = Shims()

@@ -1,0 +1,156 @@
+"""Skills: the skills of the selected rules, installed where the enabled agents look for them.
+
+One job, `agents:skills` (which skills are wanted is known only from the resolutions). The folders
+are the fewest that give every enabled agent one it reads (`compile.agents.skill_folders`), so an
+agent that reads two folders is not given both unless two other agents each need one of them; that
+case is reported by agent and folder. A skill leaves a folder that is no longer chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_constitution.compile import agents
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+
+
+class SkillFolders:
+    name = "skills"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        folders = ", ".join(f"{f}/" for f in agents.skill_folders(plan.settings.agents))
+        return [Job(
+            name="skills",
+            doc=f"Install the skills of the selected rules into {folders}",
+            task_dep=("resolve",),
+            before_root=True,
+        )]
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution.compile import skills
+        from agent_constitution.compile.owned import tree_digest
+
+        root, folders = plan.root, agents.skill_folders(plan.settings.agents)
+        wanted = _wanted_skills(plan.cache, plan.segments)
+        _check_skills(root, wanted, folders, locked=locked)  # every skill may be installed before the first is
+        written, removed, outputs = [], [], {}
+        for name, (source, folder) in wanted.items():
+            for base in folders:
+                target = root / base / name
+                shown = plan.shown(target)
+                if skills.install(folder, target, f"{source}:rules/skills/{name}", root=root, locked=locked):
+                    written.append(shown)
+                outputs[shown] = tree_digest(target)
+        for base, name in sorted(_installed(root)):
+            if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root):
+                removed.append(f"{base}/{name}")
+        _drop_empty(root, tuple(f for f in agents.SKILL_FOLDERS if f not in folders))
+        lines = tuple(
+            f"warning: {agent} reads the skills in both {' and '.join(read)}, so it lists each skill twice:"
+            " drop the agent that needs the other folder from [compile] agents to avoid it"
+            for agent, read in agents.overlaps(plan.settings.agents, folders)
+        )
+        return Step(tuple(written), lines, outputs, _state(wanted, folders), removed=tuple(removed))
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        from agent_constitution.compile.owned import outputs_intact
+        from agent_constitution.errors import UserError
+
+        if not values or "state" not in values:
+            return False
+        folders = agents.skill_folders(plan.settings.agents)
+        try:
+            wanted = _wanted_skills(plan.cache, plan.segments)
+        except UserError:
+            return False
+        return (
+            _state(wanted, folders) == values["state"]
+            and all(name in wanted and base in folders for base, name in _installed(plan.root))
+            and outputs_intact(plan.root, values.get("outputs", {}))
+        )
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        from agent_constitution.compile import skills
+
+        root, removed = plan.root, []
+        for base, name in sorted(_installed(root)):
+            if skills.remove(root / base / name, root=root):
+                removed.append(f"{base}/{name}")
+        _drop_empty(root, agents.SKILL_FOLDERS)
+        return removed
+
+
+def _drop_empty(root: Path, bases: tuple[str, ...]) -> None:
+    """The folders compile created for the skills go too, once nothing else is in them."""
+    from agent_constitution.fsio import confine
+
+    for base in bases:
+        for folder in (root / base, (root / base).parent):
+            if not (folder.is_dir() and not folder.is_symlink() and not any(confine(folder, root).iterdir())):
+                break  # a folder above one compile did not empty is not its to take out
+            folder.rmdir()
+
+
+def _installed(root: Path) -> set[tuple[str, str]]:
+    """(folder, skill name) of every skill compile installed, in any folder an agent reads."""
+    from agent_constitution.compile import skills
+
+    return {(base, name) for base in agents.SKILL_FOLDERS for name in skills.installed(root, (base,))}
+
+
+def _state(wanted: Mapping[str, tuple[str, Path]], folders: tuple[str, ...]) -> str:
+    from agent_constitution.compile.owned import tree_digest
+
+    listing = {name: tree_digest(folder) for name, (_, folder) in wanted.items()}
+    return digest([listing, folders])
+
+
+def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[str, Path]]:
+    """skill name → (source name, the skill's folder in the source tree), over every segment's rules.
+
+    Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
+    skills they have would cost more than the rest of a no-op build.
+    """
+    from agent_constitution.compile import skills
+    from agent_constitution.compile.inputs import read_resolved, resolved_path
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.models import Skill, load
+
+    selected: set[tuple[str, int]] = set()
+    roots: dict[str, Path] = {}
+    for segment in segments:
+        resolved = read_resolved(resolved_path(cache, segment))
+        selected |= resolved.selected
+        roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
+    wanted: dict[str, tuple[str, Path]] = {}
+    for name, root in sorted(roots.items()):
+        for folder in sorted((root / "rules" / "skills").glob("*/")):
+            skill = load(Skill, folder / skills.SOURCE_ONLY)
+            if not any((name, rule_id) in selected for rule_id in skill.implements):
+                continue
+            other = wanted.get(skill.name)
+            if other is not None:
+                raise UserError(
+                    f"two sources ({other[0]} and {name}) both have a skill named {skill.name!r}"
+                    " and both are selected; a skill folder can hold only one",
+                    file=folder / skills.SOURCE_ONLY,
+                    fix="exclude the rules of one of the two skills",
+                )
+            wanted[skill.name] = (name, folder)
+    return dict(sorted(wanted.items()))
+
+
+def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path]], folders: tuple[str, ...], *, locked: bool) -> None:
+    from agent_constitution.compile import skills
+    from agent_constitution.fsio import confine
+
+    for name, (_, folder) in wanted.items():
+        for base in folders:
+            skills.checked(folder, root / base / name, root=root, locked=locked)
+    for base, name in sorted(_installed(root)):
+        if name not in wanted or base not in folders:
+            skills.read_stamp(confine(root / base / name, root))
+
+
+OUTPUT = SkillFolders()

@@ -1,0 +1,56 @@
+"""On the field corpus (real repositories, ../shared/field/): compile with every agent enabled, and
+what each agent loads by itself stays within its documented limit.
+
+Each bundle is cloned and adopted as `field.py` adopts it (its manifest, the rule source of this
+checkout); `doit compile` must succeed, which it does only when every chain holds Codex's 32 KiB
+with 8 KiB left to the repository, and the per-agent check below says the same from the files.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from agent_constitution.compile import agents
+from agent_constitution.compile.outputs.base import Plan
+from agent_constitution.compile.outputs.chains import chain_report
+from agent_constitution.errors import UserError
+from agent_constitution.tasks.agents import read_settings
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+# ../shared/field/ beside the checkout (or beside the folder of worktrees it is in)
+FIELD = next((base / "shared" / "field" for base in CHECKOUT.parents if (base / "shared" / "field").is_dir()), None)
+ENABLED = [name for name in agents.NAMES if name != "windsurf"]
+BUNDLES = sorted(FIELD.glob("*.bundle")) if FIELD is not None else []
+
+
+@pytest.mark.skipif(not BUNDLES, reason="the field corpus (../shared/field/) is not here")
+@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda path: path.stem)
+def test_no_agents_auto_loaded_chain_exceeds_its_limit(bundle, tmp_path):
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(repo)], check=True, capture_output=True)
+    body = tomllib.loads(bundle.with_suffix(".toml").read_text())["manifest"]["body"].replace("@RULES@", str(CHECKOUT))
+    body += "\n[compile]\nagents = [" + ", ".join(f'"{n}"' for n in ENABLED) + "]\n"
+    (repo / "rules.toml").write_text(body)
+    (repo / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "AGENT_CONSTITUTION_CONFIG")}
+    env["AGENT_CONSTITUTION_CACHE"] = str(tmp_path / "user-cache")
+    done = subprocess.run([sys.executable, "-m", "doit", "compile"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    settings, segments = read_settings(repo / "rules.toml")
+    plan = Plan(repo, repo / "cache", settings, tuple(segments))
+    for name in ["agents-md", *ENABLED]:
+        assert chain_report(repo, plan.chains(), (name,))  # raises with the numbers above a limit
+    for chain in plan.chains():
+        files = [repo / s / "AGENTS.md" if s != "." else repo / "AGENTS.md" for s in chain]
+        assert sum(f.stat().st_size for f in files if f.is_file()) <= agents.CHAIN_LIMIT
+    # Windsurf's 12,000 characters per file do not hold the constitution's agent edition: compile
+    # says so with the numbers instead of letting Windsurf cut the file.
+    with pytest.raises(UserError) as caught:
+        chain_report(repo, plan.chains(), ("windsurf",))
+    assert "reads at most 12000" in caught.value.message

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from agent_constitution import ids
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import count_tokens
+from agent_constitution.edition.location import point_to_full_edition
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import Node, RuleSource
 
@@ -218,7 +219,9 @@ class _Renderer:
         if root and self.segment.tier == "user":
             blocks.append(phrases.user_header)
         elif root:
-            blocks.append(_shift_headings(_from_title(self.constitution.text), 1))
+            c = self.constitution
+            text = point_to_full_edition(c.text, c.repository, c.commit, c.edition)  # no path that dangles here
+            blocks.append(_shift_headings(_from_title(text), 1))
         else:
             blocks.append(phrases.nested_header.format(folder=self.segment.path))
         if subtrees and parts:

@@ -31,7 +31,7 @@ URL_VARIABLE = "AGENT_CONSTITUTION_STARTER_URL"
 # Written into the package by hatch_build.py when a wheel is built from a git checkout.
 COMMIT_FILE = "_commit"
 EDITION = "2026-10"
-REVISION = "0.2"
+REVISION = "0.3"
 # Packages (domains) of the project's source that fit any repository and hold no choice group: the
 # python and ci domains need a choice (uv or Poetry, which CI service) and are left to the user.
 STARTER_PACKAGES = ("instructions", "git", "security", "session")

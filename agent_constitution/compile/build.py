@@ -112,8 +112,10 @@ def write_segment(
     *,
     locked: bool,
     tier: str = "repo",
+    personal: str = "",
 ) -> Step:
-    """Render a segment's files from its resolution (and its parent's) and write what changed."""
+    """Render a segment's files from its resolution (and its parent's) and write what changed;
+    `personal`: the user tier's rendered [person] and [machine] values."""
     library = load_library(resolved)
     constitution = load_constitution(resolved, root)
     segment = Segment(
@@ -122,6 +124,7 @@ def write_segment(
         inherited=parent.selected if parent is not None else frozenset(),
         nested=job.nested,
         tier=tier,
+        personal=personal,
     )
     document = render(segment, library, constitution, settings.max_tokens)
     folder = folder_of(root, job.path)

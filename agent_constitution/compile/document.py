@@ -128,6 +128,7 @@ class Segment:
     inherited: frozenset[RuleKey] = frozenset()  # rules the ancestor files on its chain hold
     nested: tuple[str, ...] = ()  # root only: every nested segment folder, in manifest order
     tier: str = "repo"  # "user": the user-level file, which leaves the constitution to the repositories
+    personal: str = ""  # the user tier only: the rendered [person] and [machine] values (compile/personal.py)
 
     @property
     def own(self) -> frozenset[RuleKey]:
@@ -218,6 +219,8 @@ class _Renderer:
         root = self.segment.path == "."
         if root and self.segment.tier == "user":
             blocks.append(phrases.user_header)
+            if self.segment.personal:
+                blocks.append(self.segment.personal)
         elif root:
             c = self.constitution
             text = point_to_full_edition(c.text, c.repository, c.commit, c.edition)  # no path that dangles here

@@ -43,6 +43,7 @@ from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, segment_key
 from agent_constitution.ruleset.manifest import Effective, load_manifest, source_key, unique_name
 from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.models import Lockfile, revision_key
+from agent_constitution.ruleset.personal import refuse_personal
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
 from agent_constitution.sources import fetch
@@ -111,6 +112,8 @@ def resolve(
     pinned, moving = _pinned(project_root, lock, move)
     sources = SourceSet(project_root, pinned, moving)
     effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root)
+    if tier == "repo":
+        refuse_personal(effective.settings, effective.inputs[0])
     fetched = sources.load(effective.sources)
     world = World(
         sources=MappingProxyType({key: item.source for key, item in fetched.items()}),

@@ -11,11 +11,10 @@ constitution it publishes, and selects the packages that fit the repository's sh
 
 - the packages: `STARTER_PACKAGES`, which fit every repository, then each package the shape shows
   (`agent_constitution.sources.shape`), each only if the source has that domain;
-- a choice for every choice group in them: the alternative whose check reads a file the repository
-  has and that no other alternative's check names (by pattern or by file name: `uv.lock` shows uv
-  over Poetry, `.gitlab-ci.yml` GitLab CI); a check reading every file (`**/*`) shows nothing. The
-  first such alternative in tree order wins. A group nothing shows is excluded, with a comment
-  naming its alternatives, for the user to choose;
+- a choice for every choice group in them: the alternative whose title (in English) names a tool
+  the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
+  tree order when several do. A group nothing shows is excluded, with a comment naming its
+  alternatives, for the user to choose;
 - `exclude` for `STARTER_EXCLUDE` and for every rule whose `requires` the selection cannot meet
   (a group no alternative of which is selected, a rule not selected), so the manifest resolves.
 """
@@ -24,6 +23,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution, version
 from importlib.resources import files
@@ -33,7 +34,6 @@ from urllib.parse import unquote, urlparse
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from agent_constitution.checks.api import glob_regex
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import parse_toml, read_text
@@ -121,7 +121,7 @@ def choose(shape: Shape, source: RuleSource) -> Starter:
         rule: "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI" for rule in STARTER_EXCLUDE
     }
     while True:
-        selected, chosen, open_groups = _walk(source, packages, excluded, shape.files)
+        selected, chosen, open_groups = _walk(source, packages, excluded, shape.tools)
         for group in open_groups:
             names = ", ".join(f"ac:{alternative} {source.title(alternative)}" for alternative in _alternatives(source, group))
             excluded[group] = f"nothing here shows which: choose one of {names} under [choices] and drop this line"
@@ -143,7 +143,7 @@ def choose(shape: Shape, source: RuleSource) -> Starter:
     )
 
 
-def _walk(source: RuleSource, packages, excluded, files) -> tuple[set[int], dict[str, tuple[int, str]], list[str]]:
+def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict[str, tuple[int, str]], list[str]]:
     """The rules the packages enable (as the resolver selects: excluded, superseded, repealed and
     user-tier rules left out with their subtrees), the choice made for each group and the groups
     nothing in the repository decides."""
@@ -163,7 +163,7 @@ def _walk(source: RuleSource, packages, excluded, files) -> tuple[set[int], dict
             selected.add(node)  # type: ignore[arg-type]
             pending.extend(reversed(source.children[node]))
         elif kind == "group":
-            pick = _pick(source, node, files)  # type: ignore[arg-type]
+            pick = _pick(source, node, tools)  # type: ignore[arg-type]
             if pick is None:
                 open_groups.append(node)  # type: ignore[arg-type]
             else:
@@ -182,38 +182,15 @@ def _alternatives(source: RuleSource, group: str) -> list[int]:
     ]
 
 
-def _pick(source: RuleSource, group: str, files: tuple[str, ...]) -> tuple[int, str] | None:
-    """The first alternative with a file of the repository that only its check reads, and that file."""
-    alternatives = _alternatives(source, group)
-    patterns = {alternative: _telling_patterns(source, alternative) for alternative in alternatives}
-    for alternative in alternatives:
-        others = [pattern for other in alternatives if other != alternative for pattern in patterns[other]]
-        other_names = {_name(pattern) for pattern in others} - {None}
-        own = [pattern for pattern in patterns[alternative] if pattern not in others and _name(pattern) not in other_names]
-        theirs = [glob_regex(pattern) for pattern in others]
-        for regex in map(glob_regex, own):
-            hit = next((path for path in files if regex.fullmatch(path)
-                        and not any(other.fullmatch(path) for other in theirs)), None)
-            if hit is not None:
-                return alternative, hit
+def _pick(source: RuleSource, group: str, tools: Mapping[str, str]) -> tuple[int, str] | None:
+    """The first alternative whose title names a tool the repository shows, and the file showing it."""
+    for alternative in _alternatives(source, group):
+        titles = source.rules[alternative].title
+        title = titles.get("en", next(iter(titles.values())))
+        for tool, path in tools.items():
+            if re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", title, re.IGNORECASE):
+                return alternative, path
     return None
-
-
-def _telling_patterns(source: RuleSource, rule_id: int) -> list[str]:
-    """The check's input globs that name something: `**/*` (every file) tells nothing."""
-    check = source.rules[rule_id].check
-    found = []
-    for pattern in check.inputs if check is not None else ():
-        pattern = pattern.lstrip("/")  # "/x": from the repository root, which init looks at
-        if any(part and not any(char in part for char in "*?[") for part in pattern.split("/")):
-            found.append(pattern)
-    return found
-
-
-def _name(pattern: str) -> str | None:
-    """The file name a glob ends in, when it is literal (`uv.lock` of `**/uv.lock`)."""
-    last = pattern.rsplit("/", 1)[-1]
-    return None if any(char in last for char in "*?[") else last
 
 
 def _met(source: RuleSource, target, selected: set[int], chosen: dict[str, tuple[int, str]]) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution, version
 from importlib.resources import files
 from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import unquote, urlparse
 
 import tomlkit
@@ -52,7 +53,9 @@ REVISION = "0.3"
 STARTER_PACKAGES = ("instructions", "git", "security", "session")
 # Rule 13 (generated files are not committed) conflicts with rule 5 (commit the compiled instruction
 # files): clones, CI and cloud agents read only committed files, so the starter keeps rule 5.
-STARTER_EXCLUDE = (13,)
+STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({
+    13: "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI",
+})
 LOADER = "agent-constitution"
 DODO = "from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n"
 CACHE_GITIGNORE = "*\n!.gitignore\n"
@@ -97,10 +100,16 @@ def _head(folder: Path) -> str | None:
         return None
 
 
-def starter_pin() -> str:
-    """`rev = "<commit>"` of this installation, else `tag = "v<version>"` (the project tags releases)."""
+def pin_of() -> tuple[str, str]:
+    """("rev", the commit) of this installation, else ("tag", "v<version>") (the project tags releases)."""
     commit = built_from()
-    return f'rev = "{commit}"' if commit else f'tag = "v{version("agent-constitution")}"'
+    return ("rev", commit) if commit else ("tag", f'v{version("agent-constitution")}')
+
+
+def starter_pin() -> str:
+    """The pin as the manifest writes it: `rev = "<commit>"` or `tag = "v<version>"`."""
+    kind, value = pin_of()
+    return f'{kind} = "{value}"'
 
 
 @dataclass(frozen=True)
@@ -117,9 +126,7 @@ def choose(shape: Shape, source: RuleSource) -> Starter:
     """The packages, choices and exclusions that fit `shape` (see the module docstring)."""
     wanted = dict.fromkeys([*STARTER_PACKAGES, *shape.packages])
     packages = tuple(package for package in wanted if package in source.domains)
-    excluded: dict[Node, str] = {
-        rule: "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI" for rule in STARTER_EXCLUDE
-    }
+    excluded: dict[Node, str] = dict(STARTER_EXCLUDE)
     while True:
         selected, chosen, open_groups = _walk(source, packages, excluded, shape.tools)
         for group in open_groups:
@@ -155,19 +162,18 @@ def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict
         node = pending.pop()
         if node in excluded:
             continue
-        kind = source.kind(node)
-        if kind == "rule":
-            rule = source.rules[node]  # type: ignore[index]
+        if isinstance(node, int):
+            rule = source.rules[node]
             if rule.status in ("superseded", "repealed") or rule.tier != "repo":
                 continue
-            selected.add(node)  # type: ignore[arg-type]
+            selected.add(node)
             pending.extend(reversed(source.children[node]))
-        elif kind == "group":
-            pick = _pick(source, node, tools)  # type: ignore[arg-type]
+        elif node in source.groups:
+            pick = _pick(source, node, tools)
             if pick is None:
-                open_groups.append(node)  # type: ignore[arg-type]
+                open_groups.append(node)
             else:
-                chosen[node] = pick  # type: ignore[index]
+                chosen[node] = pick
                 pending.append(pick[0])
         else:
             pending.extend(reversed(source.children[node]))
@@ -210,9 +216,7 @@ def _reachable(source: RuleSource, node: Node, packages: tuple[str, ...]) -> boo
 
 def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
     """The manifest text; without `starter`, the packages that fit every repository."""
-    starter = starter or Starter(STARTER_PACKAGES, exclude=tuple(
-        (rule, "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI") for rule in STARTER_EXCLUDE
-    ))
+    starter = starter or Starter(STARTER_PACKAGES, exclude=tuple(STARTER_EXCLUDE.items()))
     selection = ", ".join(f'"ac:{package}"' for package in starter.packages)
     shown = "; ".join(f"{package}: {path}" for package, path in starter.found.items())
     found = f"# Found here: {shown}.\n" if shown else ""
@@ -241,13 +245,12 @@ ac = {{ url = "{url}", {pin}, trust = true }}
 {choices}"""
 
 
-def starter_source(url: str, pin: str, root: Path) -> RuleSource:
-    """The starter's rule source at its pin, fetched into the user cache (compile reuses it)."""
+def starter_source(url: str, pin: tuple[str, str], root: Path) -> RuleSource:
+    """The starter's rule source at its pin (`pin_of()`), fetched into the user cache (compile reuses it)."""
     from agent_constitution.sources.snapshot import fetch
 
-    kind, _, value = pin.partition(" = ")
-    snapshot = fetch(url=url, base_dir=root, **{kind: value.strip('"')})
-    return load_source(snapshot.root)
+    kind, value = pin
+    return load_source(fetch(url=url, base_dir=root, **{kind: value}).root)
 
 
 def init_project(root: Path, *, doit: bool = False) -> list[Step]:
@@ -257,8 +260,9 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
     # What can fail comes first (the fetch, then the doit wiring), so that a failure writes nothing.
     manifest = None
     if not (root / "rules.toml").exists():
-        url, pin = starter_url(), starter_pin()
-        manifest = starter_manifest(url, pin, choose(detect(root), starter_source(url, pin, root)))
+        url, pin = starter_url(), pin_of()
+        starter = choose(detect(root), starter_source(url, pin, root))
+        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', starter)
     wiring = _wire_doit(root) if doit else None
     return [
         _create(root, "rules.toml", manifest) if manifest else Step("rules.toml", "exists, left unchanged"),

@@ -1,12 +1,13 @@
 """The full edition's link in compiled instructions: a path, folder or URL the agent can open."""
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from agent_constitution import cli
 from agent_constitution.edition.location import full_edition_link, point_to_full_edition
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ def test_only_the_full_editions_path_of_this_edition_is_replaced():
     assert "nor constitution/2026-10/generated/constitution.en.agent.md." in out
 
 
-def test_an_adopting_repository_can_open_what_its_agents_md_points_to(tmp_path, monkeypatch, capsys):
+def test_an_adopting_repository_can_open_what_its_agents_md_points_to(tmp_path):
     """A repository that takes this project's constitution from a folder beside it: the compiled
     AGENTS.md names the full edition by a path that exists from the repository."""
     repo = tmp_path / "repo"
@@ -47,9 +48,11 @@ def test_an_adopting_repository_can_open_what_its_agents_md_points_to(tmp_path, 
         'rules = ["ac:git"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.3"\n\n'
         f'[sources]\nac = {{ path = "{PROJECT}", trust = true }}\n'
     )
-    monkeypatch.chdir(repo)
-    monkeypatch.delenv("CI", raising=False)
-    assert cli.main(["compile"]) == 0, capsys.readouterr().err
+    env = {key: value for key, value in os.environ.items() if key != "CI"}
+    # Its own process: doit keeps the output stream of the first in-process run.
+    done = subprocess.run([sys.executable, "-m", "agent_constitution.cli", "compile"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     text = (repo / "AGENTS.md").read_text(encoding="utf-8")
     [link] = re.findall(r"read the full edition at (\S+)\.\n", text)
     assert link != PATH and (repo / link).resolve() == (PROJECT / PATH).resolve()

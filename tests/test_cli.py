@@ -79,7 +79,7 @@ def test_a_verb_that_does_not_apply_says_why(verb, why, tmp_path, capsys, monkey
 
 def manifest_on_this_checkout(root: Path) -> None:
     (root / "rules.toml").write_text(
-        'rules = ["ac:git"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.2"\n\n'
+        'rules = ["ac:git"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.3"\n\n'
         f'[sources]\nac = {{ path = "{PROJECT}", trust = true }}\n'
     )
 

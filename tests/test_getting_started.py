@@ -19,7 +19,10 @@ import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
 GIT_URL = "git+https://github.com/Luolc/agent-constitution"
-PY38 = '[project]\nname = "legacy"\nversion = "1.0"\nrequires-python = ">=3.8"\n'
+PY38 = ('[project]\nname = "legacy"\nversion = "1.0"\nrequires-python = ">=3.8"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+# init selects ac:python for it, whose rules want a test suite that pytest collects (ac:27).
+PY38_TEST = "def test_legacy():\n    assert True\n"
 
 pytestmark = pytest.mark.slow
 
@@ -124,6 +127,8 @@ def test_readme_steps_in_a_python_3_8_project(tool, tmp_path):
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "pyproject.toml").write_text(PY38)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_legacy.py").write_text(PY38_TEST)
     base, env, _, head = tool
     results = adopt(repo, tool, f"git+{(base / 'agent-constitution.git').as_uri()}")
     assert_adopted(repo, results, head)
@@ -131,3 +136,6 @@ def test_readme_steps_in_a_python_3_8_project(tool, tmp_path):
     assert json.loads((record / "direct_url.json").read_text())["vcs_info"]["commit_id"] == head  # PEP 610
     assert run(["agent-constitution", "--version"], repo, env).stdout == f"agent-constitution 0.1.0 ({head[:12]})\n"
     assert (repo / "pyproject.toml").read_text() == PY38  # the project's own file is not touched
+    manifest = tomllib.loads((repo / "rules.toml").read_text())
+    assert "ac:python" in manifest["rules"]  # init saw a Python project
+    assert "ac:python-package-manager" in manifest["exclude"]  # no lockfile shows uv or Poetry

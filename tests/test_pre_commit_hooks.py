@@ -33,7 +33,7 @@ def test_pre_commit_try_repo_runs_both_hooks(tmp_path, monkeypatch):
     repo = tmp_path / "host"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "rules.toml").write_text(
-        'rules = ["ac:git"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.2"\n\n'
+        'rules = ["ac:git"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.3"\n\n'
         f'[sources]\nac = {{ url = "{clone.as_uri()}", rev = "{head}", trust = true }}\n'
     )
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"),

@@ -28,6 +28,7 @@ from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import counted
 from agent_constitution.edition import REFERENCE
 from agent_constitution.edition.fences import fenced
+from agent_constitution.edition.location import point_to_full_edition
 from agent_constitution.errors import UserError
 from agent_constitution.refs import RULE, format_ref, parse_ref, parse_rule_reference, rule_label
 from agent_constitution.ruleset.source import Node, RuleSource
@@ -127,6 +128,7 @@ class Segment:
     inherited: frozenset[RuleKey] = frozenset()  # rules the ancestor files on its chain hold
     nested: tuple[str, ...] = ()  # root only: every nested segment folder, in manifest order
     tier: str = "repo"  # "user": the user-level file, which leaves the constitution to the repositories
+    personal: str = ""  # the user tier only: the rendered [person] and [machine] values (compile/personal.py)
 
     @property
     def own(self) -> frozenset[RuleKey]:
@@ -258,8 +260,12 @@ class _Renderer:
         root = self.segment.path == "."
         if root and self.segment.tier == "user":
             blocks.append(phrases.user_header)
+            if self.segment.personal:
+                blocks.append(self.segment.personal)
         elif root:
-            blocks.append(_shift_headings(_from_title(self.constitution.text), 1))
+            c = self.constitution
+            text = point_to_full_edition(c.text, c.repository, c.commit, c.edition)  # no path that dangles here
+            blocks.append(_shift_headings(_from_title(text), 1))
         else:
             blocks.append(phrases.nested_header.format(folder=self.segment.path))
         if subtrees and parts:
@@ -321,6 +327,8 @@ class _Renderer:
 
     def _node(self, source_name: str, node: Node, level: int) -> str:
         source = self.library.sources[source_name]
+        if self.compact and isinstance(node, int):
+            return "\n".join(self._items(source_name, node))
         hashes = "#" * min(level, _MAX_LEVEL)
         anchor = f'<a id="{_anchor(source_name, node)}"></a>'
         if isinstance(node, int):
@@ -329,8 +337,29 @@ class _Renderer:
             blocks = [f"{hashes} {anchor}{self._title(source_name, node)}"]
         for child in source.children.get(node, ()):
             if (source_name, child) in self.shown:
-                blocks.append(self._node(source_name, child, level + 1))
+                block = self._node(source_name, child, level + 1)
+                if self.compact and isinstance(child, int) and blocks[-1].startswith("- "):
+                    blocks[-1] += "\n" + block  # one tight list of the compact items
+                else:
+                    blocks.append(block)
         return "\n\n".join(blocks)
+
+    def _items(self, source_name: str, rule_id: int) -> list[str]:
+        """A rule and the rules under it as one list item each, `- ac:7 <requirement>`: the compact
+        form a split root keeps, since every byte of it is loaded into each session (the title says
+        less than the requirement sentence, the anchors are in the part that holds the full text)."""
+        key = (source_name, rule_id)
+        rule = self.library.sources[source_name].rules[rule_id]
+        if key not in self.own:
+            line = f"- {_label(key)} {self._title(source_name, rule_id)}{self.phrases.elsewhere}"
+        else:
+            trial = self.phrases.trial if rule.status == "trial" else ""
+            line = f"- {_label(key)}{trial} {self._text(source_name, rule_id, first_sentence=True)}"
+        items = [line]
+        for child in self.library.sources[source_name].children.get(rule_id, ()):
+            if (source_name, child) in self.shown:
+                items.extend(self._items(source_name, child))
+        return items
 
     def _rule(self, source_name: str, rule_id: int, head: str) -> str:
         rule = self.library.sources[source_name].rules[rule_id]
@@ -340,8 +369,6 @@ class _Renderer:
             return title + self.phrases.elsewhere
         if rule.status == "trial":
             title += self.phrases.trial
-        if self.compact:
-            return "\n\n".join([title, self._text(source_name, rule_id, first_sentence=True)])
         blocks = [title, self._text(source_name, rule_id)]
         if rule.requires:
             links = ", ".join(self._requirement(source_name, target) for target in rule.requires)

@@ -6,7 +6,8 @@ A user-level manifest `rules.toml` and its lock `rules.lock` live in platformdir
 warning naming the tier, as a user-tier rule selected by a repository does), locks it, and writes
 the generated region of `AGENTS.md` in the same folder. Agents read it once it is wired into their
 user-level instructions, e.g. a line `@~/.config/agent-constitution/AGENTS.md` in
-`~/.claude/CLAUDE.md`, or a copy as `~/.codex/AGENTS.md`.
+`~/.claude/CLAUDE.md`, or a copy as `~/.codex/AGENTS.md`. The manifest's `[person]` and `[machine]`
+values (agent_constitution.ruleset.personal) are rendered into that file, after its header.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from pathlib import Path
 import platformdirs
 
 from agent_constitution.compile.outputs.segment import write_segment
+from agent_constitution.compile.inputs import load_constitution
 from agent_constitution.compile.layout import SegmentJob, Settings
+from agent_constitution.compile.personal import render as render_personal
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic
 from agent_constitution.ruleset.lock import sync_lock
@@ -54,8 +57,11 @@ def compile_user(*, locked: bool) -> list[str]:
     resolved = documents(resolution)["."]
     compile_settings = resolution.effective.settings.compile
     settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
+    manifest = resolution.effective.settings
+    personal = render_personal(manifest.person, manifest.machine, load_constitution(resolved, folder).language)
     try:
-        step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked, tier="user")
+        step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked,
+                             tier="user", personal=personal)
     except BaseException:
         # A failed compile leaves the user lock as it was, like a repository's (docs/compile.md).
         if wrote:

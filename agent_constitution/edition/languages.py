@@ -75,22 +75,24 @@ LANGUAGES: dict[str, Language] = {
         draft=" (draft)",
         stars=(
             "Parts marked * are background for human readers (where the constitution comes from, how it"
-            " is organized and how it is amended); the agent edition leaves them out."
+            " is organized and how it is amended) and for rule authors (how rules and their checks are"
+            " written and changed); the agent edition leaves them out."
         ),
         agent_banner="This is the agent edition: it leaves out the text of the provisions written for human readers.",
         # The seed asks for one sentence per language: what this is, its force, what it leaves out, where the rest is.
         agent_note_draft=(
             "This is the agent edition of the constitution, a draft that you may follow on trial but that is"
             " not final; it leaves out the preamble and the text of the provisions written for human readers"
-            " (how the constitution is organized and amended), keeping only a pointer to the full edition in"
-            " their place; before you change the constitution or the tools that build it, read the full"
-            " edition at {path}."
+            " (how the constitution and its rules are organized and amended), keeping only a pointer to the"
+            " full edition in their place; before you change the constitution, a rule or a check, or the tools"
+            " that build them, read the full edition at {path}."
         ),
         agent_note_active=(
             "This is the agent edition of the constitution, which every agent must follow; it leaves out the"
-            " preamble and the text of the provisions written for human readers (how the constitution is"
-            " organized and amended), keeping only a pointer to the full edition in their place; before you"
-            " change the constitution or the tools that build it, read the full edition at {path}."
+            " preamble and the text of the provisions written for human readers (how the constitution and its"
+            " rules are organized and amended), keeping only a pointer to the full edition in their place;"
+            " before you change the constitution, a rule or a check, or the tools that build them, read the"
+            " full edition at {path}."
         ),
     ),
     "zh": Language(
@@ -113,15 +115,18 @@ LANGUAGES: dict[str, Language] = {
         banner="生成文件，不要编辑：请修改 {folder}/ 下的源文件，再运行 uv run constitution-build。",
         revision="修订号 {revision}{draft}，语言 zh。",
         draft=" (草案)",
-        stars="带 * 的部分是写给人看的背景 (宪法从哪里来、怎样组织、怎样修改)，agent 版不收录这些部分。",
+        stars=(
+            "带 * 的部分是写给人看的背景 (宪法从哪里来、怎样组织、怎样修改)，以及写给规定编写者的内容"
+            " (规定及其检查怎样编写和修改)，agent 版不收录这些部分。"
+        ),
         agent_banner="这是 agent 版，不含写给人类读者的那些条文的正文。",
         agent_note_draft=(
-            "这是宪法的 agent 版，宪法还是草案，可以试行，但尚未定稿；序言以及写给人类读者、讲宪法怎样组织和修改的"
-            "条文正文都没有收录，原处只留一个指向完整版的提示；修改宪法或构建它的工具之前，要先读完整版：{path}。"
+            "这是宪法的 agent 版，宪法还是草案，可以试行，但尚未定稿；序言以及写给人类读者、讲宪法及其规定怎样组织和修改的"
+            "条文正文都没有收录，原处只留一个指向完整版的提示；修改宪法、规定、检查或构建它们的工具之前，要先读完整版：{path}。"
         ),
         agent_note_active=(
-            "这是宪法的 agent 版，每个 agent 都必须遵守它；序言以及写给人类读者、讲宪法怎样组织和修改的"
-            "条文正文都没有收录，原处只留一个指向完整版的提示；修改宪法或构建它的工具之前，要先读完整版：{path}。"
+            "这是宪法的 agent 版，每个 agent 都必须遵守它；序言以及写给人类读者、讲宪法及其规定怎样组织和修改的"
+            "条文正文都没有收录，原处只留一个指向完整版的提示；修改宪法、规定、检查或构建它们的工具之前，要先读完整版：{path}。"
         ),
     ),
 }

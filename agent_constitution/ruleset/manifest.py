@@ -28,6 +28,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
 from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
+from agent_constitution.ruleset.personal import Person, is_set
 from agent_constitution.sources import normalize_url
 
 @dataclass(frozen=True)
@@ -247,6 +248,13 @@ def _chain(path: Path, project_root: Path, open_source: OpenSource) -> tuple[lis
                 file=shown,
                 field="segment",
                 fix="move the segments into the repository's own rules.toml",
+            )
+        if layers and is_set(manifest.person, manifest.machine):
+            raise UserError(
+                "a base manifest cannot set [person] or [machine]; they belong to one person",
+                file=shown,
+                field="person" if manifest.person != Person() else "machine",
+                fix="move them into your user-level rules.toml (`doit compile:user` reads them)",
             )
         declared = {name: declare(name, spec, base_dir, shown) for name, spec in manifest.sources.items()}
         if scope is not None:

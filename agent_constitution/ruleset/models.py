@@ -38,6 +38,7 @@ from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import read_toml
 from agent_constitution.ruleset.layout import segment_problem
 from agent_constitution.ruleset.resolved import parent_segment
+from agent_constitution.ruleset.personal import Machine, Person
 
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
 Tier = Literal["repo", "user"]
@@ -383,6 +384,9 @@ class Manifest(Model):
     review: dict[StrictStr, ReviewGroup] = {}
     waive: tuple[Waiver, ...] = ()
     segment: tuple[Segment, ...] = ()
+    # The personal layer: only in the user-level manifest (agent_constitution.ruleset.personal).
+    person: Person = Person()
+    machine: Machine = Machine()
 
     @model_validator(mode="before")
     @classmethod

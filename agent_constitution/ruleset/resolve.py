@@ -35,6 +35,7 @@ from agent_constitution.ruleset.resolved import (
     ResolvedSource,
     parent_segment,
 )
+from agent_constitution.ruleset.personal import refuse_personal
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
 from agent_constitution.sources import fetch
@@ -104,6 +105,8 @@ def resolve(
     pinned, moving = _pinned(project_root, lock, move)
     sources = SourceSet(project_root, pinned, moving)
     effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root)
+    if tier == "repo":
+        refuse_personal(effective.settings, effective.inputs[0])
     fetched = sources.load(effective.sources)
     world = World(
         sources=MappingProxyType({key: item.source for key, item in fetched.items()}),

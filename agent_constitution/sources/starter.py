@@ -4,17 +4,32 @@ The starter `rules.toml` follows this project's own rule source at the commit th
 built from (`rev`; a release tag `v<version>` when the installation does not record its commit), so
 a fresh machine compiles exactly the rules this version was made with. It trusts the source (its
 python checks may run; rule ac:38 wants a trusted source pinned, never a branch), binds the
-constitution it publishes, and selects the packages every repository can use.
+constitution it publishes, and selects the packages that fit the repository's shape.
+
+`choose(shape, source) -> Starter` is that selection, over the source's tree at the pinned commit
+(which init fetches into the user cache, as compile would):
+
+- the packages: `STARTER_PACKAGES`, which fit every repository, then each package the shape shows
+  (`agent_constitution.sources.shape`), each only if the source has that domain;
+- a choice for every choice group in them: the alternative whose title (in English) names a tool
+  the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
+  tree order when several do. A group nothing shows is excluded, with a comment naming its
+  alternatives, for the user to choose;
+- `exclude` for `STARTER_EXCLUDE` and for every rule whose `requires` the selection cannot meet
+  (a group no alternative of which is selected, a rule not selected), so the manifest resolves.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution, version
 from importlib.resources import files
 from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import unquote, urlparse
 
 import tomlkit
@@ -23,7 +38,9 @@ from tomlkit.exceptions import TOMLKitError
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import parse_toml, read_text
+from agent_constitution.ruleset.source import Node, RuleSource, load_source
 from agent_constitution.schemas import url as schema_url
+from agent_constitution.sources.shape import Shape, detect
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 # Tests point the starter at a local clone; users edit rules.toml instead.
@@ -31,13 +48,14 @@ URL_VARIABLE = "AGENT_CONSTITUTION_STARTER_URL"
 # Written into the package by hatch_build.py when a wheel is built from a git checkout.
 COMMIT_FILE = "_commit"
 EDITION = "2026-10"
-REVISION = "0.2"
-# Packages (domains) of the project's source that fit any repository and hold no choice group: the
-# python and ci domains need a choice (uv or Poetry, which CI service) and are left to the user.
+REVISION = "0.3"
+# Packages (domains) of the project's source that fit any repository; the others join by shape.
 STARTER_PACKAGES = ("instructions", "git", "security", "session")
 # Rule 13 (generated files are not committed) conflicts with rule 5 (commit the compiled instruction
 # files): clones, CI and cloud agents read only committed files, so the starter keeps rule 5.
-STARTER_EXCLUDE = (13,)
+STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({
+    13: "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI",
+})
 LOADER = "agent-constitution"
 DODO = "from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n"
 CACHE_GITIGNORE = "*\n!.gitignore\n"
@@ -82,21 +100,137 @@ def _head(folder: Path) -> str | None:
         return None
 
 
-def starter_pin() -> str:
-    """`rev = "<commit>"` of this installation, else `tag = "v<version>"` (the project tags releases)."""
+def pin_of() -> tuple[str, str]:
+    """("rev", the commit) of this installation, else ("tag", "v<version>") (the project tags releases)."""
     commit = built_from()
-    return f'rev = "{commit}"' if commit else f'tag = "v{version("agent-constitution")}"'
+    return ("rev", commit) if commit else ("tag", f'v{version("agent-constitution")}')
 
 
-def starter_manifest(url: str, pin: str) -> str:
-    selection = ", ".join(f'"ac:{package}"' for package in STARTER_PACKAGES)
-    excluded = ", ".join(f'"ac:{rule}"' for rule in STARTER_EXCLUDE)
+def starter_pin() -> str:
+    """The pin as the manifest writes it: `rev = "<commit>"` or `tag = "v<version>"`."""
+    kind, value = pin_of()
+    return f'{kind} = "{value}"'
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What the starter manifest selects for one shape of repository."""
+
+    packages: tuple[str, ...]
+    found: dict[str, str] = field(default_factory=dict)  # package → the file that showed it
+    choices: tuple[tuple[str, int, str], ...] = ()  # (group, the alternative rule, the file that showed it)
+    exclude: tuple[tuple[Node, str], ...] = ()  # (node, why), for the manifest's comments
+
+
+def choose(shape: Shape, source: RuleSource) -> Starter:
+    """The packages, choices and exclusions that fit `shape` (see the module docstring)."""
+    wanted = dict.fromkeys([*STARTER_PACKAGES, *shape.packages])
+    packages = tuple(package for package in wanted if package in source.domains)
+    excluded: dict[Node, str] = dict(STARTER_EXCLUDE)
+    while True:
+        selected, chosen, open_groups = _walk(source, packages, excluded, shape.tools)
+        for group in open_groups:
+            names = ", ".join(f"ac:{alternative} {source.title(alternative)}" for alternative in _alternatives(source, group))
+            excluded[group] = f"nothing here shows which: choose one of {names} under [choices] and drop this line"
+        unmet = next(
+            ((rule, target) for rule in sorted(selected) for target in source.rules[rule].requires
+             if not _met(source, target, selected, chosen)),
+            None,
+        )
+        if unmet is None:
+            break
+        rule, target = unmet
+        shown = f"ac:{target}" if ":" not in str(target) else str(target)
+        excluded[rule] = f"requires {shown}, which nothing here selects"
+    return Starter(
+        packages=packages,
+        found={package: shape.found[package] for package in packages if package in shape.found},
+        choices=tuple((group, rule, why) for group, (rule, why) in chosen.items()),
+        exclude=tuple((node, why) for node, why in excluded.items() if _reachable(source, node, packages)),
+    )
+
+
+def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict[str, tuple[int, str]], list[str]]:
+    """The rules the packages enable (as the resolver selects: excluded, superseded, repealed and
+    user-tier rules left out with their subtrees), the choice made for each group and the groups
+    nothing in the repository decides."""
+    selected: set[int] = set()
+    chosen: dict[str, tuple[int, str]] = {}
+    open_groups: list[str] = []
+    pending: list[Node] = list(reversed(packages))
+    while pending:
+        node = pending.pop()
+        if node in excluded:
+            continue
+        if isinstance(node, int):
+            rule = source.rules[node]
+            if rule.status in ("superseded", "repealed") or rule.tier != "repo":
+                continue
+            selected.add(node)
+            pending.extend(reversed(source.children[node]))
+        elif node in source.groups:
+            pick = _pick(source, node, tools)
+            if pick is None:
+                open_groups.append(node)
+            else:
+                chosen[node] = pick
+                pending.append(pick[0])
+        else:
+            pending.extend(reversed(source.children[node]))
+    return selected, chosen, open_groups
+
+
+def _alternatives(source: RuleSource, group: str) -> list[int]:
+    return [
+        child for child in source.children[group]
+        if isinstance(child, int) and source.rules[child].status not in ("superseded", "repealed")
+        and source.rules[child].tier == "repo"
+    ]
+
+
+def _pick(source: RuleSource, group: str, tools: Mapping[str, str]) -> tuple[int, str] | None:
+    """The first alternative whose title names a tool the repository shows, and the file showing it."""
+    for alternative in _alternatives(source, group):
+        titles = source.rules[alternative].title
+        title = titles.get("en", next(iter(titles.values())))
+        for tool, path in tools.items():
+            if re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", title, re.IGNORECASE):
+                return alternative, path
+    return None
+
+
+def _met(source: RuleSource, target, selected: set[int], chosen: dict[str, tuple[int, str]]) -> bool:
+    if isinstance(target, int):
+        return target in selected
+    if ":" in target:
+        return True  # a rule of another source: this source's tree cannot tell, the resolver will
+    if target in source.groups:
+        return target in chosen and chosen[target][0] in selected
+    return any(isinstance(node, int) and node in selected for node in source.subtree(target))
+
+
+def _reachable(source: RuleSource, node: Node, packages: tuple[str, ...]) -> bool:
+    """Whether an excluded node lies in a selected package (only those need an `exclude` line)."""
+    return source.has(node) and source.domain_of(node) in packages
+
+
+def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
+    """The manifest text; without `starter`, the packages that fit every repository."""
+    starter = starter or Starter(STARTER_PACKAGES, exclude=tuple(STARTER_EXCLUDE.items()))
+    selection = ", ".join(f'"ac:{package}"' for package in starter.packages)
+    shown = "; ".join(f"{package}: {path}" for package, path in starter.found.items())
+    found = f"# Found here: {shown}.\n" if shown else ""
+    excluded = "".join(f'    "ac:{node}",  # {why}\n' for node, why in starter.exclude)
+    choices = "".join(f'"ac:{group}" = "ac:{rule}"  # shown by {why}\n' for group, rule, why in starter.choices)
+    if not choices:
+        choices = '# "ac:python-package-manager" = "ac:<rule id of uv, Poetry or Bazel>"\n'
     return f"""#:schema {schema_url("rules.schema.json")}
 # The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
 # and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
 # e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
-rules = [{selection}]
-exclude = [{excluded}]  # conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI
+{found}rules = [{selection}]
+exclude = [
+{excluded}]
 
 [constitution]
 source = "ac"
@@ -108,17 +242,30 @@ revision = "{REVISION}"
 ac = {{ url = "{url}", {pin}, trust = true }}
 
 [choices]
-# "ac:python-package-manager" = "ac:<rule id of uv, Poetry or Bazel>"
-"""
+{choices}"""
+
+
+def starter_source(url: str, pin: tuple[str, str], root: Path) -> RuleSource:
+    """The starter's rule source at its pin (`pin_of()`), fetched into the user cache (compile reuses it)."""
+    from agent_constitution.sources.snapshot import fetch
+
+    kind, value = pin
+    return load_source(fetch(url=url, base_dir=root, **{kind: value}).root)
 
 
 def init_project(root: Path, *, doit: bool = False) -> list[Step]:
     """Write rules.toml, cache/.gitignore and (with `doit`) the doit wiring where they are missing; report each."""
     if not root.is_dir():
         raise UserError(f"{root} is not a folder", fix="run init in (or name) the repository's root folder")
-    wiring = _wire_doit(root) if doit else None  # first: it can fail, and then nothing is written
+    # What can fail comes first (the fetch, then the doit wiring), so that a failure writes nothing.
+    manifest = None
+    if not (root / "rules.toml").exists():
+        url, pin = starter_url(), pin_of()
+        starter = choose(detect(root), starter_source(url, pin, root))
+        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', starter)
+    wiring = _wire_doit(root) if doit else None
     return [
-        _create(root, "rules.toml", starter_manifest(starter_url(), starter_pin())),
+        _create(root, "rules.toml", manifest) if manifest else Step("rules.toml", "exists, left unchanged"),
         _create(root, "cache/.gitignore", CACHE_GITIGNORE),
         *([wiring] if wiring else []),
     ]

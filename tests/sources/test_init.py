@@ -25,14 +25,30 @@ PROJECT = Path(__file__).resolve().parents[2]
 HEAD = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
 
 
+@pytest.fixture(scope="module")
+def local_source(tmp_path_factory) -> tuple[str, Path]:
+    """A bare clone of this checkout for init to read the starter source from, and a user cache."""
+    base = tmp_path_factory.mktemp("starter-source")
+    subprocess.run(["git", "clone", "-q", "--bare", str(PROJECT), str(base / "ac.git")], check=True)
+    return (base / "ac.git").as_uri(), base / "user-cache"
+
+
+@pytest.fixture(autouse=True)
+def starter_from_local_source(local_source, monkeypatch) -> str:
+    """init reads the pinned source; here from the local clone, never from GitHub."""
+    url, cache = local_source
+    monkeypatch.setenv(URL_VARIABLE, url)
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(cache))
+    return url
+
+
 def run(root: Path, capsys, *flags: str) -> tuple[int, str, str]:
     code = cli.main(["init", str(root), *flags])
     out = capsys.readouterr()
     return code, out.out, out.err
 
 
-def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp_path: Path, capsys, monkeypatch):
-    monkeypatch.delenv(URL_VARIABLE, raising=False)
+def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp_path: Path, capsys, starter_from_local_source):
     code, out, _ = run(tmp_path, capsys)
     assert code == 0
     assert "rules.toml: written" in out and "cache/.gitignore: written" in out
@@ -40,7 +56,7 @@ def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp
     assert manifest.constitution.edition == EDITION and manifest.constitution.revision == REVISION
     source = manifest.sources["ac"]
     # The test environment is an editable install of this checkout: the pin is its HEAD.
-    assert (source.url, source.trust, source.rev, source.tag, source.branch) == (SOURCE_URL, True, HEAD, None, None)
+    assert (source.url, source.trust, source.rev, source.tag, source.branch) == (starter_from_local_source, True, HEAD, None, None)
     assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
     assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
     # No doit wiring unless asked for: the agent-constitution command runs the tasks itself.
@@ -138,10 +154,19 @@ def test_help_and_missing_command(capsys):
     assert cli.main(["init", "--bogus"]) == 2
 
 
-def test_the_starter_url_can_be_pointed_elsewhere_for_tests(tmp_path: Path, capsys, monkeypatch):
+def test_the_starter_url_is_this_projects_unless_pointed_elsewhere_for_tests(monkeypatch):
+    monkeypatch.delenv(URL_VARIABLE)
+    assert starter.starter_url() == SOURCE_URL == "https://github.com/Luolc/agent-constitution"
     monkeypatch.setenv(URL_VARIABLE, "file:///srv/rules.git")
-    assert run(tmp_path, capsys)[0] == 0
-    assert load(Manifest, tmp_path / "rules.toml").sources["ac"].url == "file:///srv/rules.git"
+    assert starter.starter_url() == "file:///srv/rules.git"
+
+
+def test_a_source_that_cannot_be_fetched_writes_nothing(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setenv(URL_VARIABLE, (tmp_path / "nowhere.git").as_uri())
+    (tmp_path / "repo").mkdir()
+    code, _, err = run(tmp_path / "repo", capsys, "--doit")
+    assert code == 1 and "error:" in err and "Traceback" not in err
+    assert not any((tmp_path / "repo").iterdir())
 
 
 class FakeDistribution:

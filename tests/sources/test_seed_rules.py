@@ -46,7 +46,7 @@ def test_authority_is_required_and_resolved(source: Path):
     write(source, 2, rule(2).replace('"active"', '"draft"').replace('["must-ask"]', '["must-ask", "no-such"]'))
     empty, unknown = messages(source)
     assert "rules/1.toml: authority: authority is empty" in empty
-    assert "rules/2.toml: authority.1: 'no-such' is not a provision of constitution edition 2026-10 revision 0.2" in unknown
+    assert "rules/2.toml: authority.1: 'no-such' is not a provision of constitution edition 2026-10 revision 0.3" in unknown
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_a_draft_constitution_has_draft_rules(source: Path):
 
 def test_an_approved_constitution_allows_trial_and_active(source: Path):
     index = source / "constitution" / "2026-10" / "index.toml"
-    index.write_text(index.read_text().replace('status = "draft"', 'status = "active"').replace('"0.2"', '"1"'))
+    index.write_text(index.read_text().replace('status = "draft"', 'status = "active"').replace('"0.3"', '"1"'))
     write(source, 1, rule(1).replace('"active"', '"trial"'))
     write(source, 2, rule(2))
     assert [m for m in messages(source) if "status" in m] == []
@@ -98,7 +98,7 @@ def test_new_rule_is_draft_under_a_draft_constitution(source: Path):
 
 def test_a_trial_rule_changes_in_place(source: Path):
     index = source / "constitution" / "2026-10" / "index.toml"
-    index.write_text(index.read_text().replace('status = "draft"', 'status = "active"').replace('"0.2"', '"1"'))
+    index.write_text(index.read_text().replace('status = "draft"', 'status = "active"').replace('"0.3"', '"1"'))
     commit_files(source, {"rules/1.toml": rule(1).replace('"active"', '"trial"'), "rules/2.toml": rule(2)}, "approved")
     write(source, 1, rule(1, text="Commit one change at a time.").replace('"active"', '"trial"'))
     write(source, 2, rule(2, text="Commit one change at a time."))

@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile.agents import AGENTS, CHAIN_LIMIT, PROJECT_RESERVE
+from agent_constitution.compile.agents import AGENTS, PROJECT_RESERVE
 from agent_constitution.compile.layout import FILE, folder_of
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 

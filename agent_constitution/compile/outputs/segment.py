@@ -162,9 +162,11 @@ def write_segment(
     locked: bool,
     tier: str = "repo",
     budget: tuple[int | None, int | None] = (None, None),
+    personal: str = "",
 ) -> Step:
     """Render a segment's files from its resolution (and its parent's) and write what changed;
-    `budget`: the (bytes, characters) its region may hold (see `budget`)."""
+    `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
+    tier's rendered [person] and [machine] values."""
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
     from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
@@ -180,6 +182,7 @@ def write_segment(
         inherited=parent.selected if parent is not None else frozenset(),
         nested=job.nested,
         tier=tier,
+        personal=personal,
     )
     max_bytes, max_chars = budget
     # The banner is part of the region the agents load.

@@ -101,6 +101,7 @@ def resolve(
     move: frozenset[str] = frozenset(),
     tier: str = "repo",
     constitution: str | None = None,
+    manifest_text: str | None = None,
 ) -> Resolution:
     """`move`: names of sources (as the lock names them) allowed to leave their locked commit.
 
@@ -110,7 +111,7 @@ def resolve(
     """
     pinned, moving = _pinned(project_root, lock, move)
     sources = SourceSet(project_root, pinned, moving)
-    effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root)
+    effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root, manifest_text)
     fetched = sources.load(effective.sources)
     world = World(
         sources=MappingProxyType({key: item.source for key, item in fetched.items()}),
@@ -178,7 +179,9 @@ def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinne
     pinned: dict[str, Pinned] = {}
     for source in lock.source if lock is not None else ():
         requested = next(((k, getattr(source, k)) for k in ("tag", "branch", "rev") if getattr(source, k)), None)
-        pinned[source_key(source.url, source.path, project_root)] = Pinned(requested, source.commit)
+        if source.range is not None:
+            requested = ("version", source.range)
+        pinned[source_key(source.url, source.path, project_root)] = Pinned(requested, source.commit, source.version)
     return pinned
 
 

@@ -59,9 +59,9 @@ new-rule`), `validate` (`doit source`), and `starter` (`agent-constitution init`
 from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
-__all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "tree_digest", "version_tags"]
+__all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tree_digest", "version_tags"]
 
-_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "version_tags")
+_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "version_tags")
 
 
 def __getattr__(name: str):

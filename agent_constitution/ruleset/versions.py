@@ -78,11 +78,16 @@ def not_versions(tags: Iterable[tuple[str, str]]) -> list[str]:
     return sorted(name for name, _ in tags if _LOOKS_LIKE_VERSION.match(name) and version_of(name) is None)
 
 
+def admits(spec: SpecifierSet, version: Version) -> bool:
+    """PEP 440 containment: a pre-release only when the range names one (packaging's default admits them)."""
+    return spec.contains(version, prereleases=bool(spec.prereleases))
+
+
 def newest(tags: Iterable[Tag], spec: SpecifierSet | None = None, *, prereleases: bool = False) -> Tag | None:
     """The newest tag inside `spec` (None: any); pre-releases only when `prereleases` or the range names one."""
     for tag in tags:
         if spec is not None:
-            if tag.version in spec:
+            if admits(spec, tag.version):
                 return tag
         elif prereleases or not tag.version.is_prerelease:
             return tag
@@ -171,7 +176,7 @@ class _Provider(AbstractProvider):
         spec = requirement.spec
         if candidate.tag is not None and not candidate.fixed:
             version = version_of(candidate.tag)
-            return version is not None and version in spec
+            return version is not None and admits(spec, version)
         # A commit the manifest names: any version tag on it counts, pre-releases too (they were asked for).
         tags = self.tags(self.manifest.get(candidate.key) or requirement.declared)
         return any(spec.contains(tag.version, prereleases=True) for tag in tags if tag.commit == candidate.commit)
@@ -350,7 +355,7 @@ def _fixes(provider: _Provider, key: str, needs: list[Need], parents: list, tags
         parent = parents[index]
         if parent is None and key in provider.manifest:
             # The manifest's own request is what the others exclude: follow a version they all accept.
-            fitting = [tag for tag in tags if all(tag.version in other.spec for other in others)]
+            fitting = [tag for tag in tags if all(admits(other.spec, tag.version) for other in others)]
             if fitting:
                 combined = others[0].range if len(others) == 1 else str(_intersection(others))
                 combined = combined or f">={fitting[0].version}"
@@ -379,12 +384,14 @@ def _other_version(provider: _Provider, parent: Candidate, key: str, others: lis
     declared = provider.declared(parent.key)
     if declared.spec.path is not None:
         return None
-    own = SpecifierSet(declared.spec.version or "") if parent.key in provider.manifest else SpecifierSet("")
+    # A source only other sources declare must stay inside their range; the manifest's own range is
+    # what the hint may replace, so it does not count.
+    bound = provider.declared_by.get(parent.key) if parent.key not in provider.manifest else None
     for tag in provider.tags(declared):
-        if tag.commit == parent.commit or tag.version not in own:
+        if tag.commit == parent.commit or tag.version.is_prerelease or (bound is not None and not admits(bound.spec, tag.version)):
             continue
         ranges = [need for need in provider.dependencies(Candidate(parent.key, tag.commit, tag.name, False)) if need.key == key]
-        if any(all(found.version in need.spec for need in [*ranges, *others]) for found in tags):
+        if any(all(admits(need.spec, found.version) for need in [*ranges, *others]) for found in tags):
             return tag
     return None
 
@@ -400,6 +407,7 @@ def _pin_hint(provider: _Provider, parent: Candidate, tag: Tag) -> str:
         return (f'{verb} {name} to {bound}: add it to rules.toml [sources] with its url and version = "{bound}"'
                 f" ({tag.name} declares a range that fits)")
     if declared.spec.version is not None:
-        combined = SpecifierSet(declared.spec.version) & SpecifierSet(bound)
+        own = SpecifierSet(declared.spec.version)
+        combined = own & SpecifierSet(bound) if admits(own, tag.version) else SpecifierSet(bound)
         return f'{verb} {name} to {bound}: set version = "{combined}" in rules.toml [sources.{name}] ({tag.name} fits)'
     return f'{verb} {name} to {tag.name}: set tag = "{tag.name}" (or version = "{bound}") in rules.toml [sources.{name}]'

@@ -51,7 +51,7 @@ def test_git_source_follows_default_branch_tag_branch_and_rev(origin: Path, user
     assert snapshot.key == str(origin)
     assert (snapshot.root / "rules" / "1.toml").read_text() == "id = 1\n"
     assert not (snapshot.root / "rules" / "2.toml").exists()
-    assert not (snapshot.root / "README.md").exists()  # only the source content is cached
+    assert (snapshot.root / "README.md").read_text() == "x\n"  # the whole tree is cached (external check scripts)
 
 
 def test_git_snapshot_has_the_digest_of_the_same_plain_folder(origin: Path, user_cache: Path):

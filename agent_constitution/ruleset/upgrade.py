@@ -234,7 +234,7 @@ def _rows(old: Resolution, new: Resolution, tags: _Tags) -> tuple[Row, ...]:
     for key, before in sorted(old.fetched.items(), key=lambda kv: old.world.names[kv[0]]):
         after = new.fetched.get(key, before)
         spec = after.declared.spec
-        requested = spec.requested
+        requested = before.declared.spec.requested
         if spec.path is not None:
             request = "folder"
         elif requested is None:

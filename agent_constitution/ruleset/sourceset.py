@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -94,7 +95,7 @@ class SourceSet:
                 spec = declared.spec
                 snapshot = fetch(url=spec.url, path=spec.path, commit=candidate.commit, base_dir=declared.base_dir)
                 self._snapshots[declared.key] = snapshot
-            source = load_source(snapshot.root)
+            source = _load(str(snapshot.root), snapshot.digest)
             version = candidate.tag if declared.spec.tag is None else None
             self.fetched[declared.key] = Fetched(declared, snapshot, source, version)
             for name, dependency in source.config.sources.items():
@@ -140,3 +141,9 @@ class SourceSet:
             tag, commit = found.name, found.commit
         self.opened[declared.key] = tag
         return fetch(url=spec.url, path=spec.path, commit=commit, base_dir=declared.base_dir)
+
+
+@lru_cache(maxsize=64)
+def _load(root: str, digest: str) -> RuleSource:
+    """A source loaded once per content: `upgrade` resolves twice, and most sources do not move."""
+    return load_source(Path(root))

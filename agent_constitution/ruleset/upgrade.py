@@ -34,7 +34,7 @@ from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.manifest import Declared
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.ruleset.versions import Tag, newest, not_versions, tag_versions, version_of
-from agent_constitution.sources import newest_commit, version_tags
+from agent_constitution.sources import newest_commit, tags_listed_once, version_tags
 
 
 @dataclass(frozen=True)
@@ -115,15 +115,16 @@ def plan_upgrade(root: Path, only: str | None = None, rule: str | None = None) -
     if rule:
         only = _source_of(lock, rule, only)
     move = frozenset({only} if only else names)
-    old = resolve(root, lock)
-    tags = _Tags()
-    edits, notes = _pin_moves(old, move, tags)
-    manifest = _edited(root, edits) if edits else None
-    new = resolve(root, lock, move, manifest_text=manifest)
-    notes += _not_versions(new, move, tags) + _constitution_note(new)
+    with tags_listed_once():
+        old = resolve(root, lock)
+        edits, notes = _pin_moves(old, move)
+        manifest = _edited(root, edits) if edits else None
+        new = resolve(root, lock, move, manifest_text=manifest)
+        notes += _not_versions(new, move) + _constitution_note(new)
+        rows = _rows(old, new)
     return Upgrade(
         _moves(old, new), rule_changes(old, new), lock_text(new), tuple(notes), _constitution_move(old, new),
-        tuple(edits), manifest, _rows(old, new, tags),
+        tuple(edits), manifest, rows,
     )
 
 
@@ -143,23 +144,17 @@ def _source_of(lock, rule: str, only: str | None) -> str:
     return name
 
 
-class _Tags:
-    """Each source's tags, listed once per plan (`git ls-remote --tags`)."""
-
-    def __init__(self):
-        self._found: dict[str, list[tuple[str, str]]] = {}
-
-    def listed(self, declared: Declared) -> list[tuple[str, str]]:
-        if declared.key not in self._found:
-            spec = declared.spec
-            self._found[declared.key] = version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)
-        return self._found[declared.key]
-
-    def versions(self, declared: Declared) -> list[Tag]:
-        return tag_versions(self.listed(declared))
+def _listed_tags(declared: Declared) -> list[tuple[str, str]]:
+    """A source's tags (listed once per plan: `tags_listed_once`)."""
+    spec = declared.spec
+    return version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)
 
 
-def _pin_moves(resolution: Resolution, move: frozenset[str], tags: _Tags) -> tuple[list[PinEdit], list[str]]:
+def _tag_versions(declared: Declared) -> list[Tag]:
+    return tag_versions(_listed_tags(declared))
+
+
+def _pin_moves(resolution: Resolution, move: frozenset[str]) -> tuple[list[PinEdit], list[str]]:
     """The tag and rev pins of rules.toml that move, and notes for the pins upgrade cannot edit."""
     edits, notes = [], []
     root_file = resolution.effective.inputs[0]
@@ -172,7 +167,7 @@ def _pin_moves(resolution: Resolution, move: frozenset[str], tags: _Tags) -> tup
             if current is None:
                 notes.append(f"{name} follows tag {spec.tag}, which is not a PEP 440 version: upgrade leaves it")
                 continue
-            found = newest(tags.versions(declared), prereleases=current.is_prerelease)
+            found = newest(_tag_versions(declared), prereleases=current.is_prerelease)
             if found is None or found.version <= current:
                 continue
             edit = PinEdit(declared.name, "tag", spec.tag, found.name)
@@ -198,14 +193,14 @@ def _edited(root: Path, edits: list[PinEdit]) -> str:
     return tomlkit.dumps(document)
 
 
-def _not_versions(resolution: Resolution, move: frozenset[str], tags: _Tags) -> list[str]:
+def _not_versions(resolution: Resolution, move: frozenset[str]) -> list[str]:
     """A note for each moving source whose version-like tags are not PEP 440 (ranges and upgrades skip them)."""
     notes = []
     for key, item in sorted(resolution.fetched.items(), key=lambda kv: resolution.world.names[kv[0]]):
         name, spec = resolution.world.names[key], item.declared.spec
         if name not in move or spec.url is None or (spec.tag is None and item.version is None and spec.version is None):
             continue
-        skipped = not_versions(tags.listed(item.declared))
+        skipped = not_versions(_listed_tags(item.declared))
         if skipped:
             shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
             notes.append(f"{name}: tags {shown} are not PEP 440 versions and are ignored (e.g. write v1.2.3rc1, not v1.2.3-rc.x)")
@@ -229,7 +224,7 @@ def _constitution_note(resolution: Resolution) -> list[str]:
     return [held_back] if held_back else []
 
 
-def _rows(old: Resolution, new: Resolution, tags: _Tags) -> tuple[Row, ...]:
+def _rows(old: Resolution, new: Resolution) -> tuple[Row, ...]:
     rows = []
     for key, before in sorted(old.fetched.items(), key=lambda kv: old.world.names[kv[0]]):
         after = new.fetched.get(key, before)
@@ -243,7 +238,7 @@ def _rows(old: Resolution, new: Resolution, tags: _Tags) -> tuple[Row, ...]:
             request = f"{requested[0]} {requested[1]}"
         newest_tag = ""
         if spec.url is not None and spec.branch is None and (requested is not None or after.version is not None):
-            found = newest(tags.versions(after.declared))
+            found = newest(_tag_versions(after.declared))
             shown = _label(after).split(" ")[0]
             if found is not None and found.name != shown and found.commit != after.snapshot.commit:
                 newest_tag = found.name

@@ -39,6 +39,8 @@ whole tree.
         The commit a branch (None: the default branch) points at now.
     read_at(*, url=None, path=None, commit, name, base_dir) -> bytes | None
         One file of the source at a commit, read from the mirror's objects (nothing extracted).
+    tags_listed_once()
+        A context manager: inside it, `version_tags` asks each repository once.
 
 `fetch`, `newest_commit` and `read_at` fetch the repository first when they need to, and
 `version_tags` asks it with `git ls-remote`: the git command line, so SSH keys, the agent and
@@ -66,9 +68,11 @@ new-rule`), `validate` (`doit source`), and `starter` (`agent-constitution init`
 from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
-__all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tree_digest", "version_tags"]
+__all__ = [
+    "Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
+]
 
-_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "version_tags")
+_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
 
 
 def __getattr__(name: str):

@@ -63,15 +63,36 @@ def fetch(
         return Snapshot(key=location.key, commit=found, digest=digest, root=root)
 
 
+# Set inside `tags_listed_once()`: location key → the tags listed.
+_listed: dict[str, list[tuple[str, str]]] | None = None
+
+
+@contextmanager
+def tags_listed_once() -> Iterator[None]:
+    """Within the block, each repository's tags are listed once: an upgrade plan reads them several times."""
+    global _listed
+    outer = _listed
+    _listed = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _listed = outer
+
+
 def version_tags(*, url: str | None = None, path: str | None = None, base_dir: Path) -> list[tuple[str, str]]:
     location, display, _ = _where(url, path, base_dir, git=True)
+    if _listed is not None and location.key in _listed:
+        return _listed[location.key]
     if location.folder is not None and not location.folder.is_dir() and mirror.open_mirror(location) is None:
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",
             fix="check the path; a relative path is read from the folder of the file that names it",
         )
     with _damaged_mirror(location, display):
-        return mirror.remote_tags(location, display=display)
+        found = mirror.remote_tags(location, display=display)
+    if _listed is not None:
+        _listed[location.key] = found
+    return found
 
 
 def read_at(*, url: str | None = None, path: str | None = None, commit: str, name: str, base_dir: Path) -> bytes | None:

@@ -133,7 +133,7 @@ def backtracking_figure(base: Path, length: int) -> float:
     repo = chain / "repo"
     repo.mkdir()
     (repo / "rules.toml").write_text(
-        f'rules = ["c00:1"]\n\n[constitution]\nsource = "c00"\nedition = "2026-10"\nrevision = "0.1"\n\n[sources]\n'
+        'rules = ["c00:1"]\n\n[constitution]\nsource = "c00"\nedition = "2026-10"\nrevision = "0.1"\n\n[sources]\n'
         # Every link declared here too: a git source may not name a local folder (file://) itself.
         + "".join(f'{name} = {{ url = "file://{chain / name}", version = ">=1" }}\n' for name in names[:-1])
         + f'{names[-1]} = {{ url = "file://{chain / names[-1]}", tag = "v1.0.0" }}\n'

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tomlkit
-from packaging.specifiers import SpecifierSet
 
 from agent_constitution import ids
 from agent_constitution.errors import UserError
@@ -103,7 +102,7 @@ class Upgrade:
         for row in rows:
             upgrade = row.upgrade if row is header or row.upgrade != row.locked else "="
             cells = [row.name, row.request, row.locked, upgrade]
-            lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)) + "  " + (row.newest or "-"))
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + "  " + (row.newest or "-"))
         return "\n".join(line.rstrip() for line in lines)
 
 

@@ -40,7 +40,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml
 from agent_constitution.ruleset.manifest import Declared, declare
 from agent_constitution.ruleset.models import SourceConfig, SourceSpec, parse
-from agent_constitution.sources import fetch, read_at, version_tags
+from agent_constitution.sources import read_at, version_tags
 
 if TYPE_CHECKING:
     from agent_constitution.ruleset.sourceset import SourceSet
@@ -129,13 +129,6 @@ class Candidate:
         if self.tag is not None:
             return self.tag
         return self.commit[:12] if self.commit else "(a folder)"
-
-
-@dataclass
-class Chosen:
-    """The result: per source key, the candidate chosen."""
-
-    candidates: dict[str, Candidate]
 
 
 class _Provider(AbstractProvider):
@@ -350,7 +343,7 @@ def _fixes(provider: _Provider, key: str, needs: list[Need], parents: list, tags
     """Concrete edits of rules.toml that would resolve this conflict, as far as one step can tell."""
     fixes = []
     name = (provider.manifest.get(key) or needs[0].declared).name
-    for index, need in enumerate(needs):
+    for index in range(len(needs)):
         others = [other for position, other in enumerate(needs) if position != index]
         parent = parents[index]
         if parent is None and key in provider.manifest:

@@ -44,7 +44,7 @@ def test_tags_sort_newest_first_whatever_order_they_come_in(names, shuffle):
     shuffled = tags[:]
     shuffle.shuffle(shuffled)
     assert tag_versions(shuffled) == ordered
-    assert all(a.version >= b.version for a, b in zip(ordered, ordered[1:]))
+    assert all(a.version >= b.version for a, b in zip(ordered, ordered[1:], strict=False))
     assert {tag.name for tag in ordered} == set(names)
 
 

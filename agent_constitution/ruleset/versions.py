@@ -170,7 +170,11 @@ class _Provider(AbstractProvider):
         if candidate.tag is not None and not candidate.fixed:
             version = version_of(candidate.tag)
             return version is not None and admits(spec, version)
-        # A commit the manifest names: any version tag on it counts, pre-releases too (they were asked for).
+        # A commit the manifest names: any version tag on it counts, pre-releases too (they were asked for);
+        # the tag it was named by first, so a satisfied pin asks the repository nothing.
+        named = version_of(candidate.tag) if candidate.tag is not None else None
+        if named is not None and spec.contains(named, prereleases=True):
+            return True
         tags = self.tags(self.manifest.get(candidate.key) or requirement.declared)
         return any(spec.contains(tag.version, prereleases=True) for tag in tags if tag.commit == candidate.commit)
 

@@ -120,3 +120,19 @@ def test_a_conflict_names_the_chain_and_a_downgrade(tmp_path):
     assert fix.startswith("  fix: ")
     assert 'in rules.toml [sources.c], follow a version every other declaration accepts: version = ">=2" (or tag = "v2.0.0")' in fix
     assert 'pin b to <=1.0.0: set version = "<=1.0.0" in rules.toml [sources.b] (v1.0.0 fits)' in fix
+
+
+def test_an_unchanged_lock_with_ranges_needs_no_network(tmp_path, capsys):
+    # The locked versions satisfy every declaration, so nothing lists tags or fetches: the sources may be gone.
+    chain(tmp_path)
+    repo = tmp_path / "repo"
+    manifest(repo, {"ac": {"path": "../a"}, "c": {"url": str(tmp_path / "c"), "tag": "v1.0.0"}}, ["ac:1", "c:3"])
+    sync_lock(repo)
+    text = (repo / "rules.lock").read_bytes()
+    for name in ("b", "c"):
+        (tmp_path / name).rename(tmp_path / f"{name}-gone")
+    capsys.readouterr()
+    resolution, wrote = sync_lock(repo, locked=True)
+    assert capsys.readouterr().err == ""  # no tag listed, nothing fetched, no warning
+    assert not wrote and (repo / "rules.lock").read_bytes() == text
+    assert {resolution.world.names[key]: item.version for key, item in resolution.fetched.items()}["b"] == "v1.0.0"

@@ -181,7 +181,9 @@ def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinne
         requested = next(((k, getattr(source, k)) for k in ("tag", "branch", "rev") if getattr(source, k)), None)
         if source.range is not None:
             requested = ("version", source.range)
-        pinned[source_key(source.url, source.path, project_root)] = Pinned(requested, source.commit, source.version)
+        pinned[source_key(source.url, source.path, project_root)] = Pinned(
+            requested, source.commit, source.version, source.name
+        )
     return pinned
 
 

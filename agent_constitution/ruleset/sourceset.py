@@ -15,6 +15,7 @@ inside it, `extends = "name:manifests/base.toml"`) is opened at the version its 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +47,7 @@ class Pinned:
     request: tuple[str, str] | None
     commit: str | None
     version: str | None = None
+    name: str = ""  # the source's name in the lock
 
 
 class SourceSet:
@@ -65,12 +67,35 @@ class SourceSet:
             if spec.version is not None:
                 self._snapshots[declared.key] = self._open_ranged(declared)
             else:
-                commit = self.locked(declared.key, spec.requested)
+                commit = self.locked(declared.key, spec.requested) or self._relocated(declared)
                 self._snapshots[declared.key] = fetch(
                     url=spec.url, path=spec.path, tag=spec.tag, branch=spec.branch, rev=spec.rev,
                     commit=commit.commit if commit else None, base_dir=declared.base_dir,
                 )
         return self._snapshots[declared.key]
+
+    def _relocated(self, declared: Declared) -> Pinned | None:
+        """The lock's pin of a source whose URL changed (same name, same request), when the new URL has
+        its commit: a source that moved to another address is the same source (seed 000), not a new head."""
+        old_key, pinned = next(
+            ((key, pin) for key, pin in self.pinned.items() if pin.name == declared.name and key != declared.key),
+            (None, None),
+        )
+        spec = declared.spec
+        if pinned is None or old_key in self.move or pinned.request != spec.requested or pinned.commit is None:
+            return None
+        if declared.key in self.pinned or spec.url is None:
+            return None
+        try:
+            fetch(url=spec.url, commit=pinned.commit, base_dir=declared.base_dir)
+        except UserError:
+            print(
+                f"note: source {declared.name} moved from {old_key} to {declared.key}, which has no commit"
+                f" {pinned.commit[:12]} (the lock's); its {_request(spec.requested)} was resolved again there",
+                file=sys.stderr,
+            )
+            return None
+        return pinned
 
     def open_root(self, declared: Declared) -> Path:
         return self.snapshot(declared).root
@@ -141,6 +166,10 @@ class SourceSet:
             tag, commit = found.name, found.commit
         self.opened[declared.key] = tag
         return fetch(url=spec.url, path=spec.path, commit=commit, base_dir=declared.base_dir)
+
+
+def _request(requested: tuple[str, str] | None) -> str:
+    return f"{requested[0]} {requested[1]}" if requested else "default branch"
 
 
 @lru_cache(maxsize=64)

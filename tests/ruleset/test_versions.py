@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,29 @@ def test_an_unchanged_lock_with_ranges_needs_no_network(tmp_path, capsys):
     assert capsys.readouterr().err == ""  # no tag listed, nothing fetched, no warning
     assert not wrote and (repo / "rules.lock").read_bytes() == text
     assert {resolution.world.names[key]: item.version for key, item in resolution.fetched.items()}["b"] == "v1.0.0"
+
+
+def test_a_source_moved_to_another_url_keeps_its_locked_commit(tmp_path, capsys):
+    # Before, changing the URL silently re-resolved the branch: the mirror's head came in unasked.
+    upstream = tmp_path / "up"
+    first = tagged(upstream, "ac", {"v1.0.0": {}})["v1.0.0"]
+    repo = tmp_path / "repo"
+    manifest(repo, {"ac": {"url": str(upstream), "branch": "main"}}, ["ac:1"])
+    sync_lock(repo)
+    mirror = tmp_path / "mirror"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(upstream), str(mirror)], check=True)
+    write_source(upstream, {1: {"parent": "git", "revision": 5}}, name="ac")
+    newer = commit_all(upstream, "newer")
+    subprocess.run(["git", "-C", str(mirror), "fetch", "-q", str(upstream), "main:main"], check=True)
+    manifest(repo, {"ac": {"url": str(mirror), "branch": "main"}}, ["ac:1"])
+    sync_lock(repo)
+    assert read_lock(repo).source[0].commit == first and read_lock(repo).source[0].url == str(mirror)
+    # A new address without that commit (another history) resolves the branch there, and says so.
+    other = tmp_path / "other"
+    head = tagged(other, "ac", {"v9.0.0": {}})["v9.0.0"]
+    manifest(repo, {"ac": {"url": str(other), "branch": "main"}}, ["ac:1"])
+    capsys.readouterr()
+    sync_lock(repo)
+    assert read_lock(repo).source[0].commit == head != newer
+    assert (f"note: source ac moved from {mirror} to {other}, which has no commit {first[:12]} (the lock's);"
+            " its branch main was resolved again there") in capsys.readouterr().err

@@ -215,7 +215,8 @@ class _Provider(AbstractProvider):
             yield Candidate(key, snapshot.commit, None, fixed=True)
             return
         for tag in self.tags(declared):
-            yield Candidate(key, tag.commit, tag.name, fixed=False)
+            if locked is None or (tag.commit, tag.name) != (locked.commit, locked.version):
+                yield Candidate(key, tag.commit, tag.name, fixed=False)
 
     def dependencies(self, candidate: Candidate) -> tuple[Need, ...]:
         """The declarations `rules/source.toml` makes at the candidate's commit."""

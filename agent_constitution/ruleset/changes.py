@@ -74,6 +74,8 @@ def rule_changes(old: Resolution, new: Resolution) -> tuple[RuleChange, ...]:
     changes = []
     for ref in sorted(set(before) | set(after), key=lambda r: (r.split(":")[0], int(r.split(":")[1]))):
         was, now = before.get(ref), after.get(ref)
+        if was and now and was.fetched.snapshot == now.fetched.snapshot and was.revision == now.revision:
+            continue  # the source did not move: nothing of the rule can differ
         old_files = _files(was) if was else {}
         new_files = _files(now) if now else {}
         if was and now and was.revision == now.revision and old_files == new_files:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.layout import ROOT_SEGMENT
-from agent_constitution.ruleset.models import Manifest, SourceSpec, load, revision_key
+from agent_constitution.ruleset.models import Manifest, SourceSpec, load, parse, revision_key
 from agent_constitution.ruleset.personal import Person, is_set
 from agent_constitution.sources import normalize_url
 
@@ -115,7 +116,8 @@ class Effective:
 
 
 def portable_location(declared: Declared, project_root: Path) -> dict[str, str]:
-    """`{"url": …}` as written, or `{"path": …}` relative to the project root (POSIX), plus the request."""
+    """`{"url": …}` as written, or `{"path": …}` relative to the project root (POSIX), plus the request
+    (a `version` range is recorded as `range`: in the lock, `version` is the tag the range chose)."""
     spec = declared.spec
     if spec.url is not None:
         where = {"url": spec.url}
@@ -124,16 +126,22 @@ def portable_location(declared: Declared, project_root: Path) -> dict[str, str]:
         where = {"path": Path(os.path.relpath(folder, project_root.resolve())).as_posix()}
     requested = spec.requested
     if requested:
-        where[requested[0]] = requested[1]
+        where[_LOCKED_AS.get(requested[0], requested[0])] = requested[1]
     return where
+
+
+_LOCKED_AS = {"version": "range"}
 
 
 OpenSource = Callable[[Declared], Path]  # the root folder of a declared source at its chosen version
 
 
-def load_manifest(path: Path, project_root: Path, open_source: OpenSource) -> Effective:
-    """Read `path` and its bases; `open_source` gives the tree of a source a base lives in."""
-    layers, scopes = _chain(path, project_root, open_source)
+def load_manifest(path: Path, project_root: Path, open_source: OpenSource, text: str | None = None) -> Effective:
+    """Read `path` and its bases; `open_source` gives the tree of a source a base lives in.
+
+    `text`: the root manifest's content instead of the file's (what `upgrade` resolves with before it
+    writes a moved tag or rev into rules.toml)."""
+    layers, scopes = _chain(path, project_root, open_source, text)
     root_manifest, root_shown, _ = layers[-1][:3]
     sources: dict[str, Declared] = {}
     names: dict[str, str] = {}
@@ -218,7 +226,9 @@ def source_key(url: str | None, path: str | None, base_dir: Path) -> str:
 Layer = tuple[Manifest, str, dict[str, Declared], Path]
 
 
-def _chain(path: Path, project_root: Path, open_source: OpenSource) -> tuple[list[Layer], dict[str, Path | None]]:
+def _chain(
+    path: Path, project_root: Path, open_source: OpenSource, text: str | None = None
+) -> tuple[list[Layer], dict[str, Path | None]]:
     """The manifests from the most basic base to `path`, and each one's scope (shown name → scope).
 
     The scope is None for the repository's own manifests (the root manifest and the bases it reaches
@@ -241,7 +251,10 @@ def _chain(path: Path, project_root: Path, open_source: OpenSource) -> tuple[lis
                 fix="remove one `extends` from the cycle",
             )
         seen.append(shown)
-        manifest = load(Manifest, current, shown)
+        if text is not None and not layers:
+            manifest = parse(Manifest, tomllib.loads(text), shown)
+        else:
+            manifest = load(Manifest, current, shown)
         if layers and manifest.segment:
             raise UserError(
                 "a base manifest cannot have [[segment]] tables; segments belong to one repository",

@@ -110,6 +110,20 @@ def _rule_ref(value: str) -> str:
     return value
 
 
+def _version_range(value: str) -> str:
+    # Checked here so a bad range is reported where it is written; `ruleset.versions` applies it.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        raise ValueError(
+            f"{value!r} is not a version range: write PEP 440 specifiers over the source's version tags,"
+            ' e.g. ">=1.2, <2" (a leading v on tags is accepted)'
+        ) from None
+    return value
+
+
 def _no_control(value: str) -> str:
     if ids.CONTROL.search(value):
         raise ValueError(f"{value!r} contains a control character (a NUL, newline or tab)")
@@ -124,6 +138,7 @@ Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a dig
 RuleRef = Annotated[StrictStr, AfterValidator(_rule_ref)]
 Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folder
 NodeText = Annotated[StrictStr, AfterValidator(_no_control)]  # `name:node`: a rule, group or domain
+VersionRange = Annotated[StrictStr, AfterValidator(_version_range)]  # PEP 440 specifiers over version tags
 RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
 Revision = Annotated[StrictStr, AfterValidator(_revision)]
 Edition = Annotated[StrictStr, AfterValidator(_edition)]
@@ -158,7 +173,7 @@ class SourceDependency(Model):
     """Another source this source's rules reference, and the versions of it they accept."""
 
     url: Location
-    versions: StrictStr = ""  # a range over version tags (">=1.2, <2"); empty accepts every version
+    versions: VersionRange = ""  # a range over version tags (">=1.2, <2"); empty accepts every version
 
 
 class SourceConfig(Model):
@@ -283,10 +298,12 @@ class ConstitutionPin(Model):
 
 
 class SourceSpec(Model):
-    """Where a source is (`url` or `path`) and which version to follow (`tag`, `branch` or `rev`)."""
+    """Where a source is (`url` or `path`) and which version to follow: a range over its version tags
+    (`version`), a `tag`, a `branch` or a commit (`rev`); none of them follows the default branch."""
 
     url: Location | None = None
     path: Location | None = None
+    version: VersionRange | None = None
     tag: GitRef | None = None
     branch: GitRef | None = None
     rev: GitRef | None = None
@@ -296,21 +313,26 @@ class SourceSpec(Model):
     def _where_and_which(self) -> "SourceSpec":
         if (self.url is None) == (self.path is None):
             raise ValueError("give exactly one of `url` (a git repository) or `path` (a local folder)")
-        pinned = [key for key in ("tag", "branch", "rev") if getattr(self, key) is not None]
+        pinned = [key for key in REQUESTS if getattr(self, key) is not None]
         if len(pinned) > 1:
-            raise ValueError(f"give at most one of tag, branch, rev (found {', '.join(pinned)})")
+            raise ValueError(f"give at most one of version, tag, branch, rev (found {', '.join(pinned)})")
         if self.path is not None and pinned:
-            raise ValueError("a path source is a plain folder: tag, branch and rev do not apply")
+            raise ValueError("a path source is a plain folder: version, tag, branch and rev do not apply")
         return self
 
     @property
     def requested(self) -> tuple[str, str] | None:
-        """`("tag", "v1.0")`, `("branch", "main")`, `("rev", "abc1")` or None (default branch)."""
-        for key in ("tag", "branch", "rev"):
+        """`("version", ">=1.2")`, `("tag", "v1.0")`, `("branch", "main")`, `("rev", "abc1")` or None
+        (the default branch)."""
+        for key in REQUESTS:
             value = getattr(self, key)
             if value is not None:
                 return key, value
         return None
+
+
+# What a [sources] entry may follow, at most one of them.
+REQUESTS = ("version", "tag", "branch", "rev")
 
 
 def _spec(value: Any) -> Any:
@@ -427,6 +449,7 @@ class LockedSource(Model):
     name: NodeId  # the name the root manifest (or else the declaring source) gives it
     url: Location | None = None  # as the manifest (or source.toml) writes it
     path: Location | None = None  # a plain folder, relative to the repository root
+    range: VersionRange | None = None  # the manifest's `version` request (a range over version tags)
     tag: GitRef | None = None
     branch: GitRef | None = None
     rev: GitRef | None = None

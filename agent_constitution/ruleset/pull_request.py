@@ -68,6 +68,8 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         # No post-checkout hook of the repository runs in the scratch worktree.
         _git(workdir, "-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", "-b", branch, str(tree), "HEAD")
         here = tree / relative
+        if upgrade.manifest is not None:  # a tag or rev pin moved
+            write_atomic(here / MANIFEST, upgrade.manifest)
         write_atomic(here / LOCKFILE, upgrade.lock)
         _compile(here, branch)
         cache = (relative / CACHE).as_posix()
@@ -111,6 +113,7 @@ def pull_request(upgrade: Upgrade, files: tuple[str, ...] = ()) -> tuple[str, st
     if upgrade.sources:
         lines += ["## Sources", ""]
         lines += [f"- {move.name}: {move.old} → {move.new}" for move in upgrade.sources]
+        lines += [f"- {edit.report()}" for edit in upgrade.edits]
         lines.append("")
     if upgrade.constitution is not None:
         move = upgrade.constitution

@@ -95,6 +95,7 @@ def resolve(
     move: frozenset[str] = frozenset(),
     tier: str = "repo",
     constitution: str | None = None,
+    manifest_text: str | None = None,
 ) -> Resolution:
     """`move`: names of sources (as the lock names them) allowed to leave their locked commit.
 
@@ -104,7 +105,7 @@ def resolve(
     """
     pinned, moving = _pinned(project_root, lock, move)
     sources = SourceSet(project_root, pinned, moving)
-    effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root)
+    effective = load_manifest(project_root / MANIFEST, project_root, sources.open_root, manifest_text)
     if tier == "repo":
         refuse_personal(effective.settings, effective.inputs[0])
     fetched = sources.load(effective.sources)
@@ -199,7 +200,11 @@ def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinne
     pinned: dict[str, Pinned] = {}
     for source in lock.source if lock is not None else ():
         requested = next(((k, getattr(source, k)) for k in ("tag", "branch", "rev") if getattr(source, k)), None)
-        pinned[source_key(source.url, source.path, project_root)] = Pinned(requested, source.commit)
+        if source.range is not None:
+            requested = ("version", source.range)
+        pinned[source_key(source.url, source.path, project_root)] = Pinned(
+            requested, source.commit, source.version, source.name
+        )
     return pinned
 
 

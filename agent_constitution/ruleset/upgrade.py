@@ -1,10 +1,16 @@
 """Moving sources forward (`upgrade`, `outdated`) and replacing superseded rules (`replace`).
 
-`plan_upgrade(root, only=None)` resolves twice: as locked, and with the sources (all, or the one
-named) free to move to the newest commit their request allows (a branch's head, the newest version
-tag inside every range; a tag stays where it is). The `Upgrade` lists each source that moved, the
-constitution when it moved, and each rule that changed (`ruleset.changes`: revision, summary, the
-diff of its file and check code), and carries the new lock text.
+`plan_upgrade(root, only=None, rule=None)` resolves twice: as locked, and with the sources (all, the
+one named, or the one a rule reference comes from) free to move. A branch or default-branch source
+moves to its head; a source followed by a `version` range (or only declared by other sources) to
+the newest version every declaration accepts (`ruleset.versions`). A source pinned by `tag` or `rev`
+in rules.toml moves its pin: the tag to the newest version tag (PEP 440 order; a pre-release only
+from a pre-release), the rev to the newest commit of the default branch; the new rules.toml is
+written by editing that one value through tomlkit, every other byte as it was. The `Upgrade` lists
+each source that moved, each pin edited, the constitution when it moved, each rule that changed
+(`ruleset.changes`: revision, summary, the diff of its file and check code) and, for `outdated`, one
+row per source (locked, what upgrade takes, the newest version beyond its range); it carries the
+new lock text, byte-identical to the old one when nothing moved.
 `outdated` is the same plan, printed and not written; `ruleset.pull_request` puts it on a branch.
 
 `replace_superseded(root)` rewrites, in `rules.toml`, every reference to a superseded rule with its
@@ -17,16 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tomlkit
-from packaging.version import InvalidVersion, Version
 
+from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
 from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.manifest import Declared
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
-from agent_constitution.sources import newest_commit, version_tags
+from agent_constitution.ruleset.versions import Tag, newest, not_versions, tag_versions, version_of
+from agent_constitution.sources import newest_commit, tags_listed_once, version_tags
 
 
 @dataclass(frozen=True)
@@ -37,36 +45,166 @@ class SourceMove:
 
 
 @dataclass(frozen=True)
+class PinEdit:
+    """A `tag` or `rev` in rules.toml [sources] that the upgrade moves."""
+
+    name: str  # the source's name in rules.toml
+    field: str  # "tag" or "rev"
+    old: str
+    new: str
+
+    def report(self) -> str:
+        return f"{MANIFEST}: [sources.{self.name}] {self.field} {self.old} → {self.new}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of `outdated`: a source, what it follows, where it is, where upgrade takes it, the newest."""
+
+    name: str
+    request: str  # "tag v1.0.0", "version >=1.2, <2", "branch main", "default branch", "folder"
+    locked: str
+    upgrade: str  # what `upgrade` moves it to; equal to `locked` when it stays
+    newest: str  # the newest version tag, when upgrade stays below it (beyond the range); else ""
+
+
+@dataclass(frozen=True)
 class Upgrade:
     sources: tuple[SourceMove, ...]
     rules: tuple[RuleChange, ...]
     lock: str  # the new lock text
-    pinned: tuple[str, ...] = ()  # sources held by a tag or rev that have something newer
+    pinned: tuple[str, ...] = ()  # notes: pins upgrade cannot edit, tags no range reads, a constitution held back
     constitution: SourceMove | None = None  # the bound constitution, when its text or revision moved
+    edits: tuple[PinEdit, ...] = ()
+    manifest: str | None = None  # the new rules.toml text, when a pin moved
+    rows: tuple[Row, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.sources or self.rules or self.edits)
 
     def report(self) -> str:
         notes = list(self.pinned)
-        if not self.sources and not self.rules:
+        if not self.changed:
             return "\n".join(["everything is up to date", *notes])
         lines = [f"{move.name}: {move.old} → {move.new}" for move in self.sources]
+        lines += [edit.report() for edit in self.edits]
         if self.constitution is not None:
             lines.append(f"constitution ({self.constitution.name}): {self.constitution.old} → {self.constitution.new}")
         lines += [change.report() for change in self.rules]
         return "\n".join([*lines, *notes])
 
+    def table(self) -> str:
+        """The `outdated` table: every source, aligned columns."""
+        header = Row("source", "follows", "locked", "upgrade", "newest")
+        rows = [header, *self.rows]
+        widths = [max(len(getattr(row, column)) for row in rows) for column in ("name", "request", "locked", "upgrade")]
+        lines = []
+        for row in rows:
+            upgrade = row.upgrade if row is header or row.upgrade != row.locked else "="
+            cells = [row.name, row.request, row.locked, upgrade]
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + "  " + (row.newest or "-"))
+        return "\n".join(line.rstrip() for line in lines)
 
-def plan_upgrade(root: Path, only: str | None = None) -> Upgrade:
+
+def plan_upgrade(root: Path, only: str | None = None, rule: str | None = None) -> Upgrade:
     lock = read_lock(root)
     if lock is None:
         raise UserError(f"{LOCKFILE} does not exist", fix="run `doit lock` first")
     names = {source.name for source in lock.source}
+    if rule:
+        only = _source_of(lock, rule, only)
     move = frozenset({only} if only else names)
-    old = resolve(root, lock)
-    new = resolve(root, lock, move)
+    with tags_listed_once():
+        old = resolve(root, lock)
+        edits, notes = _pin_moves(old, move)
+        manifest = _edited(root, edits) if edits else None
+        new = resolve(root, lock, move, manifest_text=manifest)
+        notes += _not_versions(new, move) + _constitution_note(new)
+        rows = _rows(old, new)
     return Upgrade(
-        _moves(old, new), rule_changes(old, new), lock_text(new), _newer_pins(new, move) + _constitution_note(new),
-        _constitution_move(old, new),
+        _moves(old, new), rule_changes(old, new), lock_text(new), tuple(notes), _constitution_move(old, new),
+        tuple(edits), manifest, rows,
     )
+
+
+def _source_of(lock, rule: str, only: str | None) -> str:
+    """`--rule name:id` moves the one source the rule comes from (a source has one version)."""
+    name, colon, body = rule.partition(":")
+    number = ids.rule_number(body)
+    selected = set(lock.rules)  # every rule the lock records, once
+    if not colon or number is None or f"{name}:{number}" not in selected:
+        raise UserError(
+            f"{rule!r} is not a rule the lock selects",
+            file=LOCKFILE,
+            fix="name a locked rule as `name:id`, e.g. `--rule ac:7` (`doit outdated` lists what would move)",
+        )
+    if only and only != name:
+        raise UserError(f"--rule {rule} comes from source {name}, not {only}", fix="give --source or --rule, not both")
+    return name
+
+
+def _listed_tags(declared: Declared) -> list[tuple[str, str]]:
+    """A source's tags (listed once per plan: `tags_listed_once`)."""
+    spec = declared.spec
+    return version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)
+
+
+def _tag_versions(declared: Declared) -> list[Tag]:
+    return tag_versions(_listed_tags(declared))
+
+
+def _pin_moves(resolution: Resolution, move: frozenset[str]) -> tuple[list[PinEdit], list[str]]:
+    """The tag and rev pins of rules.toml that move, and notes for the pins upgrade cannot edit."""
+    edits, notes = [], []
+    root_file = resolution.effective.inputs[0]
+    for key, declared in sorted(resolution.effective.sources.items(), key=lambda item: item[1].name):
+        spec, name = declared.spec, resolution.world.names[key]
+        if name not in move or spec.url is None or (spec.tag is None and spec.rev is None):
+            continue
+        if spec.tag is not None:
+            current = version_of(spec.tag)
+            if current is None:
+                notes.append(f"{name} follows tag {spec.tag}, which is not a PEP 440 version: upgrade leaves it")
+                continue
+            found = newest(_tag_versions(declared), prereleases=current.is_prerelease)
+            if found is None or found.version <= current:
+                continue
+            edit = PinEdit(declared.name, "tag", spec.tag, found.name)
+        else:
+            head = newest_commit(url=spec.url, base_dir=declared.base_dir)
+            if head == resolution.fetched[key].snapshot.commit:
+                continue
+            edit = PinEdit(declared.name, "rev", spec.rev, head)
+        if declared.file != root_file:
+            notes.append(f"{name} is pinned at {edit.field} {edit.old} in {declared.file}; newer: {edit.new}"
+                         f" (set {edit.field} = \"{edit.new}\" there to move it)")
+            continue
+        edits.append(edit)
+    return edits, notes
+
+
+def _edited(root: Path, edits: list[PinEdit]) -> str:
+    """rules.toml with each moved pin's value replaced; every other byte stays as it was."""
+    text = read_text(root / MANIFEST, MANIFEST)
+    document = tomlkit.parse(text)
+    for edit in edits:
+        document["sources"][edit.name][edit.field] = edit.new
+    return tomlkit.dumps(document)
+
+
+def _not_versions(resolution: Resolution, move: frozenset[str]) -> list[str]:
+    """A note for each moving source whose version-like tags are not PEP 440 (ranges and upgrades skip them)."""
+    notes = []
+    for key, item in sorted(resolution.fetched.items(), key=lambda kv: resolution.world.names[kv[0]]):
+        name, spec = resolution.world.names[key], item.declared.spec
+        if name not in move or spec.url is None or (spec.tag is None and item.version is None and spec.version is None):
+            continue
+        skipped = not_versions(_listed_tags(item.declared))
+        if skipped:
+            shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+            notes.append(f"{name}: tags {shown} are not PEP 440 versions and are ignored (e.g. write v1.2.3rc1, not v1.2.3-rc.x)")
+    return notes
 
 
 def _constitution_move(old: Resolution, new: Resolution) -> SourceMove | None:
@@ -80,47 +218,37 @@ def _constitution_move(old: Resolution, new: Resolution) -> SourceMove | None:
     return SourceMove(after.source, label(before), label(after))
 
 
-def _constitution_note(resolution: Resolution) -> tuple[str, ...]:
+def _constitution_note(resolution: Resolution) -> list[str]:
     """An upgrade moves rules, never the constitution binding: say so when the source publishes another."""
     held_back = resolution.constitution.held_back()
-    return (held_back,) if held_back else ()
+    return [held_back] if held_back else []
 
 
-def _newer_pins(resolution: Resolution, move: frozenset[str]) -> tuple[str, ...]:
-    """Sources that follow a tag or a rev do not move; name the newer version tags they could follow,
-    or the default branch's newest commit when it is not the rev (init's starter pins a rev)."""
-    notes = []
-    for declared in sorted(resolution.effective.sources.values(), key=lambda item: item.name):
-        spec = declared.spec
-        if declared.name not in move:
-            continue
-        if spec.rev is not None and spec.url is not None:
-            head = newest_commit(url=spec.url, base_dir=declared.base_dir)
-            if not head.startswith(spec.rev):
-                notes.append(f"{declared.name} is pinned at rev {spec.rev[:12]}; its default branch is at {head}"
-                             " (set rev to it in rules.toml to move it)")
-            continue
-        if spec.tag is None:
-            continue
-        current = _version(spec.tag)
-        tags = version_tags(url=spec.url, path=spec.path, base_dir=declared.base_dir)
-        newer = [tag for tag, _ in tags if current is not None and (v := _version(tag)) is not None and v > current]
-        if newer:
-            notes.append(
-                f"{declared.name} follows tag {spec.tag}; newer: {', '.join(sorted(newer, key=_version))}"
-                " (change the tag in rules.toml to move it)"
-            )
-    return tuple(notes)
-
-
-def _version(tag: str) -> Version | None:
-    try:
-        return Version(tag.removeprefix("v"))
-    except InvalidVersion:
-        return None
+def _rows(old: Resolution, new: Resolution) -> tuple[Row, ...]:
+    rows = []
+    for key, before in sorted(old.fetched.items(), key=lambda kv: old.world.names[kv[0]]):
+        after = new.fetched.get(key, before)
+        spec = after.declared.spec
+        requested = before.declared.spec.requested
+        if spec.path is not None:
+            request = "folder"
+        elif requested is None:
+            request = "default branch" if key in old.effective.sources else "any version"
+        else:
+            request = f"{requested[0]} {requested[1]}"
+        newest_tag = ""
+        if spec.url is not None and spec.branch is None and (requested is not None or after.version is not None):
+            found = newest(_tag_versions(after.declared))
+            shown = _label(after).split(" ")[0]
+            if found is not None and found.name != shown and found.commit != after.snapshot.commit:
+                newest_tag = found.name
+        rows.append(Row(old.world.names[key], request, _label(before), _label(after), newest_tag))
+    return tuple(rows)
 
 
 def apply_upgrade(root: Path, upgrade: Upgrade) -> None:
+    if upgrade.manifest is not None:
+        write_atomic(root / MANIFEST, upgrade.manifest)
     write_atomic(root / LOCKFILE, upgrade.lock)
 
 
@@ -203,4 +331,5 @@ def _moves(old: Resolution, new: Resolution) -> tuple[SourceMove, ...]:
 
 def _label(fetched) -> str:
     commit = (fetched.snapshot.commit or fetched.snapshot.digest.removeprefix("sha256:"))[:12]
-    return f"{fetched.version} ({commit})" if fetched.version else commit
+    version = fetched.version or fetched.declared.spec.tag
+    return f"{version} ({commit})" if version else commit

@@ -23,21 +23,30 @@ treated as read-only: a user-cache entry for a git source, the folder itself for
 `root / "rules" / "source.toml"` is the source file).
 
 The source content is the folders `rules/`, `constitution/` and `manifests/` (base manifests a source
-publishes for `extends`); a cache entry holds exactly these, and the digest covers exactly these
-(`__pycache__` folders and `.pyc` files excluded), so a plain folder and a git commit with the same
-content have the same digest.
+publishes for `extends`): the digest covers exactly these (`__pycache__` folders and `.pyc` files
+excluded), so a plain folder and a git commit with the same content have the same digest. A cache
+entry holds the whole tree of the commit, so an external check's script may live anywhere in the
+source (`{source}/scripts/check_42.py`); links, submodules and the size limits are refused across the
+whole tree.
 
     normalize_url(url, *, base_dir=None) -> str
         The key sources are matched by: `github.com/x/y` for all three spellings above (host lower
         case, no scheme, user or `.git`); an absolute path for a local path or `file://` URL.
     version_tags(*, url=None, path=None, base_dir) -> list[tuple[str, str]]
-        Every tag of the repository as (tag name, commit hex), sorted by tag name.
+        Every tag of the repository as (tag name, commit hex), sorted by tag name, as
+        `git ls-remote --tags` lists them (an annotated tag by its commit); no mirror is needed.
     newest_commit(*, url=None, path=None, branch=None, base_dir) -> str
         The commit a branch (None: the default branch) points at now.
+    read_at(*, url=None, path=None, commit, name, base_dir) -> bytes | None
+        One file of the source at a commit, read from the mirror's objects (nothing extracted).
+    tags_listed_once()
+        A context manager: inside it, `version_tags` asks each repository once.
 
-All three fetch the repository first (with the git command line, so SSH keys, the agent and
-credential helpers work as for `git fetch`; with a timeout and a `fetching URL ...` line on stderr),
-falling back, with a warning, to what the cache already holds when the repository cannot be reached.
+`fetch`, `newest_commit` and `read_at` fetch the repository first when they need to, and
+`version_tags` asks it with `git ls-remote`: the git command line, so SSH keys, the agent and
+credential helpers work as for `git fetch`, with a timeout and a `fetching URL ...` (or `listing the
+tags of URL ...`) line on stderr, falling back, with a warning, to what the cache already holds when
+the repository cannot be reached.
 Failures raise `agent_constitution.errors.UserError`: an unreachable source, refused credentials, a
 URL that is not a repository, an unknown tag, branch, rev or commit, a symbolic link or an oversize
 file in the source (`content`, `limits`). A cache entry that no longer matches git's object ids is
@@ -48,7 +57,7 @@ one bare mirror per repository and one extracted tree per commit, shared by ever
 machine, safe when several builds fill it at once and safe to delete at any time; see
 `agent_constitution.sources.cache`.
 
-`fetch`, `version_tags`, `newest_commit` and `Snapshot` live in `sources.snapshot` (which imports
+`fetch`, `version_tags`, `newest_commit`, `read_at` and `Snapshot` live in `sources.snapshot` (which imports
 pygit2) and are imported from there on first use, so that importing this package for `normalize_url`
 or `tree_digest` stays cheap.
 
@@ -59,9 +68,11 @@ This package fetches and caches only. Authoring a source (`history`, `new_rule`,
 from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
-__all__ = ["Snapshot", "fetch", "newest_commit", "normalize_url", "tree_digest", "version_tags"]
+__all__ = [
+    "Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
+]
 
-_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "version_tags")
+_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
 
 
 def __getattr__(name: str):

@@ -4,8 +4,8 @@ Layout under `cache_root()`:
 
     git/<bucket>/                       a bare mirror of one repository (branches and tags), for fetching
     git/<bucket>.lock                   held while the mirror is created or fetched into
-    trees/<bucket>/<commit>/tree/       the source content of one commit, extracted once, files read-only
-    trees/<bucket>/<commit>/git-objects the commit and tree objects naming every file of tree/
+    trees/<bucket>/<commit>/tree/       the whole tree of one commit, extracted once, files read-only
+    trees/<bucket>/<commit>/tree-objects the commit and tree objects naming every file of tree/
 
 `<bucket>` is readable and unique per normalized URL. A tree entry is built in a temp folder beside it
 and renamed into place, so a reader sees a whole entry or none; when two builds fill the same entry at
@@ -44,7 +44,9 @@ if TYPE_CHECKING:
     import pygit2
 
 ENV = "AGENT_CONSTITUTION_CACHE"
-PROOF = "git-objects"
+# Named anew when the entry's layout changed (`git-objects` held only rules/, constitution/ and
+# manifests/): an entry without it is refilled quietly, never reported as corrupt.
+PROOF = "tree-objects"
 _TEMP = ".tmp"
 _TRASH = ".trash"
 # A temp folder is locked a moment after it is made; one younger than this is never taken for an orphan.

@@ -1,12 +1,15 @@
 """A source's content is data: regular files and folders, never links, within the size limits.
 
-- `extract(repo, commit, folder, where) -> (proof, digest)` writes the content folders (`CONTENT`)
-  of a commit into `folder` from the blobs themselves: no checkout, so no `.gitattributes` filter
-  changes a byte and no link is ever created. It refuses a symbolic link (wherever it points: a
-  source is read, never followed), a submodule, a name git itself refuses (`..`, `.git`, a `/`) and
-  a file or source over the limits (`limits`), before writing anything of that file. It returns the
-  proof of what it wrote (the commit object and every tree object down to the files, in git's object
-  form `<type> <size>\\0<bytes>`, concatenated) and the content digest.
+- `extract(repo, commit, folder, where) -> (proof, digest)` writes the whole tree of a commit into
+  `folder` from the blobs themselves: no checkout, so no `.gitattributes` filter changes a byte and
+  no link is ever created. The whole tree, not only the content folders, so that an external check's
+  script may live anywhere in the source (`{source}/scripts/check_42.py`). It refuses a symbolic link
+  anywhere (wherever it points: a source is read, never followed), a submodule, a name git itself
+  refuses (`..`, `.git`, a `/`) and a file or source over the limits (`limits`, counted over the
+  whole tree), before writing anything of that file. It returns the proof of what it wrote (the
+  commit object and every tree object down to the files, in git's object form
+  `<type> <size>\\0<bytes>`, concatenated) and the content digest, which covers the content
+  folders (`CONTENT`) only, as for a plain folder.
 - `gitproof.verify(folder, commit, proof)` checks such a folder against the proof (and git's ids).
 - `folder_digest(folder, where)` holds a plain folder source to the same rules (no links, only
   regular files and folders, the limits) while it computes its content digest, reading without
@@ -22,7 +25,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources.digest import CONTENT, content_digest, skipped
+from agent_constitution.sources.digest import CONTENT, content_digest, in_content, skipped
 from agent_constitution.sources.limits import Budget, budget
 
 _TYPES = {pygit2.enums.ObjectType.COMMIT: b"commit", pygit2.enums.ObjectType.TREE: b"tree"}
@@ -35,17 +38,12 @@ _FIX_LINK = "replace the link in the source by the file it stands for (a source'
 def extract(repo: pygit2.Repository, commit: str, folder: Path, where: str) -> tuple[bytes, str]:
     """Write the content of `commit` into `folder` (new); returns the proof and the content digest."""
     found = repo[commit].peel(pygit2.Commit)
-    proof = [_object(repo, found.id), _object(repo, found.tree.id)]
+    proof = [_object(repo, found.id)]
     files: list[tuple[str, str, bytes]] = []
-    limit = budget(where)
-    folder.mkdir()
     for name in CONTENT:
-        if name not in found.tree:
-            continue
-        entry = found.tree[name]
-        if entry.filemode != _TREE:
-            _refuse(repo, entry, name, where)
-        _extract_tree(repo, entry, folder / name, name, where, limit, proof, files)
+        if name in found.tree and found.tree[name].filemode != _TREE:
+            _refuse(repo, found.tree[name], name, where)
+    _extract_tree(repo, found.tree, folder, "", where, budget(where), proof, files)
     return b"".join(proof), content_digest(files)
 
 
@@ -54,9 +52,10 @@ def _extract_tree(repo, tree, folder: Path, shown: str, where: str, limit: Budge
     folder.mkdir()
     for entry in tree:
         name = entry.name
-        path = f"{shown}/{name}"
+        path = f"{shown}/{name}" if shown else name
         if name in ("", ".", "..") or "/" in name or "\0" in name or name.lower() == ".git":
-            raise UserError(f"{where}: {shown} holds an entry named {name!r}, which git itself refuses to check out",
+            raise UserError(f"{where}: {shown or 'the top folder'} holds an entry named {name!r}, which git itself"
+                            " refuses to check out",
                             fix="the commit was made by a broken or hostile tool: follow another version of the source")
         if entry.filemode == _TREE:
             _extract_tree(repo, entry, folder / name, path, where, limit, proof, files)
@@ -69,7 +68,7 @@ def _extract_tree(repo, tree, folder: Path, shown: str, where: str, limit: Budge
                              0o555 if executable else 0o444)
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-            if not skipped(path, directory=False):
+            if in_content(path) and not skipped(path, directory=False):
                 files.append((path, "x" if executable else "f", data))
         else:
             _refuse(repo, entry, path, where)

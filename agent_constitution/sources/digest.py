@@ -10,11 +10,17 @@ from pathlib import Path
 from agent_constitution.layout import CONSTITUTION, MANIFESTS, RULES
 from agent_constitution.readers import read_bytes
 
-# The folders that make up a source's content; everything else in the repository is not read.
+# The folders that make up a source's content: what its digest covers. A cache entry holds the whole
+# tree (scripts of external checks may live anywhere); a plain folder is read where it is.
 CONTENT = (RULES, CONSTITUTION, MANIFESTS)
 # Written by Python when a check module is imported; never part of the content.
 _SKIPPED_DIR = "__pycache__"
 _SKIPPED_SUFFIX = ".pyc"
+
+
+def in_content(relative: str) -> bool:
+    """Whether a path (relative POSIX) lies in one of the content folders, so the digest covers it."""
+    return relative.split("/", 1)[0] in CONTENT
 
 
 def skipped(relative: str, *, directory: bool) -> bool:

@@ -5,7 +5,7 @@ to the files, in git's object form (`<type> <size>\\0<bytes>`, concatenated). Th
 hash to `commit` (the id the lock or the mirror gave), each tree object to the id its parent names,
 and each file to its blob id, with nothing else in the folder (Python's `__pycache__` folders and
 `.pyc` files excepted where git has none); files are read without following links. The result is the
-tree's content digest, or None when anything differs. Altering the files and the proof together
+content digest (of the content folders, `CONTENT`), or None when anything differs. Altering the files and the proof together
 would take a SHA-1 collision per object, not an edit. (No pygit2 here: checking that a build is up to
 date imports only this.)
 """
@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from agent_constitution.sources.digest import CONTENT, content_digest, skipped
+from agent_constitution.sources.digest import CONTENT, content_digest, in_content, skipped
 
 
 def verify(folder: Path, commit: str, proof: bytes) -> str | None:
@@ -28,19 +28,11 @@ def verify(folder: Path, commit: str, proof: bytes) -> str | None:
     if not head.startswith(b"tree "):
         return None
     root = _listing(objects, head[5:].decode("ascii", "replace"))
-    if root is None:
-        return None
-    expected = {name: entry for name, entry in root.items() if name in CONTENT}
-    try:
-        present = {item.name for item in os.scandir(folder)}
-    except OSError:
-        return None
-    if present != set(expected):
+    if root is None or any(root[name][0] != "40000" for name in CONTENT if name in root):
         return None
     files: list[tuple[str, str, bytes]] = []
-    for name, (mode, oid) in sorted(expected.items()):
-        if mode != "40000" or not _same_tree(objects, os.path.join(folder, name), name, oid, files):
-            return None
+    if not _same_tree(objects, str(folder), "", head[5:].decode("ascii", "replace"), files):
+        return None
     return content_digest(files)
 
 
@@ -55,12 +47,12 @@ def _same_tree(objects, folder: str, shown: str, oid: str, files: list) -> bool:
         return False
     for name, item in on_disk.items():
         if name not in listing and (
-            item.is_symlink() or not skipped(f"{shown}/{name}", directory=item.is_dir(follow_symlinks=False))
+            item.is_symlink() or not skipped(f"{shown}/{name}" if shown else name, directory=item.is_dir(follow_symlinks=False))
         ):
             return False
     for name, (mode, child) in listing.items():
         item = on_disk.get(name)
-        path = f"{shown}/{name}"
+        path = f"{shown}/{name}" if shown else name
         if item is None or item.is_symlink():
             return False
         if mode == "40000":
@@ -74,7 +66,7 @@ def _same_tree(objects, folder: str, shown: str, oid: str, files: list) -> bool:
         executable = bool(int(mode, 8) & 0o111)
         if _blob_id(data) != child or executable != bool(permissions & 0o100):
             return False
-        if not skipped(path, directory=False):
+        if in_content(path) and not skipped(path, directory=False):
             files.append((path, "x" if executable else "f", data))
     return True
 

@@ -81,6 +81,32 @@ def _update(location: Location, *, display: str) -> pygit2.Repository:
         return pygit2.Repository(str(path))
 
 
+def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
+    """Every tag of the repository as (name, commit hex), sorted by name, as `git ls-remote --tags` lists
+    them (an annotated tag by the commit it points at); offline, the tags of the mirror as last fetched."""
+    url = location.fetch_url or str(location.folder)
+    print(f"listing the tags of {display} ...", file=sys.stderr, flush=True)
+    try:
+        listed = _git(["ls-remote", "--tags", url], display, url)
+    except UserError as error:
+        existing = open_mirror(location)
+        if existing is None or not list(existing.references):
+            raise
+        print(f"warning: {error.message}; using the tags of {display} fetched earlier", file=sys.stderr)
+        return tags(existing)
+    found: dict[str, str] = {}
+    for line in listed.splitlines():
+        commit, _, ref = line.partition("\t")
+        if not ref.startswith("refs/tags/"):
+            continue
+        name = ref.removeprefix("refs/tags/")
+        if name.endswith("^{}"):
+            found[name.removesuffix("^{}")] = commit  # what an annotated tag points at
+        else:
+            found.setdefault(name, commit)
+    return sorted(found.items())
+
+
 def _fetch(mirror: Path, url: str, display: str) -> None:
     """`git fetch` (the user's own git: SSH keys and agent, credential helpers, proxies) into the mirror."""
     print(f"fetching {display} ...", file=sys.stderr, flush=True)

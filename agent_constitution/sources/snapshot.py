@@ -1,4 +1,4 @@
-"""`fetch`, `version_tags` and `newest_commit`: a source's content at one version (see the package docstring)."""
+"""`fetch`, `version_tags`, `newest_commit` and `read_at`: a source's versions and content (see the package docstring)."""
 
 from __future__ import annotations
 
@@ -63,10 +63,58 @@ def fetch(
         return Snapshot(key=location.key, commit=found, digest=digest, root=root)
 
 
+# Set inside `tags_listed_once()`: location key → the tags listed.
+_listed: dict[str, list[tuple[str, str]]] | None = None
+
+
+@contextmanager
+def tags_listed_once() -> Iterator[None]:
+    """Within the block, each repository's tags are listed once: an upgrade plan reads them several times."""
+    global _listed
+    outer = _listed
+    _listed = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _listed = outer
+
+
 def version_tags(*, url: str | None = None, path: str | None = None, base_dir: Path) -> list[tuple[str, str]]:
     location, display, _ = _where(url, path, base_dir, git=True)
+    if _listed is not None and location.key in _listed:
+        return _listed[location.key]
+    if location.folder is not None and not location.folder.is_dir() and mirror.open_mirror(location) is None:
+        raise UserError(
+            f"cannot reach the source {display}: the folder {location.folder} does not exist",
+            fix="check the path; a relative path is read from the folder of the file that names it",
+        )
     with _damaged_mirror(location, display):
-        return mirror.tags(mirror.refresh(location, display=display))
+        found = mirror.remote_tags(location, display=display)
+    if _listed is not None:
+        _listed[location.key] = found
+    return found
+
+
+def read_at(*, url: str | None = None, path: str | None = None, commit: str, name: str, base_dir: Path) -> bytes | None:
+    """The bytes of the file `name` (a POSIX path) in the source at `commit`, None when it has none; read
+    from the mirror's objects (fetched first when it lacks the commit), nothing is extracted."""
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.open_mirror(location)
+        if repo is None or not mirror.has_commit(repo, commit):
+            repo = mirror.refresh(location, display=display)
+        if not mirror.has_commit(repo, commit):
+            kind = "is not a commit (a tag of it names a tree or a blob)" if commit in repo else "is not in it"
+            raise UserError(
+                f"the source {display} lists {commit} among its tags, but that object {kind}",
+                fix="follow another tag of the source; if the tag was just moved, run the command again",
+            )
+        tree = repo[commit].peel(pygit2.Commit).tree
+        try:
+            entry = tree[name]
+        except KeyError:
+            return None
+        return entry.data if isinstance(entry, pygit2.Blob) else None
 
 
 def newest_commit(

@@ -14,7 +14,8 @@ def tasks(project):
         return
     yield {
         "basename": NAME,
-        "doc": "List the sources and rule revisions `doit upgrade` would change; writes nothing",
+        "doc": "List every source (locked, what `doit upgrade` takes, the newest beyond its range) and the rule"
+        " revisions upgrade would change; writes nothing",
         "actions": [(_outdated, [project.root])],
         "uptodate": [False],
         "verbosity": 2,
@@ -25,4 +26,6 @@ def tasks(project):
 def _outdated(root):
     from agent_constitution.ruleset.upgrade import plan_upgrade
 
-    print(plan_upgrade(root).report())
+    upgrade = plan_upgrade(root)
+    print(upgrade.table())
+    print(upgrade.report())

@@ -1,5 +1,5 @@
-"""`doit upgrade [--source NAME] [--branch NAME [--open]]`: move sources to the newest allowed commit, rewrite
-rules.lock; with --branch, commit the lock and the recompiled outputs on a new branch (ruleset.pull_request).
+"""`doit upgrade [--source NAME | --rule REF] [--branch NAME [--open]]`: move sources to the newest allowed
+commit (a tag or rev pin in rules.toml moves too), rewrite rules.lock; with --branch, commit the lock and the recompiled outputs on a new branch (ruleset.pull_request).
 
 `doit upgrade --constitution [REV]` is the separate step that moves the constitution binding
 (`agent_constitution.ruleset.rebind`); REV is a positional argument, so it comes last on the line.
@@ -14,6 +14,8 @@ NAME = "upgrade"
 GROUPS = ()
 PARAMS = [
     {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
+    {"name": "rule", "long": "rule", "type": str, "default": "",
+     "help": "upgrade only the source this rule (name:id) comes from; its other rules move with it"},
     {"name": "branch", "long": "branch", "type": str, "default": "",
      "help": "commit the new lock and every recompiled output on this new branch; the working tree stays as it is"},
     {"name": "open_pr", "long": "open", "type": bool, "default": False,
@@ -28,7 +30,8 @@ def tasks(project):
         return
     yield {
         "basename": NAME,
-        "doc": "Move the sources (or --source NAME) to their newest allowed commit; print each changed rule's diff."
+        "doc": "Move the sources (or --source NAME, or the source of --rule REF) to their newest allowed commit, tag"
+        " and rev pins included; print each changed rule's diff."
         " --branch NAME commits the new lock and the recompiled outputs on a new branch (--open: its pull request)",
         "actions": [(_upgrade, [project.root])],
         "params": PARAMS,
@@ -39,17 +42,17 @@ def tasks(project):
 
 
 @reported
-def _upgrade(root, source, branch, open_pr, constitution, revision):
+def _upgrade(root, source, rule, branch, open_pr, constitution, revision):
     if constitution or revision:
-        return _rebind(root, source, branch, constitution, revision)
+        return _rebind(root, source or rule, branch, constitution, revision)
     from agent_constitution.errors import UserError
     from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade
 
     if open_pr and not branch:
         raise UserError("--open needs --branch NAME", fix="run `upgrade --branch rules-upgrade --open`")
-    upgrade = plan_upgrade(root, source or None)
+    upgrade = plan_upgrade(root, source or None, rule or None)
     print(upgrade.report())
-    if not upgrade.sources and not upgrade.rules:
+    if not upgrade.changed:
         return None
     if branch:
         from agent_constitution.ruleset.pull_request import commit_upgrade, open_pull_request
@@ -61,7 +64,7 @@ def _upgrade(root, source, branch, open_pr, constitution, revision):
             print(open_pull_request(root, made))
     else:
         apply_upgrade(root, upgrade)
-        print("wrote rules.lock")
+        print(f"wrote {MANIFEST} and rules.lock" if upgrade.manifest is not None else "wrote rules.lock")
     return None
 
 

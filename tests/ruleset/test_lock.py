@@ -141,8 +141,9 @@ def test_conflicting_version_declarations_are_named(tmp_path):
         resolve(repo)
     message = str(caught.value)
     assert "no version of source" in message
-    assert "rules.toml follows tag v2.0.0" in message and "tagged v2.0.0" in message
-    assert "team (rules/source.toml [sources.base]) accepts >=1.0, <2" in message
+    assert "rules.toml follows b at tag v2.0.0 (commit " in message
+    assert "team (rules/source.toml [sources.base]) accepts b >=1.0, <2" in message
+    assert 'fix: in rules.toml [sources.b], follow a version every other declaration accepts: version = ">=1.0, <2"' in message
 
 
 def test_two_sources_whose_ranges_exclude_each_other(tmp_path):
@@ -165,10 +166,10 @@ def test_two_sources_whose_ranges_exclude_each_other(tmp_path):
     with pytest.raises(UserError) as caught:
         resolve(repo)
     message = str(caught.value)
-    assert "team (rules/source.toml [sources.base]) accepts >=1.0, <2" in message
-    assert "other (rules/source.toml [sources.base]) accepts >=2" in message
-    assert "versions found: v1.0.0, v2.0.0" in message
-    assert "fix: the ranges of team, other exclude each other" in message
+    assert "team (rules/source.toml [sources.base]) accepts base >=1.0, <2" in message
+    assert "other (rules/source.toml [sources.base]) accepts base >=2" in message
+    assert "versions of base found: v1.0.0, v2.0.0" in message
+    assert "fix: the declarations above exclude each other" in message
 
 
 def test_requirement_into_another_source_must_exist(tmp_path):

@@ -93,6 +93,25 @@ def test_the_branch_carries_the_lock_and_every_recompiled_output(tmp_path):
     assert message.startswith(made.title) and "| ac:7 |" in message
 
 
+def test_a_moved_tag_pin_is_committed_with_the_lock(tmp_path):
+    upstream = write_fixture_source(tmp_path / "upstream")
+    commit_all(upstream, "first", "v1.0.0")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "rules.toml").write_text(MANIFEST.format(url=upstream).replace('branch = "main"', 'tag = "v1.0.0"'))
+    (repo / ".gitignore").write_text("cache/\n")
+    assert doit(repo, ["run", "compile"]) == 0
+    commit_all(repo, "start")
+    new_commit = change_rule_7(upstream)
+    git(upstream, "tag", "v1.1.0")
+    made = commit_upgrade(repo, plan_upgrade(repo), "rules-upgrade")
+    assert {"rules.toml", "rules.lock", "AGENTS.md"} <= set(made.files)
+    assert 'tag = "v1.1.0"' in git(repo, "show", "rules-upgrade:rules.toml")
+    assert new_commit in git(repo, "show", "rules-upgrade:rules.lock")
+    assert 'tag = "v1.0.0"' in (repo / "rules.toml").read_text()  # the working tree is left alone
+    assert "- rules.toml: [sources.ac] tag v1.0.0 → v1.1.0" in made.body_file.read_text()
+
+
 def test_under_ci_the_branch_compiles_too(tmp_path, monkeypatch):
     upstream, repo = setup(tmp_path)
     change_rule_7(upstream)

@@ -79,38 +79,65 @@ rules = ["ac:10"]
     assert replace_superseded(project.root) == []
 
 
-def test_a_tag_does_not_move_but_newer_tags_are_named(tmp_path):
+MANIFEST_TEXT = """# our rules
+rules = ["ac:7"]   # one rule
+
+[constitution]
+source = "ac"
+edition = "2026-10"
+revision = "0.1"
+
+[sources]
+ac = {{ url = "{url}",   {field} = '{value}' }}  # pinned on purpose
+"""
+
+
+def test_upgrade_moves_a_tag_pin_editing_only_its_value(tmp_path):
+    # Before, a tag never moved ("everything is up to date" beside "newer: v1.1.0"): the pin now follows.
     upstream = tmp_path / "upstream"
     write_source(upstream, {7: {"parent": "git"}})
-    first = commit_all(upstream, "first", "v1.0.0")
+    commit_all(upstream, "first", "v1.0.0")
     repo = tmp_path / "repo"
-    write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(upstream), "tag": "v1.0.0"}}, "rules": ["ac:7"]})
+    repo.mkdir()
+    text = MANIFEST_TEXT.format(url=upstream, field="tag", value="v1.0.0")
+    (repo / "rules.toml").write_text(text)
     sync_lock(repo)
+    lock_before = (repo / "rules.lock").read_bytes()
+    assert plan_upgrade(repo).report() == "everything is up to date"
     write_rule(upstream, 7, parent="git", revision=2)
-    commit_all(upstream, "second", "v1.1.0")
+    second = commit_all(upstream, "second", "v1.1.0")
+    commit_all(upstream, "a pre-release is not taken from a final release", "v2.0.0rc1")
     upgrade = plan_upgrade(repo)
-    assert upgrade.sources == () and upgrade.rules == ()
-    assert upgrade.report() == (
-        "everything is up to date\nac follows tag v1.0.0; newer: v1.1.0 (change the tag in rules.toml to move it)"
-    )
-    assert read_lock(repo).source[0].commit == first
+    report = upgrade.report()
+    assert f"ac: v1.0.0 ({read_lock(repo).source[0].commit[:12]}) → v1.1.0 ({second[:12]})" in report
+    assert "rules.toml: [sources.ac] tag v1.0.0 → v1.1.0" in report
+    assert "ac:7: revision 1 → 2" in report and "-revision = 1\n+revision = 2" in report
+    assert (repo / "rules.lock").read_bytes() == lock_before  # planning writes nothing
+    apply_upgrade(repo, upgrade)
+    assert (repo / "rules.toml").read_text() == text.replace("'v1.0.0'", '"v1.1.0"')
+    assert read_lock(repo).source[0].commit == second and read_lock(repo).source[0].tag == "v1.1.0"
+    assert sync_lock(repo, locked=True)[1] is False
 
 
-def test_a_rev_does_not_move_but_the_newer_default_branch_commit_is_named(tmp_path):
-    # The starter manifest `init` writes pins its trusted source this way.
+def test_upgrade_moves_a_rev_pin_to_the_default_branch_head(tmp_path):
+    # The starter manifest `init` writes pins its trusted source by rev: upgrade now moves it forward.
     upstream = tmp_path / "upstream"
     write_source(upstream, {7: {"parent": "git"}})
     first = commit_all(upstream, "first")
     repo = tmp_path / "repo"
-    write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(upstream), "rev": first}}, "rules": ["ac:7"]})
+    repo.mkdir()
+    text = MANIFEST_TEXT.format(url=upstream, field="rev", value=first[:12])
+    (repo / "rules.toml").write_text(text)
     sync_lock(repo)
-    assert plan_upgrade(repo).report() == "everything is up to date"
+    lock_before = (repo / "rules.lock").read_bytes()
+    upgrade = plan_upgrade(repo)
+    assert upgrade.report() == "everything is up to date"
+    apply_upgrade(repo, upgrade)
+    assert (repo / "rules.lock").read_bytes() == lock_before and (repo / "rules.toml").read_text() == text
     write_rule(upstream, 7, parent="git", revision=2)
     second = commit_all(upstream, "second")
-    upgrade = plan_upgrade(repo)
-    assert upgrade.sources == () and upgrade.rules == ()
-    assert upgrade.report() == (
-        f"everything is up to date\nac is pinned at rev {first[:12]}; its default branch is at {second}"
-        " (set rev to it in rules.toml to move it)"
-    )
-    assert read_lock(repo).source[0].commit == first
+    upgrade = plan_upgrade(repo, "ac")
+    assert f"rules.toml: [sources.ac] rev {first[:12]} → {second}" in upgrade.report()
+    apply_upgrade(repo, upgrade)
+    assert (repo / "rules.toml").read_text() == text.replace(f"'{first[:12]}'", f'"{second}"')
+    assert read_lock(repo).source[0].commit == second

@@ -1,7 +1,10 @@
 import shutil
 from pathlib import Path
 
-from agent_constitution.sources import fetch, newest_commit, tree_digest, version_tags
+import pytest
+
+from agent_constitution.errors import UserError
+from agent_constitution.sources import fetch, newest_commit, read_at, tree_digest, version_tags
 
 from .conftest import commit_files, git
 
@@ -48,7 +51,7 @@ def test_git_source_follows_default_branch_tag_branch_and_rev(origin: Path, user
     assert snapshot.key == str(origin)
     assert (snapshot.root / "rules" / "1.toml").read_text() == "id = 1\n"
     assert not (snapshot.root / "rules" / "2.toml").exists()
-    assert not (snapshot.root / "README.md").exists()  # only the source content is cached
+    assert (snapshot.root / "README.md").read_text() == "x\n"  # the whole tree is cached (external check scripts)
 
 
 def test_git_snapshot_has_the_digest_of_the_same_plain_folder(origin: Path, user_cache: Path):
@@ -69,12 +72,28 @@ def test_branch_moves_are_fetched(origin: Path, user_cache: Path):
     assert newest_commit(url="origin", base_dir=origin.parent) == moved
 
 
-def test_version_tags_lists_every_tag_with_its_commit(origin: Path, user_cache: Path):
+def test_version_tags_lists_every_tag_with_its_commit(origin: Path, user_cache: Path, capsys):
+    # `git ls-remote --tags`: an annotated tag by the commit it points at; no mirror is made.
     first = git(origin, "rev-parse", "HEAD")
     second = commit_files(origin, {"rules/2.toml": "id = 2\n"})
     git(origin, "tag", "-a", "v2.0.0", "-m", "annotated")
-    git(origin, "tag", "a-tree", "HEAD^{tree}")
-    assert version_tags(url="origin", base_dir=origin.parent) == [("v1.0.0", first), ("v2.0.0", second)]
+    tree = git(origin, "rev-parse", "HEAD^{tree}")
+    git(origin, "tag", "a-tree", tree)
+    assert version_tags(url="origin", base_dir=origin.parent) == [("a-tree", tree), ("v1.0.0", first), ("v2.0.0", second)]
+    assert "listing the tags of origin ..." in capsys.readouterr().err
+    assert not (user_cache / "git").exists()
+    # What a tag names is read from the mirror's objects, fetched on first use; a tree is no commit.
+    assert read_at(url="origin", commit=first, name="rules/1.toml", base_dir=origin.parent) == b"id = 1\n"
+    assert read_at(url="origin", commit=first, name="rules/2.toml", base_dir=origin.parent) is None
+    with pytest.raises(UserError, match="is not a commit"):
+        read_at(url="origin", commit=tree, name="rules/1.toml", base_dir=origin.parent)
+
+
+def test_version_tags_offline_fall_back_to_the_mirror(origin: Path, user_cache: Path, capsys):
+    fetch(url="origin", branch="main", base_dir=origin.parent)
+    shutil.rmtree(origin)
+    assert [name for name, _ in version_tags(url="origin", base_dir=origin.parent)] == ["v1.0.0"]
+    assert "using the tags of origin fetched earlier" in capsys.readouterr().err
 
 
 def test_pinned_commit_in_the_cache_needs_no_network(origin: Path, user_cache: Path):

@@ -27,6 +27,7 @@ assembly facts plus what the runner read once for the whole input.
     meta_registrations(assembly: Assembly) -> list[Registration]
         self-mod / shell-mod / transcript-mod in §4.6 order, each only when its condition holds
         (mutating roster non-empty / shell roster non-empty / session.evidencePath present).
+`shellwrite.py` provides
     shell_evidence(call: dict, assembly: Assembly) -> ShellEvidence
         the file changes a shell call's command line computes (§5.7). `ShellEvidence` has
         `changes: list[dict]` (FileChange dicts {kind, path, pre?, post?} completed from disk;
@@ -117,7 +118,9 @@ class Run:
         if worlds.command_of(call, self.assembly.shell, self.assembly.command_args) is None:
             return None
         if id(call) not in self._evidence:
-            self._evidence[id(call)] = meta.shell_evidence(call, self.assembly)
+            from agent_constitution.covenant.shellwrite import shell_evidence  # only shell calls need it
+
+            self._evidence[id(call)] = shell_evidence(call, self.assembly)
         return self._evidence[id(call)]
 
     def worlds(self, call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -103,13 +103,14 @@ class Run:
         changes: list[str],
         files: dict[str, str | None],
         actor: dict[str, Any] | None,
-        snapshot: dict[str, Any] | None = None,
+        observed_at: int = 0,
     ) -> None:
         self.assembly = assembly
         self.changes = changes  # paths of every toolCall carrying evidence, in input order, as given
         self.files = files  # file sources read once: repo-relative path -> text, None = absent
         self.actor = actor
-        self.snapshot = snapshot  # the transcript source, when the input has a session
+        self.observed_at = observed_at  # epoch ms of the run's start: the transcript's observedAtMs
+        self._snapshot: dict[str, Any] | None = None
         self._worlds: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self._evidence: dict[int, Any] = {}
 
@@ -145,6 +146,13 @@ class Run:
             found = [(NO_SUBJECT, common)]
         return found
 
+    def snapshot(self) -> dict[str, Any] | None:
+        """The transcript source, when the input has a session: built on first use, as the session's
+        messages may be read only then."""
+        if self._snapshot is None and self.assembly.session is not None:
+            self._snapshot = worlds.snapshot(self.assembly.session, self.observed_at)
+        return self._snapshot
+
     def bind(self, declaration: dict[str, Any], call: dict[str, Any], world: dict[str, Any]) -> dict[str, Any]:
         """The world plus the declaration's own `sources` (file, sidecar, transcript)."""
         if not declaration["sources"]:
@@ -159,7 +167,7 @@ class Run:
                 channels = (session or {}).get("channels") or {}
                 value = channels.get("sidecar")
             else:
-                value = self.snapshot
+                value = self.snapshot()
             if value is not None:
                 bound[name] = value
         return bound

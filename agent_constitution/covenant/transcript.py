@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call abou
 if TYPE_CHECKING:
     from typing import Any
 
-_ISO = re.compile(
+_ISO_PATTERN = (
     r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?(Z|[+-]\d\d:\d\d)?"
 )
 _MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
@@ -43,7 +43,7 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 def timestamp_ms(value: Any) -> int | None:
     """Epoch milliseconds of an ISO 8601 timestamp, or None when it is not one (no offset = UTC)."""
-    match = _ISO.fullmatch(value) if isinstance(value, str) else None
+    match = re.fullmatch(_ISO_PATTERN, value) if isinstance(value, str) else None  # compiled once, when first read
     if match is None:
         return None
     year, month, day, hour, minute, second = (int(g or 0) for g in match.groups()[:6])

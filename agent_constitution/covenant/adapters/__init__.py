@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 from functools import partial
-from importlib import import_module
 from pathlib import Path
 
 from agent_constitution.covenant import budget
@@ -29,7 +28,9 @@ USAGE = "usage: pdks hook " + "|".join(HOSTS)
 
 def adapter(host: str):
     """The adapter module of a host named in the catalogue."""
-    return import_module(f"agent_constitution.covenant.adapters.{HOSTS[host].adapter}")
+    name = f"agent_constitution.covenant.adapters.{HOSTS[host].adapter}"
+    __import__(name)  # not importlib: its package costs the hot path an import of its own
+    return sys.modules[name]
 
 
 def find_root(start: Path) -> Path:

@@ -367,6 +367,8 @@ def hook_state(root: Path) -> str:
 def _write_hook(root: Path, name: str) -> None:
     if name == hooks.SETTINGS:
         hooks.write_claude_settings(root)
+    elif name in hooks.HOST_FILES:
+        hooks.write_host_hook(root, name)
     elif name == hooks.PRE_COMMIT:
         hooks.write_pre_commit(root)
     elif name in PLAIN_HOOKS:
@@ -379,7 +381,7 @@ def hook_file(root: Path, name: str, *, locked: bool) -> Step:
     path = confine(root / name, root)
     before = read_bytes(path, name) if os.path.lexists(path) else None
     _write_hook(root, name)
-    after = path.read_bytes()
+    after = path.read_bytes() if os.path.lexists(path) else None  # an agent host's file with only ours: removed
     if before is not None and before != after and locked:
         write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
         raise UserError(
@@ -388,7 +390,8 @@ def hook_file(root: Path, name: str, *, locked: bool) -> Step:
             fix="run `doit compile` without --locked (outside CI) and commit the result",
         )
     changed = before != after
-    return Step((name,) if changed else (), (), {name: hashlib.sha256(after).hexdigest()}, hook_state(root))
+    digests = {} if after is None else {name: hashlib.sha256(after).hexdigest()}
+    return Step((name,) if changed else (), (), digests, hook_state(root))
 
 
 def wiring_hint(root: Path) -> str:
@@ -412,6 +415,8 @@ def remove_hook_file(root: Path, name: str) -> list[str]:
     confine(root / name, root)
     if name == hooks.SETTINGS:
         changed = hooks.remove_claude_settings(root)
+    elif name in hooks.HOST_FILES:
+        changed = hooks.remove_host_hook(root, name)
     elif name == hooks.PRE_COMMIT:
         changed = hooks.remove_pre_commit(root)
     elif name in PLAIN_HOOKS:

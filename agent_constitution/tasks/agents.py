@@ -102,7 +102,9 @@ def compiler_digest() -> str:
 
 def tasks(project):
     from agent_constitution.compile import runlock
-    from agent_constitution.compile.layout import CLAUDE, FILE, MANIFEST, SETTINGS, folder_of, hook_files
+    from agent_constitution.compile.layout import (
+        CLAUDE, FILE, MANIFEST, SETTINGS, agent_hook_files, detected_hosts, folder_of, hook_files,
+    )
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
@@ -111,6 +113,9 @@ def tasks(project):
     settings, segments = read_settings(root / MANIFEST)
     config = {**settings.as_dict(), "compiler": compiler_digest()}
     names = hook_files(root, settings.git_hook)
+    runner_less = names == [SETTINGS]  # no git hook runner: compile says how to wire one
+    # The other agent hosts: the ones the repository shows it uses, until the manifest names them.
+    names += agent_hook_files(root, detected_hosts(root))
     # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
     before_root = [f"{NAME}:{_shown(root, folder_of(root, s) / FILE)}" for s in segments if s != "."]
     before_root += [f"{NAME}:{_shown(root, folder_of(root, s) / CLAUDE)}" for s in segments]
@@ -156,7 +161,7 @@ def tasks(project):
             "clean": [(_clean, ["remove_hook_file", root, name])],
             "verbosity": 2,
         }
-    if names == [SETTINGS]:
+    if runner_less:
         yield {
             "name": "git-hook",
             "doc": "Say how to run the checks from a git hook (the repository uses no hook runner)",

@@ -191,3 +191,70 @@ def refuse(prefix: str, reason: str, root: Path, *, context: bool = False, plan:
     stdin_text = f"{prefix} {reason}\n"
     sys.stderr.write(stdin_text)
     return run_check(stdin_text, root, context=context, plan=plan, answer=answer)
+
+
+# --- the file tools of the hosts whose payload is a tool name and its arguments -----------------------
+
+
+class FileTool:
+    """How one host tool changes a file: `kind` 'write' (the whole content), 'edit' (old -> new
+    strings) or 'delete'; the argument names it takes, each a tuple tried in order (hosts and their
+    versions spell them differently); `count`: the argument holding how many occurrences an edit
+    replaces (Gemini CLI's `expected_replacements`), `every`: the boolean one replacing all."""
+
+    def __init__(self, kind: str, path: tuple[str, ...], text: tuple[str, ...] = (), old: tuple[str, ...] = (),
+                 count: str | None = None, every: str | None = None) -> None:
+        self.kind, self.path, self.text, self.old, self.count, self.every = kind, path, text, old, count, every
+
+
+def _first(tool_input: dict[str, Any], names: tuple[str, ...]) -> Any:
+    for name in names:
+        if name in tool_input:
+            return tool_input[name]
+    return None
+
+
+def tool_change(tool: FileTool, tool_input: dict[str, Any], base: Path) -> dict[str, Any] | None:
+    """The change the call would make, computed from the pre-state on disk; None when it is not
+    computable (the tool itself would refuse it, or an argument is missing)."""
+    path = _first(tool_input, tool.path)
+    if not isinstance(path, str) or not path:
+        return None
+    pre = read_pre_state(path, base)
+    if tool.kind == "delete":
+        return None if pre is None else {"kind": "delete", "path": path, "pre": pre}
+    text = _first(tool_input, tool.text)
+    if not isinstance(text, str):
+        return None
+    if tool.kind == "write":
+        return file_change(path, pre, text)
+    old = _first(tool_input, tool.old)
+    if not isinstance(old, str):
+        return None
+    if old == "" and pre is None:  # an edit with nothing to replace creates the file (Gemini CLI's replace)
+        return file_change(path, None, text)
+    if pre is None:
+        return None
+    if tool.count is not None:
+        expected = tool_input.get(tool.count, 1)
+        if isinstance(expected, bool) or not isinstance(expected, int) or old == "" or pre.count(old) != expected:
+            return None
+        return file_change(path, pre, pre.replace(old, text))
+    post = apply_edit(pre, {"old_string": old, "new_string": text,
+                            **({"replace_all": tool_input[tool.every]} if tool.every in tool_input else {})})
+    return None if post is None else file_change(path, pre, post)
+
+
+def tool_call(name: str, tool_input: dict[str, Any], base: Path, file_tools: dict[str, FileTool]) -> dict[str, Any]:
+    """One IR toolCall: the tool's name and arguments, and the file change it would make."""
+    call: dict[str, Any] = {"name": name, "args": tool_input}
+    tool = file_tools.get(name)
+    change = tool_change(tool, tool_input, base) if tool is not None else None
+    if change is not None:
+        call["fileChange"] = change
+    return call
+
+
+def ir_of(calls: list[dict[str, Any]], tools: dict[str, list[str]], mutating: tuple[str, ...]) -> dict[str, Any]:
+    """The IR of a host that carries no session and no actor (no transcript it proves human)."""
+    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": with_mutating(tools, mutating)}

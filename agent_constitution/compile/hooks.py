@@ -180,6 +180,10 @@ def remove_host_hook(root: Path, name: str) -> bool:
     """Take our hook out of the host settings file `name`; delete the file when nothing else is left."""
     host = HOST_FILES[name]
     spec = HOSTS[host]
+    if spec.script:
+        from agent_constitution.covenant.init import remove_hook_script
+
+        return remove_hook_script(root / name)
     return settings_file.remove_hooks(root / name, lambda command: _judge_ours(host, command), grouped=spec.grouped,
                                       key=spec.command_key, top=spec.top)
 

@@ -44,9 +44,9 @@ class Program:
     """One of our programs as a hook runs it: its name (`pdks`, or `python` for a module run with
     `-m`), found under uv by that name or else by `program_path`, and its arguments.
 
-    `deny`: for a host that blocks on a JSON answer rather than on exit 2 (Cursor, Copilot), the
+    `deny`: for a host that blocks on a JSON answer rather than on exit 2 (Cursor, Copilot, Cline), the
     JSON text that blocks, printed on stdout when the program cannot run or crashes, and
-    `deny_exit`, the status that goes with it (Copilot reads only the JSON: 0)."""
+    `deny_exit`, the status that goes with it (Copilot and Cline read only the JSON: 0)."""
 
     tool: str
     args: str        # what follows the program, already shell-quoted
@@ -144,6 +144,7 @@ _FAILED = "agent-constitution: the covenant judge could not run; " + FIX
 DENY: dict[str, tuple[str, int]] = {
     "cursor": (json.dumps({"permission": "deny", "user_message": _FAILED, "agent_message": _FAILED}), 2),
     "copilot": (json.dumps({"permissionDecision": "deny", "permissionDecisionReason": _FAILED}), 0),
+    "cline": (json.dumps({"cancel": True, "errorMessage": _FAILED}), 0),
 }
 
 

@@ -76,16 +76,17 @@ class Host:
     registered under; `grouped`: the file nests handlers in matcher groups (`{matcher, hooks: [...]}`)
     rather than listing them under the event; `command_key`: the handler key holding the command;
     `handler`: the handler's other keys (type, timeout, fail-closed flags); `top`: keys the file
-    needs at its top level; `detect`: paths whose presence says the repository uses the host.
+    needs at its top level; `detect`: paths whose presence says the repository uses the host;
+    `script`: the hook is an executable file of its own (Cline), not an entry in a settings file.
     """
 
-    __slots__ = ("name", "adapter", "file", "events", "grouped", "command_key", "handler", "top", "detect")
+    __slots__ = ("name", "adapter", "file", "events", "grouped", "command_key", "handler", "top", "detect", "script")
 
     def __init__(self, name, adapter, file, events, *, grouped=True, command_key="command", handler=None,
-                 top=None, detect=()):
+                 top=None, detect=(), script=False):
         self.name, self.adapter, self.file, self.events = name, adapter, file, events
         self.grouped, self.command_key, self.handler = grouped, command_key, handler or {"type": "command"}
-        self.top, self.detect = top or {}, detect
+        self.top, self.detect, self.script = top or {}, detect, script
 
 
 # The keys a shipped adapter reads from its `adapters.<host>` namespace in the config; any other
@@ -118,6 +119,9 @@ HOSTS: dict[str, Host] = {
         Host("copilot", "copilot", ".github/hooks/covenant.json", (("preToolUse", None),), grouped=False,
              command_key="bash", handler={"type": "command", "timeoutSec": 60}, top={"version": 1},
              detect=(".github/copilot-instructions.md", ".github/hooks", ".github/instructions")),
+        # Cline runs the executable named after the hook in `.clinerules/hooks/`.
+        Host("cline", "cline", ".clinerules/hooks/PreToolUse", (("PreToolUse", None),), script=True,
+             detect=(".clinerules",)),
     )
 }
 

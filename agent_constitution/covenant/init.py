@@ -217,6 +217,8 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     spec = HOSTS[host]
     settings_path = Path(settings_path)
     program = launcher.covenant_hook(host)
+    if spec.script:
+        return write_hook_script(settings_path, command, force=force)
     wrote = False
     try:
         for event, matcher in spec.events:
@@ -229,6 +231,36 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     except UserError as error:
         raise UserError(f"cannot merge the hook: {error.message}", file=error.file, field=error.field,
                         fix=error.fix) from None
+
+
+SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile): the covenant judge as this host's hook"
+
+
+def hook_script(command: str) -> str:
+    return f"#!/bin/sh\n{SCRIPT_BANNER}\n{command}\n"
+
+
+def write_hook_script(path: Path, command: str, *, force: bool = False) -> bool:
+    """Write the executable hook file a host runs by its name (Cline's `.clinerules/hooks/PreToolUse`);
+    True when it wrote. A file of someone else's (no banner) is never overwritten, unless `force`."""
+    text = hook_script(command)
+    if path.exists():
+        current = path.read_text(encoding="utf-8", errors="replace")
+        if current == text:
+            return False
+        if SCRIPT_BANNER not in current and not force:
+            return False  # somebody's own hook: theirs to keep
+    write_atomic(path, text)
+    path.chmod(0o755)
+    return True
+
+
+def remove_hook_script(path: Path) -> bool:
+    """Delete the hook file when we wrote it; True when it did."""
+    if path.is_file() and SCRIPT_BANNER in path.read_text(encoding="utf-8", errors="replace"):
+        path.unlink()
+        return True
+    return False
 
 
 def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[str], list[str]]:

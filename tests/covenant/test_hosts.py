@@ -1,4 +1,4 @@
-"""The hosts beyond Claude Code, Codex and Grok: Gemini CLI, Cursor, Copilot (payloads from their docs).
+"""The hosts beyond Claude Code, Codex and Grok: Gemini CLI, Cursor, Copilot, Cline (payloads from their docs).
 
 Adapter tests read each fixture payload (tests/covenant/fixtures/<host>/) into the IR; the end-to-end
 tests wire the host with `pdks init --host`, take the command it wrote from the host's own settings
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.compile import hooks, launcher
-from agent_constitution.covenant.adapters import copilot, cursor, gemini_cli
+from agent_constitution.covenant.adapters import cline, copilot, cursor, gemini_cli
 from agent_constitution.covenant.adapters.common import Refusal
 from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.covenant.init import scaffold
@@ -26,8 +26,9 @@ languages:
   ts: { productionGlob: 'src/**', testCmd: 'run {scope}' }
 protectedPaths: ['gate']
 """
-NEW_HOSTS = ("gemini-cli", "cursor", "copilot")
-FOLDER = {"gemini-cli": "gemini", "cursor": "cursor", "copilot": "copilot"}
+NEW_HOSTS = ("gemini-cli", "cursor", "copilot", "cline")
+FOLDER = {"gemini-cli": "gemini", "cursor": "cursor", "copilot": "copilot", "cline": "cline"}
+JSON_ONLY = ("copilot", "cline")  # hosts that read only the JSON answer: a block exits 0
 
 
 def payload(host: str, name: str, root: Path, target: str) -> str:
@@ -94,6 +95,24 @@ def test_copilot_reads_tool_args_as_json_text_and_the_vs_code_form(root: Path):
         copilot.translate(json.dumps({"toolName": "bash", "toolArgs": "{half"}), root)
 
 
+def test_cline_write_replace_and_command(root: Path):
+    write = cline.translate(payload("cline", "write_to_file.json", root, "src/new.ts"), root)
+    assert write["toolCalls"][0]["fileChange"] == {"kind": "create", "path": "src/new.ts", "post": "hello\n"}
+    replace = cline.translate(payload("cline", "replace_in_file.json", root, "gate/inner.txt"), root)
+    assert replace["toolCalls"][0]["fileChange"] == {"kind": "modify", "path": "gate/inner.txt", "pre": "a\n",
+                                                     "post": "b\n"}
+    shell = cline.translate(payload("cline", "execute_command.json", root, "gate/inner.txt"), root)
+    assert shell["toolCalls"][0]["args"]["command"] == "echo x >> gate/inner.txt"
+    with pytest.raises(Refusal, match="not a PreToolUse envelope"):
+        cline.translate(json.dumps({"hookName": "PreToolUse"}), root)
+
+
+def test_cline_search_replace_blocks():
+    assert cline.blocks("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE") == [("x\n", "y\n")]
+    assert cline.blocks("------- SEARCH\nx\n=======\n") is None  # unterminated
+    assert cline.blocks("just text") is None
+
+
 def test_every_host_of_the_catalogue_has_an_adapter():
     from agent_constitution.covenant.adapters import adapter
 
@@ -109,6 +128,8 @@ def test_every_host_of_the_catalogue_has_an_adapter():
 def wired_command(root: Path, host: str) -> str:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     scaffold(root, host, None)
+    if HOSTS[host].script:
+        return (root / HOSTS[host].file).read_text().splitlines()[-1]
     data = json.loads((root / HOSTS[host].file).read_text())
     event = HOSTS[host].events[0][0]
     entries = data["hooks"][event]
@@ -123,12 +144,17 @@ def run(command: str, root: Path, stdin: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize(("host", "fixture"), [
     ("gemini-cli", "write_file.json"), ("cursor", "pre_tool_write.json"), ("copilot", "create.json"),
+    ("cline", "write_to_file.json"),
 ])
 def test_a_write_into_a_protected_path_is_blocked_the_way_the_host_reads_it(root: Path, host: str, fixture: str):
     command = wired_command(root, host)
     blocked = run(command, root, payload(host, fixture, root, "gate/new.txt"))
     passed = run(command, root, payload(host, fixture, root, "src/new.ts"))
-    if host == "copilot":  # only the JSON answer blocks
+    if host == "cline":  # the JSON answer, exit 0 either way
+        assert blocked.returncode == 0 and json.loads(blocked.stdout)["cancel"] is True
+        assert "gate" in json.loads(blocked.stdout)["errorMessage"]
+        assert passed.returncode == 0 and json.loads(passed.stdout) == {"cancel": False}
+    elif host == "copilot":  # only the JSON answer blocks
         assert blocked.returncode == 0
         assert json.loads(blocked.stdout)["permissionDecision"] == "deny"
         assert "gate" in json.loads(blocked.stdout)["permissionDecisionReason"]
@@ -146,25 +172,29 @@ def test_a_write_into_a_protected_path_is_blocked_the_way_the_host_reads_it(root
 
 @pytest.mark.parametrize(("host", "fixture"), [
     ("gemini-cli", "run_shell_command.json"), ("cursor", "before_shell_execution.json"), ("copilot", "bash.json"),
+    ("cline", "execute_command.json"),
 ])
 def test_a_shell_write_into_a_protected_path_is_blocked(root: Path, host: str, fixture: str):
     done = run(wired_command(root, host), root, payload(host, fixture, root, "gate/inner.txt"))
     assert "shell-mod" in (root / ".polydeukes" / "roi.log").read_text()
-    assert done.returncode == (0 if host == "copilot" else 2)
-    if host == "copilot":
-        assert json.loads(done.stdout)["permissionDecision"] == "deny"
+    assert done.returncode == (0 if host in JSON_ONLY else 2)
+    if host in JSON_ONLY:
+        answer = json.loads(done.stdout)
+        assert answer.get("permissionDecision") == "deny" or answer.get("cancel") is True
 
 
 @pytest.mark.parametrize("host", NEW_HOSTS)
 def test_an_untranslatable_payload_fails_closed(root: Path, host: str):
     done = run(wired_command(root, host), root, "{not json")
     assert f"adapter-{host} failed before spawn: the payload is not JSON" in done.stderr
-    assert done.returncode == (0 if host == "copilot" else 2)
+    assert done.returncode == (0 if host in JSON_ONLY else 2)
     if host in ("copilot", "cursor"):
         assert "deny" in done.stdout
+    if host == "cline":
+        assert json.loads(done.stdout)["cancel"] is True
 
 
-@pytest.mark.parametrize("host", ("cursor", "copilot"))
+@pytest.mark.parametrize("host", ("cursor", "copilot", "cline"))
 def test_a_judge_that_cannot_run_still_answers_deny(root: Path, host: str):
     crashing = root / "crash.sh"
     crashing.write_text("#!/bin/sh\nexit 1\n")
@@ -173,9 +203,10 @@ def test_a_judge_that_cannot_run_still_answers_deny(root: Path, host: str):
     done = run(command, root, "{}")
     assert "failed with status 1" in done.stderr
     answer = json.loads(done.stdout)
-    assert (answer.get("permission") or answer.get("permissionDecision")) == "deny"
+    assert (answer.get("permission") or answer.get("permissionDecision")) == "deny" or answer["cancel"] is True
+    assert done.returncode == (0 if host in JSON_ONLY else 2)
     missing = run(launcher._with_path(launcher.covenant_hook(host), str(root / "gone")), root, "{}")
-    assert "is missing" in missing.stderr and "deny" in missing.stdout
+    assert "is missing" in missing.stderr and json.loads(missing.stdout) == answer
 
 
 # --- wiring: init and compile --------------------------------------------------------------------------
@@ -193,6 +224,8 @@ def test_init_wires_each_host_where_it_looks_and_protects_the_file(root: Path):
     copilot_file = json.loads((root / ".github" / "hooks" / "covenant.json").read_text())
     assert copilot_file["version"] == 1 and copilot_file["hooks"]["preToolUse"][0]["type"] == "command"
     assert "pdks hook copilot" in copilot_file["hooks"]["preToolUse"][0]["bash"]
+    script = root / ".clinerules" / "hooks" / "PreToolUse"
+    assert script.stat().st_mode & 0o111 and script.read_text().startswith("#!/bin/sh\n")
     from ruamel.yaml import YAML
 
     protected = YAML(typ="safe").load((root / "polydeukes.config.yaml").read_text())["protectedPaths"]
@@ -217,9 +250,11 @@ def test_compile_wires_the_detected_hosts_and_takes_the_hook_out_without_a_confi
     (root / ".cursorrules").write_text("")
     (root / ".github").mkdir()
     (root / ".github" / "copilot-instructions.md").write_text("")
-    assert detected_hosts(root) == ["gemini-cli", "cursor", "copilot"]
+    (root / ".clinerules").mkdir()
+    assert detected_hosts(root) == ["gemini-cli", "cursor", "copilot", "cline"]
     changed = hooks.write_host_hooks(root, detected_hosts(root))
-    assert changed == [".gemini/settings.json", ".cursor/hooks.json", ".github/hooks/covenant.json"]
+    assert changed == [".gemini/settings.json", ".cursor/hooks.json", ".github/hooks/covenant.json",
+                       ".clinerules/hooks/PreToolUse"]
     assert hooks.write_host_hooks(root, detected_hosts(root)) == []  # idempotent
     (root / "polydeukes.config.yaml").unlink()
     assert agent_hook_files(root, detected_hosts(root)) == changed  # left to clean
@@ -235,3 +270,12 @@ def test_a_config_under_another_name_gets_its_hooks_too(tmp_path: Path, name: st
     hooks.write_claude_settings(tmp_path)
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     assert "PreToolUse" in settings["hooks"]
+
+
+def test_a_hook_script_of_someone_elses_is_never_overwritten(root: Path):
+    script = root / ".clinerules" / "hooks" / "PreToolUse"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\nmy-guard\n")
+    scaffold(root, "cline", None)
+    assert script.read_text() == "#!/bin/sh\nmy-guard\n"
+    assert not hooks.remove_host_hook(root, ".clinerules/hooks/PreToolUse") and script.exists()

@@ -279,3 +279,14 @@ def test_a_hook_script_of_someone_elses_is_never_overwritten(root: Path):
     scaffold(root, "cline", None)
     assert script.read_text() == "#!/bin/sh\nmy-guard\n"
     assert not hooks.remove_host_hook(root, ".clinerules/hooks/PreToolUse") and script.exists()
+
+
+def test_the_config_loader_and_the_catalogue_import_no_adapter():
+    """`config.py` checks `adapters.<host>` against the catalogue: importing it loads no adapter
+    (it used to import the adapters package, which imports the plan, which imports the config)."""
+    import sys
+
+    code = ("import sys, agent_constitution.covenant.config, agent_constitution.compile.hooks; "
+            "print(sorted(m for m in sys.modules if m.startswith('agent_constitution.covenant.adapters')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -290,3 +290,16 @@ def test_the_config_loader_and_the_catalogue_import_no_adapter():
             "print(sorted(m for m in sys.modules if m.startswith('agent_constitution.covenant.adapters')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_plan_load_past_the_budget_fails_closed(root: Path, monkeypatch, capsys):
+    from agent_constitution.covenant.adapters import common
+    from agent_constitution.covenant.budget import OverBudget
+
+    def slow(_root):
+        raise OverBudget("the judgment ran past its 10 s budget")
+
+    monkeypatch.setattr(common, "load", slow)
+    status = common.hook(gemini_cli.PREFIX, gemini_cli.translate, "{}", root, "gemini-cli", answer=gemini_cli.ANSWER)
+    assert status == 2
+    assert capsys.readouterr().err.startswith(f"{gemini_cli.PREFIX} the judgment ran past its 10 s budget\n")

@@ -175,8 +175,9 @@ def with_mutating(tools: dict[str, list[str]], extra: tuple[str, ...]) -> dict[s
 def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, defaults: tuple[str, ...] = (),
          *, context: bool = False, answer: Answer = EXIT_CODE) -> int:
     """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
-    plan = load(root)
-    try:
+    plan = None
+    try:  # loading the plan is inside: a cold compile past the run's budget must fail closed too
+        plan = load(root)
         extra = configured_mutating(plan, host, defaults) if host else ()
         ir = translate(raw, root, extra)
     except (Exception, OverBudget) as error:  # a crash must fail closed too: exit 1 would let the call through

@@ -21,7 +21,7 @@ PROG = "agent-constitution"
 def version() -> str:
     from importlib.metadata import version as installed
 
-    from agent_constitution.sources.starter import built_from
+    from agent_constitution.commands.starter import built_from
 
     commit = built_from()
     return f"{PROG} {installed('agent-constitution')}" + (f" ({commit[:12]})" if commit else "")

@@ -9,6 +9,8 @@ Four figures, each as median and p90 over N processes:
   * --diff: a 500-file unified diff on the change-set surface (warm plan);
   * hook: one `pdks hook claude-code` process end to end (PreToolUse Edit payload in, verdict out)
     with the same config and a 2,000-line session transcript to read (warm plan).
+The floor: `python3 -I -S -c 0` (the bare interpreter), run interleaved with the rest; the hook
+line gives its median as a ratio of the floor's (the target is at most 2.5).
 Hostile rows (`--hostile-runs`, default 5 each; the target is that each returns within 2 s, exit 2):
   * hook on a 10 MB Bash command (refused by the payload limit);
   * hook on a 60,000-character command of 30,000 one-word lines (the costliest command still read);
@@ -246,13 +248,17 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+BARE = [shutil.which("python3") or sys.executable, "-I", "-S", "-c", "0"]
+
+
 def timed(root: Path, args: list[str], stdin: bytes, env: dict[str, str], before=None) -> tuple[float, float]:
-    """(wall ms, CPU ms) of one pdks process."""
+    """(wall ms, CPU ms) of one pdks process (or of the bare interpreter, for `BARE`)."""
     if before:
         before()
     cpu = _children_cpu()
     start = time.perf_counter()
-    done = subprocess.run([str(PDKS), *args], input=stdin, cwd=root, env=env, capture_output=True)
+    argv = args if args is BARE else [str(PDKS), *args]
+    done = subprocess.run(argv, input=stdin, cwd=root, env=env, capture_output=True)
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 2):
         raise SystemExit(f"pdks exited {done.returncode}: {done.stderr.decode()}")
@@ -267,6 +273,10 @@ def summary(name: str, samples: list[tuple[float, float]]) -> str:
         f"{name:<34} median {statistics.median(ordered):7.1f} ms   p90 {p90:7.1f} ms"
         f"   min {ordered[0]:7.1f} ms   cpu median {cpu:7.1f} ms   (n={len(ordered)})"
     )
+
+
+FLOOR = "bare interpreter (python3 -I -S)"
+HOOK = "hook claude-code, 2,000-line log"
 
 
 def main() -> None:
@@ -305,6 +315,7 @@ def main() -> None:
                 hook_env,
                 None,
             ),
+            FLOOR: (BARE, b"", env, None),
         }
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for args, stdin, case_env, _ in cases.values():  # warm-up: bytecode and plan
@@ -321,6 +332,12 @@ def main() -> None:
         print(f"payload: {len(edit_payload(root))} bytes Edit IR; config: 30 entries; diff: 500 files")
         for name, values in samples.items():
             print(summary(name, values))
+        floor = statistics.median(wall for wall, _ in samples[FLOOR])
+        hook = statistics.median(wall for wall, _ in samples[HOOK])
+        cpu_floor = statistics.median(cpu for _, cpu in samples[FLOOR])
+        cpu_hook = statistics.median(cpu for _, cpu in samples[HOOK])
+        print(f"hook / bare interpreter: wall {hook / floor:.2f}x, cpu {cpu_hook / cpu_floor:.2f}x"
+              " (target <= 2.5x; same run, medians)")
         for name, (config, args, stdin, case_env) in hostile_cases(root, env).items() if arguments.hostile_runs else ():
             (root / "polydeukes.config.yaml").write_text(config)
             shutil.rmtree(plans, ignore_errors=True)

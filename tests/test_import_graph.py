@@ -11,9 +11,9 @@ from agent_constitution import codegraph
 # Edges a cycle still runs through, each with why it exists; the test ignores exactly these edges and
 # fails when one of them is gone (so the list shrinks with the code) or when any other cycle appears.
 KNOWN = {
-    # covenant/config.py reads the adapters package's HOSTS table, and the adapters import the plan,
-    # which reads the config: to go with one catalogue of steps, hosts and config names in covenant/.
-    ("agent_constitution.covenant.config", "agent_constitution.covenant.adapters"),
+    # The version resolver's provider is handed the SourceSet that calls it (for its type only,
+    # under TYPE_CHECKING): to go when the provider takes a narrower protocol.
+    ("agent_constitution.ruleset.versions", "agent_constitution.ruleset.sourceset"),
     # Record.read (the check API's own reader, inside the method) calls the transcript readers, which
     # build the API's Record and ToolCall: to go with one transcript reader below the check API.
     ("agent_constitution.checks.api", "agent_constitution.checks.records"),
@@ -135,7 +135,7 @@ def test_each_stage_digest_covers_the_modules_it_runs():
     # The compiler once hashed only compile/*.py: an edit of ruleset/source.py or edition/render.py
     # (both run by compile) left AGENTS.md stale.
     compiled = {path.relative_to(codegraph.FOLDER).as_posix() for path in codegraph.code_files(*codegraph.inside("agent_constitution.compile"))}
-    assert {"ruleset/source.py", "edition/render.py", "compile/build.py", "layout.py"} <= compiled
+    assert {"ruleset/source.py", "edition/render.py", "compile/outputs/segment.py", "layout.py"} <= compiled
     rendered = {path.relative_to(codegraph.FOLDER).as_posix() for path in codegraph.code_files("agent_constitution.edition.build")}
     assert {"edition/render.py", "edition/fences.py", "readers.py"} <= rendered
     assert "site/pages.py" not in rendered

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from agent_constitution.commands.run import VERBS
 from agent_constitution.compile import agents, layout
-from agent_constitution.sources.starter import starter_manifest
+from agent_constitution.commands.starter import starter_manifest
 
 PRESET = Path(__file__).resolve().parent.parent / "renovate" / "agent-constitution.json"
 # The newest Renovate that runs on Node 20 (later ones need Node 22); its validator knows customManagers.

@@ -22,7 +22,7 @@ from agent_constitution.covenant.init import HOSTS, starter_config
 from agent_constitution.ruleset.models import Manifest, Rule, parse
 from agent_constitution.schemas.generate import FOLDER, SCHEMAS, generate
 from agent_constitution.authoring.new_rule import new_rule
-from agent_constitution.sources.starter import starter_manifest
+from agent_constitution.commands.starter import starter_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 # The field corpus is not part of the repository: CI has it beside the clone (../shared/field), a

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from agent_constitution.checks.api import EDIT, READ, SEARCH, SHELL, Record, ToolCall
+from agent_constitution.covenant.transcript import json_line  # the one JSONL line reader
 
 CLAUDE_CODE, CODEX, GEMINI_CLI = "claude-code", "codex", "gemini-cli"
 KNOWN = "Claude Code, Codex or Gemini CLI"
@@ -104,7 +105,7 @@ def _lines(path: Path, text: str) -> Record:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
+            event = json_line(line)
         except (ValueError, RecursionError) as error:
             raise _Unreadable(f"{path}:{number}: not a JSON line ({getattr(error, 'msg', error)})") from None
         if not isinstance(event, Mapping):

@@ -1,10 +1,10 @@
-"""`agent-constitution init [DIR] [--doit]`: start a repository (the stage is sources/starter.py)."""
+"""`agent-constitution init [DIR] [--doit]`: start a repository (the stage is commands/starter.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent_constitution.sources.starter import init_project
+from agent_constitution.commands.starter import init_project
 
 
 def init(root: Path, *, doit: bool = False) -> int:

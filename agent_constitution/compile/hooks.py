@@ -2,8 +2,11 @@
 
 - `.claude/settings.json`: a `Stop` hook running the fast, change-scoped checks
   (`python -m agent_constitution.checks.stop`: the rules that judge the worktree's change or the
-  session record), and, when the repository has a `polydeukes.config.yaml`, the covenant judge's
-  `PreToolUse` hook (`pdks hook claude-code`). Both commands come from `launcher` (independent of
+  session record), and, when the repository has a covenant config (`polydeukes.config.yaml`,
+  `.yml` or `.json`), the covenant judge's `PreToolUse` hook (`pdks hook claude-code`).
+- The other agent hosts' settings files (`catalogue.HOSTS`: Codex, Grok, Gemini CLI, Cursor,
+  Copilot), for the hosts among the repository's agents: with a covenant config, the judge's
+  pre-tool hook (`pdks hook <host>`) under each event the host has one for (`write_host_hook`). Both commands come from `launcher` (independent of
   the agent's PATH, failing closed) and are merged by `settings_file`, which `pdks init` uses too.
 - `.pre-commit-config.yaml`, only when the repository uses pre-commit: a `repo: local` entry with
   our hooks, recognised by their ids: at the `pre-commit` stage `doit check change=staged` (the
@@ -34,12 +37,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from agent_constitution.compile import launcher, settings_file, yaml_edit
-from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS
+from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
+from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
 from agent_constitution.readers import read_json, read_text
 
-COVENANT_CONFIG = "polydeukes.config.yaml"
 CHECK_ID = "agent-constitution-check"
 MESSAGE_ID = "agent-constitution-message"
 COVENANT_ID = "agent-constitution-covenant"
@@ -72,10 +75,6 @@ def git_command(root: Path, tool: str, args: str) -> str:
     if launcher.uses_uv(root):
         return f"uv run {tool} {args}"
     return f"{shlex.quote(launcher.program_path(tool))} {args}"
-
-
-def has_covenant(root: Path) -> bool:
-    return (root / COVENANT_CONFIG).is_file()
 
 
 # --- Claude Code settings ------------------------------------------------------------------------
@@ -155,6 +154,44 @@ def write_claude_settings(root: Path) -> bool:
         changed = settings_file.remove_hooks(path, _covenant_ours) or changed
     validate_settings(path)
     return changed
+
+
+# --- the other agent hosts' hooks ----------------------------------------------------------------
+
+HOST_FILES = {spec.file: name for name, spec in HOSTS.items() if name != "claude-code"}
+
+
+def _judge_ours(host: str, command: str) -> bool:
+    return launcher.generated(launcher.covenant_hook(host), command)
+
+
+def write_host_hook(root: Path, name: str) -> bool:
+    """Merge the judge's hook into the host settings file `name` when there is a covenant config,
+    take ours out when there is none; returns whether the file changed."""
+    from agent_constitution.covenant.init import merge_hook_settings
+
+    host = HOST_FILES[name]
+    if has_covenant(root):
+        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host)))
+    return remove_host_hook(root, name)
+
+
+def remove_host_hook(root: Path, name: str) -> bool:
+    """Take our hook out of the host settings file `name`; delete the file when nothing else is left."""
+    host = HOST_FILES[name]
+    spec = HOSTS[host]
+    if spec.script:
+        from agent_constitution.covenant.init import remove_hook_script
+
+        return remove_hook_script(root / name)
+    return settings_file.remove_hooks(root / name, lambda command: _judge_ours(host, command), grouped=spec.grouped,
+                                      key=spec.command_key, top=spec.top)
+
+
+def write_host_hooks(root: Path, hosts: list[str]) -> list[str]:
+    """Wire the judge into every host of `hosts` (Claude Code included); the files that changed."""
+    changed = [SETTINGS] if "claude-code" in hosts and write_claude_settings(root) else []
+    return changed + [name for name in agent_hook_files(root, hosts) if write_host_hook(root, name)]
 
 
 def remove_claude_settings(root: Path) -> bool:

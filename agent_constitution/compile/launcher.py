@@ -20,6 +20,7 @@ naming the fix, because only 2 blocks (docs/compile.md, "What each host does wit
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -41,10 +42,16 @@ _PATH_FORM = re.compile(r"^p='(?P<path>[^']*)'; ")
 @dataclass(frozen=True)
 class Program:
     """One of our programs as a hook runs it: its name (`pdks`, or `python` for a module run with
-    `-m`), found under uv by that name or else by `program_path`, and its arguments."""
+    `-m`), found under uv by that name or else by `program_path`, and its arguments.
+
+    `deny`: for a host that blocks on a JSON answer rather than on exit 2 (Cursor, Copilot, Cline), the
+    JSON text that blocks, printed on stdout when the program cannot run or crashes, and
+    `deny_exit`, the status that goes with it (Copilot and Cline read only the JSON: 0)."""
 
     tool: str
     args: str        # what follows the program, already shell-quoted
+    deny: str | None = None
+    deny_exit: int = 2
 
 
 def uses_uv(root: Path) -> bool:
@@ -67,13 +74,28 @@ def program_path(tool: str) -> str:
     return shutil.which(tool) or str(beside)
 
 
-def _tail(shown: str) -> str:
+def _tail(program: Program) -> str:
     # Only 0 (go on) and 2 (block, stderr to the model) mean something to a host; anything else
     # is a failure to judge, and a failure to judge blocks.
+    shown = f"{program.tool} {program.args}"
+    if program.deny is None:
+        return (
+            's=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
+            f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; exit 2'
+        )
     return (
-        's=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
-        f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; exit 2'
+        f's=$?; [ $s -eq 0 ] || [ $s -eq 2 ] && exit $s; '
+        f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; {_deny(program)}'
     )
+
+
+def _deny(program: Program) -> str:
+    """After a failure line on stderr: the host's blocking answer, and the exit that goes with it."""
+    if program.deny is None:
+        return "exit 2"
+    if "'" in program.deny:
+        raise ValueError("a deny answer is written in single quotes and cannot hold one")
+    return f"printf '%s\\n' '{program.deny}'; exit {program.deny_exit}"
 
 
 def command(root: Path, program: Program) -> str:
@@ -86,16 +108,16 @@ def wrapped(program: Program, *, uv: bool) -> str:
     if uv:
         return (
             'command -v uv >/dev/null 2>&1 || { echo "agent-constitution: uv is not on the PATH of '
-            f'this hook; install uv (https://docs.astral.sh/uv/)" >&2; exit 2; }}; '
-            f"uv run --quiet {shown}; {_tail(shown)}"
+            f'this hook; install uv (https://docs.astral.sh/uv/)" >&2; {_deny(program)}; }}; '
+            f"uv run --quiet {shown}; {_tail(program)}"
         )
     path = program_path(program.tool)
     if "'" in path:
         raise UserError(f"cannot write a hook command for {path}: its path holds a single quote",
                         fix="install the tool (or its virtual environment) under a path without one")
     return (
-        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; exit 2; }}; "
-        f'"$p" {program.args}; {_tail(shown)}'
+        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; {_deny(program)}; }}; "
+        f'"$p" {program.args}; {_tail(program)}'
     )
 
 
@@ -117,8 +139,18 @@ def _with_path(program: Program, path: str) -> str:
     return wrapped(program, uv=False).replace(f"p='{recorded}'", f"p='{path}'", 1)
 
 
+# Hosts that block on a JSON answer: what the hook command prints when the judge cannot run.
+_FAILED = "agent-constitution: the covenant judge could not run; " + FIX
+DENY: dict[str, tuple[str, int]] = {
+    "cursor": (json.dumps({"permission": "deny", "user_message": _FAILED, "agent_message": _FAILED}), 2),
+    "copilot": (json.dumps({"permissionDecision": "deny", "permissionDecisionReason": _FAILED}), 0),
+    "cline": (json.dumps({"cancel": True, "errorMessage": _FAILED}), 0),
+}
+
+
 def covenant_hook(host: str) -> Program:
-    return Program("pdks", f"hook {shlex.quote(host)}")
+    deny, deny_exit = DENY.get(host, (None, 2))
+    return Program("pdks", f"hook {shlex.quote(host)}", deny, deny_exit)
 
 
 def stop_hook() -> Program:

@@ -29,6 +29,30 @@ __all__ = [
 ]
 
 
+def has_covenant(root: Path) -> bool:
+    """Whether the repository has a covenant config, under any of the names the judge discovers."""
+    from agent_constitution.covenant.catalogue import CONFIG_NAMES
+
+    return any((root / name).is_file() for name in CONFIG_NAMES)
+
+
+def detected_hosts(root: Path) -> list[str]:
+    """The agent hosts the repository shows it uses (a host's folder or instruction file), in
+    catalogue order: the agents compile wires while the manifest names none."""
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    return [name for name, spec in HOSTS.items() if any((root / path).exists() for path in spec.detect)]
+
+
+def agent_hook_files(root: Path, hosts: list[str]) -> list[str]:
+    """The settings files of `hosts` other than Claude Code that compile merges the covenant
+    judge's hook into: with a covenant config, and, without one, where a file is left to clean."""
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    files = [HOSTS[name].file for name in HOSTS if name in hosts and name != "claude-code"]
+    return files if has_covenant(root) else [name for name in files if (root / name).is_file()]
+
+
 def hook_files(root: Path, git_hook: str) -> list[str]:
     """The hook files compile merges into: the Claude Code settings, and the git hook runner the
     repository already uses (pre-commit, lefthook), else a plain git hook when asked for one."""

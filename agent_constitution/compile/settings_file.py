@@ -73,13 +73,17 @@ def _groups(data: dict[str, Any], event: str, path: Path, create: bool) -> list 
     return groups
 
 
-def _handlers(groups: list) -> list[dict[str, Any]]:
+def _handlers(groups: list, grouped: bool = True, key: str = "command") -> list[dict[str, Any]]:
+    """The handlers under one event: inside matcher groups (`{matcher, hooks: [...]}`: Claude Code,
+    Codex, Grok, Gemini CLI), or listed under the event itself (Cursor, Copilot)."""
+    if not grouped:
+        return [h for h in groups if isinstance(h, dict) and isinstance(h.get(key), str)]
     return [
         handler
         for group in groups
         if isinstance(group, dict) and isinstance(group.get("hooks"), list)
         for handler in group["hooks"]
-        if isinstance(handler, dict) and isinstance(handler.get("command"), str)
+        if isinstance(handler, dict) and isinstance(handler.get(key), str)
     ]
 
 
@@ -92,22 +96,32 @@ def merge_hook(
     runs: Callable[[str], bool],
     ours: Callable[[str], bool],
     force: bool = False,
+    grouped: bool = True,
+    key: str = "command",
+    top: dict[str, Any] | None = None,
 ) -> bool:
     """Make `hooks.<event>` hold `handler`; True when the file was written.
 
     `runs(command)`: the handler runs our program (any form); `ours(command)`: in a form we wrote,
     which may be replaced. A handler that runs the program in another form is the user's choice
     and is kept as it is, unless `force` (the user just named a command: `pdks init --command`).
+    `grouped`: the file nests handlers in matcher groups; otherwise they are listed under the
+    event, the matcher on the handler. `key`: the handler's command key; `top`: keys the file needs
+    at its top level (`version: 1`), added when missing and never changed.
     """
     data, layout = read(path)
     before = dumps(data, layout)
+    for name, value in (top or {}).items():
+        data.setdefault(name, value)
     groups = _groups(data, event, path, create=True)
-    found = [h for h in _handlers(groups) if runs(h["command"])]
-    mine = [h for h in found if force or ours(h["command"]) or h["command"] == handler["command"]]
+    found = [h for h in _handlers(groups, grouped, key) if runs(h[key])]
+    mine = [h for h in found if force or ours(h[key]) or h[key] == handler[key]]
     if found and not mine:
         return False  # somebody chose another command for our program: theirs to keep
     if mine:
         mine[0].update(handler)  # the user's other keys on our handler (an `if`, say) stay
+    elif not grouped:
+        groups.append({**handler, **({"matcher": matcher} if matcher is not None else {})})
     else:
         group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
         group["hooks"] = [handler]
@@ -119,9 +133,10 @@ def merge_hook(
     return True
 
 
-def remove_hooks(path: Path, ours: Callable[[str], bool]) -> bool:
+def remove_hooks(path: Path, ours: Callable[[str], bool], *, grouped: bool = True, key: str = "command",
+                 top: dict[str, Any] | None = None) -> bool:
     """Take every handler whose command is ours out of the file; delete the file when nothing of
-    the user's is left. True when it changed."""
+    the user's is left (the `top` keys compile added are not the user's). True when it changed."""
     if not path.exists():
         return False
     data, layout = read(path)
@@ -131,7 +146,11 @@ def remove_hooks(path: Path, ours: Callable[[str], bool]) -> bool:
     changed = False
     for event in list(hooks):
         groups = hooks[event] if isinstance(hooks[event], list) else []
-        for group in list(groups):
+        if not grouped:
+            kept = [h for h in groups if not (isinstance(h, dict) and isinstance(h.get(key), str) and ours(h[key]))]
+            changed = changed or len(kept) != len(groups)
+            groups[:] = kept
+        for group in list(groups) if grouped else ():
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 continue
             kept = [h for h in group["hooks"] if not (isinstance(h, dict) and isinstance(h.get("command"), str)
@@ -148,7 +167,7 @@ def remove_hooks(path: Path, ours: Callable[[str], bool]) -> bool:
         return False
     if not hooks:
         data.pop("hooks", None)
-    if not data:
+    if not data or data == (top or {}):
         path.unlink()
     else:
         write_atomic(path, dumps(data, layout))

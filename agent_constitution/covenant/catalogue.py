@@ -1,4 +1,8 @@
-"""Names of the declaration language: fixed sources, channels, relations, steps, mechanisms (§2, §3)."""
+"""The covenant's names in one place: the config file names, the declaration language (fixed
+sources, channels, relations, steps, mechanisms; §2, §3) and the agent hosts the judge is wired into.
+
+Standard library only, no imports: the hot path, the loader, `pdks init` and compile all read it.
+"""
 
 from __future__ import annotations
 
@@ -12,25 +16,28 @@ SUPPLY_POLICIES = ("error", "pass", "empty")
 
 RELATIONS = ("empty", "nonEmpty", "equal", "subset", "implies", "ordered", "unchanged")
 COMBINATORS = ("union", "onlyIn", "intersect")
-STEPS = (
-    "source",
-    "json",
-    "select",
-    "items",
-    "keyBy",
-    "keyByPattern",
-    "field",
-    "filter",
-    "flattenKeys",
-    "sort",
-    "lines",
-    "matches",
-    "toolUses",
-    "userTexts",
-    "agentType",
-    "first",
-    "ageMs",
-)
+# step -> (argument -> (required, kind)); kinds: str, bool, regex, names, when. The registry of
+# extract steps: the compiler checks arguments against it, `STEPS` is its names in order.
+STEP_ARGS: dict[str, dict[str, tuple[bool, str]]] = {
+    "source": {"of": (True, "str")},
+    "json": {},
+    "select": {"path": (True, "str")},
+    "items": {},
+    "keyBy": {"field": (True, "str")},
+    "keyByPattern": {"re": (True, "regex"), "i": (False, "bool")},
+    "field": {"name": (True, "str")},
+    "filter": {"when": (True, "when")},
+    "flattenKeys": {},
+    "sort": {},
+    "lines": {},
+    "matches": {"re": (True, "regex"), "i": (False, "bool")},
+    "toolUses": {"names": (False, "names"), "subagentType": (False, "str")},
+    "userTexts": {"re": (True, "regex"), "i": (False, "bool")},
+    "agentType": {"is": (True, "str")},
+    "first": {},
+    "ageMs": {},
+}
+STEPS = tuple(STEP_ARGS)
 AXES = ("change", "actor", "world", "history")
 
 # name -> (allowed axes, allowed body relations, the scope source it pins or None)
@@ -55,6 +62,68 @@ MECHANISMS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]] = {
     "forbidden-command": (("change",), ("empty",), "command"),
 }
 RESERVED = "delegated-scope"
+
+
+# The config file, in the order discovery lists them; `pdks init` writes the first.
+CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
+
+
+class Host:
+    """One agent host the judge is wired into: where its hook is registered and how.
+
+    `adapter`: the module under `covenant/adapters` translating its payload; `file`: the settings
+    file holding the hook, root-relative; `events`: (event, matcher or None) pairs the hook is
+    registered under; `grouped`: the file nests handlers in matcher groups (`{matcher, hooks: [...]}`)
+    rather than listing them under the event; `command_key`: the handler key holding the command;
+    `handler`: the handler's other keys (type, timeout, fail-closed flags); `top`: keys the file
+    needs at its top level; `detect`: paths whose presence says the repository uses the host;
+    `script`: the hook is an executable file of its own (Cline), not an entry in a settings file.
+    """
+
+    __slots__ = ("name", "adapter", "file", "events", "grouped", "command_key", "handler", "top", "detect", "script")
+
+    def __init__(self, name, adapter, file, events, *, grouped=True, command_key="command", handler=None,
+                 top=None, detect=(), script=False):
+        self.name, self.adapter, self.file, self.events = name, adapter, file, events
+        self.grouped, self.command_key, self.handler = grouped, command_key, handler or {"type": "command"}
+        self.top, self.detect, self.script = top or {}, detect, script
+
+
+# The keys a shipped adapter reads from its `adapters.<host>` namespace in the config; any other
+# key there is refused rather than silently ignored.
+ADAPTER_SETTINGS = ("mutatingTools",)
+
+HOSTS: dict[str, Host] = {
+    host.name: host
+    for host in (
+        # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all. Claude
+        # Code (2.1.295 and later) blocks the call when a handler with `onFailure: block` cannot
+        # start, times out or exits with a status other than 0 and 2: no wrapper can catch a timeout.
+        Host("claude-code", "claude_code", ".claude/settings.json",
+             (("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*"),),
+             handler={"type": "command", "onFailure": "block"}, detect=(".claude", "CLAUDE.md")),
+        Host("codex", "codex", ".codex/hooks.json", (("PreToolUse", "apply_patch|Bash"),), detect=(".codex",)),
+        # Grok's default timeout (5 s) is shorter than a cold plan compile.
+        Host("grok", "grok", ".grok/hooks/covenant-pretooluse.json",
+             (("PreToolUse", "write|search_replace|run_terminal_command"),),
+             handler={"type": "command", "timeout": 60}, detect=(".grok",)),
+        # Gemini CLI's timeout is in milliseconds (default 60,000).
+        Host("gemini-cli", "gemini_cli", ".gemini/settings.json",
+             (("BeforeTool", "write_file|replace|run_shell_command"),),
+             handler={"type": "command", "timeout": 60000}, detect=(".gemini", "GEMINI.md")),
+        # Cursor lists handlers under the event; `failClosed` makes a hook that fails block.
+        Host("cursor", "cursor", ".cursor/hooks.json",
+             (("preToolUse", "Write|StrReplace|Edit|Delete|MultiEdit"), ("beforeShellExecution", None)),
+             grouped=False, handler={"failClosed": True}, top={"version": 1}, detect=(".cursor", ".cursorrules")),
+        # Copilot CLI and the cloud agent read `.github/hooks/*.json`; the command is `bash`.
+        Host("copilot", "copilot", ".github/hooks/covenant.json", (("preToolUse", None),), grouped=False,
+             command_key="bash", handler={"type": "command", "timeoutSec": 60}, top={"version": 1},
+             detect=(".github/copilot-instructions.md", ".github/hooks", ".github/instructions")),
+        # Cline runs the executable named after the hook in `.clinerules/hooks/`.
+        Host("cline", "cline", ".clinerules/hooks/PreToolUse", (("PreToolUse", None),), script=True,
+             detect=(".clinerules",)),
+    )
+}
 
 
 def quoted(names: object) -> str:

@@ -17,7 +17,7 @@ from agent_constitution.covenant import baseline, telemetry
 from agent_constitution.covenant.budget import COMMAND_LIMIT, OverBudget
 from agent_constitution.covenant import registrations as assembly_module
 from agent_constitution.covenant.dispatch import RUNNER_LABEL, advisory_line, dispatch
-from agent_constitution.covenant.ir import InputError, evidence_paths, parse_input
+from agent_constitution.covenant.ir import InputError, check_input, evidence_paths, parse_input
 from agent_constitution.covenant.plan import PlanError, load_plan
 from agent_constitution.covenant.registrations import (
     DEFAULT_MUTATING,
@@ -30,7 +30,6 @@ from agent_constitution.covenant.worlds import (
     NO_SUBJECT,
     planned_files,
     read_tree_file,
-    snapshot,
 )
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -59,18 +58,25 @@ def run_check(
     posture: str,
     read_file: FileReader | None = None,
     failure: str | None = None,
+    ir: dict[str, Any] | None = None,
+    plan: dict[str, Any] | None = None,
 ) -> int:
     """Judge `text` (IR, or a unified diff when `change_set`) in `root`; returns 0 or 2.
 
-    `failure` is a reason the input could not even be read (git); the run then fails closed.
+    `failure` is a reason the input could not even be read (git); the run then fails closed. A hook
+    adapter in this process hands over its `ir` as an object (checked as the text would be, never
+    serialised and parsed again) and the `plan` it already loaded.
     """
     log = telemetry.log_path(root, None)
     try:
-        plan = load_plan(root)
+        plan = plan if plan is not None else load_plan(root)
         log = telemetry.log_path(root, plan["logPath"])
         if failure is not None:
             raise InputError(failure)
-        if change_set:
+        if ir is not None:
+            data = check_input(ir)
+            _check_command_lengths(data)
+        elif change_set:
             from agent_constitution.covenant.diff import (
                 diff_to_input,  # the session path never reads diffs
             )
@@ -169,7 +175,7 @@ def _dispatch(
         changes=evidence_paths(data),
         files={path: reader(path) for path in planned_files(declarations)},
         actor=data.get("actor"),
-        snapshot=snapshot(session, int(time.time() * 1000)) if session is not None else None,
+        observed_at=int(time.time() * 1000),
     )
     valve = assembly_module.human_valve(assembly)
     verdicts = dispatch(calls, registrations, run, posture, valve)

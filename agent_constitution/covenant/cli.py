@@ -1,7 +1,7 @@
 """`pdks`: the covenant judge's command line (POLYDEUKES §4.7).
 
 `pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]] [--enforce advise|block]`,
-`pdks explain`, `pdks init …`, `pdks hook claude-code|codex|grok`. Exit codes are only 0 and 2; a
+`pdks explain`, `pdks init …`, `pdks hook <host>`. Exit codes are only 0 and 2; a
 usage error prints the usage line and reads no stdin. Only the standard library is imported until a
 subcommand needs more (the hook path never does while the compiled plan is current).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 USAGE = (
     "usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]]"
-    " [--enforce advise|block] | pdks explain | pdks init | pdks hook claude-code|codex|grok"
+    " [--enforce advise|block] | pdks explain | pdks init | pdks hook claude-code|codex|grok|gemini-cli|cursor|copilot|cline"
 )
 GIT_MODES = ("--staged", "--worktree", "--range")
 HELP = {
@@ -26,7 +26,8 @@ Commands:
   covenant check   judge one tool call (JSON on stdin), or a change set with --diff
   explain          print the compiled config: every covenant, what it covers and why
   init             write a starter polydeukes.config.yaml and wire a host's hook
-  hook HOST        the agent host hook: claude-code, codex or grok (the payload on stdin)
+  hook HOST        the agent host hook: claude-code, codex, grok, gemini-cli, cursor, copilot or cline
+                   (the payload on stdin)
 
 Options:
   -h, --help       show this help (COMMAND --help: that command's help)
@@ -53,10 +54,11 @@ Options:
 Print the compiled config of polydeukes.config.yaml in this folder: every covenant, what it covers
 and why. Options: -h, --help.
 """,
-    "hook": """usage: pdks hook claude-code|codex|grok
+    "hook": """usage: pdks hook claude-code|codex|grok|gemini-cli|cursor|copilot|cline
 
 The PreToolUse hook of an agent host: reads the host's payload on stdin, judges the tool call, and
-answers the way that host documents (exit 2 with the reason on stderr blocks). Options: -h, --help.
+answers the way that host documents (exit 2 with the reason on stderr, or the host's JSON answer).
+Options: -h, --help.
 """,
 }
 

@@ -12,30 +12,10 @@ import posixpath
 from typing import Any
 
 from agent_constitution.covenant import algebra
-from agent_constitution.covenant.catalogue import COMBINATORS, STEPS, quoted
+from agent_constitution.covenant.catalogue import COMBINATORS, STEP_ARGS, STEPS, quoted
 from agent_constitution.covenant.jsregex import JsRegexError, compile_js, translate
 
 FILTER_OPERATORS = ("eq", "ne", "size", "notIn", "lte", "gte")
-# step -> (argument -> (required, kind)); kinds: str, bool, regex, names, when
-STEP_ARGS: dict[str, dict[str, tuple[bool, str]]] = {
-    "source": {"of": (True, "str")},
-    "json": {},
-    "select": {"path": (True, "str")},
-    "items": {},
-    "keyBy": {"field": (True, "str")},
-    "keyByPattern": {"re": (True, "regex"), "i": (False, "bool")},
-    "field": {"name": (True, "str")},
-    "filter": {"when": (True, "when")},
-    "flattenKeys": {},
-    "sort": {},
-    "lines": {},
-    "matches": {"re": (True, "regex"), "i": (False, "bool")},
-    "toolUses": {"names": (False, "names"), "subagentType": (False, "str")},
-    "userTexts": {"re": (True, "regex"), "i": (False, "bool")},
-    "agentType": {"is": (True, "str")},
-    "first": {},
-    "ageMs": {},
-}
 KIND_WORDS = {"str": "a string", "bool": "a boolean", "regex": "a string", "names": "an array of strings"}
 
 

@@ -18,10 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from agent_constitution.covenant import algebra
-from agent_constitution.covenant.adapters import HOSTS
 from agent_constitution.covenant.algebra import ConfigProblem
 from agent_constitution.covenant.budget import CONFIG_LIMIT, YAML_DEPTH, YAML_NODES, Refused, read_regular
-from agent_constitution.covenant.catalogue import LISTS, META_LABELS, SESSION_CHANNELS
+from agent_constitution.covenant.catalogue import ADAPTER_SETTINGS, HOSTS, LISTS, META_LABELS, SESSION_CHANNELS
 from agent_constitution.covenant.values import js_trim  # upstream trims as JavaScript does
 
 TOP_KEYS = (
@@ -177,7 +176,7 @@ def _adapters(value: Any) -> dict[str, Any]:
         # shipped adapter answers to belongs to someone else's adapter and passes through.
         if name in HOSTS:
             for key in namespace:
-                if key not in HOSTS[name].SETTINGS:
+                if key not in ADAPTER_SETTINGS:
                     raise ConfigProblem(f"unknown key '{key}' in adapters.{name}")
             tools = namespace.get("mutatingTools", [])
             if not isinstance(tools, list) or not all(isinstance(t, str) and t.strip() for t in tools):

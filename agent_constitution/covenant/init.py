@@ -1,9 +1,9 @@
-"""`pdks init [--host claude-code|codex|grok] [--command CMD]`: scaffold the config, wire the hook.
+"""`pdks init [--host HOST] [--command CMD]`: scaffold the config, wire the hook.
 
 Creates `polydeukes.config.yaml` (upstream's starter: a placeholder language, the hook files and
 settings on the protection list, the witness token `pdks witness`) unless one of the three config
-names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the PreToolUse hook
-into that host's settings file. Nothing existing is overwritten: a present artifact is reported as
+names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the pre-tool hook
+into that host's settings file (the hosts and their files: `catalogue.HOSTS`). Nothing existing is overwritten: a present artifact is reported as
 skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, over the one
 settings merger compile uses too). The hook command is the one compile writes (`compile.launcher`);
 `--command` replaces it, and compile then leaves that choice alone.
@@ -17,24 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_constitution.covenant.catalogue import CONFIG_NAMES, HOSTS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.schemas import url
 
-CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
 IGNORE_LINE = ".polydeukes/"
 IGNORE_ENTRY = "# Polydeukes telemetry — local observation data, never committed.\n.polydeukes/\n"
 
-# host -> (settings file, PreToolUse matcher, timeout seconds or None)
-HOSTS: dict[str, tuple[str, str, int | None]] = {
-    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all
-    "claude-code": (".claude/settings.json", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", None),
-    "codex": (".codex/hooks.json", "apply_patch|Bash", None),
-    "grok": (".grok/hooks/covenant-pretooluse.json", "write|search_replace|run_terminal_command", 60),
-}
-# Claude Code (2.1.295 and later) blocks the call when a hook with this key cannot start, times out
-# or exits with a status other than 0 and 2: the fail-closed wrapper cannot catch a timeout.
-FAIL_CLOSED: dict[str, dict[str, str]] = {"claude-code": {"onFailure": "block"}}
 STARTER_PROTECTED = (".claude/hooks", ".claude/settings.json", ".grok/hooks")
 
 # The first line names the schema for yaml-language-server (VS Code, JetBrains and others).
@@ -108,7 +98,7 @@ def starter_config(host: str | None) -> str:
     """The starter text; the chosen host's settings file joins the protection list if not covered."""
     protected = list(STARTER_PROTECTED)
     if host is not None:
-        settings = HOSTS[host][0]
+        settings = HOSTS[host].file
         if not _covered(settings, protected):
             protected.append(settings)
     return STARTER.replace("{protected}", "".join(f"  - '{p}'\n" for p in protected))
@@ -195,8 +185,23 @@ def default_command(root: Path, host: str) -> str:
     return command(root, covenant_hook(host))
 
 
+def handler_of(host: str, command: str) -> dict[str, Any]:
+    """The hook handler of `host` running `command`: its type first, then the command, then the rest."""
+    spec = HOSTS[host]
+    handler: dict[str, Any] = {"type": spec.handler["type"]} if "type" in spec.handler else {}
+    handler[spec.command_key] = command
+    handler.update((key, value) for key, value in spec.handler.items() if key != "type")
+    return handler
+
+
+def runs_judge(host: str, text: str) -> bool:
+    """Whether a hook command runs `pdks hook <host>`, in any form."""
+    return f"pdks hook {host}" in text or (f" hook {host}" in text and "pdks" in text)
+
+
 def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, force: bool = False) -> bool:
-    """Merge one PreToolUse hook running `command` into a host settings file; True when it wrote.
+    """Merge the pre-tool hook running `command` into a host settings file, under each event the
+    host has one for; True when it wrote.
 
     Every other key and hook is kept (`compile.settings_file`, which compile uses too). A hook of
     ours (its command runs `pdks hook <host>` in a form `pdks init` or compile writes) is updated
@@ -209,22 +214,53 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
 
     if host not in HOSTS:
         raise UserError(f"unknown host '{host}'", fix="use one of " + ", ".join(HOSTS))
-    _, matcher, timeout = HOSTS[host]
+    spec = HOSTS[host]
     settings_path = Path(settings_path)
     program = launcher.covenant_hook(host)
-    handler: dict[str, Any] = {"type": "command", "command": command}
-    if timeout is not None:
-        handler["timeout"] = timeout
-    handler.update(FAIL_CLOSED.get(host, {}))
+    if spec.script:
+        return write_hook_script(settings_path, command, force=force)
+    wrote = False
     try:
-        return settings_file.merge_hook(
-            settings_path, "PreToolUse", handler, matcher=matcher,
-            runs=lambda text: f"pdks hook {host}" in text or (f" hook {host}" in text and "pdks" in text),
-            ours=lambda text: launcher.generated(program, text), force=force,
-        )
+        for event, matcher in spec.events:
+            wrote = settings_file.merge_hook(
+                settings_path, event, handler_of(host, command), matcher=matcher,
+                runs=lambda text: runs_judge(host, text), ours=lambda text: launcher.generated(program, text),
+                force=force, grouped=spec.grouped, key=spec.command_key, top=spec.top,
+            ) or wrote
+        return wrote
     except UserError as error:
         raise UserError(f"cannot merge the hook: {error.message}", file=error.file, field=error.field,
                         fix=error.fix) from None
+
+
+SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile): the covenant judge as this host's hook"
+
+
+def hook_script(command: str) -> str:
+    return f"#!/bin/sh\n{SCRIPT_BANNER}\n{command}\n"
+
+
+def write_hook_script(path: Path, command: str, *, force: bool = False) -> bool:
+    """Write the executable hook file a host runs by its name (Cline's `.clinerules/hooks/PreToolUse`);
+    True when it wrote. A file of someone else's (no banner) is never overwritten, unless `force`."""
+    text = hook_script(command)
+    if path.exists():
+        current = path.read_text(encoding="utf-8", errors="replace")
+        if current == text:
+            return False
+        if SCRIPT_BANNER not in current and not force:
+            return False  # somebody's own hook: theirs to keep
+    write_atomic(path, text)
+    path.chmod(0o755)
+    return True
+
+
+def remove_hook_script(path: Path) -> bool:
+    """Delete the hook file when we wrote it; True when it did."""
+    if path.is_file() and SCRIPT_BANNER in path.read_text(encoding="utf-8", errors="replace"):
+        path.unlink()
+        return True
+    return False
 
 
 def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[str], list[str]]:
@@ -236,8 +272,8 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         raise UserError(
             f"ambiguous Polydeukes config in {root} — found {' and '.join(found)}; keep exactly one and re-run"
         )
-    if found and host is not None and protect_settings(root / found[0], HOSTS[host][0]):
-        created.append(f"{found[0]} (protectedPaths += {HOSTS[host][0]})")
+    if found and host is not None and protect_settings(root / found[0], HOSTS[host].file):
+        created.append(f"{found[0]} (protectedPaths += {HOSTS[host].file})")
     elif found:
         skipped.append(found[0])
     else:
@@ -254,7 +290,7 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         created.append(".gitignore")
 
     if host is not None:
-        settings = HOSTS[host][0]
+        settings = HOSTS[host].file
         wrote = merge_hook_settings(root / settings, host, command or default_command(root, host),
                                     force=command is not None)
         (created if wrote else skipped).append(settings)
@@ -264,7 +300,7 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
 def main(argv: list[str]) -> int:
     """`argv` is what follows `pdks init`."""
     parser = argparse.ArgumentParser(prog="pdks init", description="Scaffold the covenant config and wire a host hook.")
-    parser.add_argument("--host", choices=sorted(HOSTS), help="merge the PreToolUse hook into this host's settings")
+    parser.add_argument("--host", choices=sorted(HOSTS), help="merge the pre-tool hook into this host's settings")
     parser.add_argument("--command", help="the hook command to register (default: the `pdks hook <host>` "
                         "command compile writes, independent of the host's PATH)")
     try:

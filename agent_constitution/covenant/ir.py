@@ -89,7 +89,10 @@ def _check_tools(tools: Any) -> None:
 def _check_session(session: Any) -> None:
     if not isinstance(session, dict):
         raise InputError("input carries a session key that is not an object")
-    for key in ("userMessages", "toolCalls"):
+    # A session an adapter of this process built reads its transcript only when the judge asks;
+    # the lists it makes are well-formed by construction, and reading them here would read it now.
+    deferred = getattr(session, "deferred", False)
+    for key in () if deferred else ("userMessages", "toolCalls"):
         if not isinstance(session.get(key), list):
             raise InputError(f"input carries no session.{key} array")
     if "evidencePath" in session and not isinstance(session["evidencePath"], str):
@@ -100,6 +103,8 @@ def _check_session(session: Any) -> None:
             raise InputError("input carries a session.channels that is not an object")
         if "sidecar" in channels and not isinstance(channels["sidecar"], str):
             raise InputError("input carries a session.channels.sidecar that is not text")
+    if deferred:
+        return
     for message in session["userMessages"]:
         stamp = message.get("timestampMs") if isinstance(message, dict) else None
         if (

@@ -1,15 +1,10 @@
-"""The meta-covenants that protect the judging chain, and shell writes read as file changes.
+"""The meta-covenants that protect the judging chain.
 
 Three built-in registrations (POLYDEUKES §5): `self-mod` (a mutating tool aimed at a protected
 path), `shell-mod` (a shell command writing to, or mentioning without read-only proof, a protected
 path) and `transcript-mod` (anything touching the session transcript). Each answers upheld, broken
 with upstream's reason, or unjudgeable (a misassembled registration, or an exception inside a judge):
 cannot judge means block.
-
-`shell_evidence` derives the file changes a shell command line computes (redirect, heredoc,
-herestring, append; §5.7) and completes them against the pre-state on disk, so a declaration judges
-`echo TODO >> src/a.ts` as the modify it makes; what it cannot compute (sed -i, tee, an opaque or
-nested command) is reported so the assembly records it as skipped.
 
 Standard library only (hot path), with `collections.namedtuple`s for the same import-cost reason as
 `shell.py`.
@@ -25,20 +20,15 @@ import re
 from collections import namedtuple
 from collections.abc import Iterator
 from functools import lru_cache
-from pathlib import Path
 
-from agent_constitution.covenant.budget import FILE_LIMIT, read_regular
 from agent_constitution.covenant.shell import (
     Command,
-    Redirect,
     Tokenized,
     basename,
     command_name,
     inline_programs,
-    is_nested_shell,
     mutation_targets,
     proves_read_only,
-    read_only_head,
     tokenize,
 )
 
@@ -47,6 +37,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 UPHELD, BROKEN, UNJUDGEABLE = 0, 1, 2
+# Commands that change the directory later relative paths resolve against.
+DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
 
 
 class MetaOutcome(
@@ -172,14 +164,14 @@ def program_mention(command: Command, protected: tuple[str, ...] | list[str]) ->
 
 # One reading per string: routing, shell-mod, transcript-mod and the shell evidence all read the
 # same command line, and a long one costs the tokenizer milliseconds. Tokenized values are immutable.
-_tokenize = lru_cache(maxsize=16)(tokenize)
+cached_tokenize = lru_cache(maxsize=16)(tokenize)
 
 
 @lru_cache(maxsize=64)
 def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
     """The path candidates of one argument string read as a command line, and whether it was fully
     read. Cached: self-mod and shell-mod route the same call, and a Write's content can be large."""
-    tokenized = _tokenize(text)
+    tokenized = cached_tokenize(text)
     found: list[str] = []
     for command in tokenized.commands:
         for word in command.words:
@@ -378,7 +370,7 @@ def reach_of_word(word: Any, reach: Reach | None, anchored: bool) -> str | None:
 # --- the three judges -----------------------------------------------------------------------------
 
 
-def _command_strings(call: dict[str, Any], command_args: tuple[str, ...]) -> list[str]:
+def command_strings(call: dict[str, Any], command_args: tuple[str, ...]) -> list[str]:
     args = call.get("args")
     if not isinstance(args, dict):
         return []
@@ -493,13 +485,13 @@ def judge_shell_mod(
     for call in calls:
         if call.get("name") not in shell:
             continue
-        lines = _command_strings(call, command_args)
+        lines = command_strings(call, command_args)
         if not lines:
             return (
                 f"unjudgeable shell call {call['name']}: no command string under any command-arg name"
             )
         for line in lines:
-            tokenized = _tokenize(line)
+            tokenized = cached_tokenize(line)
             for span in tokenized.unread:
                 candidates = untokenizable_line_candidates(_strip_quoting(span.text))
                 for path in protected:
@@ -517,7 +509,7 @@ def _moves_directory(tokenized: Tokenized) -> bool:
     """A `cd`/`pushd`/`popd` in the line: relative words then start somewhere this layer does not know."""
     for command in tokenized.commands:
         name = command_name(command)
-        if name is not None and (name.opaque or basename(name.text) in _DIRECTORY_CHANGES):
+        if name is not None and (name.opaque or basename(name.text) in DIRECTORY_CHANGES):
             return True
     return False
 
@@ -592,8 +584,8 @@ def judge_transcript_mod(
     for call in calls:
         name = call.get("name")
         if name in shell:
-            for line in _command_strings(call, command_args):
-                tokenized = _tokenize(line)
+            for line in command_strings(call, command_args):
+                tokenized = cached_tokenize(line)
                 for span in tokenized.unread:
                     candidates = untokenizable_line_candidates(_strip_quoting(span.text))
                     if any(transcript.named_in(c) for c in candidates):
@@ -667,8 +659,8 @@ class PathCovenant(
             return named[0] if named else None
         if name not in self.shell:
             return None
-        for line in _command_strings(call, tuple(self.command_args)):
-            tokenized = _tokenize(line)
+        for line in command_strings(call, tuple(self.command_args)):
+            tokenized = cached_tokenize(line)
             anchored = not _moves_directory(tokenized)
             for command in tokenized.commands:
                 for token in (*command.words, *(r.target for r in command.redirects)):
@@ -759,213 +751,3 @@ def meta_registrations(assembly: Any) -> list[PathCovenant | TranscriptCovenant]
             )
         )
     return found
-
-
-# --- shell writes as file changes (§5.7) ---------------------------------------------------------
-
-NO_PRE_STATE = "a shell write in scope on a surface with no pre-state channel to complete it"
-_DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
-_STDOUT_WRITES = frozenset({">", ">>", ">|", "1>", "1>>", "1>|"})
-_FD_REFERENCE = re.compile(r"-|[0-9]+-?")
-
-
-class ShellWrite(namedtuple("ShellWrite", ["path", "content", "append"])):
-    """A computed write: the target as written, the exact bytes, truncate or append."""
-
-    __slots__ = ()
-
-
-class Uncomputable(namedtuple("Uncomputable", ["path", "reason"])):
-    """A detected write this layer cannot compute; `path` is None when the target is unknowable."""
-
-    __slots__ = ()
-
-
-class Derivation(namedtuple("Derivation", ["writes", "uncomputable"])):
-    """The `writes` (ShellWrite list) and `uncomputable` writes (Uncomputable list) of a line."""
-
-    __slots__ = ()
-
-
-def _write_redirects(command: Command) -> list[Redirect]:
-    return [
-        r
-        for r in command.redirects
-        if r.writes and not (r.operator.endswith(">&") and _FD_REFERENCE.fullmatch(r.target.text))
-    ]
-
-
-def _resolve_target(text: str, opaque: bool, moves_directory: bool) -> tuple[str | None, str | None]:
-    """(path, None) for a known target, (None, reason) for one this layer cannot know."""
-    if opaque:
-        return None, f"write target {text} is opaque"
-    if text.startswith("~"):
-        return None, f"write target {text} is home-relative"
-    if moves_directory and not text.startswith("/"):
-        return None, f"relative write target {text} beside a directory change"
-    return text, None
-
-
-def _file(derivation: Derivation, text: str, opaque: bool, moves: bool, reason: str) -> None:
-    path, why = _resolve_target(text, opaque, moves)
-    derivation.uncomputable.append(Uncomputable(path, reason if path is not None else why))
-
-
-def _content(command: Command) -> tuple[str | None, str | None]:
-    """(bytes written to stdout, None) or (None, the reason they are not computed)."""
-    if not command.words:
-        return "", None
-    reads = [r for r in command.redirects if not r.writes]
-    if reads or command.heredocs:
-        first = command.words[0]
-        if first.opaque or len(command.words) > 1:
-            return None, "stdin is transformed by the command, not copied verbatim"
-        if basename(first.text) != "cat":
-            return None, f"stdin of {first.text} is not copied verbatim"
-        if len(command.heredocs) + len(reads) > 1:
-            return None, "more than one stdin source"
-        if command.heredocs:
-            heredoc = command.heredocs[0]
-            if not heredoc.literal and any(c in heredoc.body for c in "$`\\"):
-                return None, "an unquoted heredoc body carries an expansion or escape"
-            return heredoc.body, None
-        read = reads[0]
-        if read.operator != "<<<":
-            return None, f"stdin comes from file {read.target.text}"
-        if read.target.opaque:
-            return None, "the herestring is opaque"
-        return read.target.text + "\n", None
-    first = command.words[0]
-    if first.opaque:
-        return None, "the writing command is opaque"
-    if basename(first.text) != "echo":
-        return None, f"the output of {first.text} is not computable"
-    args = command.words[1:]
-    if args and args[0].text.startswith("-"):
-        return None, "echo flag semantics are not computed"
-    if any(w.opaque for w in args):
-        return None, "an echo argument is opaque"
-    return " ".join(w.text for w in args) + "\n", None
-
-
-def _derive_command(command: Command, moves: bool, derivation: Derivation) -> None:
-    name = command_name(command)
-    if is_nested_shell(command):
-        derivation.uncomputable.append(Uncomputable(None, f"nested shell execution: {name.text}"))
-        return
-    writes = _write_redirects(command)
-    # Redirect targets count too (`(cd x && echo a > b)` ends on the target), which only ever
-    # turns a computed write into an uncomputable one.
-    tokens = (*command.words, *(r.target for r in command.redirects))
-    if any(t.text.startswith("(") or t.text.endswith(")") for t in tokens):
-        reason = "subshell group syntax is not parsed here"
-        if not writes:
-            derivation.uncomputable.append(Uncomputable(None, reason))
-        for redirect in writes:
-            _file(derivation, redirect.target.text, redirect.target.opaque, moves, reason)
-        return
-    if len(writes) > 1:
-        for redirect in writes:
-            _file(derivation, redirect.target.text, redirect.target.opaque, moves, "the command carries more than one write")
-    elif writes:
-        redirect = writes[0]
-        path, why = _resolve_target(redirect.target.text, redirect.target.opaque, moves)
-        if path is None:
-            derivation.uncomputable.append(Uncomputable(None, why))
-        elif redirect.operator not in _STDOUT_WRITES:
-            derivation.uncomputable.append(
-                Uncomputable(path, f"redirect {redirect.operator} does not carry stdout")
-            )
-        else:
-            content, reason = _content(command)
-            if content is None:
-                derivation.uncomputable.append(Uncomputable(path, reason))
-            else:
-                derivation.writes.append(ShellWrite(path, content, redirect.operator.endswith(">>")))
-    detected = [(rule, word) for rule, word in mutation_targets(command) if rule != "redirect-write"]
-    for rule, word in detected:
-        _file(derivation, word.text, False, moves, f"{rule} writes content this layer does not compute")
-    if writes or detected:
-        return
-    if any(w.opaque for w in command.words) and not read_only_head(command):
-        first = command.words[0].text if command.words else "a command"
-        derivation.uncomputable.append(
-            Uncomputable(None, f"opaque token under {first} that is not proven read-only")
-        )
-
-
-def derive_shell_writes(line: str) -> Derivation:
-    """The writes one command line proves, and the detected ones it cannot compute. Pure."""
-    tokenized = _tokenize(line)
-    moves = False
-    for command in tokenized.commands:
-        name = command_name(command)
-        if name is not None and not name.opaque and basename(name.text) in _DIRECTORY_CHANGES:
-            moves = True
-    derivation = Derivation([], [Uncomputable(None, span.reason) for span in tokenized.unread])
-    for command in tokenized.commands:
-        _derive_command(command, moves, derivation)
-    return derivation
-
-
-class ShellEvidence(namedtuple("ShellEvidence", ["changes", "uncomputable", "unknown"])):
-    """What a shell call's command lines mean as file changes, for the discipline assembly.
-
-    `changes`: FileChange dicts completed from disk (none without a pre-state channel);
-    `uncomputable`: (repo-relative path, reason) for writes to a known file that are not computed;
-    `unknown`: reasons for writes whose target cannot be determined.
-    """
-
-    __slots__ = ()
-
-
-def _repo_relative(path: str, root: Path) -> str:
-    if path.startswith("/"):
-        try:
-            return Path(path).relative_to(root).as_posix()
-        except ValueError:
-            return path
-    return "/".join(resolve_dots(path_segments(path))) or path
-
-
-def _read_pre(root: Path, path: str) -> str | None:
-    """The target's text on disk, or None when it does not exist; unreadable raises (fail-closed)."""
-    try:  # a FIFO or device raises Refused: the shell-evidence judge then cannot judge, and blocks
-        return read_regular(root / path, FILE_LIMIT, "write target").decode("utf-8")
-    except FileNotFoundError:
-        return None
-
-
-def shell_evidence(call: dict[str, Any], assembly: Any) -> ShellEvidence:
-    """The file changes a shell call computes, completed from `assembly.root` (§5.7).
-
-    Without a session (no pre-state channel: Grok, the change-set surface) computable writes are
-    reported as uncomputable, with upstream's no-pre-state reason decided by the assembly. Reading an
-    existing but unreadable target raises: the caller judges that as unjudgeable.
-    """
-    evidence = ShellEvidence([], [], [])
-    if call.get("name") not in assembly.shell:
-        return evidence
-    root = Path(assembly.root)
-    current: dict[str, str | None] = {}  # path -> its text after the writes so far
-    for line in _command_strings(call, tuple(assembly.command_args)):
-        derivation = derive_shell_writes(line)
-        for item in derivation.uncomputable:
-            if item.path is None:
-                evidence.unknown.append(item.reason)
-            else:
-                evidence.uncomputable.append((_repo_relative(item.path, root), item.reason))
-        for write in derivation.writes:
-            if assembly.session is None:
-                evidence.uncomputable.append((_repo_relative(write.path, root), NO_PRE_STATE))
-                continue
-            if write.path not in current:
-                current[write.path] = _read_pre(root, write.path)
-            pre = current[write.path]
-            post = (pre or "") + write.content if write.append else write.content
-            current[write.path] = post
-            if pre is None:
-                evidence.changes.append({"kind": "create", "path": write.path, "post": post})
-            else:
-                evidence.changes.append({"kind": "modify", "path": write.path, "pre": pre, "post": post})
-    return evidence

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from agent_constitution.covenant.budget import CONFIG_LIMIT, PLAN_LIMIT, Refused, read_regular
+from agent_constitution.covenant.catalogue import CONFIG_NAMES
 from agent_constitution.covenant.values import js_trim
 
 try:  # CPython's own sha256: the hook path then never loads OpenSSL (hashlib does, at import)
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 PLAN_FORMAT = 2
-CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
 PLAN_DIR = Path(".polydeukes") / "plans"
 
 

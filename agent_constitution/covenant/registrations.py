@@ -27,6 +27,7 @@ assembly facts plus what the runner read once for the whole input.
     meta_registrations(assembly: Assembly) -> list[Registration]
         self-mod / shell-mod / transcript-mod in §4.6 order, each only when its condition holds
         (mutating roster non-empty / shell roster non-empty / session.evidencePath present).
+`shellwrite.py` provides
     shell_evidence(call: dict, assembly: Assembly) -> ShellEvidence
         the file changes a shell call's command line computes (§5.7). `ShellEvidence` has
         `changes: list[dict]` (FileChange dicts {kind, path, pre?, post?} completed from disk;
@@ -46,7 +47,6 @@ assembly facts plus what the runner read once for the whole input.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import namedtuple
 from collections.abc import Callable
@@ -102,13 +102,14 @@ class Run:
         changes: list[str],
         files: dict[str, str | None],
         actor: dict[str, Any] | None,
-        snapshot: dict[str, Any] | None = None,
+        observed_at: int = 0,
     ) -> None:
         self.assembly = assembly
         self.changes = changes  # paths of every toolCall carrying evidence, in input order, as given
         self.files = files  # file sources read once: repo-relative path -> text, None = absent
         self.actor = actor
-        self.snapshot = snapshot  # the transcript source, when the input has a session
+        self.observed_at = observed_at  # epoch ms of the run's start: the transcript's observedAtMs
+        self._snapshot: dict[str, Any] | None = None
         self._worlds: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self._evidence: dict[int, Any] = {}
 
@@ -117,7 +118,9 @@ class Run:
         if worlds.command_of(call, self.assembly.shell, self.assembly.command_args) is None:
             return None
         if id(call) not in self._evidence:
-            self._evidence[id(call)] = meta.shell_evidence(call, self.assembly)
+            from agent_constitution.covenant.shellwrite import shell_evidence  # only shell calls need it
+
+            self._evidence[id(call)] = shell_evidence(call, self.assembly)
         return self._evidence[id(call)]
 
     def worlds(self, call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -142,6 +145,13 @@ class Run:
             found = [(NO_SUBJECT, common)]
         return found
 
+    def snapshot(self) -> dict[str, Any] | None:
+        """The transcript source, when the input has a session: built on first use, as the session's
+        messages may be read only then."""
+        if self._snapshot is None and self.assembly.session is not None:
+            self._snapshot = worlds.snapshot(self.assembly.session, self.observed_at)
+        return self._snapshot
+
     def bind(self, declaration: dict[str, Any], call: dict[str, Any], world: dict[str, Any]) -> dict[str, Any]:
         """The world plus the declaration's own `sources` (file, sidecar, transcript)."""
         if not declaration["sources"]:
@@ -156,7 +166,7 @@ class Run:
                 channels = (session or {}).get("channels") or {}
                 value = channels.get("sidecar")
             else:
-                value = self.snapshot
+                value = self.snapshot()
             if value is not None:
                 bound[name] = value
         return bound
@@ -171,8 +181,14 @@ class Run:
 
 
 def _fold(why: str | None) -> str:
-    """`why` on one line: every run of CR/LF becomes one space."""
-    return js_trim(re.sub(r"[\r\n]+", " ", why)) if why else ""
+    """`why` on one line: every run of CR/LF becomes one space. String operations, not `re.sub`:
+    every entry of the plan is folded on every call, and `re`'s flag handling costs more per call."""
+    if not why:
+        return ""
+    text = why.replace("\r", "\n")
+    while "\n\n" in text:
+        text = text.replace("\n\n", "\n")
+    return js_trim(text.replace("\n", " "))
 
 
 class Discipline:

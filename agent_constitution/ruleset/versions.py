@@ -37,6 +37,7 @@ from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider, BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
 from agent_constitution.errors import UserError
+from agent_constitution.layout import SOURCE_CONFIG as SOURCE_FILE
 from agent_constitution.readers import decode, parse_toml
 from agent_constitution.ruleset.manifest import Declared, declare
 from agent_constitution.ruleset.models import SourceConfig, SourceSpec, parse
@@ -45,7 +46,6 @@ from agent_constitution.sources import read_at, version_tags
 if TYPE_CHECKING:
     from agent_constitution.ruleset.sourceset import SourceSet
 
-SOURCE_FILE = "rules/source.toml"
 # A tag that starts like a version (`v1`, `2.0-beta`) but does not parse: worth a note, unlike `stable`.
 _LOOKS_LIKE_VERSION = re.compile(r"^[vV]?[0-9]")
 # resolvelib's bound on resolution rounds; far above what a few dozen sources need.

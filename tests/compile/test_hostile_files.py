@@ -90,7 +90,7 @@ CASES = {
     "lock is a folder": (folder("rules.lock"), "compile", "rules.lock: is a folder, expected a file"),
     "lock source without url or path": (replace("rules.lock", 'path = "src"\n', ""), "compile",
                                         "rules.lock: source.0: a locked source has exactly one of `url` or `path`"),
-    "source.toml nested": (append("src/rules/source.toml", "\n" + DEEP), "compile", "source.toml: values are nested too deeply"),
+    "source.toml nested": (append("src/rules/source.toml", "\n" + DEEP), "compile", "source.toml): values are nested too deeply"),  # read first by resolution, naming the source
     "source.toml is a folder": (folder("src/rules/source.toml"), "compile", "source.toml: is a folder, expected a file"),
     "rule nested": (append("src/rules/7.toml", "\n" + DEEP), "compile", "rules/7.toml: values are nested too deeply"),
     "rule huge integer": (replace("src/rules/7.toml", "revision = 1", f"revision = {BIG}"), "compile",

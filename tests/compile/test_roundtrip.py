@@ -155,7 +155,7 @@ def test_an_up_to_date_settings_file_is_never_rewritten(tmp_path):
 
 def test_pyproject_wiring_keeps_the_file(tmp_path):
     """`init` adds `[tool.doit]` through tomlkit: comments, odd spacing and inline tables stay."""
-    from agent_constitution.sources.starter import _wire_doit as wire_doit
+    from agent_constitution.commands.starter import _wire_doit as wire_doit
 
     text = ('[project]   # ours\nname="x"\ndependencies = [ "a",\n   "b" ]\n\n'
             '[tool.ruff]\nline-length=100\nlint = { select = ["E"] }\n')

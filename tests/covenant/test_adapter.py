@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_constitution.covenant import transcript as transcripts
 from agent_constitution.covenant.adapters import claude_code, codex, grok
 from agent_constitution.covenant.adapters.common import Refusal, apply_edit, hook, ir_text
 
@@ -139,29 +140,29 @@ def test_transcript_joins_results_and_keeps_only_human_messages(tmp_path):
         {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t2", "is_error": False}]}},
     ]
     path.write_text("\n".join(json.dumps(e) for e in entries) + "\n{broken line\n")
-    messages, calls = claude_code.read_transcript(str(path))
+    messages, calls = transcripts.read_transcript(str(path))
     assert messages == [{"text": "first", "timestampMs": 1789466400000}, {"text": "bad stamp"}]
     assert calls == [
         {"name": "Bash", "args": {"command": "npm view x"}, "succeeded": True},
         {"name": "Bash", "args": {"command": "false"}, "succeeded": False},  # the first result wins
         {"name": "Read", "args": {}, "succeeded": False},
     ]
-    assert claude_code.read_transcript(str(tmp_path / "missing.jsonl")) == ([], [])
+    assert transcripts.read_transcript(str(tmp_path / "missing.jsonl")) == ([], [])
 
 
 def test_sidecar_channel(tmp_path):
     transcript = tmp_path / "s1.jsonl"
     transcript.write_text("")
-    assert claude_code.read_sidecar(str(transcript)) is None  # no directory: no channel
-    assert claude_code.read_sidecar("relative/s1.jsonl") is None
+    assert transcripts.read_sidecar(str(transcript)) is None  # no directory: no channel
+    assert transcripts.read_sidecar("relative/s1.jsonl") is None
     subagents = tmp_path / "s1" / "subagents"
     subagents.mkdir(parents=True)
-    assert claude_code.read_sidecar(str(transcript)) == "[]"
+    assert transcripts.read_sidecar(str(transcript)) == "[]"
     (subagents / "agent-b.meta.json").write_text('{"agentType":"writer-agent"}')
     (subagents / "agent-a.meta.json").write_text('{"agentType":"reviewer"}')
     (subagents / "agent-c.meta.json").write_text("{half")
     (subagents / "other.json").write_text("{}")
-    assert claude_code.read_sidecar(str(transcript)) == '[{"agentType":"reviewer"},{"agentType":"writer-agent"}]'
+    assert transcripts.read_sidecar(str(transcript)) == '[{"agentType":"reviewer"},{"agentType":"writer-agent"}]'
     ir = claude(tmp_path, "Bash", {"command": "ls"}, transcript_path=str(transcript))
     assert ir["session"]["channels"] == {"sidecar": '[{"agentType":"reviewer"},{"agentType":"writer-agent"}]'}
 
@@ -223,7 +224,7 @@ def test_transcript_timestamps_agree_with_datetime(moment, offset_minutes):
     zone = timezone(timedelta(minutes=offset_minutes))
     stamped = moment.replace(microsecond=moment.microsecond // 1000 * 1000, tzinfo=zone)
     text = stamped.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    assert claude_code._timestamp_ms(text) == round(stamped.timestamp() * 1000)
+    assert transcripts.timestamp_ms(text) == round(stamped.timestamp() * 1000)
 
 
 _json_values = st.recursive(

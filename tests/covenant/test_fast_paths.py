@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_constitution.covenant import baseline
-from agent_constitution.covenant.adapters.claude_code import _json_line
+from agent_constitution.covenant.transcript import json_line as _json_line
 from agent_constitution.covenant.jsregex import JsRegexError, compile_js, translate
 from agent_constitution.covenant.telemetry import parse_line
 from agent_constitution.covenant.values import UNDEFINED, canonical, deep_equal

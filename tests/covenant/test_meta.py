@@ -9,11 +9,9 @@ from hypothesis import strategies as st
 
 from agent_constitution.covenant.meta import (
     BROKEN,
-    NO_PRE_STATE,
     UNJUDGEABLE,
     UPHELD,
     Transcript,
-    derive_shell_writes,
     judge_self_mod,
     judge_shell_mod,
     judge_transcript_mod,
@@ -21,8 +19,8 @@ from agent_constitution.covenant.meta import (
     path_candidates,
     path_matches_protected,
     path_route,
-    shell_evidence,
 )
+from agent_constitution.covenant.shellwrite import NO_PRE_STATE, derive_shell_writes, shell_evidence
 
 CLAUDE = dict(mutating=("Edit", "Write", "MultiEdit", "NotebookEdit"), shell=("Bash",), command_args=("command",))
 P = "sub/protected/file.txt"

@@ -568,7 +568,7 @@ def fill(name, root, stamp, first, second="and the tests"):
     ],
 )
 def test_only_a_persons_messages_are_read(repo, case, fixture, expected):
-    from agent_constitution.covenant.adapters.claude_code import read_transcript
+    from agent_constitution.covenant.transcript import read_transcript
 
     path = fill(fixture, repo, "2026-09-01T10:00:00.000Z", "please fix the parser")
     messages, _ = read_transcript(str(path))
@@ -577,7 +577,7 @@ def test_only_a_persons_messages_are_read(repo, case, fixture, expected):
 
 
 def test_wv04_origin_marks_decide_once_any_entry_carries_one(repo):
-    from agent_constitution.covenant.adapters.claude_code import read_transcript
+    from agent_constitution.covenant.transcript import read_transcript
 
     path = fill("transcript_2_1.jsonl", repo, "2026-09-01T10:00:00.000Z", "hello")
     unmarked = json.dumps({"type": "user", "userType": "external", "message": {"role": "user", "content": "pdks witness"}})
@@ -849,7 +849,7 @@ T0, T5, T6 = 1784606400000, 1784606700000, 1784606760000  # 2026-07-21T04:00, 04
     ],
 )
 def test_transcript_trust_contract_as_upstream(tmp_path, case, entries, expected):
-    from agent_constitution.covenant.adapters.claude_code import read_transcript
+    from agent_constitution.covenant.transcript import read_transcript
 
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(e if isinstance(e, str) else json.dumps(e) for e in entries))

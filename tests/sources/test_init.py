@@ -8,8 +8,8 @@ import pytest
 from agent_constitution import cli
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import resolve
-from agent_constitution.sources import starter
-from agent_constitution.sources.starter import (
+from agent_constitution.commands import starter
+from agent_constitution.commands.starter import (
     DODO,
     EDITION,
     REVISION,

@@ -23,8 +23,8 @@ import pytest
 
 from agent_constitution import cli
 from agent_constitution.ruleset.source import load_source
-from agent_constitution.sources.shape import Shape, detect
-from agent_constitution.sources.starter import (
+from agent_constitution.commands.shape import Shape, detect
+from agent_constitution.commands.starter import (
     SOURCE_URL,
     STARTER_PACKAGES,
     URL_VARIABLE,

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile.layout import PLAIN_HOOKS, PRE_COMMIT, SETTINGS, hook_files
+from agent_constitution.compile.layout import PLAIN_HOOKS, PRE_COMMIT, SETTINGS, agent_hook_files, hook_files
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
 HINT = "git-hook"
@@ -23,11 +23,13 @@ class HookFiles:
 
     def jobs(self, plan: Plan) -> list[Job]:
         names = hook_files(plan.root, plan.settings.git_hook)
+        runner_less = names == [SETTINGS]  # no git hook runner: compile says how to wire one
+        names += agent_hook_files(plan.root, hosts(plan.settings.agents))
         found = [
             Job(name=name, doc=f"Merge the hooks that run the checks into {name}", subject=name, before_root=True)
             for name in names
         ]
-        if names == [SETTINGS]:
+        if runner_less:
             found.append(Job(
                 name=HINT,
                 doc="Say how to run the checks from a git hook (the repository uses no hook runner)",
@@ -50,7 +52,7 @@ class HookFiles:
         path = confine(root / name, root)
         before = read_bytes(path, name) if os.path.lexists(path) else None
         _write(root, name)
-        after = path.read_bytes()
+        after = path.read_bytes() if os.path.lexists(path) else None  # an agent host's file with only ours: removed
         if before is not None and before != after and locked:
             write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
             raise UserError(
@@ -59,7 +61,8 @@ class HookFiles:
                 fix="run `doit compile` without --locked (outside CI) and commit the result",
             )
         changed = before != after
-        return Step((name,) if changed else (), (), {name: hashlib.sha256(after).hexdigest()}, _state(root))
+        digests = {} if after is None else {name: hashlib.sha256(after).hexdigest()}
+        return Step((name,) if changed else (), (), digests, _state(root))
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         if not values or values.get("state") != _state(plan.root):
@@ -81,6 +84,8 @@ class HookFiles:
         confine(root / name, root)
         if name == SETTINGS:
             changed = hooks.remove_claude_settings(root)
+        elif name in hooks.HOST_FILES:
+            changed = hooks.remove_host_hook(root, name)
         elif name == PRE_COMMIT:
             changed = hooks.remove_pre_commit(root)
         elif name in PLAIN_HOOKS:
@@ -88,6 +93,15 @@ class HookFiles:
         else:
             changed = hooks.remove_lefthook(root / name)
         return [name] if changed else []
+
+
+# `[compile] agents` names → the covenant judge's hosts (covenant.catalogue.HOSTS) where they differ.
+_HOST_NAMES = {"gemini": "gemini-cli"}
+
+
+def hosts(agents: tuple[str, ...]) -> list[str]:
+    """The covenant hosts among the agents compile serves: their hooks are wired."""
+    return [_HOST_NAMES.get(name, name) for name in agents]
 
 
 def _state(root: Path) -> str:
@@ -107,6 +121,8 @@ def _write(root: Path, name: str) -> None:
 
     if name == SETTINGS:
         hooks.write_claude_settings(root)
+    elif name in hooks.HOST_FILES:
+        hooks.write_host_hook(root, name)
     elif name == PRE_COMMIT:
         hooks.write_pre_commit(root)
     elif name in PLAIN_HOOKS:

@@ -1,8 +1,10 @@
-"""`pdks hook claude-code|codex|grok`: a host's PreToolUse payload on stdin, a verdict as the exit code.
+"""`pdks hook <host>`: a host's pre-tool payload on stdin, a verdict the way that host reads one.
 
-Exit 0 lets the tool call run; exit 2 blocks it, with the reason on stderr (what Claude Code, Codex
-and Grok show the agent). A payload the adapter cannot translate fails closed with upstream's
-`adapter-<host> failed before spawn: <reason>` line.
+The hosts are listed once, in `covenant/catalogue.py` (`HOSTS`); each has a module here that
+translates its documented payload into the input IR and says how it answers (`ANSWER`, default:
+exit 0 lets the call run, exit 2 blocks with the reason on stderr, as Claude Code, Codex, Grok and
+Gemini CLI read it). Only the named host's module is imported. A payload the adapter cannot
+translate fails closed with upstream's `adapter-<host> failed before spawn: <reason>` line.
 
 Grok runs the hooks of `.claude/settings.json` too: a payload of Grok's shape arriving at
 `claude-code` is judged by the Grok adapter, never refused for its shape. What the judge says when
@@ -12,18 +14,23 @@ it lets a call through (advisories) reaches the model on Claude Code as JSON `ad
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
-from agent_constitution.covenant.adapters import claude_code, codex, grok
 from agent_constitution.covenant import budget
-from agent_constitution.covenant.adapters.common import hook, refuse
-from agent_constitution.covenant.plan import CONFIG_NAMES
+from agent_constitution.covenant.adapters.common import EXIT_CODE, hook, parse_payload, refuse
+from agent_constitution.covenant.catalogue import CONFIG_NAMES, HOSTS
 
-HOSTS = {"claude-code": claude_code, "codex": codex, "grok": grok}
-USAGE = "usage: pdks hook claude-code|codex|grok"
+USAGE = "usage: pdks hook " + "|".join(HOSTS)
+
+
+def adapter(host: str):
+    """The adapter module of a host named in the catalogue."""
+    name = f"agent_constitution.covenant.adapters.{HOSTS[host].adapter}"
+    __import__(name)  # not importlib: its package costs the hot path an import of its own
+    return sys.modules[name]
 
 
 def find_root(start: Path) -> Path:
@@ -39,8 +46,10 @@ def find_root(start: Path) -> Path:
 
 
 def root_for(host: str) -> Path:
-    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`; otherwise search up from the cwd."""
-    named = os.environ.get("CLAUDE_PROJECT_DIR") if host == "claude-code" else None
+    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`, Gemini CLI in `$GEMINI_PROJECT_DIR`;
+    otherwise search up from the cwd."""
+    variable = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini-cli": "GEMINI_PROJECT_DIR"}.get(host)
+    named = os.environ.get(variable) if variable else None
     return Path(named) if named else find_root(Path(os.getcwd()))
 
 
@@ -49,25 +58,34 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in HOSTS:
         print(USAGE, file=sys.stderr)
         return 2
-    module = HOSTS[argv[0]]
+    host = argv[0]
+    module = adapter(host)
+    answer = getattr(module, "ANSWER", EXIT_CODE)
+    root = root_for(host)
     budget.start(budget.SESSION_BUDGET)
     try:
         try:
             raw = budget.read_stdin(sys.stdin.buffer, budget.PAYLOAD_LIMIT).decode("utf-8", errors="replace")
         except budget.OverBudget as error:
-            return refuse(module.PREFIX, str(error), root_for(argv[0]), context=argv[0] == "claude-code")
-        host = argv[0]
+            return refuse(module.PREFIX, str(error), root, context=host == "claude-code", answer=answer)
         context = host == "claude-code"
-        if context and grok.is_envelope(_parsed(raw)):
-            module, host, context = grok, "grok", False
-        return hook(module.PREFIX, module.translate, raw, root_for(argv[0]), host, module.MUTATING_DEFAULTS,
-                    context=context)
+        translate = module.translate
+        if context:
+            from agent_constitution.covenant.adapters import grok
+
+            if grok.is_envelope(_parsed(raw)):
+                module, host, context = grok, "grok", False
+                translate = grok.translate
+            else:  # the hook reads the transcript only if the judge asks for it
+                translate = partial(module.translate, deferred=True)
+        return hook(module.PREFIX, translate, raw, root, host, module.MUTATING_DEFAULTS, context=context,
+                    answer=answer)
     finally:
         budget.stop()
 
 
 def _parsed(raw: str):
     try:
-        return json.loads(raw)
-    except ValueError:
+        return parse_payload(raw)
+    except Exception:
         return None  # the adapter refuses it with its own sentence

@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-codex failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
-# there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ("mutatingTools",)
 MUTATING_DEFAULTS: tuple[str, ...] = ()  # `mutatingTools` when the config names none
 TOOLS = {"mutating": ["apply_patch"], "shell": ["Bash"], "commandArgs": ["command"]}
 REQUIRED = (

@@ -2,9 +2,10 @@
 
 An adapter judges nothing and writes no telemetry row: it builds the input IR from the host's payload
 and runs `pdks covenant check --enforce block` over it (in this process, so the hook pays for one
-interpreter start). A failure before the judge travels in the judge's stdin: the
-failure sentence replaces the IR, the judge fails closed on it as non-JSON and writes the one
-`blocked covenant-check -` row, and the sentence is echoed on stderr.
+interpreter start; the IR is handed over as an object and the plan is loaded once for both). A
+failure before the judge travels in the judge's stdin: the failure sentence replaces the IR, the
+judge fails closed on it as non-JSON and writes the one `blocked covenant-check -` row, and the
+sentence is echoed on stderr. `Answer` says how each host reads the verdict.
 """
 
 from __future__ import annotations
@@ -29,11 +30,19 @@ class Refusal(Exception):
     """The adapter cannot translate the payload; the message is upstream's reason sentence."""
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"'{name}' is not JSON")
+
+
 def parse_payload(raw: str) -> Any:
+    """The payload's JSON value. NaN and Infinity are refused here, as the judge refuses them in
+    an IR: the IR is handed over as an object, never as text the judge would parse."""
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_no_constant)
     except ValueError as error:
         raise Refusal(f"the payload is not JSON ({error})") from None
+    except RecursionError:
+        raise Refusal("the payload nests too deeply") from None
 
 
 def resolve(path: str, base: Path) -> Path:
@@ -76,49 +85,83 @@ def ir_text(ir: dict[str, Any]) -> str:
     return json.dumps(ir, ensure_ascii=False, separators=(",", ":"))
 
 
-def run_check(stdin_text: str, root: Path, *, context: bool = False) -> int:
-    """Judge `stdin_text` as `pdks covenant check --enforce block` would in `root`; 0 passes, 2 blocks.
+class Answer:
+    """How a host reads a verdict: the exit code that blocks, and what goes on stdout.
+
+    `block_exit`: the status of a blocked call (2 wherever the exit code blocks; 0 where only the
+    JSON answer does); `deny(reason)`: the JSON text that blocks, or None where exit 2 and stderr
+    are the whole answer; `allow`: the JSON text of a call let through, or None for no output."""
+
+    def __init__(self, block_exit: int = 2, deny=None, allow: str | None = None) -> None:
+        self.block_exit, self.deny, self.allow = block_exit, deny, allow
+
+
+EXIT_CODE = Answer()  # Claude Code, Codex, Grok: exit 2 blocks, stderr is the reason
+
+
+def run_check(stdin_text: str | None, root: Path, *, context: bool = False, ir: dict[str, Any] | None = None,
+              plan: dict[str, Any] | None = None, answer: Answer = EXIT_CODE) -> int:
+    """Judge `ir` (or `stdin_text`) as `pdks covenant check --enforce block` would in `root`; 0
+    passes, `answer.block_exit` blocks, with the host's JSON answer on stdout.
 
     `context`: what the judge says on a call it lets through also goes to stdout as Claude Code's
     `hookSpecificOutput.additionalContext`, which reaches the model (stderr at exit 0 does not)."""
     real = sys.stderr
-    said = io.StringIO() if context else None
+    said = io.StringIO()
     try:
         from agent_constitution.covenant.check import run_check as judge
 
-        if said is not None:
-            sys.stderr = said
+        sys.stderr = said
         try:
-            status = judge(root, stdin_text, change_set=False, posture="block")
+            status = judge(root, stdin_text or "", change_set=False, posture="block", ir=ir, plan=plan)
         finally:
             sys.stderr = real
-            if said is not None:
-                real.write(said.getvalue())
+            real.write(said.getvalue())
     except Exception as error:  # the judge could not even start: no verdict, so block
-        print(f"covenant hook failed closed: {error}", file=sys.stderr)
-        return 2
+        return _answer(2, f"covenant hook failed closed: {error}", answer)
     if status not in (0, 2):
-        print(
-            f"covenant hook failed closed: the judge exited with status {status} before a verdict",
-            file=sys.stderr,
-        )
-    if status == 0 and said is not None and said.getvalue().strip():
+        return _answer(2, f"covenant hook failed closed: the judge exited with status {status} before a verdict",
+                       answer)
+    if status == 0 and context and said.getvalue().strip():
         output = {"hookEventName": "PreToolUse", "additionalContext": said.getvalue().strip()}
         sys.stdout.write(json.dumps({"hookSpecificOutput": output}, ensure_ascii=False) + "\n")
-    return 0 if status == 0 else 2
+        return 0
+    return _answer(status, None if status == 0 else said.getvalue().strip(), answer)
 
 
-def configured_mutating(root: Path, host: str, defaults: tuple[str, ...]) -> tuple[str, ...]:
+def _answer(status: int, reason: str | None, answer: Answer) -> int:
+    """The host's answer to a verdict: `reason` (a block's, or None) is already on stderr unless it
+    is a failure line, which is written here."""
+    if status == 0:
+        if answer.allow is not None:
+            sys.stdout.write(answer.allow + "\n")
+        return 0
+    if reason is not None and reason.startswith("covenant hook failed closed:"):
+        print(reason, file=sys.stderr)
+    if answer.deny is not None:
+        sys.stdout.write(answer.deny(reason or "blocked by the covenant judge") + "\n")
+    return answer.block_exit
+
+
+def load(root: Path) -> dict[str, Any] | None:
+    """The plan of the config in `root`, loaded once per hook call for the adapter and the judge;
+    None when it does not load (the judge then loads it again and fails closed on its message)."""
+    from agent_constitution.covenant.plan import PlanError, load_plan
+
+    try:
+        return load_plan(root)
+    except (PlanError, OSError):
+        return None
+
+
+def configured_mutating(plan: dict[str, Any] | None, host: str, defaults: tuple[str, ...]) -> tuple[str, ...]:
     """The tool names added to the host's mutating roster: the config's `adapters.<host>.mutatingTools`,
     or the adapter's defaults when the config names none.
 
     A config that does not load adds nothing here: the judge then fails closed on it itself."""
-    from agent_constitution.covenant.plan import PlanError, load_plan
-
-    try:
-        settings = load_plan(root).get("adapters", {}).get(host, {})
-    except PlanError:
+    if plan is None:
         return ()
+    settings = (plan.get("adapters") or {}).get(host, {})
     return tuple(settings.get("mutatingTools", defaults))
 
 
@@ -130,19 +173,89 @@ def with_mutating(tools: dict[str, list[str]], extra: tuple[str, ...]) -> dict[s
 
 
 def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, defaults: tuple[str, ...] = (),
-         *, context: bool = False) -> int:
+         *, context: bool = False, answer: Answer = EXIT_CODE) -> int:
     """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
-    try:
-        extra = configured_mutating(root, host, defaults) if host else ()
-        stdin_text = ir_text(translate(raw, root, extra))
+    plan = None
+    try:  # loading the plan is inside: a cold compile past the run's budget must fail closed too
+        plan = load(root)
+        extra = configured_mutating(plan, host, defaults) if host else ()
+        ir = translate(raw, root, extra)
     except (Exception, OverBudget) as error:  # a crash must fail closed too: exit 1 would let the call through
         reason = str(error) if isinstance(error, (Refusal, OverBudget)) else f"{type(error).__name__}: {error}"
-        return refuse(prefix, reason, root, context=context)
-    return run_check(stdin_text, root, context=context)
+        return refuse(prefix, reason, root, context=context, plan=plan, answer=answer)
+    return run_check(None, root, context=context, ir=ir, plan=plan, answer=answer)
 
 
-def refuse(prefix: str, reason: str, root: Path, *, context: bool = False) -> int:
+def refuse(prefix: str, reason: str, root: Path, *, context: bool = False, plan: dict[str, Any] | None = None,
+           answer: Answer = EXIT_CODE) -> int:
     """Fail closed before the judge: the reason on stderr, and as the judge's (non-JSON) input."""
     stdin_text = f"{prefix} {reason}\n"
     sys.stderr.write(stdin_text)
-    return run_check(stdin_text, root, context=context)
+    return run_check(stdin_text, root, context=context, plan=plan, answer=answer)
+
+
+# --- the file tools of the hosts whose payload is a tool name and its arguments -----------------------
+
+
+class FileTool:
+    """How one host tool changes a file: `kind` 'write' (the whole content), 'edit' (old -> new
+    strings) or 'delete'; the argument names it takes, each a tuple tried in order (hosts and their
+    versions spell them differently); `count`: the argument holding how many occurrences an edit
+    replaces (Gemini CLI's `expected_replacements`), `every`: the boolean one replacing all."""
+
+    def __init__(self, kind: str, path: tuple[str, ...], text: tuple[str, ...] = (), old: tuple[str, ...] = (),
+                 count: str | None = None, every: str | None = None) -> None:
+        self.kind, self.path, self.text, self.old, self.count, self.every = kind, path, text, old, count, every
+
+
+def _first(tool_input: dict[str, Any], names: tuple[str, ...]) -> Any:
+    for name in names:
+        if name in tool_input:
+            return tool_input[name]
+    return None
+
+
+def tool_change(tool: FileTool, tool_input: dict[str, Any], base: Path) -> dict[str, Any] | None:
+    """The change the call would make, computed from the pre-state on disk; None when it is not
+    computable (the tool itself would refuse it, or an argument is missing)."""
+    path = _first(tool_input, tool.path)
+    if not isinstance(path, str) or not path:
+        return None
+    pre = read_pre_state(path, base)
+    if tool.kind == "delete":
+        return None if pre is None else {"kind": "delete", "path": path, "pre": pre}
+    text = _first(tool_input, tool.text)
+    if not isinstance(text, str):
+        return None
+    if tool.kind == "write":
+        return file_change(path, pre, text)
+    old = _first(tool_input, tool.old)
+    if not isinstance(old, str):
+        return None
+    if old == "" and pre is None:  # an edit with nothing to replace creates the file (Gemini CLI's replace)
+        return file_change(path, None, text)
+    if pre is None:
+        return None
+    if tool.count is not None:
+        expected = tool_input.get(tool.count, 1)
+        if isinstance(expected, bool) or not isinstance(expected, int) or old == "" or pre.count(old) != expected:
+            return None
+        return file_change(path, pre, pre.replace(old, text))
+    post = apply_edit(pre, {"old_string": old, "new_string": text,
+                            **({"replace_all": tool_input[tool.every]} if tool.every in tool_input else {})})
+    return None if post is None else file_change(path, pre, post)
+
+
+def tool_call(name: str, tool_input: dict[str, Any], base: Path, file_tools: dict[str, FileTool]) -> dict[str, Any]:
+    """One IR toolCall: the tool's name and arguments, and the file change it would make."""
+    call: dict[str, Any] = {"name": name, "args": tool_input}
+    tool = file_tools.get(name)
+    change = tool_change(tool, tool_input, base) if tool is not None else None
+    if change is not None:
+        call["fileChange"] = change
+    return call
+
+
+def ir_of(calls: list[dict[str, Any]], tools: dict[str, list[str]], mutating: tuple[str, ...]) -> dict[str, Any]:
+    """The IR of a host that carries no session and no actor (no transcript it proves human)."""
+    return {"toolCalls": calls, "subagentSpawns": [], "userMessages": [], "tools": with_mutating(tools, mutating)}

@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFIX = "adapter-grok failed before spawn:"
-# The keys this adapter reads from its `adapters.<host>` namespace in the config; any other key
-# there is refused (config.py asks each adapter) rather than silently ignored.
-SETTINGS: tuple[str, ...] = ("mutatingTools",)
 MUTATING_DEFAULTS: tuple[str, ...] = ()  # `mutatingTools` when the config names none
 TOOLS = {"mutating": ["write", "search_replace"], "shell": ["run_terminal_command"], "commandArgs": ["command"]}
 

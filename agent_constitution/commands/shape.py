@@ -17,7 +17,7 @@ list the checks see) and names every package (a domain of the rule source) whose
 subfolder of a monorepo is a segment of the manifest, which the user adds. The markers name
 packages, never rules, so a rule added to one of these domains joins every repository that selects
 it at its next upgrade; a package the source does not have is left out by the starter
-(`agent_constitution.sources.starter`).
+(`agent_constitution.commands.starter`).
 
 It also names the tools the tree shows, which decide a choice group's alternative (the one whose
 title names the tool):

@@ -10,7 +10,7 @@ constitution it publishes, and selects the packages that fit the repository's sh
 (which init fetches into the user cache, as compile would):
 
 - the packages: `STARTER_PACKAGES`, which fit every repository, then each package the shape shows
-  (`agent_constitution.sources.shape`), each only if the source has that domain;
+  (`agent_constitution.commands.shape`), each only if the source has that domain;
 - a choice for every choice group in them: the alternative whose title (in English) names a tool
   the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
   tree order when several do. A group nothing shows is excluded, with a comment naming its
@@ -40,7 +40,7 @@ from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.ruleset.source import Node, RuleSource, load_source
 from agent_constitution.schemas import url as schema_url
-from agent_constitution.sources.shape import Shape, detect
+from agent_constitution.commands.shape import Shape, detect
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 # Tests point the starter at a local clone; users edit rules.toml instead.

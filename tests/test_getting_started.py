@@ -23,6 +23,8 @@ PY38 = ('[project]\nname = "legacy"\nversion = "1.0"\nrequires-python = ">=3.8"\
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
 # init selects ac:python for it, whose rules want a test suite that pytest collects (ac:27).
 PY38_TEST = "def test_legacy():\n    assert True\n"
+# ... and a linter and a type checker that something runs (ac:79, ac:80): tox, as such projects have.
+PY38_TOX = "[tox]\nenv_list = py38, lint\n\n[testenv]\ncommands = pytest\n\n[testenv:lint]\ncommands =\n    ruff check .\n    mypy .\n"
 
 pytestmark = pytest.mark.slow
 
@@ -129,6 +131,7 @@ def test_readme_steps_in_a_python_3_8_project(tool, tmp_path):
     (repo / "pyproject.toml").write_text(PY38)
     (repo / "tests").mkdir()
     (repo / "tests" / "test_legacy.py").write_text(PY38_TEST)
+    (repo / "tox.ini").write_text(PY38_TOX)
     base, env, _, head = tool
     results = adopt(repo, tool, f"git+{(base / 'agent-constitution.git').as_uri()}")
     assert_adopted(repo, results, head)

@@ -4,7 +4,8 @@ Where things go, all under `cache/`:
 
     cache/checks/results/[<segment>/]<source>-<id>.json   one result per (segment, rule)
     cache/checks/report.json                              every result (docs/checks.md: the format)
-    cache/checks/report.sarif                             the same as SARIF 2.1.0
+    cache/checks/report.sarif                             the same as SARIF 2.1.0, every outcome (`kind`)
+    cache/checks/code-scanning.sarif                      the SARIF subset GitHub code scanning takes
     cache/review/<group>.md                               a reviewer group's queue
     cache/review/queue.json                               every queued item, with its evidence (doit review)
     cache/review/log/<digest>.json                        a reviewer's prompt and answer, for audit
@@ -104,9 +105,12 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
                      for v in verdicts] for rule, verdicts in found.items()}
     write_if_changed(cache / "checks" / "report.json",
                      json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
-    write_if_changed(cache / "checks" / "report.sarif",
-                     sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
-                     within=cache)
+    pages = rule_pages(_locked_sources(root))
+    for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
+        write_if_changed(cache / "checks" / name,
+                         sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=pages,
+                               every_outcome=every_outcome),
+                         within=cache)
     asking = [r for r in results if (r.segment, r.ref) not in applied]
     texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)

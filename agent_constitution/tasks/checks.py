@@ -80,12 +80,12 @@ def tasks(project):
     verdicts = (project.root / REVIEW_FILE).is_file()
     yield {
         "name": "report",
-        "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
+        "doc": "Summarise the results; write cache/checks/report.json, the SARIF logs and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                      run.selection.review, project.cache, policy, run.selection.waivers, today,
                                      project.root, run.subjects, rules])],
         "file_dep": [job.result for job in run.plan.jobs],
-        "targets": [project.cache / "checks" / "report.json", project.cache / "checks" / "report.sarif"],
+        "targets": [project.cache / "checks" / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,

@@ -404,3 +404,34 @@ def test_a_segment_reads_the_repository_gitattributes_for_generated_files(tmp_pa
                                   "svc/b.py": "# @generated\n", "svc/c.py": "# @generated\n"})
     segment = Repository(tmp_path / "svc", ("gen/a.py", ".gitattributes", "b.py", "c.py"), "svc", whole)
     assert [f.path for f in check_module(13).check(segment)] == ["c.py"]
+
+
+# Built from parts, so that this file holds no string in a format it tests.
+SECRETS = {
+    "GitHub token": "gh" + "p_" + "a1B2" * 9,
+    "npm token": "np" + "m_" + "Z9y8" * 9,
+    "PyPI token": "pypi-" + "AgEIcHlwaS5vcmc" + "x" * 60,
+    "Stripe live key": "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "Slack token": "https://hooks.slack.com/services/" + "T0001/B0002/" + "a" * 24,
+    "age secret key": "AGE-SECRET-KEY-1" + "Q" * 58,
+    "private key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    "Telegram bot token": "123456789:" + "AA" + "h" * 33,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_format_is_found_at_its_line_and_column(kind, tmp_path):
+    text = "first line\n  token = '" + SECRETS[kind] + "'\n"
+    [finding] = check_module(34).check(repository(tmp_path, {"conf.py": text}))
+    assert (finding.reason, finding.line, finding.column) == (f"{kind} in the tree", 2, 12)
+    assert SECRETS[kind] not in finding.reason
+
+
+@pytest.mark.parametrize("text", [
+    "AWS_KEY = '" + "AKIA" + "IOSFODNN7EXAMPLE" + "'\n",     # AWS's own documentation example
+    "integrity sha512-" + "Zm9v" * 22 + "==\n",               # a lockfile digest: random-looking, not a secret
+    "token = 'gh" + "p_short'\n",                             # the prefix without the format's length
+    "stripe = 'sk" + "_test_" + "4eC39HqLyjWDarjtT1zdp7dc'\n",  # a test-mode key reaches no money
+])
+def test_what_only_looks_like_a_secret_is_not_reported(text, tmp_path):
+    assert check_module(34).check(repository(tmp_path, {"a.txt": text})) == []

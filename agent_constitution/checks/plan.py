@@ -116,13 +116,14 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     return Plan(tuple(inputs.values()), tuple(jobs), lines)
 
 
-def write_digest(input_set: InputSet) -> None:
-    """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime)."""
+def write_digest(input_set: InputSet, subjects: Subjects) -> None:
+    """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime).
+    Files are read through the run's shared contents, so the checks that read them next (in a
+    worker forked after this) find them read."""
+    contents = subjects.scan.contents
     digest = hashlib.blake2b(digest_size=20)
     for path in input_set.files:
-        digest.update(path.encode() + b"\0")
-        with open(f"{input_set.root}/{path}", "rb") as handle:
-            digest.update(hashlib.file_digest(handle, "blake2b").digest())
+        digest.update(path.encode() + b"\0" + contents.digest(Path(input_set.root) / path).encode())
     write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
 
 

@@ -16,6 +16,7 @@ Where things go, all under `cache/`:
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -61,9 +62,23 @@ def review_folder(cache: Path) -> Path:
     return cache / "review"
 
 
-def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path) -> dict:
-    """Run one check and write its result; the returned outcome is kept by doit for the next run."""
-    result = inline_waivers(run_check(rule, segment, subjects), file_lines(subjects.root))
+def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
+              config: Mapping | None = None) -> dict:
+    """Run one check and write its result; the returned outcome is kept by doit for the next run.
+    With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
+    job's file dependencies, and `config`) is reused instead (see checks.memo)."""
+    from agent_constitution.checks import memo
+
+    digest = name = None
+    if subjects.memo is not None and config is not None:
+        digest = memo.key(deps, config)
+        name = f"{rule.source}-{rule.id}-{hashlib.blake2b(segment.encode(), digest_size=4).hexdigest()}"
+    result = None if digest is None else memo.recall(subjects.memo, name, digest)
+    if result is None or result.ref != rule.ref or result.segment != segment:
+        result = run_check(rule, segment, subjects)
+        if digest is not None:
+            memo.keep(subjects.memo, name, digest, result)
+    result = inline_waivers(result, file_lines(subjects.root))
     write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
@@ -351,6 +366,7 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
     subjects = Subjects(
         scan=scan(root),
         segments=selection.segments,
+        memo=cache / "checks" / "memo",
         change=None if not (change or message) else resolve_change(root, change or STAGED,
                                                                      _message(message) if message else None),
         record=None if not record else _record(record),

@@ -57,7 +57,7 @@ def tasks(project):
         yield {
             "name": inputs.name,
             "doc": f"Digest the files {' '.join(inputs.patterns)} matches [{inputs.segment}]",
-            "actions": [(write_digest, [inputs])],
+            "actions": [(write_digest, [inputs, run.subjects])],
             "file_dep": [f"{inputs.root}/{path}" for path in inputs.files],
             "targets": [inputs.digest],
             "clean": True,
@@ -68,7 +68,7 @@ def tasks(project):
         yield {
             "name": job.name,
             "doc": f"{job.rule.title} [{job.segment}]",
-            "actions": [(check_one, [job.rule, job.segment, run.subjects, job.result])],
+            "actions": [(check_one, [job.rule, job.segment, run.subjects, job.result, job.file_dep, job.config])],
             "file_dep": list(job.file_dep),
             "targets": [job.result],
             "clean": True,

@@ -93,16 +93,20 @@ FORMATS = {kind: (words, re.compile(regex)) for kind, (words, regex) in _FORMATS
 
 
 def check(repo: Repository) -> list[Finding]:
+    return [finding for path, text in text_files(repo) for finding in check_file(path, text)]
+
+
+def check_file(path: str, text: str) -> list[Finding]:
+    """One file's findings; the runner calls this per file and keeps the answer for an unchanged one."""
+    found = []
+    for kind, (words, pattern) in FORMATS.items():
+        if any(word in text for word in words):
+            found.extend((match.start(), kind) for match in pattern.finditer(text))
+    if not found:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
     findings = []
-    for path, text in text_files(repo):
-        starts = None
-        found = []
-        for kind, (words, pattern) in FORMATS.items():
-            if any(word in text for word in words):
-                found.extend((match.start(), kind) for match in pattern.finditer(text))
-        for offset, kind in sorted(found):
-            if starts is None:  # line offsets only for a file with a match
-                starts = [0] + [m.end() for m in re.finditer("\n", text)]
-            line = bisect.bisect_right(starts, offset)
-            findings.append(Finding(f"{kind} in the tree", path=path, line=line, column=offset - starts[line - 1] + 1))
+    for offset, kind in sorted(found):
+        line = bisect.bisect_right(starts, offset)
+        findings.append(Finding(f"{kind} in the tree", path=path, line=line, column=offset - starts[line - 1] + 1))
     return findings

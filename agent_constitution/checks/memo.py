@@ -6,11 +6,11 @@ judged again, never trusted):
 - **Per check**: a result is kept under the digest of the check (its rule file, check module,
   the source's shared helpers, its `[check]`, revision, status and trust) and of its inputs (the
   input set's digest of every file it reads, the record, the change's object ids):
-  `memo/results/<key>.json`. doit already skips a check whose dependencies did not change since its
+  `memo/results/<check>/<key>.json`, the newest KEPT_PER_CHECK per (segment, rule). doit already skips a check whose dependencies did not change since its
   last run; the memo also answers for a state seen before that (a branch switched back, a revert, a
   result file removed). Undecidable results are not kept: they are decided again every run.
 - **Per file**: a check module that judges files one at a time exposes `check_file(path, text)`
-  instead of `check(repository)`; the runner calls it for each text file its `inputs` match and keeps
+  beside `check(repository)`; the runner calls it for each text file its `inputs` match and keeps
   each file's findings under the file's content digest (`memo/files/<check>.json`, one per check
   and segment), so an edit re-judges only the files it changed.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from agent_constitution.checks.api import Finding, Repository
 from agent_constitution.checks.model import RESULT_FORMAT, Result, RuleCheck
-from agent_constitution.fsio import write_if_changed
+from agent_constitution.fsio import write_atomic
 
 KEPT_PER_CHECK = 8   # results kept per (segment, rule): the states a branch switch comes back to
 
@@ -47,7 +48,7 @@ def key(files: Iterable[Path], config: Mapping) -> str:
 def recall(folder: Path, name: str, digest: str) -> Result | None:
     """The result kept for this check and these inputs, or None."""
     try:
-        return Result.from_json(json.loads((folder / "results" / f"{name}-{digest}.json").read_text(encoding="utf-8")))
+        return Result.from_json(json.loads((folder / "results" / name / f"{digest}.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -56,12 +57,20 @@ def keep(folder: Path, name: str, digest: str, result: Result) -> None:
     """Keep a decided result; the oldest of a check's kept results beyond KEPT_PER_CHECK go."""
     if result.outcome is not None and result.outcome.value == "undecidable":
         return
-    results = folder / "results"
-    write_if_changed(results / f"{name}-{digest}.json", json.dumps(result.to_json(), ensure_ascii=False) + "\n",
-                     within=folder.parent.parent)
-    kept = sorted(results.glob(f"{name}-*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
-    for old in kept[KEPT_PER_CHECK:]:
-        old.unlink(missing_ok=True)
+    kept = folder / "results" / name
+    write_atomic(kept / f"{digest}.json", json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    with os.scandir(kept) as entries:
+        files = [entry for entry in entries if entry.name.endswith(".json")]
+    if len(files) > KEPT_PER_CHECK:
+        files.sort(key=lambda entry: entry.stat().st_mtime, reverse=True)
+        for old in files[KEPT_PER_CHECK:]:
+            Path(old.path).unlink(missing_ok=True)
+
+
+def name(source: str, rule_id: int, segment: str) -> str:
+    """The folder of one (segment, rule) under the memo: a digest, so no name from a manifest can
+    lead it outside the cache."""
+    return hashlib.blake2b(f"{source}\0{rule_id}\0{segment}".encode(), digest_size=10).hexdigest()
 
 
 def per_file(check_file: Callable[[str, str], list[Finding]], repo: Repository, rule: RuleCheck, segment: str,
@@ -92,9 +101,8 @@ def per_file(check_file: Callable[[str, str], list[Finding]], repo: Repository, 
         if found:
             findings.extend(found)
         now[path] = [digest, [[f.reason, f.line, f.column] for f in found]]
-    if target is not None:
-        write_if_changed(target, json.dumps(now, ensure_ascii=False, separators=(",", ":")) + "\n",
-                         within=folder.parent.parent)
+    if target is not None and now != kept:
+        write_atomic(target, json.dumps(now, ensure_ascii=False, separators=(",", ":")) + "\n")
     return findings
 
 
@@ -104,4 +112,4 @@ def _file_check_name(rule: RuleCheck, segment: str) -> str:
     files = [folder / f"{rule.check.python}.py",
              *sorted(path for path in folder.glob("*.py") if not re.fullmatch(r"r[0-9]+", path.stem))]
     config = {"check": asdict(rule.check), "revision": rule.revision, "segment": segment, "format": RESULT_FORMAT}
-    return f"{rule.source}-{rule.id}-{key(files, config)[:16]}"
+    return key(files, {**config, "rule": rule.ref})[:24]

@@ -115,7 +115,8 @@ def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes
 
 
 def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda path: True,
-          rule_pages: Mapping[str, str] | None = None, every_outcome: bool = False) -> str:
+          rule_pages: Mapping[str, str] | None = None, every_outcome: bool = False,
+          not_run: Sequence[tuple[Result, str]] = ()) -> str:
     """A SARIF 2.1.0 log: one run, one reportingDescriptor per rule (with `help` and, where the
     source's repository is known, `helpUri`), and one result per violation finding or waived
     finding, each with one location. This is the log GitHub code scanning accepts.
@@ -125,8 +126,9 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
     the run's `properties.summary` counts them and the JSON report lists them. `every_outcome` adds
     them as the SARIF standard records them, one result per (segment, rule) without a location:
     `kind: "pass"` for a pass, `kind: "review"` (the rule needs a reviewer's judgement) for an
-    undecidable result, with its cause as the message, and for a rule without a check; `level` is
-    `none`. That log is for SARIF readers that honour `kind`, not for code scanning (which rejects
+    undecidable result, with its cause as the message, and for a rule without a check, and
+    `kind: "notApplicable"` for each rule in `not_run` (a change or record rule run without its
+    subject), with the reason; `level` is `none`. That log is for SARIF readers that honour `kind`, not for code scanning (which rejects
     it for the missing locations rather than raising false alerts).
 
     A finding without a file, or whose file is not a file of the repository (`exists` is asked; a
@@ -134,9 +136,10 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
     the message. `rule_pages` maps a source's name to the URL prefix of its repository's files (see
     `rule_pages`)."""
     results = ordered(results)
+    skipped = [(result, why) for result, why in not_run] if every_outcome else []
     rules: dict[str, int] = {}
     descriptors = []
-    for result in results:
+    for result in [*results, *(result for result, _ in skipped)]:
         if result.ref not in rules:
             rules[result.ref] = len(descriptors)
             descriptors.append(_descriptor(result, (rule_pages or {}).get(result.source)))
@@ -160,6 +163,10 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
             sarif_results.append(entry)
         if every_outcome and result.outcome is not Outcome.VIOLATION:
             sarif_results.append(_unlocated(result, rules[result.ref]))
+    for result, why in skipped:
+        sarif_results.append({"ruleId": result.ref, "ruleIndex": rules[result.ref], "kind": "notApplicable",
+                              "level": "none", "message": {"text": f"not run: {why}"},
+                              "properties": {"segment": result.segment, "outcome": "not-run"}})
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

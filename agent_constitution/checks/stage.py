@@ -16,7 +16,6 @@ Where things go, all under `cache/`:
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -72,7 +71,7 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     digest = name = None
     if subjects.memo is not None and config is not None:
         digest = memo.key(deps, config)
-        name = f"{rule.source}-{rule.id}-{hashlib.blake2b(segment.encode(), digest_size=4).hexdigest()}"
+        name = memo.name(rule.source, rule.id, segment)
     result = None if digest is None else memo.recall(subjects.memo, name, digest)
     if result is None or result.ref != rule.ref or result.segment != segment:
         result = run_check(rule, segment, subjects)
@@ -93,7 +92,8 @@ def retry_undecidable(task, values) -> bool | None:
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
-                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> TaskFailed | None:
+                  rules: Mapping[tuple[str, str], RuleCheck] | None = None,
+                  skipped: Sequence[tuple[Result, str]] = ()) -> TaskFailed | None:
     """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
@@ -124,7 +124,7 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
         write_if_changed(cache / "checks" / name,
                          sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=pages,
-                               every_outcome=every_outcome),
+                               every_outcome=every_outcome, not_run=skipped),
                          within=cache)
     asking = [r for r in results if (r.segment, r.ref) not in applied]
     texts = queues(asking, review, labeller(root, cache))

@@ -83,7 +83,7 @@ def tasks(project):
         "doc": "Summarise the results; write cache/checks/report.json, the SARIF logs and cache/review/*.md",
         "actions": [(write_reports, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                      run.selection.review, project.cache, policy, run.selection.waivers, today,
-                                     project.root, run.subjects, rules])],
+                                     project.root, run.subjects, rules, run.plan.skipped])],
         "file_dep": [job.result for job in run.plan.jobs],
         "targets": [project.cache / "checks" / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.

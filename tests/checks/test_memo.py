@@ -97,7 +97,7 @@ def test_a_result_is_kept_for_the_check_and_its_inputs(tmp_path: Path):
     write(root, {"a.txt": "ok\n"})
     assert run() == "pass" and judged(log) == []
     assert run() == "pass" and judged(log) == []
-    for kept in (root / "cache/checks/memo/results").iterdir():
+    for kept in (root / "cache/checks/memo/results").glob("*/*.json"):
         kept.write_text("{not json")
     assert run() == "pass" and judged(log) == ["ran"]  # a memo that does not read is judged again, never trusted
 
@@ -108,4 +108,17 @@ def test_undecidable_results_are_not_kept(tmp_path: Path):
     target = root / "cache/checks/results/ac-1.json"
     subjects = Subjects(scan(root), memo=root / "cache/checks/memo")
     assert check_one(rule(root, python="r1"), ".", subjects, target, [], {"revision": 1})["outcome"] == "undecidable"
-    assert not (root / "cache/checks/memo/results").exists() or not any((root / "cache/checks/memo/results").iterdir())
+    assert not list((root / "cache/checks/memo").glob("results/*/*.json"))
+
+
+def test_a_check_keeps_its_newest_states_only(tmp_path: Path):
+    from agent_constitution.checks import memo
+
+    root = tmp_path / "repo"
+    make_source(root, {}, {"r1": "RULE = 1\ndef check(repo):\n    return []\n"})
+    result = run_check(rule(root, python="r1"), ".", Subjects(scan(root)))
+    name = memo.name("ac", 1, ".")
+    for number in range(memo.KEPT_PER_CHECK + 3):
+        memo.keep(tmp_path / "memo", name, f"{number:04d}", result)
+    assert len(list((tmp_path / "memo/results" / name).iterdir())) == memo.KEPT_PER_CHECK
+    assert memo.recall(tmp_path / "memo", name, f"{memo.KEPT_PER_CHECK + 2:04d}") == result

@@ -183,3 +183,15 @@ def test_a_fully_waived_violation_is_a_pass_beside_its_suppressed_findings():
     log = json.loads(sarif([result("ac:20", Outcome.PASS, suppressed=(waived,))], every_outcome=True))
     assert [(r["kind"], r["properties"]["outcome"], "suppressions" in r) for r in log["runs"][0]["results"]] == [
         ("fail", "waived", True), ("pass", "pass", False)]
+
+
+def test_a_rule_not_run_is_not_applicable_in_the_complete_log_only():
+    skipped = [(result("ac:9", None, segment=segment), "checks a change") for segment in (".", "svc")]
+    log = json.loads(sarif(RESULTS, every_outcome=True, not_run=skipped))
+    jsonschema.validate(log, SCHEMA)
+    entries = [(r["ruleId"], r["kind"], r["properties"], r["message"]["text"])
+               for r in log["runs"][0]["results"] if r["kind"] == "notApplicable"]
+    assert entries == [("ac:9", "notApplicable", {"segment": ".", "outcome": "not-run"}, "not run: checks a change"),
+                       ("ac:9", "notApplicable", {"segment": "svc", "outcome": "not-run"}, "not run: checks a change")]
+    assert "ac:9" in [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert json.loads(sarif(RESULTS, not_run=skipped)) == json.loads(sarif(RESULTS))

@@ -6,13 +6,16 @@ judged again, never trusted):
 - **Per check**: a result is kept under the digest of the check (its rule file, check module,
   the source's shared helpers, its `[check]`, revision, status and trust) and of its inputs (the
   input set's digest of every file it reads, the record, the change's object ids):
-  `memo/results/<check>/<key>.json`, the newest KEPT_PER_CHECK per (segment, rule). doit already skips a check whose dependencies did not change since its
-  last run; the memo also answers for a state seen before that (a branch switched back, a revert, a
-  result file removed). Undecidable results are not kept: they are decided again every run.
+  `memo/results/<check>/<key>.json`, the newest KEPT_PER_CHECK per (segment, rule). doit already
+  skips a check whose dependencies did not change since its last run; the memo also answers for a
+  state seen before that (a branch switched back, a revert, a result file removed). Undecidable
+  results are not kept: they are decided again every run.
 - **Per file**: a check module that judges files one at a time exposes `check_file(path, text)`
   beside `check(repository)`; the runner calls it for each text file its `inputs` match and keeps
-  each file's findings under the file's content digest (`memo/files/<check>.json`, one per check
-  and segment), so an edit re-judges only the files it changed.
+  each file's size, time, content digest and findings (`memo/files/<version>.json`, one per check
+  version and segment). A file whose size and time are those kept is not even read (its time is
+  trusted only when it was older than RACY_NS as it was kept, as git trusts its index); one whose
+  content digest is the kept one is not judged again. An edit re-judges only the files it changed.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -30,6 +34,7 @@ from agent_constitution.checks.model import RESULT_FORMAT, Result, RuleCheck
 from agent_constitution.fsio import write_atomic
 
 KEPT_PER_CHECK = 8   # results kept per (segment, rule): the states a branch switch comes back to
+RACY_NS = 2_000_000_000  # a file's size and time identify its content once it is this much older than the check
 
 
 def key(files: Iterable[Path], config: Mapping) -> str:
@@ -88,19 +93,31 @@ def per_file(check_file: Callable[[str, str], list[Finding]], repo: Repository, 
             kept = {}
     now: dict[str, list] = {}
     findings: list[Finding] = []
+    settled = time.time_ns() - RACY_NS
     for path in paths:
-        text = repo.text(path)
-        if text is None:
+        try:
+            stat = (repo.root / path).stat()
+        except OSError:
             continue
-        digest = repo.digest(path)
         entry = kept.get(path) if isinstance(kept, dict) else None
-        if isinstance(entry, list) and len(entry) == 2 and entry[0] == digest:
-            found = [Finding(reason, path, line, column) for reason, line, column in entry[1]]
+        if not (isinstance(entry, list) and len(entry) == 4):
+            entry = None
+        if entry is not None and entry[1] is not None and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
+            digest, found = entry[2], [Finding(reason, path, line, column) for reason, line, column in entry[3]]
         else:
-            found = [Finding(f.reason, path, f.line, f.column) for f in check_file(path, text)]
-        if found:
-            findings.extend(found)
-        now[path] = [digest, [[f.reason, f.line, f.column] for f in found]]
+            text = repo.text(path)
+            digest = None if text is None else repo.digest(path)
+            if text is None:
+                found = []
+            elif entry is not None and entry[2] == digest:
+                found = [Finding(reason, path, line, column) for reason, line, column in entry[3]]
+            else:
+                found = [Finding(f.reason, path, f.line, f.column) for f in check_file(path, text)]
+        findings.extend(found)
+        # A file changed in the same clock tick as it was judged keeps its size and time: its time
+        # is trusted only once it is older than RACY_NS (as git treats its index), else its digest.
+        now[path] = [stat.st_size, stat.st_mtime_ns if stat.st_mtime_ns < settled else None, digest,
+                     [[f.reason, f.line, f.column] for f in found]]
     if target is not None and now != kept:
         write_atomic(target, json.dumps(now, ensure_ascii=False, separators=(",", ":")) + "\n")
     return findings

@@ -122,3 +122,33 @@ def test_a_check_keeps_its_newest_states_only(tmp_path: Path):
         memo.keep(tmp_path / "memo", name, f"{number:04d}", result)
     assert len(list((tmp_path / "memo/results" / name).iterdir())) == memo.KEPT_PER_CHECK
     assert memo.recall(tmp_path / "memo", name, f"{memo.KEPT_PER_CHECK + 2:04d}") == result
+
+
+def test_a_settled_unchanged_file_is_not_even_read(tmp_path: Path, monkeypatch):
+    import os
+
+    from agent_constitution.checks import memo
+    from agent_constitution.checks.api import Finding, Repository
+
+    root = tmp_path / "repo"
+    write(root, {"old.py": "# TODO\n", "new.py": "x = 1\n"})
+    os.utime(root / "old.py", (1_000_000, 1_000_000))  # long settled; new.py was just written
+    check = rule(root, python="r1", inputs=["*.py"])
+    judged: list[str] = []
+
+    def check_file(path, text):
+        judged.append(path)
+        return [Finding("TODO", path, 1)] if "TODO" in text else []
+
+    def run():
+        repo = Repository(root, ("new.py", "old.py"))
+        return memo.per_file(check_file, repo, check, ".", tmp_path / "memo")
+
+    assert [f.path for f in run()] == ["old.py"] and sorted(judged) == ["new.py", "old.py"]
+    judged.clear()
+    reads: list[str] = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or original(self))
+    assert [f.path for f in run()] == ["old.py"]
+    assert judged == [] and "old.py" not in reads  # new.py is too recent to trust its time: read, not judged
+    assert "new.py" in reads

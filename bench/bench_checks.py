@@ -9,7 +9,10 @@ pyproject.toml. Figures:
 2. `doit checks` from scratch (target: under 10 s, one scan of the tree), serially and with `-n 2`;
 3. a no-op `doit checks` (target: under 1 s), and the scans it made (counted in-process); for
    comparison, the start-up cost of any doit command (`import agent_constitution.loader`);
-4. `doit checks` after one input file changed (only the checks that read it run).
+4. `doit checks` after one input file changed (only the checks that read it run);
+5. `doit check` (the whole group: the constitution's and the rule source's checks too) from scratch
+   and with nothing changed, against `ruff check --no-cache` over the same tree (skipped, with the
+   reason, when neither `ruff` nor `uvx` is there).
 
 Run: uv run python bench/bench_checks.py
 """
@@ -26,9 +29,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 PACKAGES, FILES_PER_PACKAGE, RULES = 200, 100, 500
+CHECKOUT = Path(__file__).resolve().parents[1]
+EDITION = "2026-10"
 GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@b", "-c", "init.defaultBranch=main"]
 
 CHECK_ONE_FILE = '''from agent_constitution.checks.api import Finding
@@ -88,14 +94,17 @@ def synthesize(root: Path) -> None:
         inputs = [f"pkg{n}/README.md", f"pkg{n}/*.py", "pkg*/pyproject.toml"][kind]
         template = [CHECK_ONE_FILE, CHECK_PACKAGE, CHECK_EVERY_PACKAGE][kind]
         (rules / f"{rule_id}.toml").write_text(
-            f'id = {rule_id}\nrevision = 1\nstatus = "active"\nparent = "bench"\n'
+            f'id = {rule_id}\nrevision = 1\nstatus = "draft"\nparent = "bench"\nauthority = ["verify"]\n'
+            f'constitution = {{ min = "0.1" }}\n'
             f'[title]\nen = "Bench rule {rule_id}"\n[text]\nen = "Rule {rule_id}. It is synthetic. A check decides it."\n'
             f'[check]\npython = "r{rule_id}"\ninputs = ["{inputs}"]\n')
         (checks / f"r{rule_id}.py").write_text(template.format(id=rule_id, n=n, packages=PACKAGES))
-    (root / "constitution" / "2026-10").mkdir(parents=True)
-    (root / "constitution" / "2026-10" / "index.toml").write_text("")
-    (root / "rules.toml").write_text('rules = ["ac:bench"]\n[constitution]\nsource = "ac"\nedition = "2026-10"\n'
-                                     'revision = "0.1"\n[sources]\nac = { path = "." }\n')
+    # The source publishes this checkout's constitution (sources and rendered editions), so that
+    # `doit check`'s constitution and source checks have a real one to judge.
+    shutil.copytree(CHECKOUT / "constitution" / EDITION, root / "constitution" / EDITION)
+    revision = tomllib.loads((root / "constitution" / EDITION / "index.toml").read_text())["revision"]
+    (root / "rules.toml").write_text(f'rules = ["ac:bench"]\n[constitution]\nsource = "ac"\nedition = "{EDITION}"\n'
+                                     f'revision = "{revision}"\n[sources]\nac = {{ path = "." }}\n')
     (root / "pyproject.toml").write_text('[tool.doit]\nloader = "agent-constitution"\n')
     subprocess.run([*GIT, "init", "-q"], cwd=root, check=True)
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
@@ -165,6 +174,43 @@ def count_scans(root: Path) -> int:
     return len(calls)
 
 
+def ruff_command() -> list[str] | None:
+    """`ruff` itself when installed, else through uvx (which fetches it from PyPI once), else None."""
+    if shutil.which("ruff"):
+        return ["ruff"]
+    if shutil.which("uvx") and subprocess.run(["uvx", "ruff", "--version"], capture_output=True).returncode == 0:
+        return ["uvx", "ruff"]
+    return None
+
+
+def against_ruff(root: Path) -> None:
+    """`doit check` (the group: the constitution's and the source's checks too) against `ruff check
+    --no-cache` over the same tree, CPU seconds, interleaved so that both see the same load."""
+    ruff = ruff_command()
+    if ruff is None:
+        print("ruff: skipped (neither ruff nor uvx is available to run it)")
+        return
+    ours_full, ours_noop, theirs = [], [], []
+    for _ in range(3):
+        shutil.rmtree(root / "cache", ignore_errors=True)  # doit's own record (cache/doit.sqlite3) too
+        ours_full.append(cpu(root, "check"))
+        ours_noop.append(cpu(root, "check"))
+        theirs.append(cpu(root, "check", "--no-cache", "--quiet", "--exit-zero", ".", argv=tuple(ruff)))
+    full, noop, lint = (sorted(values)[1] for values in (ours_full, ours_noop, theirs))
+    print(f"doit check, from scratch: {full:.2f} s CPU; nothing changed: {noop:.2f} s CPU; "
+          f"ruff check --no-cache: {lint:.2f} s CPU (medians of 3, interleaved)")
+    print(f"ratios to ruff check --no-cache: from scratch {full / lint:.1f}x, nothing changed {noop / lint:.1f}x")
+
+
+def cpu(root: Path, *args: str, argv: tuple[str, ...] = (sys.executable, "-m", "doit")) -> float:
+    """CPU seconds (user + system) of one command and its children; it must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     workdir = Path(tempfile.mkdtemp(prefix="bench-checks-"))
@@ -196,6 +242,7 @@ def main() -> None:
         figures, done = timed(root, "-n", "2", "checks")
         assert done.returncode == 0, done.stdout + done.stderr
         print(f"doit -n 2 checks, from scratch: {figures} ({executed(done)} tasks run)")
+        against_ruff(root)
         # Last: running doit in this process takes the build lock of the compile tasks until it exits.
         print(f"scans of the tree per doit run: {count_scans(root)}")
         print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

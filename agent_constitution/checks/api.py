@@ -12,6 +12,10 @@ import re
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_constitution.checks.contents import Contents
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Repository:
     files: Sequence[str]
     folder: str = ""
     whole: "Repository | None" = field(default=None, repr=False, compare=False)
+    contents: "Contents | None" = field(default=None, repr=False, compare=False)
 
     @property
     def repository(self) -> "Repository":
@@ -51,7 +56,29 @@ class Repository:
         return path in self._file_set
 
     def read_text(self, path: str) -> str:
-        return (self.root / path).read_text(encoding="utf-8")
+        """The file as UTF-8 text (UnicodeDecodeError when it is not)."""
+        return self.read_bytes(path).decode("utf-8")
+
+    def read_bytes(self, path: str) -> bytes:
+        """The file's bytes, read once per run and shared by every check of the run."""
+        return self._contents.read_bytes(self.root / path)
+
+    def digest(self, path: str) -> str:
+        """The BLAKE2b digest of the file's content (hex), computed once per run."""
+        return self._contents.digest(self.root / path)
+
+    def text(self, path: str) -> str | None:
+        """The file as text, or None when it is not text: over 4 MiB, a NUL byte in it, not UTF-8,
+        not a file. Read and decoded once per run, however many checks ask."""
+        return self._contents.text(self.root / path)
+
+    @property
+    def _contents(self) -> "Contents":
+        if self.contents is not None:
+            return self.contents
+        from agent_constitution.checks.contents import Contents
+
+        return self._cache("contents", Contents)
 
     def glob(self, pattern: str) -> list[str]:
         """Files matching a glob where `*` stays within a folder, `**/` spans folders and a final

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, RuleCheck
+from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, Result, RuleCheck, for_rule
 from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.selection import Selection
 from agent_constitution.fsio import confine, write_if_changed
@@ -63,6 +63,7 @@ class Plan:
     inputs: tuple[InputSet, ...]
     jobs: tuple[Job, ...]
     not_run: tuple[str, ...]
+    skipped: tuple[tuple[Result, str], ...] = ()   # (the rule in one segment, why it was not run)
 
 
 def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = ()) -> Plan:
@@ -72,6 +73,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     not_run: dict[tuple[str, str], list[str]] = {}   # (rule, why) → the segments it was not run in
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
+    skipped: list[tuple[Result, str]] = []
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
             if only and rule.ref not in only:
@@ -85,11 +87,14 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
             if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
                 continue
             subject = rule.check.subject if rule.check else "repository"
+            why = None
             if subject == "change" and subjects.change is None:
-                not_run.setdefault((rule.ref, "checks a change (run with change=staged or change=A..B)"), []).append(segment)
-                continue
-            if subject == "record" and subjects.record is None:
-                not_run.setdefault((rule.ref, "checks a session record (run with record=PATH)"), []).append(segment)
+                why = "checks a change (run with change=staged or change=A..B)"
+            elif subject == "record" and subjects.record is None:
+                why = "checks a session record (run with record=PATH)"
+            if why is not None:
+                not_run.setdefault((rule.ref, why), []).append(segment)
+                skipped.append((for_rule(rule, segment, None), why))
                 continue
             deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
             config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
@@ -114,16 +119,17 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
             jobs.append(Job(segment, rule, tuple(deps), config, _result_path(cache, segment, rule)))
     # One line per rule, naming every segment it was not run in, not one line per segment.
     lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
-    return Plan(tuple(inputs.values()), tuple(jobs), lines)
+    return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
 
 
-def write_digest(input_set: InputSet) -> None:
-    """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime)."""
+def write_digest(input_set: InputSet, subjects: Subjects) -> None:
+    """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime).
+    Files are read through the run's shared contents, so the checks that read them next (in a
+    worker forked after this) find them read."""
+    contents = subjects.scan.contents
     digest = hashlib.blake2b(digest_size=20)
     for path in input_set.files:
-        digest.update(path.encode() + b"\0")
-        with open(f"{input_set.root}/{path}", "rb") as handle:
-            digest.update(hashlib.file_digest(handle, "blake2b").digest())
+        digest.update(path.encode() + b"\0" + contents.digest(Path(input_set.root) / path).encode())
     write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
 
 

@@ -39,8 +39,8 @@ def load_check(source_root: Path, module: str, rule_id: int) -> ModuleType:
     if getattr(loaded, "RULE", None) != rule_id:
         raise Undecidable(f"check module {module} says RULE = {getattr(loaded, 'RULE', None)!r}, "
                           f"but rule {rule_id} names it")
-    if not callable(getattr(loaded, "check", None)):
-        raise Undecidable(f"check module {module} has no check() function")
+    if not callable(getattr(loaded, "check", None)) and not callable(getattr(loaded, "check_file", None)):
+        raise Undecidable(f"check module {module} has no check() or check_file() function")
     return loaded
 
 

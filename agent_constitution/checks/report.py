@@ -116,21 +116,31 @@ def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes
 
 
 def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda path: True,
-          rule_pages: Mapping[str, str] | None = None) -> str:
-    """A SARIF 2.1.0 log that GitHub code scanning accepts: one run, one reportingDescriptor per rule
-    (with `help` and, where the source's repository is known, `helpUri`), and one result per
-    violation finding or waived finding, each with one location.
+          rule_pages: Mapping[str, str] | None = None, every_outcome: bool = False,
+          not_run: Sequence[tuple[Result, str]] = ()) -> str:
+    """A SARIF 2.1.0 log: one run, one reportingDescriptor per rule (with `help` and, where the
+    source's repository is known, `helpUri`), and one result per violation finding or waived
+    finding, each with one location. This is the log GitHub code scanning accepts.
 
-    Code scanning turns every result into an alert and rejects one without a location, so passes,
-    undecidable results and rules without a check are not results here: the run's
-    `properties.summary` counts them and the JSON report lists them. A finding without a file, or
-    whose file is not a file of the repository (`exists` is asked; a session record lives outside
-    it), is anchored at line 1 of the manifest, its own place named in the message. `rule_pages`
-    maps a source's name to the URL prefix of its repository's files (see `rule_pages`)."""
+    Code scanning turns every result into an alert, whatever its `kind`, and rejects one without a
+    location, so by default passes, undecidable results and rules without a check are not results:
+    the run's `properties.summary` counts them and the JSON report lists them. `every_outcome` adds
+    them as the SARIF standard records them, one result per (segment, rule) without a location:
+    `kind: "pass"` for a pass, `kind: "review"` (the rule needs a reviewer's judgement) for an
+    undecidable result, with its cause as the message, and for a rule without a check, and
+    `kind: "notApplicable"` for each rule in `not_run` (a change or record rule run without its
+    subject), with the reason; `level` is `none`. That log is for SARIF readers that honour `kind`, not for code scanning (which rejects
+    it for the missing locations rather than raising false alerts).
+
+    A finding without a file, or whose file is not a file of the repository (`exists` is asked; a
+    session record lives outside it), is anchored at line 1 of the manifest, its own place named in
+    the message. `rule_pages` maps a source's name to the URL prefix of its repository's files (see
+    `rule_pages`)."""
     results = ordered(results)
+    skipped = [(result, why) for result, why in not_run] if every_outcome else []
     rules: dict[str, int] = {}
     descriptors = []
-    for result in results:
+    for result in [*results, *(result for result, _ in skipped)]:
         if result.ref not in rules:
             rules[result.ref] = len(descriptors)
             descriptors.append(_descriptor(result, (rule_pages or {}).get(result.source)))
@@ -152,6 +162,12 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
             if suppression is not None:
                 entry["suppressions"] = [{"kind": suppression.kind, "justification": suppression.justification}]
             sarif_results.append(entry)
+        if every_outcome and result.outcome is not Outcome.VIOLATION:
+            sarif_results.append(_unlocated(result, rules[result.ref]))
+    for result, why in skipped:
+        sarif_results.append({"ruleId": result.ref, "ruleIndex": rules[result.ref], "kind": "notApplicable",
+                              "level": "none", "message": {"text": f"not run: {why}"},
+                              "properties": {"segment": result.segment, "outcome": "not-run"}})
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -168,6 +184,18 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _unlocated(result: Result, index: int) -> dict:
+    """The result of a rule that passed, could not be decided or has no check, as SARIF records it."""
+    if result.outcome is Outcome.PASS:
+        kind, outcome, message = "pass", "pass", "passed"
+    elif result.outcome is Outcome.UNDECIDABLE:
+        kind, outcome, message = "review", "undecidable", result.cause or "the check could not decide"
+    else:
+        kind, outcome, message = "review", "no-check", "no check: a reviewer decides this rule"
+    return {"ruleId": result.ref, "ruleIndex": index, "kind": kind, "level": "none",
+            "message": {"text": message}, "properties": {"segment": result.segment, "outcome": outcome}}
 
 
 def rule_pages(sources: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:

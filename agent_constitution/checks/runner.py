@@ -40,6 +40,7 @@ class Subjects:
     segments: Sequence[str] = (ROOT_SEGMENT,)
     change: ChangeSpec | None = None
     record: Path | None = None
+    memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     _read: dict = field(default_factory=dict, repr=False)
 
@@ -47,7 +48,7 @@ class Subjects:
         _RUNS[self.token] = self
 
     def __reduce__(self):
-        return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record)
+        return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo)
 
     @property
     def root(self) -> Path:
@@ -79,10 +80,10 @@ _SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan
 
 
 def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
-              record: Path | None) -> Subjects:
+              record: Path | None, memo: Path | None) -> Subjects:
     found = _RUNS.get(token)
     if found is None:
-        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, token=token)
+        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, token=token)
     return found
 
 
@@ -131,7 +132,12 @@ def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[
 def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     subject = subjects.get(rule.check.subject, segment, rule.check.scope)
     module = load_check(rule.source_root, rule.check.python, rule.id)
-    found = module.check(subject)
+    if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
+        from agent_constitution.checks.memo import per_file
+
+        found = per_file(module.check_file, subject, rule, segment, subjects.memo)
+    else:
+        found = module.check(subject)
     if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
         raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
     for number, finding in enumerate(found, 1):

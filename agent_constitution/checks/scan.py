@@ -16,20 +16,23 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_constitution.checks.api import Repository
+from agent_constitution.checks.contents import Contents
 from agent_constitution.checks.model import ROOT_SEGMENT
 from agent_constitution.errors import UserError
 
 
 @dataclass(frozen=True)
 class Scan:
-    """The files of the working tree (repo-relative POSIX paths, sorted), found once per run."""
+    """The files of the working tree (repo-relative POSIX paths, sorted), found once per run, and
+    their contents, read at most once (`contents`, shared by every view)."""
 
     root: Path
     files: tuple[str, ...]
+    contents: Contents = field(default_factory=Contents, repr=False, compare=False)
 
     def view(self, segment: str = ROOT_SEGMENT, segments: Iterable[str] = ()) -> Repository:
         """The repository a segment's checks see: its folder as the root, without the files of the
@@ -48,7 +51,7 @@ class Scan:
                 if path.startswith(prefix) and not path.startswith(excluded)
             )
             views[key] = Repository(self.root if not prefix else self.root / segment, files, prefix.rstrip("/"),
-                                    whole)
+                                    whole, self.contents)
         return views[key]
 
 

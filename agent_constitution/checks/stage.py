@@ -7,7 +7,8 @@ Where things go, all under `cache/`:
 
     cache/checks/results/[<segment>/]<source>-<id>.json   one result per (segment, rule)
     cache/checks/report.json                              every result (docs/checks.md: the format)
-    cache/checks/report.sarif                             the same as SARIF 2.1.0
+    cache/checks/report.sarif                             the same as SARIF 2.1.0, every outcome (`kind`)
+    cache/checks/code-scanning.sarif                      the SARIF subset GitHub code scanning takes
     cache/review/<group>.md                               a reviewer group's queue
     cache/review/queue.json                               every queued item, with its evidence (doit review)
     cache/review/log/<digest>.json                        a reviewer's prompt and answer, for audit
@@ -61,9 +62,23 @@ def review_folder(cache: Path) -> Path:
     return cache / REVIEW
 
 
-def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path) -> dict:
-    """Run one check and write its result; the returned outcome is kept by doit for the next run."""
-    result = inline_waivers(run_check(rule, segment, subjects), file_lines(subjects.root))
+def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
+              config: Mapping | None = None) -> dict:
+    """Run one check and write its result; the returned outcome is kept by doit for the next run.
+    With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
+    job's file dependencies, and `config`) is reused instead (see checks.memo)."""
+    from agent_constitution.checks import memo
+
+    digest = name = None
+    if subjects.memo is not None and config is not None:
+        digest = memo.key(deps, config)
+        name = memo.name(rule.source, rule.id, segment)
+    result = None if digest is None else memo.recall(subjects.memo, name, digest)
+    if result is None or result.ref != rule.ref or result.segment != segment:
+        result = run_check(rule, segment, subjects)
+        if digest is not None:
+            memo.keep(subjects.memo, name, digest, result)
+    result = inline_waivers(result, file_lines(subjects.root))
     write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
@@ -78,7 +93,8 @@ def retry_undecidable(task, values) -> bool | None:
 def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
-                  rules: Mapping[tuple[str, str], RuleCheck] | None = None) -> str | None:
+                  rules: Mapping[tuple[str, str], RuleCheck] | None = None,
+                  skipped: Sequence[tuple[Result, str]] = ()) -> str | None:
     """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
@@ -105,9 +121,12 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
                      for v in verdicts] for rule, verdicts in found.items()}
     write_if_changed(cache / CHECKS / "report.json",
                      json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
-    write_if_changed(cache / CHECKS / "report.sarif",
-                     sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=rule_pages(_locked_sources(root))),
-                     within=cache)
+    pages = rule_pages(_locked_sources(root))
+    for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
+        write_if_changed(cache / CHECKS / name,
+                         sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=pages,
+                               every_outcome=every_outcome, not_run=skipped),
+                         within=cache)
     asking = [r for r in results if (r.segment, r.ref) not in applied]
     texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)
@@ -348,6 +367,7 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
     subjects = Subjects(
         scan=scan(root),
         segments=selection.segments,
+        memo=cache / "checks" / "memo",
         change=None if not (change or message) else resolve_change(root, change or STAGED,
                                                                      _message(message) if message else None),
         record=None if not record else _record(record),

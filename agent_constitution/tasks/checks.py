@@ -58,7 +58,7 @@ def tasks(project):
         yield {
             "name": inputs.name,
             "doc": f"Digest the files {' '.join(inputs.patterns)} matches [{inputs.segment}]",
-            "actions": [(write_digest, [inputs])],
+            "actions": [(write_digest, [inputs, run.subjects])],
             "file_dep": [f"{inputs.root}/{path}" for path in inputs.files],
             "targets": [inputs.digest],
             "clean": True,
@@ -69,7 +69,7 @@ def tasks(project):
         yield {
             "name": job.name,
             "doc": f"{job.rule.title} [{job.segment}]",
-            "actions": [(check_one, [job.rule, job.segment, run.subjects, job.result])],
+            "actions": [(check_one, [job.rule, job.segment, run.subjects, job.result, job.file_dep, job.config])],
             "file_dep": list(job.file_dep),
             "targets": [job.result],
             "clean": True,
@@ -81,12 +81,12 @@ def tasks(project):
     verdicts = (project.root / REVIEW_FILE).is_file()
     yield {
         "name": "report",
-        "doc": "Summarise the results; write cache/checks/report.json, report.sarif and cache/review/*.md",
+        "doc": "Summarise the results; write cache/checks/report.json, the SARIF logs and cache/review/*.md",
         "actions": [(_report, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                run.selection.review, project.cache, policy, run.selection.waivers, today,
-                               project.root, run.subjects, rules])],
+                               project.root, run.subjects, rules, run.plan.skipped])],
         "file_dep": [job.result for job in run.plan.jobs],
-        "targets": [project.cache / CHECKS / "report.json", project.cache / CHECKS / "report.sarif"],
+        "targets": [project.cache / CHECKS / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,

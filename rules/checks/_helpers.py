@@ -11,26 +11,14 @@ from io import StringIO
 
 from agent_constitution.checks.api import Repository, Undecidable
 
-# Text scans skip files this large: they are data, not text an agent wrote (rule 12 reports them).
-_MAX_TEXT_BYTES = 4 * 1024 * 1024
-
-
 def text_files(repo: Repository) -> Iterator[tuple[str, str]]:
-    """(path, text) of every file of the repository that is UTF-8 text; binaries are skipped."""
+    """(path, text) of every file of the repository that is UTF-8 text; binaries and files over
+    4 MiB (data, not text an agent wrote: rule 12 reports them) are skipped. Every check of a run
+    shares one read of each file (`Repository.text`)."""
     for path in repo.files:
-        full = repo.root / path
-        try:
-            if not full.is_file() or full.stat().st_size > _MAX_TEXT_BYTES:
-                continue
-            data = full.read_bytes()
-        except OSError:
-            continue
-        if b"\0" in data:
-            continue
-        try:
-            yield path, data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+        text = repo.text(path)
+        if text is not None:
+            yield path, text
 
 
 def read_toml(repo: Repository, path: str) -> dict:

@@ -1,8 +1,21 @@
-"""Rule 21: Run uv sync --locked first in CI."""
+"""Rule 21: CI checks uv.lock before uv uses it.
+
+What it decides, from the CI configuration as written (GitHub Actions and Forgejo Actions
+workflows, `.gitlab-ci.yml`): for every job that works on this repository, the first uv command of
+its scripts that reads or writes `uv.lock` (LOCK_COMMANDS) must check the lock (`--locked`,
+`uv lock --check`, or `UV_LOCKED` set on the command, in the script, or in the workflow's, job's or
+step's `env` / GitLab's `variables`). uv commands that never read the lock (`uv build`, `uv publish`,
+`uv pip`, `uv tool`, `uv python`, `uvx`, ...) are skipped. A GitHub or Forgejo job that checks out
+no copy of this repository (no checkout step, or only `actions/checkout` with another
+`repository:`) is not judged, nor a step whose `working-directory` lies in another repository's
+checkout. A configuration in which jobs read the lock but none checks it, or none uses uv at all,
+is one finding. Commands in scripts or actions the configuration calls (`make`, `./ci.sh`, a
+composite action) are not seen: the rule's text is about the configuration's own commands.
+"""
 
 from agent_constitution.checks.api import Finding, Repository, Undecidable
 
-from ._helpers import parse_yaml, simple_commands, workflow_files
+from ._helpers import commands_with_env, parse_yaml, workflow_files
 
 RULE = 21
 SUPERSEDED = False
@@ -21,6 +34,20 @@ GITLAB_KEYWORDS = {
     "after_script",
     "spec",
 }
+# The uv commands that lock, sync or read `uv.lock` (each locks again when the lock is stale,
+# unless told `--locked`); every other uv command leaves the lock alone.
+LOCK_COMMANDS = {"run", "sync", "lock", "export", "tree", "add", "remove"}
+# uv options that take a separate value (`--group dev`): the value is not the command to run.
+VALUED = {
+    "--extra", "--group", "--only-group", "--no-group", "--with", "--with-editable", "--with-requirements",
+    "--package", "--python", "-p", "--env-file", "--index", "--default-index", "--index-url", "-i",
+    "--extra-index-url", "--find-links", "-f", "--index-strategy", "--keyring-provider", "--resolution",
+    "--prerelease", "--exclude-newer", "--link-mode", "--config-setting", "-C", "--directory", "--project",
+    "--config-file", "--cache-dir", "--color", "--allow-insecure-host", "--upgrade-package", "-P",
+    "--reinstall-package", "--refresh-package", "--no-build-package", "--no-binary-package",
+    "--no-build-isolation-package", "--python-platform", "--output-file", "-o", "--format", "--script",
+}
+FALSE = {"", "0", "false", "no", "off"}
 
 
 def check(repo: Repository) -> list[Finding]:
@@ -29,44 +56,130 @@ def check(repo: Repository) -> list[Finding]:
         # No job to judge here is not a violation: CI may run on a service this check cannot read.
         raise Undecidable("no CI configuration this check reads (GitHub Actions, GitLab CI, Forgejo Actions)")
     findings = []
-    synced = False
+    checked = False
     for path, job, scripts in jobs:
-        uv_commands = [words for script in scripts for words in simple_commands(script) if words[0] == "uv"]
-        if not uv_commands:
+        first = _first_lock_command(scripts)
+        if first is None:
             continue
-        first = uv_commands[0]
-        if first[1:2] == ["sync"] and "--locked" in first:
-            synced = True
+        words, locked = first
+        if locked:
+            checked = True
         else:
-            findings.append(
-                Finding(f"job {job!r} runs {' '.join(first)!r} before `uv sync --locked`", path=path)
-            )
-    if not synced and not findings:
-        findings.append(Finding("no CI job runs `uv sync --locked`", path=jobs[0][0]))
+            findings.append(Finding(
+                f"job {job!r} runs {' '.join(words)!r} before checking uv.lock (`uv sync --locked`, "
+                "`uv run --locked` or `uv lock --check` first)", path=path))
+    if not checked and not findings:
+        findings.append(Finding("no CI job checks uv.lock (`uv sync --locked`, `uv run --locked` or `uv lock --check`)",
+                                path=jobs[0][0]))
     return findings
 
 
+def _first_lock_command(scripts: list[tuple[dict, str]]) -> tuple[list[str], bool] | None:
+    """(the words, whether it checks the lock) of the first lock-reading uv command, or None."""
+    for env, script in scripts:
+        exported = dict(env)
+        for assigned, words in commands_with_env(script):
+            if not words:
+                continue  # a plain assignment is the shell's, not the environment uv gets
+            if words[0] in ("export", "declare", "typeset", "local", "readonly"):
+                exported.update(assigned)
+                continue
+            if words[0] != "uv":
+                continue
+            command, options = _subcommand(words)
+            if command not in LOCK_COMMANDS:
+                continue
+            locked = "--locked" in options or (command == "lock" and "--check" in options)
+            setting = {**exported, **assigned}.get("UV_LOCKED")
+            return words, locked or (setting is not None and str(setting).strip().lower() not in FALSE)
+    return None
+
+
+def _subcommand(words: list[str]) -> tuple[str | None, set[str]]:
+    """uv's subcommand and the options given to uv itself: before the subcommand and, for `uv run`,
+    before the command it runs (`uv run --locked pytest`, not `uv run pytest --locked`)."""
+    options: set[str] = set()
+    command = None
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "--":
+            break
+        if word.startswith("-"):
+            options.add(word.split("=", 1)[0])
+            if word in VALUED:
+                next(rest, None)
+            continue
+        if command is None:
+            command = word
+            continue
+        if command == "run":
+            break  # the command uv runs: what follows are its own arguments
+    return command, options
+
+
 def _jobs(repo: Repository):
-    """(file, job name, the job's shell scripts in order) for every CI job of the repository."""
+    """(file, job name, [(environment, script)] in order) for every CI job that works on this repository."""
     for folder in (".github/workflows", ".forgejo/workflows"):
         for path in workflow_files(repo, folder):
             workflow = _load(repo, path)
             for name, job in (workflow.get("jobs") or {}).items():
-                steps = job.get("steps") if isinstance(job, dict) else None
-                scripts = [
-                    step["run"]
-                    for step in steps or []
-                    if isinstance(step, dict) and isinstance(step.get("run"), str)
-                ]
-                yield path, name, scripts
+                if not isinstance(job, dict):
+                    continue
+                scripts = _action_scripts(job, {**_env(workflow), **_env(job)})
+                if scripts is not None:
+                    yield path, name, scripts
     if repo.exists(GITLAB):
         config = _load(repo, GITLAB)
         default = config.get("default") if isinstance(config.get("default"), dict) else {}
+        variables = {**_env(config, "variables")}
         for name, job in config.items():
             if name in GITLAB_KEYWORDS or name.startswith(".") or not isinstance(job, dict):
                 continue
             before = job.get("before_script", default.get("before_script", config.get("before_script", [])))
-            yield GITLAB, name, _lines(before) + _lines(job.get("script", []))
+            env = {**variables, **_env(job, "variables")}
+            yield GITLAB, name, [(env, line) for line in _lines(before) + _lines(job.get("script", []))]
+
+
+def _action_scripts(job: dict, env: dict) -> list[tuple[dict, str]] | None:
+    """The `run` scripts of a GitHub or Forgejo job with their environment, or None for a job that
+    checks out no copy of this repository (its uv commands work on another project, or none)."""
+    steps = [step for step in job.get("steps") or [] if isinstance(step, dict)]
+    ours, others = False, []
+    for step in steps:
+        uses = step.get("uses")
+        if isinstance(uses, str) and uses.split("@", 1)[0].endswith("/checkout"):
+            options = step.get("with") if isinstance(step.get("with"), dict) else {}
+            repository = str(options.get("repository") or "")
+            if not repository or "github.repository" in repository.replace(" ", ""):
+                ours = True
+            else:
+                others.append(_folder(str(options.get("path") or ".")))
+    if not ours:
+        return None
+    defaults = job.get("defaults") if isinstance(job.get("defaults"), dict) else {}
+    run_defaults = defaults.get("run") if isinstance(defaults.get("run"), dict) else {}
+    scripts = []
+    for step in steps:
+        if not isinstance(step.get("run"), str):
+            continue
+        folder = _folder(str(step.get("working-directory") or run_defaults.get("working-directory") or "."))
+        if any(other != "" and (folder == other or folder.startswith(other + "/")) for other in others):
+            continue  # it works in another repository's checkout
+        scripts.append(({**env, **_env(step)}, step["run"]))
+    return scripts
+
+
+def _folder(path: str) -> str:
+    parts = [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+    return "/".join(parts)
+
+
+def _env(table: dict, key: str = "env") -> dict[str, str]:
+    values = table.get(key)
+    if not isinstance(values, dict):
+        return {}
+    # GitLab allows {value: ..., description: ...} for a variable.
+    return {str(k): str(v.get("value", "") if isinstance(v, dict) else v) for k, v in values.items()}
 
 
 def _load(repo: Repository, path: str) -> dict:

@@ -1,5 +1,22 @@
-"""Rule 34: No secrets in the tree."""
+"""Rule 34: No secrets in the tree.
 
+What it decides: whether a text file holds a private key or an access token in one of the formats
+the rule's text names, each a format its issuer gave a fixed prefix or shape so that scanners can
+recognise it without guessing (GitHub's `ghp_`, npm's `npm_`, PyPI's macaroon prefix, a PEM block's
+armour line). Why these and not an entropy scanner (detect-secrets' default plugins, trufflehog's
+entropy mode): a random-looking string is not a secret (hashes, lockfile integrity digests, test
+vectors fill real repositories), so guessing from entropy reports what the rule does not forbid;
+a fixed-prefix format matched with its exact length is a secret, which keeps a finding final. Why
+not an external scanner (gitleaks knows more formats): its verdicts would differ between machines
+that have it and machines that do not, and a pass would mean "gitleaks was absent" on the second;
+the formats here are written down with their source, so the rule and its check say the same.
+
+Left out on purpose: AWS's documented example keys (ending in `EXAMPLE`, as in its own docs), and
+formats that are public by design (Google API keys in web apps, JWTs, which are often unsigned test
+fixtures). A finding names the format and the line, never the secret.
+"""
+
+import bisect
 import re
 
 from agent_constitution.checks.api import Finding, Repository
@@ -9,28 +26,87 @@ from ._helpers import text_files
 RULE = 34
 SUPERSEDED = False
 
-# Formats with a fixed, recognisable shape; a finding names the kind, never the secret.
-PATTERNS = {
-    "private key": re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    "AWS access key id": re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    "GitHub token": re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})\b"),
-    "GitLab token": re.compile(r"\bglpat-[A-Za-z0-9_-]{20}\b"),
-    "Slack token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    "Anthropic API key": re.compile(r"\bsk-ant-[A-Za-z0-9_-]{32,}"),
-    "OpenAI API key": re.compile(
-        r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-proj-[A-Za-z0-9_-]{40,}"
-    ),
+# Each format: the literal words one of which every match contains (a file without any of them is
+# not searched for the format: a substring test is far cheaper than the expression), and the
+# expression, with where its shape is documented.
+_FORMATS = {
+    # RFC 7468 armour; OpenSSH's own key files; PuTTY's .ppk header.
+    "private key": (("PRIVATE KEY", "PuTTY-User-Key-File-"),
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\bPuTTY-User-Key-File-[23]: "),
+    # age (age-encryption.org/v1): Bech32 with the AGE-SECRET-KEY-1 prefix.
+    "age secret key": (("AGE-SECRET-KEY-1",),
+        r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    # AWS IAM: access key ids start AKIA (long-term) or ASIA (temporary), then 16 upper-case characters.
+    "AWS access key id": (("AKIA", "ASIA"),
+        r"\b(?:AKIA|ASIA)(?![0-9A-Z]*EXAMPLE\b)[0-9A-Z]{16}\b"),
+    # GitHub's token formats (github.blog, "Behind GitHub's new authentication token formats").
+    "GitHub token": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})\b"),
+    # GitLab's token prefixes (docs.gitlab.com, "Token overview").
+    "GitLab token": (("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "gloas-", "glagent-", "glsoat-", "glffct-"),
+        r"\b(?:glpat|gldt|glrt|glptt|glft|glcbt|gloas|glagent|glsoat|glffct)-[A-Za-z0-9_-]{20,}"),
+    # Slack tokens (api.slack.com, "Token types") and incoming webhooks.
+    "Slack token": (("xox", "xapp-", "hooks.slack.com"),
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+"
+                   r"|https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{24}"),
+    # OpenAI: legacy keys carry T3BlbkFJ ("OpenAI" in base64) in the middle; project and service keys.
+    "OpenAI API key": (("T3BlbkFJ", "sk-proj-", "sk-svcacct-"),
+        r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-(?:proj|svcacct)-[A-Za-z0-9_-]{40,}"),
+    # Anthropic: sk-ant-api03-… and admin keys.
+    "Anthropic API key": (("sk-ant-",),
+        r"\bsk-ant-[A-Za-z0-9_-]{32,}"),
+    # Stripe live secret and restricted keys (docs.stripe.com, "API keys"); test keys reach no money.
+    "Stripe live key": (("_live_",),
+        r"\b(?:sk|rk)_live_[0-9A-Za-z]{24,}"),
+    # npm access tokens (github.blog, "npm has a new access token format").
+    "npm token": (("npm_",),
+        r"\bnpm_[A-Za-z0-9]{36}\b"),
+    # PyPI API tokens: a macaroon whose base64 opens with the issuer (pypi.org, test.pypi.org).
+    "PyPI token": (("pypi-Ag",),
+        r"\bpypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
+    # Hugging Face user access tokens.
+    "Hugging Face token": (("hf_",),
+        r"\bhf_[A-Za-z]{34}\b"),
+    # DigitalOcean personal, OAuth and refresh tokens.
+    "DigitalOcean token": (("_v1_",),
+        r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+    # Shopify app access tokens and shared secrets.
+    "Shopify token": (("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    # SendGrid API keys: SG.<22>.<43>.
+    "SendGrid API key": (("SG.",),
+        r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
+    # Docker Hub personal access tokens.
+    "Docker Hub token": (("dckr_pat_",),
+        r"\bdckr_pat_[A-Za-z0-9_-]{27}\b"),
+    # Databricks personal access tokens.
+    "Databricks token": (("dapi",),
+        r"\bdapi[a-f0-9]{32}(?:-[0-9])?\b"),
+    # Postman API keys.
+    "Postman API key": (("PMAK-",),
+        r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    # Telegram bot tokens: <bot id>:AA<33>.
+    "Telegram bot token": ((":AA",),
+        r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b"),
 }
+FORMATS = {kind: (words, re.compile(regex)) for kind, (words, regex) in _FORMATS.items()}
 
 
 def check(repo: Repository) -> list[Finding]:
+    return [finding for path, text in text_files(repo) for finding in check_file(path, text)]
+
+
+def check_file(path: str, text: str) -> list[Finding]:
+    """One file's findings; the runner calls this per file and keeps the answer for an unchanged one."""
+    found = []
+    for kind, (words, pattern) in FORMATS.items():
+        if any(word in text for word in words):
+            found.extend((match.start(), kind) for match in pattern.finditer(text))
+    if not found:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
     findings = []
-    for path, text in text_files(repo):
-        for number, line in enumerate(text.splitlines(), 1):
-            for kind, pattern in PATTERNS.items():
-                match = pattern.search(line)
-                if match:
-                    findings.append(
-                        Finding(f"{kind} in the tree", path=path, line=number, column=match.start() + 1)
-                    )
+    for offset, kind in sorted(found):
+        line = bisect.bisect_right(starts, offset)
+        findings.append(Finding(f"{kind} in the tree", path=path, line=line, column=offset - starts[line - 1] + 1))
     return findings

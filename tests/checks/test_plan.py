@@ -39,14 +39,29 @@ def test_checks_reading_the_same_files_share_one_input_set(tmp_path: Path):
 def test_digest_follows_content_not_timestamps(tmp_path: Path):
     write(tmp_path, {"a.py": "1"})
     [inputs] = planned(tmp_path, [rule(tmp_path, 1, python="r1", inputs=["*.py"])]).inputs
-    write_digest(inputs)
-    first = inputs.digest.read_text()
+
+    def run() -> str:  # each run scans and reads afresh
+        write_digest(inputs, Subjects(scan(tmp_path)))
+        return inputs.digest.read_text()
+
+    first = run()
     os.utime(tmp_path / "a.py", (1, 1))
-    write_digest(inputs)
-    assert inputs.digest.read_text() == first
+    assert run() == first
     write(tmp_path, {"a.py": "2"})
-    write_digest(inputs)
-    assert inputs.digest.read_text() != first
+    assert run() != first
+
+
+def test_a_run_reads_each_file_once_for_the_digests_and_the_checks(tmp_path: Path, monkeypatch):
+    write(tmp_path, {"a.py": "x = 1\n"})
+    subjects = Subjects(scan(tmp_path))
+    [inputs] = planned(tmp_path, [rule(tmp_path, 1, python="r1", inputs=["*.py"])]).inputs
+    reads = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or original(self))
+    write_digest(inputs, subjects)
+    view = subjects.get("repository", ".")
+    assert view.text("a.py") == view.read_text("a.py") == "x = 1\n"
+    assert [name for name in reads if name == "a.py"] == ["a.py"]
 
 
 def test_superseded_repealed_and_missing_subjects_get_no_job(tmp_path: Path):

@@ -157,3 +157,41 @@ def test_a_rule_without_a_check_is_listed_once_for_all_its_segments():
     assert "without a check, for the reviewer (1)\n  ac:6 Project instructions  [., svc, web]\n" in text
     queue = queues(results, {})["default"]
     assert queue.count("## ac:6") == 1 and "## ac:6 in ., svc, web: no check" in queue
+
+
+def test_the_complete_log_records_every_outcome_by_kind_without_a_location():
+    """report.sarif: what passed and what needs a reviewer is there too, as SARIF's `kind` says."""
+    log = json.loads(sarif(RESULTS, every_outcome=True))
+    jsonschema.validate(log, SCHEMA)
+    entries = [(r["ruleId"], r["kind"], r["level"], r["properties"], "locations" in r) for r in log["runs"][0]["results"]]
+    assert entries == [
+        ("ac:1", "pass", "none", {"segment": ".", "outcome": "pass"}, False),
+        ("ac:2", "review", "none", {"segment": ".", "outcome": "undecidable"}, False),
+        ("ac:4", "review", "none", {"segment": ".", "outcome": "no-check"}, False),
+        ("ac:10", "fail", "error", {"segment": ".", "outcome": "violation"}, True),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation"}, True),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation"}, True),
+    ]
+    assert log["runs"][0]["results"][1]["message"]["text"] == "missing tool: go (not found on PATH)"
+    # The code-scanning log is the complete one without the results that have no location.
+    scanning = json.loads(sarif(RESULTS))
+    assert scanning["runs"][0]["results"] == [r for r in log["runs"][0]["results"] if "locations" in r]
+
+
+def test_a_fully_waived_violation_is_a_pass_beside_its_suppressed_findings():
+    waived = Suppression(Finding("waived finding", "a.py", 2), "inSource", "fixture data")
+    log = json.loads(sarif([result("ac:20", Outcome.PASS, suppressed=(waived,))], every_outcome=True))
+    assert [(r["kind"], r["properties"]["outcome"], "suppressions" in r) for r in log["runs"][0]["results"]] == [
+        ("fail", "waived", True), ("pass", "pass", False)]
+
+
+def test_a_rule_not_run_is_not_applicable_in_the_complete_log_only():
+    skipped = [(result("ac:9", None, segment=segment), "checks a change") for segment in (".", "svc")]
+    log = json.loads(sarif(RESULTS, every_outcome=True, not_run=skipped))
+    jsonschema.validate(log, SCHEMA)
+    entries = [(r["ruleId"], r["kind"], r["properties"], r["message"]["text"])
+               for r in log["runs"][0]["results"] if r["kind"] == "notApplicable"]
+    assert entries == [("ac:9", "notApplicable", {"segment": ".", "outcome": "not-run"}, "not run: checks a change"),
+                       ("ac:9", "notApplicable", {"segment": "svc", "outcome": "not-run"}, "not run: checks a change")]
+    assert "ac:9" in [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert json.loads(sarif(RESULTS, not_run=skipped)) == json.loads(sarif(RESULTS))

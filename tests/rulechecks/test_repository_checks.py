@@ -172,7 +172,7 @@ CASES: dict[int, tuple[dict, dict]] = {
     34: (
         {"a.py": "KEY = os.environ['AWS_ACCESS_KEY_ID']\n"},
         {
-            "a.py": "KEY = '" + "AKIA" + "IOSFODNN7EXAMPLE" + "'\n",
+            "a.py": "KEY = '" + "AKIA" + "Q4EXAMPLEZ7YHW2Q" + "'\n",
             "id_rsa": "-----BEGIN RSA PRIVATE " + "KEY-----\nMIIE\n",
         },
     ),

@@ -82,7 +82,8 @@ def test_ci_that_never_syncs_with_uv(tmp_path):
         )
     }
     findings = check_module(21).check(repository(tmp_path, files))
-    assert [finding.reason for finding in findings] == ["no CI job runs `uv sync --locked`"]
+    assert [finding.reason for finding in findings] == [
+        "no CI job checks uv.lock (`uv sync --locked`, `uv run --locked` or `uv lock --check`)"]
 
 
 def test_broken_workflow_yaml_is_undecidable_for_the_uv_rule(tmp_path):
@@ -283,3 +284,154 @@ def test_write_all_permissions_are_reported(where, tmp_path):
         workflow = workflow.replace("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    permissions: write-all\n")
     findings = check_module(32).check(repository(tmp_path, {".github/workflows/ci.yml": workflow}))
     assert len(findings) == 1 and "write-all" in findings[0].reason
+
+
+def _uv_job(steps: str, name: str = "test", env: str = "") -> str:
+    return f"on: push\njobs:\n  {name}:\n    runs-on: ubuntu-latest\n{env}    steps:\n{steps}"
+
+
+CHECKOUT = "      - uses: actions/checkout@v4\n"
+
+
+@pytest.mark.parametrize("steps", [
+    CHECKOUT + "      - run: uv run --locked --no-default-groups --group dev tox run\n",
+    CHECKOUT + "      - run: uv run --group dev --locked pytest\n",
+    CHECKOUT + "      - run: uv lock --check\n      - run: uv run pytest\n",
+    CHECKOUT + "      - run: UV_LOCKED=1 uv run pytest\n",
+    CHECKOUT + "      - run: |\n          export UV_LOCKED=1\n          uv sync\n",
+    CHECKOUT + "      - run: uv sync\n        env:\n          UV_LOCKED: 1\n",
+    # uv build and uv publish never read the lock; the job that runs them is fine without --locked
+    CHECKOUT + "      - run: uv build\n      - run: uv publish\n      - run: uvx twine check dist/*\n"
+               "      - run: uv sync --locked\n",
+])
+def test_uv_lock_is_checked_first(steps, tmp_path):
+    files = {".github/workflows/ci.yml": _uv_job(steps)}
+    assert check_module(21).check(repository(tmp_path, files)) == []
+
+
+def test_uv_lock_checked_by_the_job_environment(tmp_path):
+    workflow = _uv_job(CHECKOUT + "      - run: uv run pytest\n", env="    env:\n      UV_LOCKED: true\n")
+    assert check_module(21).check(repository(tmp_path, {".github/workflows/ci.yml": workflow})) == []
+
+
+@pytest.mark.parametrize("steps, first", [
+    (CHECKOUT + "      - run: uv run pytest --locked\n", "uv run pytest --locked"),  # pytest's option, not uv's
+    (CHECKOUT + "      - run: uv build\n      - run: uv sync\n", "uv sync"),
+    (CHECKOUT + "      - run: uv run --frozen pytest\n", "uv run --frozen pytest"),
+    (CHECKOUT + "      - run: UV_LOCKED=0 uv sync\n", "uv sync"),
+])
+def test_first_lock_reading_command_without_the_check(steps, first, tmp_path):
+    files = {".github/workflows/ci.yml": _uv_job(steps) + _uv_job(CHECKOUT + "      - run: uv sync --locked\n",
+                                                                  name="other").split("jobs:\n", 1)[1]}
+    findings = check_module(21).check(repository(tmp_path, files))
+    assert [finding.reason.split("'")[3] for finding in findings] == [first]
+
+
+def test_a_job_on_another_repository_is_not_judged(tmp_path):
+    """click's flask-tests: it checks out pallets/flask and syncs flask's project."""
+    other = ("      - uses: actions/checkout@v4\n        with:\n          repository: pallets/flask\n"
+             "      - run: uv sync --all-extras\n")
+    ours = CHECKOUT + "      - run: uv run --locked pytest\n"
+    workflow = _uv_job(other, name="flask-tests") + _uv_job(ours, name="tests").split("jobs:\n", 1)[1]
+    assert check_module(21).check(repository(tmp_path, {".github/workflows/ci.yml": workflow})) == []
+
+
+def test_a_step_in_another_repositorys_checkout_is_not_judged(tmp_path):
+    steps = (CHECKOUT + "      - uses: actions/checkout@v4\n        with:\n          repository: o/tool\n"
+             "          path: tool\n      - run: uv sync\n        working-directory: tool\n"
+             "      - run: uv sync --locked\n")
+    assert check_module(21).check(repository(tmp_path, {".github/workflows/ci.yml": _uv_job(steps)})) == []
+    findings = check_module(21).check(repository(tmp_path / "b", {".github/workflows/ci.yml": _uv_job(
+        steps.replace("working-directory: tool", "working-directory: src"))}))
+    assert len(findings) == 1
+
+
+def test_a_job_without_a_checkout_is_not_judged(tmp_path):
+    publish = "      - uses: actions/download-artifact@v4\n      - run: uv run --with twine twine upload dist/*\n"
+    workflow = _uv_job(publish, name="publish") + _uv_job(CHECKOUT + "      - run: uv sync --locked\n").split("jobs:\n", 1)[1]
+    assert check_module(21).check(repository(tmp_path, {".github/workflows/ci.yml": workflow})) == []
+
+
+def test_gitlab_variables_set_uv_locked(tmp_path):
+    config = "variables:\n  UV_LOCKED: \"1\"\ntest:\n  script:\n    - uv run pytest\n"
+    assert check_module(21).check(repository(tmp_path, {".gitlab-ci.yml": config})) == []
+
+
+BANNER = ("<!-- generated by agent-constitution from rules.toml; do not edit: edit the sources and run `doit compile`. "
+          "digest sha256:" + "0" * 64 + " -->\n")
+
+
+@pytest.mark.parametrize("agents, named", [
+    ("# Demo\n\n<!-- agent-constitution:begin -->\n" + BANNER + "rules\n<!-- agent-constitution:end -->\n", True),
+    ("# Demo\nRules: see rules.toml.\n<!-- agent-constitution:begin -->\nA check reads `rules.toml`.\n"
+     "<!-- agent-constitution:end -->\n", True),
+    # the only mention is a compiled rule's own text: it says nothing about where the rules come from
+    ("# Demo\n<!-- agent-constitution:begin -->\nA check reads [sources] of every `rules.toml`.\n"
+     "<!-- agent-constitution:end -->\n", False),
+    ("# Demo\n<!-- agent-constitution:begin -->\n" + BANNER.replace("from rules.toml", "from base.toml")
+     + "A check reads `rules.toml`.\n<!-- agent-constitution:end -->\n", False),
+])
+def test_agents_md_names_the_manifest_where_a_reader_learns_it(agents, named, tmp_path):
+    findings = check_module(2).check(repository(tmp_path, {"AGENTS.md": agents, "rules.toml": ""}))
+    assert (findings == []) is named
+
+
+def test_the_compiled_instruction_files_may_be_committed(tmp_path):
+    """Rule 5 requires them committed: rule 13 must not report what rule 5 demands."""
+    files = {"CLAUDE.md": BANNER + "@AGENTS.md\n", "AGENTS.md": "# Demo\n<!-- agent-constitution:begin -->\n" + BANNER}
+    assert check_module(13).check(repository(tmp_path, files)) == []
+    other = {"CLAUDE.md": BANNER.replace("from rules.toml", "from other.toml")}
+    assert check_module(13).check(repository(tmp_path / "b", other))
+
+
+def test_generated_files_marked_linguist_generated_are_committed_on_purpose(tmp_path):
+    generated = "Generated file, do not edit: change the sources and run the build.\n"
+    files = {
+        ".gitattributes": "docs/generated/** linguist-generated\n*.pb.go linguist-generated=true\n"
+                          "docs/generated/draft.md -linguist-generated\n",
+        "docs/generated/book.md": generated,
+        "docs/generated/draft.md": generated,
+        "api/x.pb.go": "// Code generated by protoc-gen-go. DO NOT EDIT.\n",
+        "api/y_pb2.py": "# Generated by the protocol buffer compiler.  DO NOT EDIT!\n",
+    }
+    found = [f.path for f in check_module(13).check(repository(tmp_path, files))]
+    assert found == ["api/y_pb2.py", "docs/generated/draft.md"]
+
+
+def test_a_segment_reads_the_repository_gitattributes_for_generated_files(tmp_path):
+    whole = repository(tmp_path, {".gitattributes": "svc/gen/* linguist-generated\n",
+                                  "svc/gen/a.py": "# @generated\n", "svc/.gitattributes": "b.py linguist-generated\n",
+                                  "svc/b.py": "# @generated\n", "svc/c.py": "# @generated\n"})
+    segment = Repository(tmp_path / "svc", ("gen/a.py", ".gitattributes", "b.py", "c.py"), "svc", whole)
+    assert [f.path for f in check_module(13).check(segment)] == ["c.py"]
+
+
+# Built from parts, so that this file holds no string in a format it tests.
+SECRETS = {
+    "GitHub token": "gh" + "p_" + "a1B2" * 9,
+    "npm token": "np" + "m_" + "Z9y8" * 9,
+    "PyPI token": "pypi-" + "AgEIcHlwaS5vcmc" + "x" * 60,
+    "Stripe live key": "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "Slack token": "https://hooks.slack.com/services/" + "T0001/B0002/" + "a" * 24,
+    "age secret key": "AGE-SECRET-KEY-1" + "Q" * 58,
+    "private key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    "Telegram bot token": "123456789:" + "AA" + "h" * 33,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_format_is_found_at_its_line_and_column(kind, tmp_path):
+    text = "first line\n  token = '" + SECRETS[kind] + "'\n"
+    [finding] = check_module(34).check(repository(tmp_path, {"conf.py": text}))
+    assert (finding.reason, finding.line, finding.column) == (f"{kind} in the tree", 2, 12)
+    assert SECRETS[kind] not in finding.reason
+
+
+@pytest.mark.parametrize("text", [
+    "AWS_KEY = '" + "AKIA" + "IOSFODNN7EXAMPLE" + "'\n",     # AWS's own documentation example
+    "integrity sha512-" + "Zm9v" * 22 + "==\n",               # a lockfile digest: random-looking, not a secret
+    "token = 'gh" + "p_short'\n",                             # the prefix without the format's length
+    "stripe = 'sk" + "_test_" + "4eC39HqLyjWDarjtT1zdp7dc'\n",  # a test-mode key reaches no money
+])
+def test_what_only_looks_like_a_secret_is_not_reported(text, tmp_path):
+    assert check_module(34).check(repository(tmp_path, {"a.txt": text})) == []

@@ -23,6 +23,7 @@ from agent_constitution.checks.api import Repository
 from agent_constitution.checks.contents import Contents
 from agent_constitution.checks.model import ROOT_SEGMENT
 from agent_constitution.errors import UserError
+from agent_constitution.layout import CACHE
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def _git_files(root: Path) -> tuple[str, ...] | None:
         tag, path = entry[:2], entry[2:]
         if tag == "R ":
             files.discard(path)
-        elif tag == "? " and not path.endswith("/") and os.path.isfile(root / path):
+        elif tag == "? " and not path.endswith("/") and not path.startswith(_OWN) and os.path.isfile(root / path):
             files.add(path)
     return tuple(sorted(files))
 
@@ -101,10 +102,16 @@ def _ls_files(root: Path, *options: str) -> list[str] | None:
     return [entry for entry in done.stdout.decode("utf-8", errors="surrogateescape").split("\0") if entry]
 
 
+# The project's own build state (cache/: resolutions, check results, reports) is never part of the
+# tree the checks judge, even in a repository whose .gitignore does not name it yet (a manifest
+# written by hand, without `init`'s cache/.gitignore); a file under it that git tracks still is.
+_OWN = CACHE + "/"
+
+
 def _walk(root: Path) -> tuple[str, ...]:
     files = []
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [name for name in dirs if name != ".git"]
+        dirs[:] = [name for name in dirs if name != ".git" and not (folder == str(root) and name == CACHE)]
         base = Path(folder).relative_to(root)
         files.extend((base / name).as_posix() for name in names)
     return tuple(sorted(files))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,10 @@ def test_upgrade_constitution_diffs_from_the_locked_commit(tmp_path, mono):
     assert (rebind.old.revision, rebind.new.revision) == ("0.1", "0.2")
     assert f"-   **§1** {OLD}\n+-   **§1** {NEW}" in rebind.diff
     assert 'revision = "0.2"' in rebind.manifest
+
+
+def test_a_cleared_user_cache_is_filled_again(tmp_path, mono):
+    root = project(tmp_path, mono, "0.1")
+    compiled(root)
+    shutil.rmtree(tmp_path / "user-cache")
+    assert OLD in compiled(root)

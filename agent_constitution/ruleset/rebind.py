@@ -81,12 +81,17 @@ def plan_rebind(root: Path, revision: str | None = None) -> Rebind:
 
 
 def _locked(lock: Lockfile, new: Resolution) -> Constitution:
-    """The constitution the lock binds, read at its commit (a folder source has only its current text)."""
+    """The constitution the lock binds, read at its commit (a folder source: at the commit of the
+    repository it is in that the lock names, else its current text)."""
     locked, item = lock.constitution, new.fetched[new.constitution.key]
     tree = item.snapshot.root
     if item.snapshot.commit is not None and not locked.commit.startswith("sha256:"):
         spec = item.declared.spec
         tree = fetch(url=spec.url, path=spec.path, commit=locked.commit, base_dir=item.declared.base_dir).root
+    elif not locked.commit.startswith("sha256:"):
+        from agent_constitution.sources.history import folder_at
+
+        tree = folder_at(tree, locked.commit, f"the source {locked.source}").root
     root = tree / "constitution" / locked.edition
     return Constitution(locked.source, new.constitution.key, locked.commit, locked.edition, locked.revision, locked.digest, root)
 

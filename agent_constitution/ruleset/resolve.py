@@ -55,7 +55,7 @@ PUBLISHED = "published"
 class Constitution:
     source: str  # name
     key: str
-    commit: str  # git commit, or the content digest of a plain folder
+    commit: str  # git commit (for a plain folder, of the repository it is in when read from its history), or the edition's digest
     edition: str
     revision: str  # the revision bound: the one constitution/<edition>/index.toml at `commit` publishes
     digest: str  # of constitution/<edition>/
@@ -69,9 +69,10 @@ class Constitution:
         """The note for a constitution kept at its locked commit while its source moved, else None."""
         if not self.source_publishes or revision_key(self.source_publishes) == revision_key(self.revision):
             return None
+        at = "(a folder)" if self.source_commit.startswith("sha256:") else f"at {self.source_commit[:12]}"
         return (
-            f"constitution kept at revision {self.revision} (commit {self.commit[:12]}); source {self.source} at"
-            f" {self.source_commit[:12]} publishes revision {self.source_publishes}: `doit upgrade --constitution`"
+            f"constitution kept at revision {self.revision} (commit {self.commit[:12]}); source {self.source} {at}"
+            f" publishes revision {self.source_publishes}: `doit upgrade --constitution`"
             " moves the binding and shows what changed"
         )
 
@@ -245,7 +246,8 @@ def _constitution(
     item = fetched[pin.source]
     name = world.names[pin.source]
     # A plain folder has no commit: the binding is pinned by the edition's own digest (see `_bound`),
-    # so an edit elsewhere in the folder leaves the lock's [constitution] as it was.
+    # so an edit elsewhere in the folder leaves the lock's [constitution] as it was; unless the pinned
+    # revision is read from the history of the repository the folder is in (then that commit).
     here = item.snapshot.commit
     at = f"at commit {here[:12]}" if here else "(a folder)"
     published = _published(item.snapshot.root, pin.edition, name, effective.inputs[0])
@@ -255,6 +257,11 @@ def _constitution(
     kept = _kept(lock, name, pin.edition, wanted, item) if rebind is None else None
     if kept is not None:
         return _bound(name, pin.source, kept.commit, pin.edition, wanted, kept.root, published, here)
+    # A folder in a git working tree keeps its older texts in that repository's history.
+    in_git = here is None and _repository_of(item.snapshot.root)
+    earlier = _from_history(item, name, pin.edition, wanted) if in_git and rebind is None else None
+    if earlier is not None:
+        return _bound(name, pin.source, earlier.commit, pin.edition, wanted, earlier.root, published, item.snapshot.digest)
     if rebind is not None:
         raise UserError(
             f"source {name} {at} publishes constitution revision {published} of edition"
@@ -270,7 +277,8 @@ def _constitution(
         field="constitution.revision",
         fix=f"read what changed with `doit upgrade --constitution` (it moves the binding to {published} and lists the"
         f" rules that exclude it), or set revision = \"{published}\"; to stay on {wanted}, follow a version of"
-        f" source {name} that publishes it",
+        f" source {name} that publishes it"
+        + (f" (no commit of the folder's history, in the repository {in_git}, publishes it)" if in_git else ""),
     )
 
 
@@ -317,6 +325,22 @@ def _kept(lock: Lockfile | None, name: str, edition: str, revision: str, item: F
     snapshot = fetch(url=spec.url, path=spec.path, commit=locked.commit, base_dir=item.declared.base_dir)
     published = _published(snapshot.root, edition, name, LOCKFILE)
     return snapshot if revision_key(published) == revision_key(revision) else None
+
+
+def _repository_of(folder: Path) -> Path | None:
+    from agent_constitution.sources.history import repository_of
+
+    return repository_of(folder)
+
+
+def _from_history(item: Fetched, name: str, edition: str, revision: str):
+    """The folder at the newest commit of its repository's history that published `revision`, or None."""
+    from agent_constitution.sources.history import folder_at, published_revisions
+
+    root = item.snapshot.root
+    found = next((commit for commit, said in published_revisions(root, edition)
+                  if ids.is_revision(said) and revision_key(said) == revision_key(revision)), None)
+    return None if found is None else folder_at(root, found, f"the source {name}")
 
 
 def _folder_digest(folder: Path) -> str:

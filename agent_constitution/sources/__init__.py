@@ -61,6 +61,9 @@ machine, safe when several builds fill it at once and safe to delete at any time
 pygit2) and are imported from there on first use, so that importing this package for `normalize_url`
 or `tree_digest` stays cheap.
 
+`sources.history` reads a plain folder's earlier constitution texts from the git repository the
+folder is in, extracting a commit's tree into the cache as `fetch` does for a git source.
+
 This package fetches and caches only. Authoring a source (`history`, `new_rule`, `validate`,
 `impact`) lives in `agent_constitution.authoring`; `starter` (`agent-constitution init`) is still here.
 """

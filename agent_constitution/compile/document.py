@@ -52,7 +52,7 @@ class Phrases:
     nested: str
     nested_entry: str  # {file} {folder}
     nested_apart: str  # {count} {file}: the index is in a part file of its own
-    part_entry: str  # {file} {about}
+    part_entry: str  # {file}: the part that holds the domain's full texts (its requirements are listed here)
     part_heading: str  # {title}
     not_here: str
     not_here_entry: str  # {label} {title}
@@ -72,7 +72,7 @@ PHRASES = {
         nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
         nested_apart="{count} folders below have instructions of their own, listed in `{file}`: before working"
         " on a file, read the `AGENTS.md` of every folder on its path.",
-        part_entry="The full text of these rules: `{file}`. Read it before working on: {about}",
+        part_entry="Full text: `{file}`.",
         part_heading="Rules: {title}",
         not_here="Not in force here",
         not_here_entry="- {label} {title}: the files above list it, but it does not apply under this folder.",
@@ -89,7 +89,7 @@ PHRASES = {
         nested="子目录的指令",
         nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
         nested_apart="下面有 {count} 个目录有各自的指令，列在 `{file}` 中：处理一个文件之前，先读它路径上每个目录的 `AGENTS.md`。",
-        part_entry="这些规定的全文：`{file}`。涉及以下内容时先读它：{about}",
+        part_entry="全文：`{file}`。",
         part_heading="规定：{title}",
         not_here="在这里不适用",
         not_here_entry="- {label} {title}：上层文件列出了它，但它不适用于这个目录。",
@@ -274,7 +274,7 @@ class _Renderer:
                 self.compact = True
                 block = self._node(*subtree, _DOMAIN_LEVEL)
                 self.compact = False
-                entry = phrases.part_entry.format(file=parts[subtree], about=self._about(*subtree))
+                entry = phrases.part_entry.format(file=parts[subtree])
                 head, _, rest = block.partition("\n\n")
                 blocks.append(f"{head}\n\n{entry}" + (f"\n\n{rest}" if rest else ""))
         elif subtrees:
@@ -310,13 +310,6 @@ class _Renderer:
             repository=c.repository or self.phrases.this_repository, edition=c.edition, revision=c.revision, commit=commit
         )
 
-    def _about(self, source_name: str, domain: Node) -> str:
-        source = self.library.sources[source_name]
-        self.sources_read.add(source_name)
-        table = source.config.domains[domain]
-        text = self._pick(table.description) if table.description else self._title(source_name, domain)
-        return text if text.endswith((".", "。")) else text + "."
-
     def _not_here(self) -> str:
         gone = sorted(self.segment.inherited - self.segment.selected)
         return "\n".join(
@@ -330,7 +323,8 @@ class _Renderer:
         if self.compact and isinstance(node, int):
             return "\n".join(self._items(source_name, node))
         hashes = "#" * min(level, _MAX_LEVEL)
-        anchor = f'<a id="{_anchor(source_name, node)}"></a>'
+        # The compact form a split root keeps links to the parts, which hold the anchors.
+        anchor = "" if self.compact else f'<a id="{_anchor(source_name, node)}"></a>'
         if isinstance(node, int):
             blocks = [self._rule(source_name, node, hashes + " " + anchor)]
         else:

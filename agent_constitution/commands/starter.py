@@ -51,11 +51,9 @@ EDITION = "2026-10"
 REVISION = "0.3"
 # Packages (domains) of the project's source that fit any repository; the others join by shape.
 STARTER_PACKAGES = ("instructions", "git", "security", "session")
-# Rule 13 (generated files are not committed) conflicts with rule 5 (commit the compiled instruction
-# files): clones, CI and cloud agents read only committed files, so the starter keeps rule 5.
-STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({
-    13: "conflicts with ac:5: the compiled AGENTS.md is committed, for clones and CI",
-})
+# Rules the starter leaves out whatever the shape, each with the reason written beside it: none
+# today (rule 13, once in conflict with rule 5, lets compiled files be committed since revision 2).
+STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({})
 LOADER = "agent-constitution"
 DODO = "from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n"
 CACHE_GITIGNORE = "*\n!.gitignore\n"
@@ -220,7 +218,8 @@ def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
     selection = ", ".join(f'"ac:{package}"' for package in starter.packages)
     shown = "; ".join(f"{package}: {path}" for package, path in starter.found.items())
     found = f"# Found here: {shown}.\n" if shown else ""
-    excluded = "".join(f'    "ac:{node}",  # {why}\n' for node, why in starter.exclude)
+    listed = "".join(f'    "ac:{node}",  # {why}\n' for node, why in starter.exclude)
+    excluded = f"exclude = [\n{listed}]\n" if listed else ""
     choices = "".join(f'"ac:{group}" = "ac:{rule}"  # shown by {why}\n' for group, rule, why in starter.choices)
     if not choices:
         choices = '# "ac:python-package-manager" = "ac:<rule id of uv, Poetry or Bazel>"\n'
@@ -229,16 +228,14 @@ def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
 # and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
 # e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
 {found}rules = [{selection}]
-exclude = [
-{excluded}]
-
+{excluded}
 [constitution]
 source = "ac"
 edition = "{EDITION}"
 revision = "{REVISION}"
 
 [sources]
-# Pinned (trusted code runs only as reviewed); `agent-constitution upgrade` names newer commits.
+# Pinned (trusted code runs only as reviewed); `agent-constitution upgrade` moves the pin to newer commits.
 ac = {{ url = "{url}", {pin}, trust = true }}
 
 [choices]

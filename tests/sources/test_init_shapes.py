@@ -25,6 +25,7 @@ from agent_constitution import cli
 from agent_constitution.ruleset.source import load_source
 from agent_constitution.commands.shape import Shape, detect
 from agent_constitution.commands.starter import (
+    CACHE_GITIGNORE,
     SOURCE_URL,
     STARTER_PACKAGES,
     URL_VARIABLE,
@@ -222,6 +223,8 @@ def test_shape_compiles_and_checks_clean(shape, tmp_path):
     assert starter.packages[: len(STARTER_PACKAGES)] == STARTER_PACKAGES
     assert set(starter.packages) == set(STARTER_PACKAGES) | (SHOWN[shape] & set(SOURCE.domains))
     (repo / "rules.toml").write_text(uses_this_checkout(starter_manifest(SOURCE_URL, 'rev = "x"', starter)))
+    (repo / "cache").mkdir()
+    (repo / "cache" / ".gitignore").write_text(CACHE_GITIGNORE)  # as init writes it
     compiled = agent_constitution(repo, "compile")
     git(repo, "add", "-A")
     out = agent_constitution(repo, "check")
@@ -251,7 +254,7 @@ def test_a_group_nothing_decides_is_excluded_for_the_user_to_choose(tmp_path):
     assert starter.choices == ()
     text = starter_manifest(SOURCE_URL, 'rev = "x"', starter)
     manifest = tomllib.loads(text)
-    assert "ac:python-package-manager" in manifest["exclude"] and "ac:13" in manifest["exclude"]
+    assert "ac:python-package-manager" in manifest["exclude"] and "ac:13" not in manifest["exclude"]
 
 
 def test_a_rule_whose_requirement_nothing_selects_is_excluded(tmp_path):
@@ -272,7 +275,7 @@ def test_the_default_manifest_is_the_base_selection():
     text = starter_manifest(SOURCE_URL, 'rev = "x"')
     manifest = tomllib.loads(text)
     assert manifest["rules"] == [ref(package) for package in STARTER_PACKAGES]
-    assert manifest["exclude"] == ["ac:13"]
+    assert "exclude" not in manifest
     assert text == starter_manifest(SOURCE_URL, 'rev = "x"', choose(Shape({}), SOURCE))
     assert isinstance(choose(Shape({}), SOURCE), Starter)
 

@@ -16,7 +16,8 @@ RULE = 94
 SUPERSEDED = False
 
 COMMENTS = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
-TRAILING = re.compile(r",(\s*[}\]])")
+# Strings are matched first so that a comma before `]` inside one (`",]"`) is left alone.
+TRAILING = re.compile(r'("(?:\\.|[^"\\])*")|,(?=\s*[}\]])')
 
 
 def check(repo: Repository) -> list[Finding]:
@@ -62,7 +63,7 @@ def _strict(repo: Repository, path: str, seen: set) -> tuple[bool | None, str | 
 def _jsonc(repo: Repository, path: str) -> dict:
     text = COMMENTS.sub(lambda m: m.group(1) or "", repo.read_text(path))
     try:
-        data = json.loads(TRAILING.sub(r"\1", text))
+        data = json.loads(TRAILING.sub(lambda m: m.group(1) or "", text))
     except ValueError as error:
         raise Undecidable(f"{path} is not valid JSON with comments: {error}") from None
     return data if isinstance(data, dict) else {}

@@ -512,3 +512,9 @@ def test_a_tsconfig_extending_a_generated_file_is_undecidable(tmp_path):
     repo = repository(tmp_path, {"packages/nuxt/tsconfig.json": '{"extends": "./playground/.nuxt/tsconfig.json"}'})
     with pytest.raises(Undecidable, match="nuxt"):
         check_module(94).check(repo)
+
+
+def test_a_comma_before_a_bracket_inside_a_string_stays(tmp_path):
+    # Found by the property test above: trailing commas were removed inside strings too.
+    repo = repository(tmp_path, {"tsconfig.json": '{"paths": {",]": [",}",],},}'})
+    assert check_module(94)._jsonc(repo, "tsconfig.json") == {"paths": {",]": [",}"]}}

@@ -133,3 +133,29 @@ def test_a_cleared_user_cache_is_filled_again(tmp_path, mono):
     compiled(root)
     shutil.rmtree(tmp_path / "user-cache")
     assert OLD in compiled(root)
+
+
+def test_an_older_commit_holding_a_link_is_refused_and_nothing_is_written_outside(tmp_path):
+    # Hostile history: the commit that publishes the pinned revision also holds a link that leads
+    # out of the repository. The link is refused by name; nothing is read through it or written
+    # outside the repository and the user cache.
+    mono = tmp_path / "mono"
+    write_fixture_source(mono / "src")
+    amend(mono, "0.1", OLD)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    (mono / EDITION / "articles" / "leak.toml").symlink_to(outside)
+    commit_all(mono, "constitution 0.1, with a link")
+    (mono / EDITION / "articles" / "leak.toml").unlink()
+    amend(mono, "0.2", NEW)
+    commit_all(mono, "constitution 0.2")
+    root = project(tmp_path, {"root": mono}, "0.1")
+    before = sorted(path.name for path in tmp_path.iterdir())
+    done = doit(root, "compile")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "symbolic link" in output and "leak.toml" in output, output
+    assert "Traceback" not in output
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name != "user-cache") == before
+    assert outside.read_text() == "secret\n"
+    assert not (root / "AGENTS.md").exists() and not (root / "rules.lock").exists()

@@ -42,6 +42,7 @@ class Agent:
     chain_bytes: int | None = None
     file_chars: int | None = None
     markers: tuple[str, ...] = ()  # files or folders whose presence shows the repository uses it
+    host: str | None = None  # its `pdks hook <host>` adapter (covenant.catalogue.HOSTS), where it has one
 
 
 COPILOT = Scoped(
@@ -62,23 +63,23 @@ AGENTS = {
     agent.name: agent
     for agent in (
         Agent(AGENTS_MD, skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT),
-        Agent("claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md")),
-        Agent("codex", skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT, markers=(".codex",)),
-        Agent("gemini", shim="GEMINI.md", skills=(".agents/skills", ".gemini/skills"),
+        Agent("claude-code", host="claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md")),
+        Agent("codex", host="codex", skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT, markers=(".codex",)),
+        Agent("gemini", host="gemini-cli", shim="GEMINI.md", skills=(".agents/skills", ".gemini/skills"),
               markers=(".gemini", "GEMINI.md")),
-        Agent("copilot", scoped=COPILOT, skills=(".agents/skills", ".claude/skills", ".github/skills"),
+        Agent("copilot", host="copilot", scoped=COPILOT, skills=(".agents/skills", ".claude/skills", ".github/skills"),
               markers=(".github/copilot-instructions.md", ".github/instructions")),
-        Agent("cursor", skills=(".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"),
+        Agent("cursor", host="cursor", skills=(".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"),
               markers=(".cursor", ".cursorrules")),
         Agent("windsurf", skills=(".windsurf/skills",), file_chars=12000, markers=(".windsurf", ".windsurfrules")),
-        Agent("cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",)),
+        Agent("cline", host="cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",)),
         Agent("roo", skills=(".roo/skills",), markers=(".roo", ".roorules")),
         Agent("kiro", scoped=KIRO, skills=(".kiro/skills",), markers=(".kiro",)),
         Agent("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
               markers=(".opencode", "opencode.json")),
         Agent("amp", skills=(".agents/skills", ".claude/skills")),
         Agent("continue", skills=(".continue/skills",), markers=(".continue",)),
-        Agent("grok", skills=(".grok/skills",), markers=(".grok",)),
+        Agent("grok", host="grok", skills=(".grok/skills",), markers=(".grok",)),
         Agent("zed", markers=(".rules",)),
         Agent("aider", markers=(".aider.conf.yml",)),
         Agent("junie", markers=(".junie",)),

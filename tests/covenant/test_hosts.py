@@ -303,3 +303,11 @@ def test_a_plan_load_past_the_budget_fails_closed(root: Path, monkeypatch, capsy
     status = common.hook(gemini_cli.PREFIX, gemini_cli.translate, "{}", root, "gemini-cli", answer=gemini_cli.ANSWER)
     assert status == 2
     assert capsys.readouterr().err.startswith(f"{gemini_cli.PREFIX} the judgment ran past its 10 s budget\n")
+
+
+def test_every_agent_with_a_hook_names_a_host_of_the_catalogue():
+    from agent_constitution.compile.agents import AGENTS
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    named = [agent.host for agent in AGENTS.values() if agent.host]
+    assert set(named) == set(HOSTS) and len(named) == len(set(named))

@@ -95,13 +95,11 @@ class HookFiles:
         return [name] if changed else []
 
 
-# `[compile] agents` names → the covenant judge's hosts (covenant.catalogue.HOSTS) where they differ.
-_HOST_NAMES = {"gemini": "gemini-cli"}
-
-
 def hosts(agents: tuple[str, ...]) -> list[str]:
-    """The covenant hosts among the agents compile serves: their hooks are wired."""
-    return [_HOST_NAMES.get(name, name) for name in agents]
+    """The covenant hosts of the agents compile serves (`Agent.host`): their hooks are wired."""
+    from agent_constitution.compile.agents import AGENTS
+
+    return [AGENTS[name].host for name in agents if name in AGENTS and AGENTS[name].host]
 
 
 def _state(root: Path) -> str:

@@ -27,7 +27,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from agent_constitution.fsio import remove, write_atomic
+from agent_constitution.fsio import confine, remove, write_atomic
 from agent_constitution.layout import LOCKFILE
 
 RUN = "AGENT_CONSTITUTION_RUN"
@@ -67,9 +67,19 @@ def journal(root: Path, cache: Path):
             data = base64.b64encode(full.read_bytes()).decode() if full.is_file() else None
         except OSError:
             data = None
-        write_atomic(record, json.dumps({"path": relative, "bytes": data}) + "\n", within=cache)
+        entry = {"path": relative, "bytes": data, "created": _first_missing(full, top)}
+        write_atomic(record, json.dumps(entry) + "\n", within=cache)
 
     return keep
+
+
+def _first_missing(path: Path, top: Path) -> str | None:
+    """The outermost folder on the way to `path` that does not exist yet (relative to `top`): the
+    one writing `path` creates, which putting the file back takes out again."""
+    for folder in reversed(path.parents):
+        if folder.is_relative_to(top) and folder != top and not folder.is_dir():
+            return folder.relative_to(top).as_posix()
+    return None
 
 
 def forget_other_runs(cache: Path) -> None:
@@ -86,7 +96,7 @@ def put_back_files(root: Path, cache: Path) -> int:
     folder = cache / JOURNAL / run if run else None
     if folder is None or not folder.is_dir():
         return 0
-    restored = 0
+    restored, created = 0, set()
     for record in sorted(folder.glob("*.json")):
         try:
             data = json.loads(record.read_text(encoding="utf-8"))
@@ -96,11 +106,27 @@ def put_back_files(root: Path, cache: Path) -> int:
         target = root / relative
         if kept is None:
             remove(target, within=root, missing_ok=True)
+            if isinstance(data.get("created"), str):
+                created.add(data["created"])
         else:
             write_atomic(target, base64.b64decode(kept), within=root)
         restored += 1
+    for relative in sorted(created, reverse=True):
+        _remove_empty(root, root / relative)
     shutil.rmtree(folder, ignore_errors=True)
     return restored
+
+
+def _remove_empty(root: Path, top: Path) -> None:
+    """Take out a folder the failed run created, with its empty subfolders; a file anyone else put
+    there since keeps it (and the folders above that file)."""
+    if top.is_symlink() or not top.is_dir() or os.path.realpath(top) == os.path.realpath(root):
+        return  # the journal is in the cache, which anyone can edit: never the repository itself
+    confine(top, root)
+    for directory, _, _ in os.walk(top, topdown=False):
+        path = Path(directory)
+        if not path.is_symlink() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def put_back(root: Path, cache: Path) -> bool:

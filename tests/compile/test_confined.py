@@ -201,3 +201,39 @@ def test_a_failed_compile_puts_back_the_segment_files_it_had_rewritten(tmp_path)
     (root / ".claude" / "settings.json").write_text("{}\n")
     doit(root, "compile")
     assert b"The new text of rule 4." in (root / "svc" / "AGENTS.md").read_bytes()
+
+
+def test_a_failed_first_compile_leaves_no_folder_it_created(tmp_path):
+    from tests.compile.test_doit import doit
+
+    root = make_repo(tmp_path / "repo", skills=SKILLS)
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text().replace("\n[[segment]]", '\n[compile]\nagents = ["agents-md", "claude-code", "windsurf"]\n\n[[segment]]', 1))
+    # The root index, written last, cannot fit Windsurf's 12,000 characters beside this hand-written text.
+    (root / "AGENTS.md").write_text("# Notes\n\n" + "Hand-written notes of the team. " * 370 + "\n")
+    before = {path: data for path, data in tree(root).items() if not path.startswith("cache")}
+    failed = doit(root, "compile", check=False)
+    assert failed.returncode != 0 and "12000 characters Windsurf reads" in failed.stdout + failed.stderr
+    assert "updated .windsurf/skills/uv-project" in failed.stdout  # the skills were installed before it failed
+    assert {path: data for path, data in tree(root).items() if not path.startswith("cache")} == before
+    (root / "AGENTS.md").write_text("# Notes\n")
+    doit(root, "compile")  # nothing left behind is taken for a hand-made skill folder
+    assert (root / ".claude" / "skills" / "uv-project" / skills.STAMP).is_file()
+
+
+def test_a_journal_naming_the_repository_or_a_folder_outside_removes_nothing(tmp_path, monkeypatch):
+    from agent_constitution.compile import undo
+
+    root, cache = tmp_path / "repo", tmp_path / "repo" / "cache"
+    (root / "empty").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    monkeypatch.setenv(undo.RUN, "one")
+    journal = cache / undo.JOURNAL / "one"
+    journal.mkdir(parents=True)
+    for number, created in enumerate([".", "", "..", "../outside", "/tmp"]):
+        (journal / f"{number}.json").write_text(json.dumps({"path": f"new{number}.txt", "bytes": None, "created": created}))
+    try:
+        undo.put_back_files(root, cache)
+    except UserError:
+        pass
+    assert (root / "empty").is_dir() and (tmp_path / "outside").is_dir()

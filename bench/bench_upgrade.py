@@ -35,9 +35,10 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True)
 
 
-def rule(number: int, revision: int, words: str) -> str:
+def rule(number: int, revision: int, words: str, name: str = "") -> str:
+    # The source's name in the text: no two sources share a rule file, as in real sources.
     return (f'id = {number}\nrevision = {revision}\nstatus = "active"\nparent = "d{number % 5}"\n'
-            f'authority = ["must-ask"]\n[title]\nen = "Rule {number}"\n[text]\nen = "{words} {number}."\n')
+            f'authority = ["must-ask"]\n[title]\nen = "Rule {number}"\n[text]\nen = "{words} {number} of {name}."\n')
 
 
 def source(repo: Path, name: str, rules: int, *, constitution: bool, dependencies: str = "") -> None:
@@ -46,7 +47,7 @@ def source(repo: Path, name: str, rules: int, *, constitution: bool, dependencie
     domains = "".join(f'[domains.d{index}]\ntitle = {{ en = "D{index}" }}\n' for index in range(5))
     (folder / "source.toml").write_text(f'name = "{name}"\nlanguages = ["en"]\n{domains}{dependencies}')
     for number in range(1, rules + 1):
-        (folder / f"{number}.toml").write_text(rule(number, 1, "Do the thing"))
+        (folder / f"{number}.toml").write_text(rule(number, 1, "Do the thing", name))
     if constitution:
         edition = repo / "constitution" / "2026-10"
         edition.mkdir(parents=True, exist_ok=True)
@@ -96,7 +97,7 @@ def upgrade_figures(base: Path, sources: int, rules: int, env: dict) -> dict[str
     subprocess.run([*doit, "lock"], cwd=repo, env=env, check=True, capture_output=True)
     for name in names:  # v1.1.0: every tenth rule revised
         for number in range(1, rules + 1, 10):
-            (base / name / "rules" / f"{number}.toml").write_text(rule(number, 2, "Do the thing well"))
+            (base / name / "rules" / f"{number}.toml").write_text(rule(number, 2, "Do the thing well", name))
         commit(base / name, "v1.1.0")
     saved = {file: (repo / file).read_bytes() for file in ("rules.toml", "rules.lock")}
 

@@ -39,6 +39,9 @@ whole tree.
         The commit a branch (None: the default branch) points at now.
     read_at(*, url=None, path=None, commit, name, base_dir) -> bytes | None
         One file of the source at a commit, read from the mirror's objects (nothing extracted).
+    changed_paths(*, url=None, path=None, old, new, base_dir) -> frozenset[str] | None
+        The paths that differ between two commits, by git's object ids in the mirror (None: a commit
+        is not in it).
     tags_listed_once()
         A context manager: inside it, `version_tags` asks each repository once.
 
@@ -72,10 +75,10 @@ from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
 __all__ = [
-    "Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
+    "Snapshot", "changed_paths", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
 ]
 
-_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
+_SNAPSHOT = ("Snapshot", "changed_paths", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
 
 
 def __getattr__(name: str):

@@ -117,6 +117,18 @@ def read_at(*, url: str | None = None, path: str | None = None, commit: str, nam
         return entry.data if isinstance(entry, pygit2.Blob) else None
 
 
+def changed_paths(*, url: str | None = None, path: str | None = None, old: str, new: str, base_dir: Path) -> frozenset[str] | None:
+    """The paths (POSIX, from the tree's root) added, removed or changed between two commits of a source,
+    compared by git's object ids in the mirror (no file is read); None when the mirror lacks either commit."""
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.open_mirror(location)
+        if repo is None or not (mirror.has_commit(repo, old) and mirror.has_commit(repo, new)):
+            return None
+        diff = repo.diff(repo[old].peel(pygit2.Commit).tree, repo[new].peel(pygit2.Commit).tree)
+        return frozenset(item for delta in diff.deltas for item in (delta.old_file.path, delta.new_file.path))
+
+
 def newest_commit(
     *, url: str | None = None, path: str | None = None, branch: str | None = None, base_dir: Path
 ) -> str:

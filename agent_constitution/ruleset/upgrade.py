@@ -34,7 +34,7 @@ from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.manifest import Declared
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.ruleset.versions import Tag, newest, not_versions, tag_versions, version_of
-from agent_constitution.sources import newest_commit, tags_listed_once, version_tags
+from agent_constitution.sources import list_tags, newest_commit, tags_listed_once, version_tags
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,10 @@ def plan_upgrade(root: Path, only: str | None = None, rule: str | None = None) -
     move = frozenset({only} if only else names)
     with tags_listed_once():
         old = resolve(root, lock)
+        # Every source the table shows a newest version for is asked for its tags below, one after the
+        # other: ask them all at once first.
+        list_tags((item.declared.spec.url, item.declared.spec.path, item.declared.base_dir)
+                  for item in old.fetched.values() if _lists_tags(item.declared.spec))
         edits, notes = _pin_moves(old, move)
         manifest = _edited(root, edits) if edits else None
         new = resolve(root, lock, move, manifest_text=manifest)
@@ -142,6 +146,11 @@ def _source_of(lock, rule: str, only: str | None) -> str:
     if only and only != name:
         raise UserError(f"--rule {rule} comes from source {name}, not {only}", fix="give --source or --rule, not both")
     return name
+
+
+def _lists_tags(spec) -> bool:
+    """Whether the plan reads the source's tags: a git source that follows a tag, a rev or a range."""
+    return spec.url is not None and spec.branch is None and spec.requested is not None
 
 
 def _listed_tags(declared: Declared) -> list[tuple[str, str]]:

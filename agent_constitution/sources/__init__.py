@@ -44,6 +44,9 @@ whole tree.
         is not in it).
     tags_listed_once()
         A context manager: inside it, `version_tags` asks each repository once.
+    list_tags(sources)
+        Inside `tags_listed_once()`: ask several repositories, (url, path, base_dir), for their tags at
+        once (threads, one `git ls-remote` each).
 
 `fetch`, `newest_commit` and `read_at` fetch the repository first when they need to, and
 `version_tags` asks it with `git ls-remote`: the git command line, so SSH keys, the agent and
@@ -75,10 +78,13 @@ from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
 __all__ = [
-    "Snapshot", "changed_paths", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
+    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "normalize_url", "read_at", "tags_listed_once",
+    "tree_digest", "version_tags",
 ]
 
-_SNAPSHOT = ("Snapshot", "changed_paths", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
+_SNAPSHOT = (
+    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "read_at", "tags_listed_once", "version_tags",
+)
 
 
 def __getattr__(name: str):

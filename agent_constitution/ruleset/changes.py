@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.layout import RULES
@@ -24,7 +25,7 @@ from agent_constitution.ruleset.resolve import Resolution
 from agent_constitution.ruleset.source import RuleSource
 from agent_constitution.ruleset.sourceset import Fetched
 from agent_constitution.sources import changed_paths
-from agent_constitution.sources.urls import locate
+from agent_constitution.sources.urls import Location, locate
 
 
 @dataclass(frozen=True)
@@ -202,11 +203,17 @@ _FILE_URLS = {
 }
 
 
+@lru_cache(maxsize=256)
+def _located(url: str, base_dir: Path) -> Location:
+    """Where a source is, once per source: a local path is resolved on disk, and every changed rule asks."""
+    return locate(url, base_dir=base_dir)
+
+
 def rule_links(fetched: Fetched, rule_id: int) -> tuple[tuple[str, str], ...]:
     links = []
     url, commit = fetched.declared.spec.url, fetched.snapshot.commit
     if url is not None and commit is not None:
-        location = locate(url, base_dir=fetched.declared.base_dir)
+        location = _located(url, fetched.declared.base_dir)
         if location.fetch_url is not None:
             host, _, repository = location.key.partition("/")
             pattern = _FILE_URLS.get(host)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +97,8 @@ def list_tags(sources: Iterable[tuple[str | None, str | None, Path]]) -> None:
             pending.setdefault(location.key, (url, path, base_dir))
     if not pending:
         return
+    from concurrent.futures import ThreadPoolExecutor  # only here: every fetch imports this module
+
     listed = _listed
 
     def one(key: str) -> None:

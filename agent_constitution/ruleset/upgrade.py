@@ -22,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomlkit
-
 from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
@@ -195,6 +193,8 @@ def _pin_moves(resolution: Resolution, move: frozenset[str]) -> tuple[list[PinEd
 
 def _edited(root: Path, edits: list[PinEdit]) -> str:
     """rules.toml with each moved pin's value replaced; every other byte stays as it was."""
+    import tomlkit  # only when a pin moves (or for `replace`): most plans edit nothing
+
     text = read_text(root / MANIFEST, MANIFEST)
     document = tomlkit.parse(text)
     for edit in edits:
@@ -263,6 +263,8 @@ def apply_upgrade(root: Path, upgrade: Upgrade) -> None:
 
 def replace_superseded(root: Path) -> list[tuple[str, str]]:
     """Rewrite superseded refs in rules.toml to their successors; returns (old, new) pairs."""
+    import tomlkit
+
     lock = read_lock(root)
     resolution = resolve(root, lock)
     path = root / MANIFEST

@@ -86,7 +86,7 @@ def list_tags(sources: Iterable[tuple[str | None, str | None, Path]]) -> None:
     that `version_tags` answers from what was listed. A failure is kept, and raised when that repository's
     tags are asked for."""
     if _listed is None:
-        raise RuntimeError("list_tags is called inside tags_listed_once()")
+        raise RuntimeError("list_tags must be called inside tags_listed_once()")
     pending: dict[str, tuple[str | None, str | None, Path]] = {}
     for url, path, base_dir in sources:
         try:
@@ -153,7 +153,9 @@ def read_at(*, url: str | None = None, path: str | None = None, commit: str, nam
         return entry.data if isinstance(entry, pygit2.Blob) else None
 
 
-def changed_paths(*, url: str | None = None, path: str | None = None, old: str, new: str, base_dir: Path) -> frozenset[str] | None:
+def changed_paths(
+    *, url: str | None = None, path: str | None = None, old: str, new: str, base_dir: Path
+) -> frozenset[str] | None:
     """The paths (POSIX, from the tree's root) added, removed or changed between two commits of a source,
     compared by git's object ids in the mirror (no file is read); None when the mirror lacks either commit."""
     location, display, _ = _where(url, path, base_dir, git=True)

@@ -5,11 +5,11 @@ rule is listed when it is newly selected, no longer selected, or when its revisi
 check code changed: a status change (superseded, repealed) or an edited external check script
 shows even where no revision was bumped. Between two commits of a git source, a rule without check
 code whose file git lists as unchanged (`sources.changed_paths`) is skipped unread, so an upgrade
-reads the files of the rules that moved, not every rule of the source. The diff is unified, of the rule file and of each file of
-its check code (the python module under `rules/checks/`, or each `{source}/…` file an external
-check's command names). The links are the rule file in the source's repository at the new commit,
-when the source is a git URL on a host whose file URLs are known, and the rule's page on the
-source's site, when its `source.toml` names one.
+reads the files of the rules that moved, not every rule of the source. The diff is unified, of the
+rule file and of each file of its check code (the python module under `rules/checks/`, or each
+`{source}/…` file an external check's command names). The links are the rule file in the source's
+repository at the new commit, when the source is a git URL on a host whose file URLs are known, and
+the rule's page on the source's site, when its `source.toml` names one.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.manifest import Declared
+from agent_constitution.ruleset.models import SourceSpec
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.ruleset.versions import Tag, newest, not_versions, tag_versions, version_of
 from agent_constitution.sources import list_tags, newest_commit, tags_listed_once, version_tags
@@ -146,7 +147,7 @@ def _source_of(lock, rule: str, only: str | None) -> str:
     return name
 
 
-def _lists_tags(spec) -> bool:
+def _lists_tags(spec: SourceSpec) -> bool:
     """Whether the plan reads the source's tags: a git source that follows a tag, a rev or a range."""
     return spec.url is not None and spec.branch is None and spec.requested is not None
 

@@ -59,6 +59,17 @@ def _creator(family, project: Project):
     return create
 
 
+def _alone(command: str, words: list[str]):
+    """The family of the one task `doit run` is asked for, when it is an `ALONE` family (it depends on
+    no other task) and nothing else is on the line (or its positional argument takes the rest)."""
+    if command != "run" or not words:
+        return None
+    family = next((family for family in FAMILIES if family.NAME == words[0]), None)
+    if family is None or not getattr(family, "ALONE", False):
+        return None
+    return family if len(words) == 1 or getattr(family, "POS_ARG", None) else None
+
+
 def _named_on_command_line() -> set[str]:
     # doit hands a task creator neither the command nor the tasks asked for; the process's own
     # arguments name them (`doit render`, `doit -n 2 source`, `agent-constitution render`).
@@ -99,6 +110,19 @@ class Loader(NamespaceTaskLoader):
 
     def setup(self, opt_values):
         self.namespace = namespace()
+
+    def load_tasks(self, cmd, pos_args):
+        # `doit outdated` and `doit upgrade ...` run one task that depends on no other: creating the
+        # others (a check task per rule) would cost more than the run itself at 5,000 rules.
+        family = _alone(cmd.name, pos_args)
+        if family is None:
+            return super().load_tasks(cmd, pos_args)
+        everything = self.namespace
+        self.namespace = {name: everything[name] for name in ("DOIT_CONFIG", f"task_{family.NAME}")}
+        try:
+            return super().load_tasks(cmd, pos_args)
+        finally:
+            self.namespace = everything
 
     def load_doit_config(self) -> dict:
         # Values from [tool.doit] / doit.cfg are applied after this and win, as doit users expect.

@@ -13,13 +13,15 @@ Run: uv run python bench/bench_upgrade.py [SOURCES] [RULES]   (default 20 source
    file:// URLs are declared there) and pins the last one at v1.0.0, so the newest-first choice of
    every link fails and the resolver backtracks down the whole chain to v1. Timed in-process (`resolve`, no lock).
 
-Figures are printed in seconds and as ratios to `doit list` timed in the same run, so they compare
-across machines and loads. Medians of RUNS runs.
+Figures are printed in seconds, as ratios to `doit list` timed in the same run (the three warm commands
+take turns, round after round, so a burst of load on a shared machine slows the reference too), and in
+CPU seconds (user + system, git's processes included), which load changes less. Medians of RUNS runs.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,6 +30,7 @@ import time
 from pathlib import Path
 
 RUNS = 5
+REFERENCE = "doit list (reference)"
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
 
 
@@ -35,9 +38,10 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True)
 
 
-def rule(number: int, revision: int, words: str) -> str:
+def rule(number: int, revision: int, words: str, name: str = "") -> str:
+    # The source's name in the text: no two sources share a rule file, as in real sources.
     return (f'id = {number}\nrevision = {revision}\nstatus = "active"\nparent = "d{number % 5}"\n'
-            f'authority = ["must-ask"]\n[title]\nen = "Rule {number}"\n[text]\nen = "{words} {number}."\n')
+            f'authority = ["must-ask"]\n[title]\nen = "Rule {number}"\n[text]\nen = "{words} {number} of {name}."\n')
 
 
 def source(repo: Path, name: str, rules: int, *, constitution: bool, dependencies: str = "") -> None:
@@ -46,7 +50,7 @@ def source(repo: Path, name: str, rules: int, *, constitution: bool, dependencie
     domains = "".join(f'[domains.d{index}]\ntitle = {{ en = "D{index}" }}\n' for index in range(5))
     (folder / "source.toml").write_text(f'name = "{name}"\nlanguages = ["en"]\n{domains}{dependencies}')
     for number in range(1, rules + 1):
-        (folder / f"{number}.toml").write_text(rule(number, 1, "Do the thing"))
+        (folder / f"{number}.toml").write_text(rule(number, 1, "Do the thing", name))
     if constitution:
         edition = repo / "constitution" / "2026-10"
         edition.mkdir(parents=True, exist_ok=True)
@@ -62,20 +66,28 @@ def commit(repo: Path, tag: str) -> None:
     git(repo, "tag", tag)
 
 
-def median_seconds(args: list[str], cwd: Path, env: dict, reset=None) -> float:
-    times = []
+def interleaved(commands: dict[str, tuple[list[str], object]], cwd: Path, env: dict) -> dict[str, tuple[float, float]]:
+    """Label → median (wall seconds, CPU seconds) over RUNS rounds, each round running every command once
+    in turn (with its reset first, when it has one): a burst of load on a shared machine then slows
+    the reference as much as the commands measured against it."""
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    cpu: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(RUNS):
-        if reset is not None:
-            reset()
-        start = time.perf_counter()
-        done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
-        times.append(time.perf_counter() - start)
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return statistics.median(times)
+        for label, (args, reset) in commands.items():
+            if reset is not None:
+                reset()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+            times[label].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if done.returncode != 0:
+                raise SystemExit(f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return {label: (statistics.median(times[label]), statistics.median(cpu[label])) for label in commands}
 
 
-def upgrade_figures(base: Path, sources: int, rules: int, env: dict) -> dict[str, float]:
+def upgrade_figures(base: Path, sources: int, rules: int, env: dict) -> dict[str, tuple[float, float]]:
     names = [f"s{index:02d}" for index in range(sources)]
     for index, name in enumerate(names):
         source(base / name, name, rules, constitution=index == 0)
@@ -96,25 +108,32 @@ def upgrade_figures(base: Path, sources: int, rules: int, env: dict) -> dict[str
     subprocess.run([*doit, "lock"], cwd=repo, env=env, check=True, capture_output=True)
     for name in names:  # v1.1.0: every tenth rule revised
         for number in range(1, rules + 1, 10):
-            (base / name / "rules" / f"{number}.toml").write_text(rule(number, 2, "Do the thing well"))
+            (base / name / "rules" / f"{number}.toml").write_text(rule(number, 2, "Do the thing well", name))
         commit(base / name, "v1.1.0")
-    saved = {file: (repo / file).read_bytes() for file in ("rules.toml", "rules.lock")}
+    saved = {file: ((repo / file).read_bytes(), (repo / file).stat()) for file in ("rules.toml", "rules.lock")}
 
     def reset() -> None:
-        for file, data in saved.items():
-            (repo / file).write_bytes(data)
+        # The files as locked, with their times: a newer rules.lock would make `doit list` resolve
+        # again (the check tasks' documents would look stale), which no steady state does.
+        for file, (data, status) in saved.items():
+            if (repo / file).read_bytes() != data:
+                (repo / file).write_bytes(data)
+            os.utime(repo / file, ns=(status.st_atime_ns, status.st_mtime_ns))
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([*doit, "outdated"], cwd=repo, env=env, check=True, capture_output=True)
     cold = time.perf_counter() - start
-    figures = {
-        "doit list (reference)": median_seconds([*doit, "list"], repo, env),
-        "doit outdated, cold (lists tags, fetches and extracts v1.1.0)": cold,
-        "doit outdated, warm": median_seconds([*doit, "outdated"], repo, env),
-        "doit upgrade (writes rules.toml and rules.lock)": median_seconds([*doit, "upgrade"], repo, env, reset),
-    }
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cold_cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    warm = interleaved({
+        REFERENCE: ([*doit, "list"], reset),
+        "doit outdated, warm": ([*doit, "outdated"], reset),
+        "doit upgrade (writes rules.toml and rules.lock)": ([*doit, "upgrade"], reset),
+    }, repo, env)
     reset()
-    return figures
+    cold_label = "doit outdated, cold (lists tags, fetches and extracts v1.1.0)"
+    return {REFERENCE: warm.pop(REFERENCE), cold_label: (cold, cold_cpu), **warm}
 
 
 def backtracking_figure(base: Path, length: int) -> float:
@@ -157,11 +176,12 @@ def main() -> None:
         os.environ["AGENT_CONSTITUTION_CACHE"] = str(base / "user-cache")
         env = {key: value for key, value in os.environ.items() if key != "CI"}
         figures = upgrade_figures(base, sources, rules, env)
-        reference = figures["doit list (reference)"]
+        reference = figures[REFERENCE][0]
         backtracking = backtracking_figure(base, 20)
-    print(f"{sources} sources x {rules} rules, {sources * rules // 10} rules revised; medians of {RUNS} fresh processes")
-    for label, seconds in figures.items():
-        print(f"  {label:<64} {seconds:6.3f} s  {seconds / reference:5.2f} x doit list")
+    print(f"{sources} sources x {rules} rules, {sources * rules // 10} rules revised; medians of {RUNS} fresh processes"
+          f" (interleaved); load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    for label, (seconds, cpu) in figures.items():
+        print(f"  {label:<64} {seconds:6.3f} s  {seconds / reference:5.2f} x doit list  (CPU {cpu:6.3f} s)")
     print(f"  {'resolve, 20 chained cross-source ranges, backtracking (in-process)':<64} {backtracking:6.3f} s"
           f"  {backtracking / reference:5.2f} x doit list")
 

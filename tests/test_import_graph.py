@@ -11,9 +11,6 @@ from agent_constitution import codegraph
 # Edges a cycle still runs through, each with why it exists; the test ignores exactly these edges and
 # fails when one of them is gone (so the list shrinks with the code) or when any other cycle appears.
 KNOWN = {
-    # The version resolver's provider is handed the SourceSet that calls it (for its type only,
-    # under TYPE_CHECKING): to go when the provider takes a narrower protocol.
-    ("agent_constitution.ruleset.versions", "agent_constitution.ruleset.sourceset"),
     # Record.read (the check API's own reader, inside the method) calls the transcript readers, which
     # build the API's Record and ToolCall: to go with one transcript reader below the check API.
     ("agent_constitution.checks.api", "agent_constitution.checks.records"),

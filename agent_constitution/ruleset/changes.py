@@ -3,24 +3,29 @@
 `rule_changes(old, new)` compares two resolutions of the same manifest (as locked, and moved). A
 rule is listed when it is newly selected, no longer selected, or when its revision, its file or its
 check code changed: a status change (superseded, repealed) or an edited external check script
-shows even where no revision was bumped. The diff is unified, of the rule file and of each file of
-its check code (the python module under `rules/checks/`, or each `{source}/…` file an external
-check's command names). The links are the rule file in the source's repository at the new commit,
-when the source is a git URL on a host whose file URLs are known, and the rule's page on the
-source's site, when its `source.toml` names one.
+shows even where no revision was bumped. Between two commits of a git source, a rule without check
+code whose file git lists as unchanged (`sources.changed_paths`) is skipped unread, so an upgrade
+reads the files of the rules that moved, not every rule of the source. The diff is unified, of the
+rule file and of each file of its check code (the python module under `rules/checks/`, or each
+`{source}/…` file an external check's command names). The links are the rule file in the source's
+repository at the new commit, when the source is a git URL on a host whose file URLs are known, and
+the rule's page on the source's site, when its `source.toml` names one.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
+from agent_constitution.layout import RULES
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.resolve import Resolution
 from agent_constitution.ruleset.source import RuleSource
 from agent_constitution.ruleset.sourceset import Fetched
-from agent_constitution.sources.urls import locate
+from agent_constitution.sources import changed_paths
+from agent_constitution.sources.urls import Location, locate
 
 
 @dataclass(frozen=True)
@@ -71,11 +76,14 @@ _FIELDS = (
 
 def rule_changes(old: Resolution, new: Resolution) -> tuple[RuleChange, ...]:
     before, after = _selected(old), _selected(new)
+    changed = _Changed()
     changes = []
     for ref in sorted(set(before) | set(after), key=lambda r: (r.split(":")[0], int(r.split(":")[1]))):
         was, now = before.get(ref), after.get(ref)
         if was and now and was.fetched.snapshot == now.fetched.snapshot and was.revision == now.revision:
             continue  # the source did not move: nothing of the rule can differ
+        if was and now and was.revision == now.revision and changed.untouched(was, now):
+            continue  # git says its file did not change between the two commits (and it has no check code)
         old_files = _files(was) if was else {}
         new_files = _files(now) if now else {}
         if was and now and was.revision == now.revision and old_files == new_files:
@@ -110,6 +118,27 @@ def _selected(resolution: Resolution) -> dict[str, _Selected]:
 
 
 _RULE_FILE = "rule"
+
+
+class _Changed:
+    """The paths that differ between the two commits of each moved git source, asked of git once per source."""
+
+    def __init__(self):
+        self._paths: dict[tuple[str, str, str], frozenset[str] | None] = {}
+
+    def untouched(self, was: _Selected, now: _Selected) -> bool:
+        """Whether the rule's file is the same in both trees, by git's object ids, and it has no check code
+        (whose files may lie anywhere in the source: those rules are compared file by file)."""
+        before, after = was.fetched.snapshot, now.fetched.snapshot
+        if before.key != after.key or before.commit is None or after.commit is None or now.rule.check is not None:
+            return False
+        memo = (after.key, before.commit, after.commit)
+        if memo not in self._paths:
+            spec, declared = now.fetched.declared.spec, now.fetched.declared
+            self._paths[memo] = changed_paths(url=spec.url, path=spec.path, old=before.commit, new=after.commit,
+                                              base_dir=declared.base_dir)
+        paths = self._paths[memo]
+        return paths is not None and f"{RULES}/{now.rule_id}.toml" not in paths
 
 
 def _files(selected: _Selected) -> dict[str, str]:
@@ -174,11 +203,17 @@ _FILE_URLS = {
 }
 
 
+@lru_cache(maxsize=256)
+def _located(url: str, base_dir: Path) -> Location:
+    """Where a source is, once per source: a local path is resolved on disk, and every changed rule asks."""
+    return locate(url, base_dir=base_dir)
+
+
 def rule_links(fetched: Fetched, rule_id: int) -> tuple[tuple[str, str], ...]:
     links = []
     url, commit = fetched.declared.spec.url, fetched.snapshot.commit
     if url is not None and commit is not None:
-        location = locate(url, base_dir=fetched.declared.base_dir)
+        location = _located(url, fetched.declared.base_dir)
         if location.fetch_url is not None:
             host, _, repository = location.key.partition("/")
             pattern = _FILE_URLS.get(host)

@@ -35,7 +35,7 @@ from pydantic import (
 from agent_constitution import ids
 from agent_constitution.compile.agents import NAMES as AGENT_NAMES
 from agent_constitution.errors import UserError, docs_url
-from agent_constitution.readers import read_toml
+from agent_constitution.readers import decode, parse_toml, read_bytes
 from agent_constitution.ruleset.layout import segment_problem
 from agent_constitution.ruleset.resolved import parent_segment
 from agent_constitution.ruleset.personal import Machine, Person
@@ -558,9 +558,24 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def load(model: type[M], path: Path, shown: Path | str | None = None) -> M:
-    """Read the TOML file at `path` as `model`; errors name `shown` (default: the path)."""
+    """Read the TOML file at `path` as `model`; errors name `shown` (default: the path).
+
+    The same bytes read as the same model give the same (frozen) instance within a process: an
+    upgrade loads two trees of each source that share most of their rule files."""
     shown = path if shown is None else shown
-    return parse(model, read_toml(path, shown), shown)
+    data = read_bytes(path, shown)
+    found = _loaded.get((model, data))
+    if found is None:
+        found = parse(model, parse_toml(decode(data, shown), shown), shown)
+        if len(_loaded) >= _LOADED_MAX:
+            _loaded.clear()
+        _loaded[(model, data)] = found
+    return found
+
+
+# (model, file bytes) → the instance `load` made of them; bounded, as a long process reads many files.
+_loaded: dict[tuple[type, bytes], Any] = {}
+_LOADED_MAX = 50_000
 
 
 def parse(model: type[M], data: Any, file: Path | str) -> M:

@@ -22,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomlkit
-
 from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
@@ -32,9 +30,10 @@ from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text, read_lock
 from agent_constitution.ruleset.manifest import Declared
+from agent_constitution.ruleset.models import SourceSpec
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve
 from agent_constitution.ruleset.versions import Tag, newest, not_versions, tag_versions, version_of
-from agent_constitution.sources import newest_commit, tags_listed_once, version_tags
+from agent_constitution.sources import list_tags, newest_commit, tags_listed_once, version_tags
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,10 @@ def plan_upgrade(root: Path, only: str | None = None, rule: str | None = None) -
     move = frozenset({only} if only else names)
     with tags_listed_once():
         old = resolve(root, lock)
+        # Every source the table shows a newest version for is asked for its tags below, one after the
+        # other: ask them all at once first.
+        list_tags((item.declared.spec.url, item.declared.spec.path, item.declared.base_dir)
+                  for item in old.fetched.values() if _lists_tags(item.declared.spec))
         edits, notes = _pin_moves(old, move)
         manifest = _edited(root, edits) if edits else None
         new = resolve(root, lock, move, manifest_text=manifest)
@@ -142,6 +145,11 @@ def _source_of(lock, rule: str, only: str | None) -> str:
     if only and only != name:
         raise UserError(f"--rule {rule} comes from source {name}, not {only}", fix="give --source or --rule, not both")
     return name
+
+
+def _lists_tags(spec: SourceSpec) -> bool:
+    """Whether the plan reads the source's tags: a git source that follows a tag, a rev or a range."""
+    return spec.url is not None and spec.branch is None and spec.requested is not None
 
 
 def _listed_tags(declared: Declared) -> list[tuple[str, str]]:
@@ -186,6 +194,8 @@ def _pin_moves(resolution: Resolution, move: frozenset[str]) -> tuple[list[PinEd
 
 def _edited(root: Path, edits: list[PinEdit]) -> str:
     """rules.toml with each moved pin's value replaced; every other byte stays as it was."""
+    import tomlkit  # only when a pin moves (or for `replace`): most plans edit nothing
+
     text = read_text(root / MANIFEST, MANIFEST)
     document = tomlkit.parse(text)
     for edit in edits:
@@ -254,6 +264,8 @@ def apply_upgrade(root: Path, upgrade: Upgrade) -> None:
 
 def replace_superseded(root: Path) -> list[tuple[str, str]]:
     """Rewrite superseded refs in rules.toml to their successors; returns (old, new) pairs."""
+    import tomlkit
+
     lock = read_lock(root)
     resolution = resolve(root, lock)
     path = root / MANIFEST

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -44,7 +44,7 @@ from agent_constitution.ruleset.models import SourceConfig, SourceSpec, parse
 from agent_constitution.sources import read_at, version_tags
 
 if TYPE_CHECKING:
-    from agent_constitution.ruleset.sourceset import SourceSet
+    from agent_constitution.sources import Snapshot
 
 # A tag that starts like a version (`v1`, `2.0-beta`) but does not parse: worth a note, unlike `stable`.
 _LOOKS_LIKE_VERSION = re.compile(r"^[vV]?[0-9]")
@@ -131,8 +131,27 @@ class Candidate:
         return self.commit[:12] if self.commit else "(a folder)"
 
 
+class Locked(Protocol):
+    """What the lock pins for a source (`sourceset.Pinned`): its commit and the version tag chosen."""
+
+    commit: str | None
+    version: str | None
+
+
+class Sources(Protocol):
+    """What the resolver asks of the sources it chooses among (`sourceset.SourceSet`, which calls `choose`)."""
+
+    opened: Mapping[str, str]  # key → the version tag a ranged source was opened at before the choice
+
+    def snapshot(self, declared: Declared) -> Snapshot: ...
+
+    def opened_tag(self, key: str) -> str | None: ...
+
+    def locked(self, key: str, requested: tuple[str, str] | None) -> Locked | None: ...
+
+
 class _Provider(AbstractProvider):
-    def __init__(self, sources: SourceSet, manifest_sources: Mapping[str, Declared]):
+    def __init__(self, sources: Sources, manifest_sources: Mapping[str, Declared]):
         self.sources = sources
         self.manifest = manifest_sources
         self._tags: dict[str, list[Tag]] = {}
@@ -253,7 +272,7 @@ class _Provider(AbstractProvider):
         return self._dependencies[memo]
 
 
-def choose(sources: SourceSet, manifest_sources: Mapping[str, Declared]) -> dict[str, Candidate]:
+def choose(sources: Sources, manifest_sources: Mapping[str, Declared]) -> dict[str, Candidate]:
     """Source key → the chosen candidate, for every source the manifest reaches (see the module docstring)."""
     provider = _Provider(sources, manifest_sources)
     roots = [Need(key, declared.spec.version or "", declared.file, declared, declared.name)

@@ -39,8 +39,14 @@ whole tree.
         The commit a branch (None: the default branch) points at now.
     read_at(*, url=None, path=None, commit, name, base_dir) -> bytes | None
         One file of the source at a commit, read from the mirror's objects (nothing extracted).
+    changed_paths(*, url=None, path=None, old, new, base_dir) -> frozenset[str] | None
+        The paths that differ between two commits, by git's object ids in the mirror (None: a commit
+        is not in it).
     tags_listed_once()
         A context manager: inside it, `version_tags` asks each repository once.
+    list_tags(sources)
+        Inside `tags_listed_once()`: ask several repositories, (url, path, base_dir), for their tags at
+        once (threads, one `git ls-remote` each).
 
 `fetch`, `newest_commit` and `read_at` fetch the repository first when they need to, and
 `version_tags` asks it with `git ls-remote`: the git command line, so SSH keys, the agent and
@@ -72,10 +78,13 @@ from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
 __all__ = [
-    "Snapshot", "fetch", "newest_commit", "normalize_url", "read_at", "tags_listed_once", "tree_digest", "version_tags",
+    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "normalize_url", "read_at", "tags_listed_once",
+    "tree_digest", "version_tags",
 ]
 
-_SNAPSHOT = ("Snapshot", "fetch", "newest_commit", "read_at", "tags_listed_once", "version_tags")
+_SNAPSHOT = (
+    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "read_at", "tags_listed_once", "version_tags",
+)
 
 
 def __getattr__(name: str):

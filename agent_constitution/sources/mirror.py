@@ -85,14 +85,15 @@ def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
     """Every tag of the repository as (name, commit hex), sorted by name, as `git ls-remote --tags` lists
     them (an annotated tag by the commit it points at); offline, the tags of the mirror as last fetched."""
     url = location.fetch_url or str(location.folder)
-    print(f"listing the tags of {display} ...", file=sys.stderr, flush=True)
+    # One write per line (the newline inside it): several repositories may be listed at once, from threads.
+    print(f"listing the tags of {display} ...\n", end="", file=sys.stderr, flush=True)
     try:
         listed = _git(["ls-remote", "--tags", url], display, url)
     except UserError as error:
         existing = open_mirror(location)
         if existing is None or not list(existing.references):
             raise
-        print(f"warning: {error.message}; using the tags of {display} fetched earlier", file=sys.stderr)
+        print(f"warning: {error.message}; using the tags of {display} fetched earlier\n", end="", file=sys.stderr)
         return tags(existing)
     found: dict[str, str] = {}
     for line in listed.splitlines():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +63,10 @@ def fetch(
         return Snapshot(key=location.key, commit=found, digest=digest, root=root)
 
 
-# Set inside `tags_listed_once()`: location key → the tags listed.
-_listed: dict[str, list[tuple[str, str]]] | None = None
+# Set inside `tags_listed_once()`: location key → the tags listed (or why they could not be, by `list_tags`).
+_listed: dict[str, list[tuple[str, str]] | UserError] | None = None
+# Repositories asked at once by `list_tags`: each is a `git ls-remote` process, mostly waiting on the network.
+_AT_ONCE = 8
 
 
 @contextmanager
@@ -79,10 +81,44 @@ def tags_listed_once() -> Iterator[None]:
         _listed = outer
 
 
+def list_tags(sources: Iterable[tuple[str | None, str | None, Path]]) -> None:
+    """Inside `tags_listed_once()`: list the tags of several repositories, (url, path, base_dir), at once, so
+    that `version_tags` answers from what was listed. A failure is kept, and raised when that repository's
+    tags are asked for."""
+    if _listed is None:
+        raise RuntimeError("list_tags must be called inside tags_listed_once()")
+    pending: dict[str, tuple[str | None, str | None, Path]] = {}
+    for url, path, base_dir in sources:
+        try:
+            location, _, _ = _where(url, path, base_dir, git=True)
+        except UserError:
+            continue  # said where that source is read, in its turn
+        if location.key not in _listed:
+            pending.setdefault(location.key, (url, path, base_dir))
+    if not pending:
+        return
+    from concurrent.futures import ThreadPoolExecutor  # only here: every fetch imports this module
+
+    listed = _listed
+
+    def one(key: str) -> None:
+        url, path, base_dir = pending[key]
+        try:
+            version_tags(url=url, path=path, base_dir=base_dir)
+        except UserError as error:
+            listed[key] = error
+
+    with ThreadPoolExecutor(max_workers=min(_AT_ONCE, len(pending))) as pool:
+        list(pool.map(one, pending))
+
+
 def version_tags(*, url: str | None = None, path: str | None = None, base_dir: Path) -> list[tuple[str, str]]:
     location, display, _ = _where(url, path, base_dir, git=True)
     if _listed is not None and location.key in _listed:
-        return _listed[location.key]
+        found = _listed[location.key]
+        if isinstance(found, UserError):
+            raise found
+        return found
     if location.folder is not None and not location.folder.is_dir() and mirror.open_mirror(location) is None:
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",
@@ -115,6 +151,20 @@ def read_at(*, url: str | None = None, path: str | None = None, commit: str, nam
         except KeyError:
             return None
         return entry.data if isinstance(entry, pygit2.Blob) else None
+
+
+def changed_paths(
+    *, url: str | None = None, path: str | None = None, old: str, new: str, base_dir: Path
+) -> frozenset[str] | None:
+    """The paths (POSIX, from the tree's root) added, removed or changed between two commits of a source,
+    compared by git's object ids in the mirror (no file is read); None when the mirror lacks either commit."""
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.open_mirror(location)
+        if repo is None or not (mirror.has_commit(repo, old) and mirror.has_commit(repo, new)):
+            return None
+        diff = repo.diff(repo[old].peel(pygit2.Commit).tree, repo[new].peel(pygit2.Commit).tree)
+        return frozenset(item for delta in diff.deltas for item in (delta.old_file.path, delta.new_file.path))
 
 
 def newest_commit(

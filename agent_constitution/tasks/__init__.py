@@ -3,7 +3,9 @@
 Each family module has `NAME` (its doit basename), `GROUPS` (the group tasks it belongs to) and
 `tasks(project)`, a generator of doit task dicts that wire pure stage functions to files, all with
 the basename `NAME` unless the family is not `DELAYED`. A `DELAYED = True` family is created only
-when a command reaches it. The order of `FAMILIES` is the order the stages run in a build.
+when a command reaches it. An `ALONE = True` family's task depends on no other: `doit run` asked for
+it alone creates only its tasks (`POS_ARG`: it takes the rest of the command line). The order of
+`FAMILIES` is the order the stages run in a build.
 
 Every doit command (even `doit list`) imports every family module and creates the tasks of every
 family that is not `DELAYED`, so a family module imports its stage modules inside the functions that

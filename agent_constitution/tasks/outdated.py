@@ -7,6 +7,7 @@ from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "outdated"
 GROUPS = ()
+ALONE = True  # depends on no other task: `doit outdated` creates only this one (loader._alone)
 
 
 def tasks(project):

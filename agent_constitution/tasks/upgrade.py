@@ -12,6 +12,8 @@ from agent_constitution.ruleset.layout import MANIFEST
 
 NAME = "upgrade"
 GROUPS = ()
+ALONE = True  # depends on no other task: `doit upgrade ...` creates only this one (loader._alone)
+POS_ARG = "revision"  # takes the rest of the command line
 PARAMS = [
     {"name": "source", "long": "source", "type": str, "default": "", "help": "upgrade only this source"},
     {"name": "rule", "long": "rule", "type": str, "default": "",
@@ -35,7 +37,7 @@ def tasks(project):
         " --branch NAME commits the new lock and the recompiled outputs on a new branch (--open: its pull request)",
         "actions": [(_upgrade, [project.root])],
         "params": PARAMS,
-        "pos_arg": "revision",
+        "pos_arg": POS_ARG,
         "uptodate": [False],
         "verbosity": 2,
     }

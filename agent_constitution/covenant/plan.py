@@ -184,7 +184,7 @@ def build_plan(path: str | os.PathLike[str], data: bytes | None = None) -> dict[
 def _programs(entries: list[dict[str, Any]]) -> list[Any]:
     """The compiled form of every regular expression the declarations hold and of the judge's own
     (patterns.py; the modules declaring those are imported first, so that all are known)."""
-    from agent_constitution.covenant import check, meta, shell, shellwrite, telemetry, transcript  # noqa: F401
+    from agent_constitution.covenant import meta, shell, transcript  # noqa: F401
 
     found: dict[tuple[str, bool], None] = dict.fromkeys((rx, False) for rx in patterns.FIXED)
     patterns.collect([entry.get("declaration") for entry in entries], found)

@@ -175,3 +175,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pdks: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     return _usage()
+
+
+def run() -> None:
+    """The `pdks` script: `main()`'s status as the exit status.
+
+    A hook call ends without the interpreter's teardown (module clean-up and a last garbage
+    collection: about 4 ms, a sixth of a warm call), once its answer is flushed: every file the
+    judge writes (telemetry, baseline, plan) is closed by then. A flush that fails (the host
+    closed the pipe) blocks rather than exit 120, as a normal exit would. Every other command
+    exits normally."""
+    args = sys.argv[1:]
+    status = main(args)
+    if args[:1] != ["hook"]:
+        sys.exit(status)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 2
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        status = 2
+    os._exit(status)

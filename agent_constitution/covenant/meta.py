@@ -6,8 +6,8 @@ path) and `transcript-mod` (anything touching the session transcript). Each answ
 with upstream's reason, or unjudgeable (a misassembled registration, or an exception inside a judge):
 cannot judge means block.
 
-Standard library only (hot path), with `record`s and `patterns.fixed` for the same import-cost reason as
-`shell.py`.
+Standard library only (hot path), with `record`s and `patterns.fixed` for the same import-cost
+reason as `shell.py`.
 The objects here satisfy the `Registration` protocol described in
 `registrations.py` by duck typing, and read `Assembly` / `Run` by attribute, so this module imports
 nothing from the assembly (which imports it).

@@ -45,19 +45,26 @@ def compiled(rx: str, ignore_case: bool) -> Any:
 
 # The judge's own expressions (no flags), in declaration order: stored in every plan (`fixed`).
 FIXED: list[str] = []
+METHODS = ("match", "fullmatch", "search", "split", "sub", "finditer")
 
 
 class Fixed:
     """One of the judge's own expressions, declared at import and compiled on first use: its
-    `match`, `fullmatch`, `search`, `split`, `sub` are the compiled pattern's."""
+    `match`, `fullmatch`, `search`, `split`, `sub`, `finditer` are the compiled pattern's (bound
+    into the slots on first use, so that the tokenizer's many calls go straight to `_sre`)."""
 
-    __slots__ = ("rx",)
+    __slots__ = ("rx", *METHODS)
 
     def __init__(self, rx: str) -> None:
         self.rx = rx
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(compiled(self.rx, False), name)
+    def __getattr__(self, name: str) -> Any:  # only while a method slot is still empty
+        if name not in METHODS:
+            raise AttributeError(name)
+        pattern = compiled(self.rx, False)
+        for method in METHODS:
+            setattr(self, method, getattr(pattern, method))
+        return getattr(pattern, name)
 
 
 def fixed(rx: str) -> Fixed:

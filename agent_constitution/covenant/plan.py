@@ -4,8 +4,9 @@ The plan of a config lives in `<root>/.polydeukes/plans/<digest>.json`, where th
 config file's name and bytes, the plan format, the judge's version (the compiler modules) and the
 interpreter's regex engine. A run whose plan exists and verifies reads it with the C scanner of
 `json` (cjson.py) and loads its regular expressions already compiled (patterns.py); otherwise it
-imports the loader (ruamel.yaml, pydantic) lazily, compiles, and writes the plan for the next run. A config that does not load is
-cached too (as its error message), so a broken config costs the loader once, not once per tool call.
+imports the loader (ruamel.yaml, pydantic) lazily, compiles, and writes the plan for the next run.
+A config that does not load is cached too (as its error message), so a broken config costs the
+loader once, not once per tool call.
 
 A plan is a cache, never an authority: it is used only when its file name is the digest of the
 config bytes read now and its first line seals the rest (a sha256 over the digest and the body), so

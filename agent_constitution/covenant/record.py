@@ -21,6 +21,8 @@ def record(name: str, fields: list[str], defaults: list[Any] | tuple[Any, ...] =
     fallback = dict(zip(fields[required:], defaults))
 
     def __new__(cls, *args: Any, **named: Any) -> Any:
+        if not named and len(args) == len(fields):  # the common call: every field, in order
+            return tuple.__new__(cls, args)
         if len(args) > len(fields):
             raise TypeError(f"{name}() takes {len(fields)} arguments but {len(args)} were given")
         values = list(args)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 
-from agent_constitution.covenant import engine, meta, witness, worlds
+from agent_constitution.covenant import engine, meta, worlds
 from agent_constitution.covenant.catalogue import AXES, RELATIONS
 from agent_constitution.covenant.record import record
 from agent_constitution.covenant.shell import executed_text
@@ -86,8 +86,8 @@ class Assembly(
         ["root", "config_path", "protected", "mutating", "shell", "command_args", "session", "witness", "surface"],
     )
 ):
-    """The facts one surface's registrations are assembled from: the `root` folder (a str on the hook path, or a Path); `config_path`,
-    the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
+    """The facts one surface's registrations are assembled from: the `root` folder (a str on the
+    hook path, or a Path); `config_path`, the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
     config file included; the host's `mutating`, `shell` and `command_args` names (tuples);
     `session`, the IR's session, None when the input carries none; `witness`, the config's witness
     section; `surface`, 'session' or 'change-set'."""
@@ -355,6 +355,8 @@ def human_valve(assembly: Assembly) -> Callable[[], bool] | None:
     """The TTL witness valve of this run, armed only with a config witness and a session."""
     if assembly.witness is None or assembly.session is None:
         return None
+    from agent_constitution.covenant import witness  # only a config with a witness section, or a block
+
     return witness.human_valve(assembly.witness, assembly.session)
 
 
@@ -362,4 +364,6 @@ def valve_state(assembly: Assembly, shut: int) -> str | None:
     """After a session run with blocked results: the one line saying how a person can open it."""
     if not shut or assembly.session is None:
         return None
+    from agent_constitution.covenant import witness
+
     return witness.valve_state_line(assembly.witness, assembly.session, assembly.config_path, time.time() * 1000)

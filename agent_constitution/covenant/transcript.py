@@ -1,8 +1,8 @@
 """Session transcripts: the one reader of a JSONL transcript, shared by the hook adapters and the checks.
 
 `json_line` reads one line as `json.loads` does (the same values, the same errors), faster
-(cjson.py): a 2,000-line transcript is read on every hook call that needs it. `read_transcript` is the Claude
-Code session evidence (human messages, tool calls joined with their results; POLYDEUKES §9.1),
+(cjson.py): a 2,000-line transcript is read on every hook call that needs it. `read_transcript`
+is the Claude Code session evidence (human messages, tool calls joined with their results; POLYDEUKES §9.1),
 `read_sidecar` the subagent records beside it, and `Session` is the IR's `session` with that
 evidence read only when the judge first asks for it: a call nothing blocks never reads the
 transcript (the witness valve and transcript sources are the only readers of its messages).

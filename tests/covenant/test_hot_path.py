@@ -256,3 +256,17 @@ def test_a_record_behaves_as_the_namedtuple_it_replaces():
             Plain(*args, **named)
     with pytest.raises(AttributeError):
         Made(1).a = 2
+
+
+def test_the_script_answers_then_exits_and_an_undelivered_answer_blocks(project):
+    advisory = CONFIG.replace("    enforce: block\n", "")  # advise: the call runs, the advisory goes to stdout
+    (project / "polydeukes.config.yaml").write_text(advisory)
+    code, err, out = hook(project, edit(project, "x=MARK"))
+    assert code == 0 and "adds MARK" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(project.parent)}
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the host stopped reading: the answer cannot be delivered
+    done = subprocess.run([str(PDKS), "hook", "claude-code"], input=edit(project, "x=MARK"), stdout=write_end,
+                          stderr=subprocess.PIPE, cwd=project, env=env, timeout=60)
+    os.close(write_end)
+    assert done.returncode == 2

@@ -7,7 +7,7 @@ module drives `_json` exactly as `json.loads` and `json.dumps` do. Only a succes
 here: a text the scanner refuses is handed to `json.loads` itself, so every error is `json`'s
 own, with its message. Without `_json` (another interpreter) both are `json`'s.
 
-`tests/covenant/test_cjson.py` checks both against `json` on generated values and texts.
+`tests/covenant/test_hot_path.py` checks both against `json` on generated values and texts.
 """
 
 from __future__ import annotations

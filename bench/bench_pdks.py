@@ -318,6 +318,7 @@ def main() -> None:
             FLOOR: (BARE, b"", env, None),
         }
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        load_before = os.getloadavg()  # /proc/loadavg
         for args, stdin, case_env, _ in cases.values():  # warm-up: bytecode and plan
             timed(root, args, stdin, case_env)
         # interleaved, so that a burst of load on a shared machine hits every case alike
@@ -327,7 +328,7 @@ def main() -> None:
         load = os.getloadavg()
         print(
             f"machine: {os.cpu_count()} cores {platform.machine()}, Python {platform.python_version()},"
-            f" load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+            f" load average {load_before[0]:.1f} before, {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} after"
         )
         print(f"payload: {len(edit_payload(root))} bytes Edit IR; config: 30 entries; diff: 500 files")
         for name, values in samples.items():

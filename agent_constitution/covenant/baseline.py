@@ -9,54 +9,69 @@ rewritten. Both steps are fail-open. Hot path: standard library only.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
+from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, Refused, is_fifo_or_device, read_regular
 from agent_constitution.covenant.plan import sha256
 from agent_constitution.covenant.telemetry import Row, parse_line, timestamp
 
+TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
+if TYPE_CHECKING:
+    from pathlib import Path
+
 STATE_DIR = ".polydeukes"  # the judge's own state: protected, but changed by every run, so not digested
-BASELINE = Path(STATE_DIR) / "baseline.json"
+BASELINE = STATE_DIR + "/baseline.json"
 LABEL = "baseline"
 ABSENT = b"\0absent"
 ATTRIBUTING = ("witnessed", "bypassed", "advised")  # `bypassed` is read as `witnessed`
 
 
-def entry_digest(root: Path, entry: str) -> str:
+def entry_digest(root: str | Path, entry: str) -> str:
     """sha256 over (root-relative path, bytes) of the entry's file or of every file beneath it."""
     hasher = sha256()
-    top = root / entry
-    if top.is_dir():
+    top = os.path.join(root, entry)
+    base = os.path.normpath(os.fspath(root))
+    if os.path.isdir(top):
         files = []
         for folder, dirs, names in os.walk(top):
             dirs.sort()
-            files += [Path(folder) / name for name in sorted(names)]
+            files += [os.path.join(folder, name) for name in sorted(names)]
     else:
-        files = [top] if top.exists() else []
-    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
-        hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
+        files = [top] if os.path.exists(top) else []
+    # The root-relative POSIX name, as `Path.relative_to(root).as_posix()` gives it.
+    named = sorted((_relative(path, base), path) for path in files)
+    for name, path in named:
+        hasher.update(name.encode() + b"\0")
         try:
             hasher.update(read_regular(path, FILE_LIMIT))
         except OSError:
             hasher.update(ABSENT)
         except Refused:  # a FIFO or device is never opened; a huge file stands by its size and time
-            info = path.stat()
+            info = os.stat(path)
             hasher.update(f"\0unread {info.st_mode} {info.st_size} {info.st_mtime_ns}".encode())
     return hasher.hexdigest()
 
 
-def digests(root: Path, protected: list[str]) -> dict[str, str]:
+def _relative(path: str, base: str) -> str:
+    """The root-relative POSIX name of `path`, as `Path.relative_to(root).as_posix()` gives it (a
+    ValueError for a path outside the root)."""
+    name = os.path.relpath(path, base).replace(os.sep, "/")
+    if name == ".." or name.startswith("../"):
+        raise ValueError(f"{path} is not in the subpath of {base}")
+    return name
+
+
+def digests(root: str | Path, protected: list[str]) -> dict[str, str]:
     """The digest of every protected entry now (nothing a pre-tool-call judgment changes)."""
     return {entry: entry_digest(root, entry) for entry in protected}
 
 
-def compare(root: Path, current: dict[str, str], log: Path) -> list[Row]:
+def compare(root: str | Path, current: dict[str, str], log: str | Path) -> list[Row]:
     """The `unattributed` rows of this run's start."""
-    path = root / BASELINE
+    path = os.path.join(root, BASELINE)
     try:
-        stored = json.loads(read_regular(path, FILE_LIMIT).decode("utf-8"))
+        stored = cjson.loads(read_regular(path, FILE_LIMIT).decode("utf-8"))
         entries, cut_at = stored["entries"], stored["cutAt"]
         if not isinstance(entries, dict) or not isinstance(cut_at, str):
             raise ValueError("corrupt baseline")
@@ -69,7 +84,7 @@ def compare(root: Path, current: dict[str, str], log: Path) -> list[Row]:
     return [Row("unattributed", LABEL, entry) for entry in changed if entry not in attributed]
 
 
-def _attributed_since(log: Path, cut_at: str) -> set[str]:
+def _attributed_since(log: str | Path, cut_at: str) -> set[str]:
     """Subjects of the `witnessed` / `advised` rows at or after `cut_at`; nothing when the log is
     unreadable. The log grows by a row per judgment, so it is streamed, and only rows whose
     timestamp and event already qualify are parsed."""
@@ -91,11 +106,12 @@ def _attributed_since(log: Path, cut_at: str) -> set[str]:
     return subjects
 
 
-def update(root: Path, current: dict[str, str]) -> None:
-    """Store the digests and the cut; a failure is swallowed."""
+def update(root: str | Path, current: dict[str, str]) -> None:
+    """Store the digests and the cut (one line of JSON: `json`'s indented form is pure Python, the
+    compact one is C); a failure is swallowed."""
     from agent_constitution.fsio import write_atomic
 
     try:
-        write_atomic(root / BASELINE, json.dumps({"entries": current, "cutAt": timestamp()}, indent=2) + "\n")
+        write_atomic(os.path.join(root, BASELINE), cjson.dumps({"entries": current, "cutAt": timestamp()}) + "\n")
     except OSError:
         pass

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 from agent_constitution.covenant import baseline, telemetry
 from agent_constitution.covenant.budget import COMMAND_LIMIT, OverBudget
@@ -34,9 +32,11 @@ from agent_constitution.covenant.worlds import (
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
-FileReader = Callable[[str], "str | None"]
+    FileReader = Callable[[str], "str | None"]
 
 
 def _emit(lines: list[str]) -> None:
@@ -44,14 +44,14 @@ def _emit(lines: list[str]) -> None:
         sys.stderr.write(line + "\n")
 
 
-def _fail_closed(log: Path, message: str) -> int:
+def _fail_closed(log: str | Path, message: str) -> int:
     _emit([f"covenant check failed closed: {message}"])
     telemetry.append(log, [telemetry.Row("blocked", RUNNER_LABEL, NO_SUBJECT)])
     return 2
 
 
 def run_check(
-    root: Path,
+    root: str | Path,
     text: str,
     *,
     change_set: bool,
@@ -122,13 +122,13 @@ def _check_valve_token(plan: dict[str, Any], data: dict[str, Any]) -> None:
 
 
 def _judge(
-    root: Path,
+    root: str | Path,
     plan: dict[str, Any],
     data: dict[str, Any],
     change_set: bool,
     posture: str,
     read_file: FileReader | None,
-    log: Path,
+    log: str | Path,
 ) -> int:
     if "session" not in data:
         return _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
@@ -145,13 +145,13 @@ def _judge(
 
 
 def _dispatch(
-    root: Path,
+    root: str | Path,
     plan: dict[str, Any],
     data: dict[str, Any],
     change_set: bool,
     posture: str,
     read_file: FileReader | None,
-    log: Path,
+    log: str | Path,
 ) -> int:
     calls = data["toolCalls"]
     tools = data.get("tools") or {"mutating": list(DEFAULT_MUTATING), "shell": [], "commandArgs": []}

@@ -9,7 +9,6 @@ consults the human valve and the declaration's own witness block; if either open
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 from agent_constitution.covenant.registrations import Outcome, Run
 from agent_constitution.covenant.telemetry import Row, witnesses_text
@@ -17,6 +16,7 @@ from agent_constitution.covenant.worlds import NO_SUBJECT
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 RUNNER_LABEL = "covenant-check"

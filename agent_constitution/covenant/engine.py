@@ -7,12 +7,10 @@ paired and yields `{"pre": items, "post": items}`. Relations return witness list
 
 from __future__ import annotations
 
-import json
-import re
-from collections import namedtuple
-from functools import lru_cache
-
+from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import regex_work
+from agent_constitution.covenant.patterns import compiled
+from agent_constitution.covenant.record import record
 from agent_constitution.covenant.values import (
     UNDEFINED,
     canonical,
@@ -26,6 +24,7 @@ from agent_constitution.covenant.values import (
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
     Item = tuple[str, Any]
@@ -47,13 +46,8 @@ class SupplyError(Exception):
         self.reason = reason
 
 
-@lru_cache(maxsize=512)
-def regex(rx: str, ignore_case: bool) -> re.Pattern[str]:
-    return re.compile(rx, re.IGNORECASE if ignore_case else 0)
-
-
 def _rx(spec: dict[str, Any]) -> re.Pattern[str]:
-    return regex(spec["rx"], spec["i"])
+    return compiled(spec["rx"], spec["i"])
 
 
 # ---------------------------------------------------------------- extraction steps
@@ -65,14 +59,10 @@ def _json(items: list[Item], source: str) -> list[Item]:
         if not isinstance(value, str):
             raise SupplyError(source, f"'json' reads text, not {js_string(value)}")
         try:
-            out.append((key, json.loads(value, parse_constant=_no_constant)))
+            out.append((key, cjson.loads(value, constants=False)))
         except ValueError as error:
             raise SupplyError(source, f"invalid JSON: {error}") from None
     return out
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"'{name}' is not JSON")
 
 
 def _select(items: list[Item], path: str) -> list[Item]:
@@ -315,9 +305,6 @@ def relate(relation: dict[str, Any], get: Any) -> list[dict[str, Any]]:
     ]
 
 
-_PLACEHOLDER = re.compile(r"\{(key|value|before)\}")
-
-
 def render(entry: dict[str, Any], witnesses: list[dict[str, Any]]) -> str:
     """The message of a broken relate entry: its first witness filled in, ` (+N)` for the rest."""
     first = witnesses[0]
@@ -329,7 +316,7 @@ def render(entry: dict[str, Any], witnesses: list[dict[str, Any]]) -> str:
         "value": js_string(first["value"]),
         "before": js_string(first["before"]) if "before" in first else "",
     }
-    text = _PLACEHOLDER.sub(lambda m: fills[m.group(1)], template)
+    text = _fill(template, fills)
     return text + (f" (+{len(witnesses) - 1})" if len(witnesses) > 1 else "")
 
 
@@ -355,7 +342,28 @@ def witness_field(breaks: tuple[Break, ...] | list[Break]) -> list[dict[str, Any
 # ---------------------------------------------------------------- judging one world
 
 
-class Break(namedtuple("Break", ["id", "witnesses", "message"])):
+def _fill(template: str, fills: dict[str, str]) -> str:
+    """Each `{key}`, `{value}` and `{before}` replaced in one left-to-right pass (a filled-in value
+    holding a placeholder stays as it is): `re.sub(r"\{(key|value|before)\}", ...)` without `re`."""
+    out = []
+    start = 0
+    while True:
+        at = template.find("{", start)
+        if at < 0:
+            break
+        close = template.find("}", at)
+        name = template[at + 1 : close] if close > 0 else None
+        if name in fills:
+            out.append(template[start:at] + fills[name])
+            start = close + 1
+        else:
+            out.append(template[start : at + 1])
+            start = at + 1
+    out.append(template[start:])
+    return "".join(out)
+
+
+class Break(record("Break", ["id", "witnesses", "message"])):
     """A broken relate entry: its `id`, its witnesses (dicts) and its rendered message."""
 
     __slots__ = ()
@@ -426,7 +434,7 @@ def _admits(scope: dict[str, Any], value: str) -> bool:
     return not any(_rx(p).search(value) for p in scope["exclude"])
 
 
-class WorldVerdict(namedtuple("WorldVerdict", ["kind", "breaks", "source", "reason"], defaults=[(), "", ""])):
+class WorldVerdict(record("WorldVerdict", ["kind", "breaks", "source", "reason"], defaults=[(), "", ""])):
     """`pass`, `broken` (breaks), `supply-pass`, or `supply-error` (source, reason)."""
 
     __slots__ = ()

@@ -6,7 +6,7 @@ Anything this module refuses fails the run closed (exit 2, one `blocked covenant
 
 from __future__ import annotations
 
-import json
+from agent_constitution.covenant import cjson
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -22,16 +22,12 @@ class InputError(Exception):
 def parse_input(text: str) -> dict[str, Any]:
     """The validated IR of `text`; InputError with upstream's message otherwise."""
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = cjson.loads(text, constants=False)
     except ValueError as error:
         raise InputError(str(error)) from None
     except RecursionError:
         raise InputError("the input nests too deeply") from None
     return check_input(data)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"'{name}' is not JSON")
 
 
 def check_input(data: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ path) and `transcript-mod` (anything touching the session transcript). Each answ
 with upstream's reason, or unjudgeable (a misassembled registration, or an exception inside a judge):
 cannot judge means block.
 
-Standard library only (hot path), with `collections.namedtuple`s for the same import-cost reason as
-`shell.py`.
+Standard library only (hot path), with `record`s and `patterns.fixed` for the same import-cost
+reason as `shell.py`.
 The objects here satisfy the `Registration` protocol described in
 `registrations.py` by duck typing, and read `Assembly` / `Run` by attribute, so this module imports
 nothing from the assembly (which imports it).
@@ -16,11 +16,9 @@ nothing from the assembly (which imports it).
 from __future__ import annotations
 
 import os
-import re
-from collections import namedtuple
-from collections.abc import Iterator
-from functools import lru_cache
 
+from agent_constitution.covenant.patterns import fixed
+from agent_constitution.covenant.record import record
 from agent_constitution.covenant.shell import (
     Command,
     Tokenized,
@@ -34,6 +32,7 @@ from agent_constitution.covenant.shell import (
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 UPHELD, BROKEN, UNJUDGEABLE = 0, 1, 2
@@ -42,7 +41,7 @@ DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
 
 
 class MetaOutcome(
-    namedtuple("MetaOutcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)
+    record("MetaOutcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)
 ):
     """A meta-covenant's answer, shaped like the assembly's `Outcome` (meta rows carry no extras)."""
 
@@ -93,8 +92,9 @@ def path_matches_protected(candidate: str, protected: str) -> bool:
     return _segments_match(segments, wanted) or _segments_match(resolve_dots(segments), wanted)
 
 
-_CANDIDATE_SPLIT = re.compile(r"[\s=,()`]+")
-_LINE_SPLIT = re.compile(r"[;&|<>]+")
+_ROOTED = fixed(r"[/~$]")
+_CANDIDATE_SPLIT = fixed(r"[\s=,()`]+")
+_LINE_SPLIT = fixed(r"[;&|<>]+")
 
 
 def path_candidates(token: str) -> list[str]:
@@ -143,7 +143,7 @@ def proven_change_path(call: dict[str, Any]) -> str | None:
 
 
 # Inside an inline program a path sits in the program's own string literals, calls and lists.
-_PROGRAM_SPLIT = re.compile(r"""[\s=,()`'"\[\]{};+<>|&]+""")
+_PROGRAM_SPLIT = fixed(r"""[\s=,()`'"\[\]{};+<>|&]+""")
 
 
 def program_candidates(program: str) -> list[str]:
@@ -164,10 +164,27 @@ def program_mention(command: Command, protected: tuple[str, ...] | list[str]) ->
 
 # One reading per string: routing, shell-mod, transcript-mod and the shell evidence all read the
 # same command line, and a long one costs the tokenizer milliseconds. Tokenized values are immutable.
-cached_tokenize = lru_cache(maxsize=16)(tokenize)
+def _memo(function, size: int):
+    """`functools.lru_cache(size)(function)` for one hashable argument, without `functools` (and
+    the `collections` it imports): the cache is emptied when full rather than trimmed by age."""
+    cache: dict[Any, Any] = {}
+
+    def cached(argument: Any) -> Any:
+        try:
+            return cache[argument]
+        except KeyError:
+            pass
+        if len(cache) >= size:
+            cache.clear()
+        value = cache[argument] = function(argument)
+        return value
+
+    return cached
 
 
-@lru_cache(maxsize=64)
+cached_tokenize = _memo(tokenize, 16)
+
+
 def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
     """The path candidates of one argument string read as a command line, and whether it was fully
     read. Cached: self-mod and shell-mod route the same call, and a Write's content can be large."""
@@ -181,6 +198,9 @@ def _string_candidates(text: str) -> tuple[tuple[str, ...], bool]:
         for program in inline_programs(command)[1]:
             found.extend(program_candidates(program.text))
     return tuple(found), tokenized.fully_read
+
+
+_string_candidates = _memo(_string_candidates, 64)
 
 
 def path_route(protected: tuple[str, ...] | list[str], calls: list[dict[str, Any]]) -> str | None:
@@ -514,7 +534,7 @@ def _moves_directory(tokenized: Tokenized) -> bool:
     return False
 
 
-class Transcript(namedtuple("Transcript", ["path", "target", "home_prefixes", "home_segments"])):
+class Transcript(record("Transcript", ["path", "target", "home_prefixes", "home_segments"])):
     """The session transcript as one canonical path, with the home spellings that also name it
     (`target`, `home_prefixes`, `home_segments`: tuples of strings)."""
 
@@ -545,7 +565,7 @@ class Transcript(namedtuple("Transcript", ["path", "target", "home_prefixes", "h
         for candidate in path_candidates(token):
             forms = [candidate]
             if candidate[:1] not in ("/", "~", "$"):
-                rooted = re.search(r"[/~$]", candidate)
+                rooted = _ROOTED.search(candidate)
                 if rooted:
                     forms.append(candidate[rooted.start() :])
             if any(self.named_by(form) for form in forms):
@@ -617,7 +637,7 @@ def _outcome(judge, *args) -> MetaOutcome:
 
 
 class PathCovenant(
-    namedtuple(
+    record(
         "PathCovenant",
         ["label", "protected", "mutating", "shell", "command_args", "kind", "level", "reach"],
         defaults=["meta", None, None],
@@ -684,7 +704,7 @@ class PathCovenant(
 
 
 class TranscriptCovenant(
-    namedtuple(
+    record(
         "TranscriptCovenant",
         ["path", "home", "mutating", "shell", "command_args", "label", "kind", "level"],
         defaults=["transcript-mod", "meta", None],

@@ -1,10 +1,12 @@
 """The compiled plan: the configuration as JSON the hot path evaluates (standard library only).
 
 The plan of a config lives in `<root>/.polydeukes/plans/<digest>.json`, where the digest covers the
-config file's name and bytes, the plan format and the judge's version (the compiler modules). A run
-whose plan exists and verifies reads it with `json`; otherwise it imports the loader (ruamel.yaml,
-pydantic) lazily, compiles, and writes the plan for the next run. A config that does not load is
-cached too (as its error message), so a broken config costs the loader once, not once per tool call.
+config file's name and bytes, the plan format, the judge's version (the compiler modules) and the
+interpreter's regex engine. A run whose plan exists and verifies reads it with the C scanner of
+`json` (cjson.py) and loads its regular expressions already compiled (patterns.py); otherwise it
+imports the loader (ruamel.yaml, pydantic) lazily, compiles, and writes the plan for the next run.
+A config that does not load is cached too (as its error message), so a broken config costs the
+loader once, not once per tool call.
 
 A plan is a cache, never an authority: it is used only when its file name is the digest of the
 config bytes read now and its first line seals the rest (a sha256 over the digest and the body), so
@@ -14,10 +16,9 @@ judge's state folder `.polydeukes/` is a protected path besides (config.py).
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
+from agent_constitution.covenant import cjson, patterns
 from agent_constitution.covenant.budget import CONFIG_LIMIT, PLAN_LIMIT, Refused, read_regular
 from agent_constitution.covenant.catalogue import CONFIG_NAMES
 from agent_constitution.covenant.values import js_trim
@@ -31,22 +32,22 @@ TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call abou
 if TYPE_CHECKING:
     from typing import Any
 
-PLAN_FORMAT = 2
-PLAN_DIR = Path(".polydeukes") / "plans"
+PLAN_FORMAT = 3  # 3: the compiled regular expressions under "regex"
+PLAN_DIR = ".polydeukes/plans"
 
 
 class PlanError(Exception):
     """The configuration cannot be judged with; `str()` is upstream's message."""
 
 
-def discover(root: Path) -> Path:
-    """The one config file directly in `root` (§1.1)."""
-    found = [name for name in CONFIG_NAMES if (root / name).is_file()]
+def discover(root: str | os.PathLike[str]) -> str:
+    """The path of the one config file directly in `root` (§1.1)."""
+    found = [name for name in CONFIG_NAMES if os.path.isfile(os.path.join(root, name))]
     if not found:
         raise PlanError(f"no Polydeukes config found in {root} — expected one of: {', '.join(CONFIG_NAMES)}")
     if len(found) > 1:
         raise PlanError(f"ambiguous Polydeukes config in {root} — found {' and '.join(found)}; keep exactly one")
-    return root / found[0]
+    return os.path.join(root, found[0])
 
 
 # The modules that turn a config into a plan: a changed compiler must not reuse an old plan.
@@ -55,26 +56,28 @@ COMPILER_MODULES = ("config.py", "algebra.py", "compiler.py", "jsregex.py", "cat
 
 def digest(name: str, data: bytes) -> str:
     """The plan key: the config's name and bytes, the plan format and the compiler's version."""
-    here = Path(__file__).parent
-    stamps = " ".join(str(os.stat(here / module).st_mtime_ns) for module in COMPILER_MODULES)
-    hasher = sha256(f"pdks-plan {PLAN_FORMAT} {stamps} {name}\0".encode())
+    here = os.path.dirname(__file__)
+    stamps = " ".join(str(os.stat(os.path.join(here, module)).st_mtime_ns) for module in COMPILER_MODULES)
+    hasher = sha256(f"pdks-plan {PLAN_FORMAT} {stamps} {patterns.ENGINE} {name}\0".encode())
     hasher.update(data)
     return hasher.hexdigest()
 
 
-def load_plan(root: Path) -> dict[str, Any]:
+def load_plan(root: str | os.PathLike[str]) -> dict[str, Any]:
     """The plan of the config in `root`, compiled now if its digest has no verified plan yet."""
     path = discover(root)
+    name = os.path.basename(path)
     try:
         data = read_regular(path, CONFIG_LIMIT, "the config")
     except (OSError, Refused) as error:
-        raise PlanError(f"failed to parse {path.name}: {error}") from None
-    key = digest(path.name, data)
-    cached = root / PLAN_DIR / f"{key}.json"
+        raise PlanError(f"failed to parse {name}: {error}") from None
+    key = digest(name, data)
+    cached = os.path.join(root, PLAN_DIR, f"{key}.json")
     plan = _read_sealed(cached, key)
     if plan is None:
         plan = build_plan(path, data)
         _store(root, cached, key, plan)
+        _install(plan)
     if plan.get("error"):
         raise PlanError(plan["error"])
     return plan
@@ -87,8 +90,9 @@ def _seal(key: str, body: bytes) -> bytes:
     return f"pdks-plan {key} {hasher.hexdigest()}".encode()
 
 
-def _read_sealed(cached: Path, key: str) -> dict[str, Any] | None:
-    """The plan stored under `key`, or None when it is absent, unreadable or does not verify."""
+def _read_sealed(cached: str, key: str) -> dict[str, Any] | None:
+    """The plan stored under `key`, its regular expressions loaded, or None when it is absent,
+    unreadable, does not verify, or holds a program the regex engine refuses."""
     try:
         head, _, body = read_regular(cached, PLAN_LIMIT, "the plan").partition(b"\n")
     except (OSError, Refused):
@@ -96,32 +100,52 @@ def _read_sealed(cached: Path, key: str) -> dict[str, Any] | None:
     if head != _seal(key, body):
         return None
     try:
-        plan = json.loads(body)
-    except ValueError:
+        plan = cjson.loads(body.decode("utf-8"))
+    except (ValueError, RecursionError):
         return None
-    return plan if isinstance(plan, dict) and plan.get("format") == PLAN_FORMAT else None
+    if not isinstance(plan, dict) or plan.get("format") != PLAN_FORMAT:
+        return None
+    try:
+        _install(plan)
+    except (ValueError, TypeError, RuntimeError, OverflowError):
+        return None
+    return plan
 
 
-def _store(root: Path, cached: Path, key: str, plan: dict[str, Any]) -> None:
+def _install(plan: dict[str, Any]) -> None:
+    programs = plan.get("regex") or []
+    if not isinstance(programs, list):
+        raise ValueError("the plan's regular expressions are not a list")
+    patterns.install(programs)
+
+
+def _store(root: str | os.PathLike[str], cached: str, key: str, plan: dict[str, Any]) -> None:
     """Write the sealed plan and drop the plans of earlier config versions; a failure only costs speed."""
     from agent_constitution.fsio import write_atomic
 
-    body = json.dumps(plan, ensure_ascii=False, separators=(",", ":")).encode()
+    body = cjson.dumps(plan, ensure_ascii=False, separators=(",", ":")).encode()
     try:
         write_atomic(cached, _seal(key, body) + b"\n" + body)
-        for old in (root / PLAN_DIR).glob("*.json"):
-            if old != cached:
-                old.unlink(missing_ok=True)
+        folder = os.path.join(root, PLAN_DIR)
+        for old in os.listdir(folder):
+            if old.endswith(".json") and os.path.join(folder, old) != cached:
+                try:
+                    os.unlink(os.path.join(folder, old))
+                except FileNotFoundError:
+                    pass
     except OSError:
         pass
 
 
-def build_plan(path: Path, data: bytes | None = None) -> dict[str, Any]:
+def build_plan(path: str | os.PathLike[str], data: bytes | None = None) -> dict[str, Any]:
     """Load, validate and compile the config (the slow path: ruamel.yaml and pydantic) from `data`,
     the bytes the plan is keyed by (read from `path` when not given)."""
+    from pathlib import Path
+
     from agent_constitution.covenant.compiler import CompileFault, compile_declaration
     from agent_constitution.covenant.config import ConfigError, load
 
+    path = Path(path)
     try:
         config = load(path, data)
     except ConfigError as error:
@@ -154,7 +178,24 @@ def build_plan(path: Path, data: bytes | None = None) -> dict[str, Any]:
         },
         "entries": entries,
         "drafts": [draft.model_dump() for draft in config.drafts],
+        "regex": _programs(entries),
     }
+
+
+def _programs(entries: list[dict[str, Any]]) -> list[Any]:
+    """The compiled form of every regular expression the declarations hold and of the judge's own
+    (patterns.py; the modules declaring those are imported first, so that all are known)."""
+    from agent_constitution.covenant import meta, shell, transcript  # noqa: F401
+
+    found: dict[tuple[str, bool], None] = dict.fromkeys((rx, False) for rx in patterns.FIXED)
+    patterns.collect([entry.get("declaration") for entry in entries], found)
+    programs = []
+    for rx, ignore_case in found:
+        try:
+            programs.append(patterns.program(rx, ignore_case))
+        except Exception:  # re's internals moved (another version): the engine compiles it on use
+            continue
+    return programs
 
 
 def normalise_protected(entries: list[str]) -> list[str]:

@@ -48,19 +48,17 @@ assembly facts plus what the runner read once for the whole input.
 from __future__ import annotations
 
 import time
-from collections import namedtuple
-from collections.abc import Callable
-from functools import partial
-from pathlib import Path
 
-from agent_constitution.covenant import engine, meta, witness, worlds
+from agent_constitution.covenant import engine, meta, worlds
 from agent_constitution.covenant.catalogue import AXES, RELATIONS
+from agent_constitution.covenant.record import record
 from agent_constitution.covenant.shell import executed_text
 from agent_constitution.covenant.values import js_trim
 from agent_constitution.covenant.worlds import NO_SUBJECT
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 SHELL_UNJUDGEABLE = "shell-unjudgeable"
@@ -69,7 +67,11 @@ UNCOMPUTABLE_IN_SCOPE = "a shell write in scope whose result this layer cannot c
 DEFAULT_MUTATING = ("staged-write", "staged-delete")
 
 
-class Outcome(namedtuple("Outcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)):
+def _witness_valve(declaration: dict[str, Any], world: dict[str, Any]) -> Callable[[], bool]:
+    return lambda: engine.witness_opens(declaration, world)
+
+
+class Outcome(record("Outcome", ["code", "reason", "skip", "witnesses", "valve"], defaults=[None] * 4)):
     """What a registration's body answered: `code` 0 upheld, 1 broken, 2 unjudgeable; `reason`;
     `skip`: a reason token when the registration could not judge (code 0); `witnesses`: the fifth
     telemetry field on a declaration break; `valve`: the declaration's own witness block (a
@@ -79,13 +81,13 @@ class Outcome(namedtuple("Outcome", ["code", "reason", "skip", "witnesses", "val
 
 
 class Assembly(
-    namedtuple(
+    record(
         "Assembly",
         ["root", "config_path", "protected", "mutating", "shell", "command_args", "session", "witness", "surface"],
     )
 ):
-    """The facts one surface's registrations are assembled from: the `root` Path; `config_path`,
-    the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
+    """The facts one surface's registrations are assembled from: the `root` folder (a str on the
+    hook path, or a Path); `config_path`, the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
     config file included; the host's `mutating`, `shell` and `command_args` names (tuples);
     `session`, the IR's session, None when the input carries none; `witness`, the config's witness
     section; `surface`, 'session' or 'change-set'."""
@@ -241,7 +243,7 @@ class Discipline:
                     reason += f" — why: {self.why}"
                 valve = None
                 if self.declaration["witness"] is not None:
-                    valve = partial(engine.witness_opens, self.declaration, bound)
+                    valve = _witness_valve(self.declaration, bound)
                 return Outcome(1, reason, witnesses=engine.witness_field(verdict.breaks), valve=valve)
             if verdict.kind == "supply-error":
                 return Outcome(
@@ -353,6 +355,8 @@ def human_valve(assembly: Assembly) -> Callable[[], bool] | None:
     """The TTL witness valve of this run, armed only with a config witness and a session."""
     if assembly.witness is None or assembly.session is None:
         return None
+    from agent_constitution.covenant import witness  # only a config with a witness section, or a block
+
     return witness.human_valve(assembly.witness, assembly.session)
 
 
@@ -360,4 +364,6 @@ def valve_state(assembly: Assembly, shut: int) -> str | None:
     """After a session run with blocked results: the one line saying how a person can open it."""
     if not shut or assembly.session is None:
         return None
+    from agent_constitution.covenant import witness
+
     return witness.valve_state_line(assembly.witness, assembly.session, assembly.config_path, time.time() * 1000)

@@ -8,25 +8,26 @@ stdin instead of executing (heredoc bodies, herestring words) is recorded as `da
 inside data never matches a declaration. A continuation (`git \\<newline>push`) stays two lines there:
 the `lines` step splits on newlines only, so `^` is the start of a physical line.
 
-The value types are `collections.namedtuple`s rather than dataclasses or `typing.NamedTuple`, and
-annotations are evaluated eagerly (no `from __future__ import annotations`): this module loads on
-every hook call, and `dataclasses` or `typing` would cost more to import than the module itself.
+The value types are `record`s (record.py) rather than dataclasses or `typing.NamedTuple`, the
+regular expressions are `patterns.fixed` (compiled from the plan, without `re`), and annotations
+are evaluated eagerly (no `from __future__ import annotations`): this module loads on every hook
+call, and `dataclasses`, `typing`, `collections` or `re` would cost more to import than the module.
 
 Comments (`#`) are not recognised: a word starting with `#` stays a word. That keeps the reading on
 the conservative side (a protected path in a trailing comment still counts as a mention).
 """
 
-import re
-from collections import namedtuple
+from agent_constitution.covenant.patterns import fixed
+from agent_constitution.covenant.record import record
 
 
-class Word(namedtuple("Word", ["text", "opaque"], defaults=[False])):
+class Word(record("Word", ["text", "opaque"], defaults=[False])):
     """A word as bash would pass it (`text`); `opaque` when its value is not knowable before running."""
 
     __slots__ = ()
 
 
-class Redirect(namedtuple("Redirect", ["operator", "target"])):
+class Redirect(record("Redirect", ["operator", "target"])):
     """A redirect: its `operator` as written and its `target` Word."""
 
     __slots__ = ()
@@ -36,26 +37,26 @@ class Redirect(namedtuple("Redirect", ["operator", "target"])):
         return ">" in self.operator
 
 
-class Heredoc(namedtuple("Heredoc", ["body", "literal"])):
+class Heredoc(record("Heredoc", ["body", "literal"])):
     """A heredoc `body`; `literal` when the delimiter was quoted, so bash writes the body verbatim."""
 
     __slots__ = ()
 
 
-class Command(namedtuple("Command", ["words", "redirects", "heredocs"], defaults=[(), ()])):
+class Command(record("Command", ["words", "redirects", "heredocs"], defaults=[(), ()])):
     """One simple command: its words, redirects and the heredoc bodies it declared, in order (tuples)."""
 
     __slots__ = ()
 
 
-class Unread(namedtuple("Unread", ["text", "reason"])):
+class Unread(record("Unread", ["text", "reason"])):
     """A span the scanner could not read (`text`, from its opening character to where it gave up)
     and why: `reason` is 'unclosed quote' or 'missing redirect target'."""
 
     __slots__ = ()
 
 
-class Tokenized(namedtuple("Tokenized", ["commands", "unread", "data"])):
+class Tokenized(record("Tokenized", ["commands", "unread", "data"])):
     """The `commands` and `unread` spans of a line, and its `data`: half-open (start, end) spans
     of the line that are stdin data."""
 
@@ -87,8 +88,8 @@ _DQ_ESCAPABLE = frozenset('$`"\\')
 # because claiming the source spelling as the written bytes would be false evidence.
 _ANSI_C = {"n": "\n", "t": "\t", "'": "'", "\\": "\\"}
 _WORD_END = frozenset(" \t\n\r;|&<>")
-_PLAIN_RUN = re.compile(r"[^ \t\n\r;|&<>\\'\"$`*?]+")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PLAIN_RUN = fixed(r"[^ \t\n\r;|&<>\\'\"$`*?]+")
+_ASSIGNMENT = fixed(r"[A-Za-z_][A-Za-z0-9_]*=")
 NESTED_SHELLS = frozenset({"eval", "bash", "sh", "zsh"})
 
 
@@ -436,14 +437,14 @@ def is_nested_shell(command: Command) -> bool:
 # Interpreters that run a program given on their command line, and the flag letter that takes it.
 # The program is code this layer does not read: a path inside it may be written (`open(p, 'w')`).
 _INLINE_FLAGS = (
-    (re.compile(r"python[0-9.]*|pypy[0-9.]*"), "c"),
-    (re.compile(r"node(js)?|deno|bun"), "e"),
-    (re.compile(r"node(js)?"), "p"),
-    (re.compile(r"ruby[0-9.]*"), "e"),
-    (re.compile(r"perl[0-9.]*"), "e"),
-    (re.compile(r"perl[0-9.]*"), "E"),
-    (re.compile(r"php[0-9.]*"), "r"),
-    (re.compile(r"(ba|z|da|k|mk|fi)?sh"), "c"),
+    (fixed(r"python[0-9.]*|pypy[0-9.]*"), "c"),
+    (fixed(r"node(js)?|deno|bun"), "e"),
+    (fixed(r"node(js)?"), "p"),
+    (fixed(r"ruby[0-9.]*"), "e"),
+    (fixed(r"perl[0-9.]*"), "e"),
+    (fixed(r"perl[0-9.]*"), "E"),
+    (fixed(r"php[0-9.]*"), "r"),
+    (fixed(r"(ba|z|da|k|mk|fi)?sh"), "c"),
 )
 _LONG_INLINE_FLAGS = frozenset({"--eval", "--print", "--command"})
 
@@ -508,7 +509,7 @@ READ_ONLY_ALLOWLIST: tuple[tuple[str, ...], ...] = (
 _FIND_WRITERS = frozenset(
     {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
-_SED_PRINT = re.compile(r"[0-9]+(,[0-9]+)?p")
+_SED_PRINT = fixed(r"[0-9]+(,[0-9]+)?p")
 
 
 def _matches_prefix(words: tuple[Word, ...], prefix: tuple[str, ...]) -> bool:
@@ -553,7 +554,7 @@ def read_only_head(command: Command) -> bool:
 
 # --- mutation rules (fixed, not configurable) ---------------------------------------------------
 
-_FD_REFERENCE = re.compile(r"-|[0-9]+-?")
+_FD_REFERENCE = fixed(r"-|[0-9]+-?")
 _SED_SCRIPT_FLAGS = ("-e", "-f", "--expression", "--file")
 
 

@@ -7,39 +7,38 @@ that cannot be written never changes a verdict.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
-from collections import namedtuple
-from pathlib import Path
 
+from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import is_fifo_or_device
+from agent_constitution.covenant.record import record
 from agent_constitution.covenant.values import js_json
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 EVENTS = ("passed", "blocked", "witnessed", "advised", "skipped", "unattributed")
 SKIP_REASONS = ("no-observation", "config-fault", "supply-pass")
 DEFAULT_LOG = ".polydeukes/roi.log"
 ENV_PATH = "POLYDEUKES_TELEMETRY_PATH"
-_CONTROL = re.compile(r"[\t\r\n]")
 
 
-class Row(namedtuple("Row", ["event", "label", "subject", "fifth"], defaults=[None])):
+class Row(record("Row", ["event", "label", "subject", "fifth"], defaults=[None])):
     """One row; `fifth` is a skip reason token, witnesses as JSON text, or None (four fields)."""
 
     __slots__ = ()
 
 
-def log_path(root: Path, configured: str | None) -> Path:
-    """Env `POLYDEUKES_TELEMETRY_PATH` > config `telemetry.logPath` > `.polydeukes/roi.log`."""
+def log_path(root: str | Path, configured: str | None) -> str | Path:
+    """Env `POLYDEUKES_TELEMETRY_PATH` > config `telemetry.logPath` > `.polydeukes/roi.log`, joined
+    to `root` as `root / name` joins (an absolute name stands alone), in the type of `root`: the
+    hook passes a str (importing `pathlib` costs it ~8 ms), a library caller may pass a Path."""
     override = os.environ.get(ENV_PATH)
-    if override:
-        return root / override
-    return root / (configured.strip() if configured else DEFAULT_LOG)
+    name = override if override else (configured.strip() if configured else DEFAULT_LOG)
+    return type(root)(os.path.join(root, name))
 
 
 def timestamp(now: float | None = None) -> str:
@@ -63,15 +62,15 @@ def format_row(row: Row, now: float | None = None) -> str:
     fields = [timestamp(now), row.event, row.label, row.subject]
     if row.fifth is not None:
         fields.append(row.fifth)
-    return "\t".join(_CONTROL.sub(" ", f) for f in fields) + "\n"
+    return "\t".join(f.replace("\t", " ").replace("\r", " ").replace("\n", " ") for f in fields) + "\n"
 
 
-def append(path: Path, rows: list[Row]) -> None:
+def append(path: str | Path, rows: list[Row]) -> None:
     """Append rows, one write each; any failure is swallowed (fail-open)."""
     if not rows:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         if is_fifo_or_device(path):  # opening a FIFO to write blocks until someone reads it
             return
         with open(path, "a", encoding="utf-8") as handle:
@@ -98,7 +97,7 @@ def parse_line(line: str) -> tuple[str, Row] | None:
                 return None
         else:
             try:
-                if not isinstance(json.loads(fifth), list):
+                if not isinstance(cjson.loads(fifth), list):
                     return None
             except ValueError:
                 return None

@@ -1,8 +1,8 @@
 """Session transcripts: the one reader of a JSONL transcript, shared by the hook adapters and the checks.
 
-`json_line` reads one line as `json.loads` does (the same values, the same errors), faster: a
-2,000-line transcript is read on every hook call that needs it. `read_transcript` is the Claude
-Code session evidence (human messages, tool calls joined with their results; POLYDEUKES §9.1),
+`json_line` reads one line as `json.loads` does (the same values, the same errors), faster
+(cjson.py): a 2,000-line transcript is read on every hook call that needs it. `read_transcript`
+is the Claude Code session evidence (human messages, tool calls joined with their results; POLYDEUKES §9.1),
 `read_sidecar` the subagent records beside it, and `Session` is the IR's `session` with that
 evidence read only when the judge first asks for it: a call nothing blocks never reads the
 transcript (the witness valve and transcript sources are the only readers of its messages).
@@ -11,21 +11,18 @@ Standard library only (hot path).
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import stat
-from pathlib import Path
 
+from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, TRANSCRIPT_LIMIT, Refused, read_regular, size_text
+from agent_constitution.covenant.patterns import fixed
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
     from typing import Any
 
-_ISO_PATTERN = (
-    r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?(Z|[+-]\d\d:\d\d)?"
-)
+_ISO = fixed(r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?(Z|[+-]\d\d:\d\d)?")
 _MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -43,7 +40,7 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 def timestamp_ms(value: Any) -> int | None:
     """Epoch milliseconds of an ISO 8601 timestamp, or None when it is not one (no offset = UTC)."""
-    match = re.fullmatch(_ISO_PATTERN, value) if isinstance(value, str) else None  # compiled once, when first read
+    match = _ISO.fullmatch(value) if isinstance(value, str) else None
     if match is None:
         return None
     year, month, day, hour, minute, second = (int(g or 0) for g in match.groups()[:6])
@@ -58,23 +55,7 @@ def timestamp_ms(value: Any) -> int | None:
 
 # `json.loads` per line spends most of its time in Python-level layers around the C scanner, so
 # lines go straight to the scanner, raising what `json.loads` raises where it raises.
-_SCAN = json.JSONDecoder().scan_once
-_JSON_WHITESPACE = " \t\n\r"
-
-
-def json_line(line: str) -> Any:
-    """`json.loads(line)`: the same values, the same `JSONDecodeError`s (a ValueError)."""
-    if line.startswith("\ufeff"):
-        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", line, 0)
-    start = len(line) - len(line.lstrip(_JSON_WHITESPACE))
-    try:
-        value, end = _SCAN(line, start)
-    except StopIteration as error:
-        raise json.JSONDecodeError("Expecting value", line, error.value) from None
-    rest = line[end:].lstrip(_JSON_WHITESPACE)
-    if rest:
-        raise json.JSONDecodeError("Extra data", line, len(line) - len(rest))
-    return value
+json_line = cjson.loads
 
 
 def lines_of(text: str) -> list[str]:
@@ -185,7 +166,7 @@ def read_sidecar(transcript_path: str) -> str | None:
     session_id = os.path.basename(transcript_path)
     if session_id.endswith(".jsonl"):
         session_id = session_id[: -len(".jsonl")]
-    directory = Path(os.path.dirname(transcript_path)) / session_id / "subagents"
+    directory = os.path.join(os.path.dirname(transcript_path), session_id, "subagents")
     try:
         names = sorted(
             entry.name
@@ -197,14 +178,14 @@ def read_sidecar(transcript_path: str) -> str | None:
     records = []
     for name in names:
         try:
-            text = read_regular(directory / name, FILE_LIMIT, "the subagent record").decode("utf-8")
+            text = read_regular(os.path.join(directory, name), FILE_LIMIT, "the subagent record").decode("utf-8")
         except FileNotFoundError:
             continue
         try:
-            records.append(json.loads(text))
+            records.append(cjson.loads(text))
         except ValueError:
             continue
-    return json.dumps(records, ensure_ascii=False, separators=(",", ":"))
+    return cjson.dumps(records, ensure_ascii=False, separators=(",", ":"))
 
 
 def check_readable(path: str) -> None:

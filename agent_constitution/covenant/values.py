@@ -6,7 +6,7 @@ UTF-16 code-unit ordering, so that a declaration judges the same in this judge a
 
 from __future__ import annotations
 
-import json
+from agent_constitution.covenant import cjson
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -98,13 +98,13 @@ def canonical(value: Any) -> str:
     if value is UNDEFINED:
         return "u"
     if isinstance(value, bool) or value is None or isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return cjson.dumps(value, ensure_ascii=False)
     if is_number(value):
         return "n" + js_number(value)
     if isinstance(value, list):
         return "[" + ",".join(canonical(e) for e in value) + "]"
     if isinstance(value, dict):
-        inner = ",".join(json.dumps(k) + ":" + canonical(value[k]) for k in sorted(value))
+        inner = ",".join(cjson.dumps(k) + ":" + canonical(value[k]) for k in sorted(value))
         return "{" + inner + "}"
     return "?" + repr(value)
 
@@ -134,7 +134,7 @@ def order_key(values: list[Any]) -> Any:
 def js_json(value: Any) -> str:
     """JSON.stringify(value) without spaces; `undefined` members of objects are left out."""
     if isinstance(value, str) or value is None or isinstance(value, bool):
-        return json.dumps(value, ensure_ascii=False)
+        return cjson.dumps(value, ensure_ascii=False)
     if is_number(value):
         text = js_number(value)
         return "null" if text in ("NaN", "Infinity", "-Infinity") else text
@@ -142,7 +142,7 @@ def js_json(value: Any) -> str:
         return "[" + ",".join("null" if e is UNDEFINED else js_json(e) for e in value) + "]"
     if isinstance(value, dict):
         members = [
-            json.dumps(str(k), ensure_ascii=False) + ":" + js_json(v) for k, v in value.items() if v is not UNDEFINED
+            cjson.dumps(str(k), ensure_ascii=False) + ":" + js_json(v) for k, v in value.items() if v is not UNDEFINED
         ]
         return "{" + ",".join(members) + "}"
     raise TypeError(f"cannot serialise {type(value).__name__}")

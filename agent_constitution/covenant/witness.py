@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable
 
 from agent_constitution.covenant.values import js_trim
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
 

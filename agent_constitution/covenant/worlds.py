@@ -7,22 +7,23 @@ that changes no file is one call world (subject `-`) holding its command line. A
 
 from __future__ import annotations
 
+import os
 import posixpath
-from pathlib import Path
 
 from agent_constitution.covenant.budget import FILE_LIMIT, read_regular
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 NO_SUBJECT = "-"
 
 
-def repo_relative(path: str, root: Path) -> str | None:
+def repo_relative(path: str, root: str | Path) -> str | None:
     """The repo-relative POSIX path of a change, or None when it is outside the root (no world)."""
     if path.startswith("/"):
-        base = root.as_posix().rstrip("/") + "/"
+        base = _posix(root).rstrip("/") + "/"
         if not path.startswith(base):
             return None
         path = path[len(base) :]
@@ -30,6 +31,12 @@ def repo_relative(path: str, root: Path) -> str | None:
     if relative == "." or relative == ".." or relative.startswith("../") or relative.startswith("/"):
         return None
     return relative
+
+
+def _posix(root: str | Path) -> str:
+    """`Path(root).as_posix()` of a str or a Path: the folder in POSIX form, `.` for an empty one."""
+    text = os.fspath(root).replace(os.sep, "/")
+    return posixpath.normpath(text) if text else "."
 
 
 def command_of(call: dict[str, Any], shell: tuple[str, ...], command_args: tuple[str, ...]) -> str | None:
@@ -45,7 +52,7 @@ def command_of(call: dict[str, Any], shell: tuple[str, ...], command_args: tuple
     return None
 
 
-def change_world(change: dict[str, Any], root: Path, common: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def change_world(change: dict[str, Any], root: str | Path, common: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """The world of one file change, with `common` (changes, command?, actor?) merged in."""
     path = repo_relative(change["path"], root)
     if path is None:
@@ -91,11 +98,11 @@ def planned_files(declarations: list[dict[str, Any]]) -> list[str]:
     return paths
 
 
-def read_tree_file(root: Path, path: str) -> str | None:
+def read_tree_file(root: str | Path, path: str) -> str | None:
     """A file source read from disk: text, or None (absent) when missing, a directory or binary."""
-    target = root / path
+    target = os.path.join(root, path)
     try:
-        if target.is_dir():
+        if os.path.isdir(target):
             return None
         data = read_regular(target, FILE_LIMIT, "file source")  # Refused (a FIFO, too big) blocks
     except (FileNotFoundError, NotADirectoryError):

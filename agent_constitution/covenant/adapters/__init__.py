@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import partial
-from pathlib import Path
 
 from agent_constitution.covenant import budget
 from agent_constitution.covenant.adapters.common import EXIT_CODE, hook, parse_payload, refuse
@@ -33,24 +31,28 @@ def adapter(host: str):
     return sys.modules[name]
 
 
-def find_root(start: Path) -> Path:
+def find_root(start: str) -> str:
     """The nearest directory at or above `start` holding a config, else `start` itself.
 
     A host may start the hook in any subdirectory of the session; judging from there would find no
     config, fail closed on every call and leave a log in that subdirectory. Without a config
     anywhere above, the run fails closed in `start` as `covenant check` would."""
-    for directory in (start, *start.parents):
-        if any((directory / name).is_file() for name in CONFIG_NAMES):
+    directory = start
+    while True:
+        if any(os.path.isfile(os.path.join(directory, name)) for name in CONFIG_NAMES):
             return directory
-    return start
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return start
+        directory = parent
 
 
-def root_for(host: str) -> Path:
+def root_for(host: str) -> str:
     """Claude Code names the project in `$CLAUDE_PROJECT_DIR`, Gemini CLI in `$GEMINI_PROJECT_DIR`;
     otherwise search up from the cwd."""
     variable = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini-cli": "GEMINI_PROJECT_DIR"}.get(host)
     named = os.environ.get(variable) if variable else None
-    return Path(named) if named else find_root(Path(os.getcwd()))
+    return os.path.normpath(named) if named else find_root(os.getcwd())
 
 
 def main(argv: list[str]) -> int:
@@ -62,6 +64,10 @@ def main(argv: list[str]) -> int:
     module = adapter(host)
     answer = getattr(module, "ANSWER", EXIT_CODE)
     root = root_for(host)
+    if host != "claude-code":  # only Claude Code's adapter (and Grok's) is written without pathlib (~8 ms)
+        from pathlib import Path
+
+        root = Path(root)
     budget.start(budget.SESSION_BUDGET)
     try:
         try:
@@ -77,11 +83,16 @@ def main(argv: list[str]) -> int:
                 module, host, context = grok, "grok", False
                 translate = grok.translate
             else:  # the hook reads the transcript only if the judge asks for it
-                translate = partial(module.translate, deferred=True)
+                translate = _deferred(module.translate)
         return hook(module.PREFIX, translate, raw, root, host, module.MUTATING_DEFAULTS, context=context,
                     answer=answer)
     finally:
         budget.stop()
+
+
+def _deferred(translate):
+    """`translate` reading the transcript only when the judge asks for it."""
+    return lambda raw, root, mutating=(): translate(raw, root, mutating, deferred=True)
 
 
 def _parsed(raw: str):

@@ -10,10 +10,7 @@ files beside it (`covenant/transcript.py`).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from agent_constitution.covenant import transcript
+from agent_constitution.covenant import cjson, transcript
 from agent_constitution.covenant.budget import Refused
 from agent_constitution.covenant.adapters.common import (
     NOT_AN_ENVELOPE,
@@ -27,6 +24,7 @@ from agent_constitution.covenant.adapters.common import (
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 PREFIX = "adapter-claude-code failed before spawn:"
@@ -89,7 +87,7 @@ def _cell_source(cells: list[Any], cell_id: Any) -> str | None:
     return None
 
 
-def _notebook_change(tool_input: dict[str, Any], base: Path) -> dict[str, Any] | None:
+def _notebook_change(tool_input: dict[str, Any], base: str | Path) -> dict[str, Any] | None:
     """Cell-level evidence: path names the notebook, pre/post carry the target cell's source."""
     path, new_source = tool_input.get("notebook_path"), tool_input.get("new_source")
     if not isinstance(path, str) or not isinstance(new_source, str):
@@ -98,7 +96,7 @@ def _notebook_change(tool_input: dict[str, Any], base: Path) -> dict[str, Any] |
     if pre_state is None:
         return None
     try:
-        notebook = json.loads(pre_state)
+        notebook = cjson.loads(pre_state)
     except ValueError:
         return None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
@@ -116,7 +114,7 @@ def _notebook_change(tool_input: dict[str, Any], base: Path) -> dict[str, Any] |
     return {"kind": "modify", "path": path, "pre": pre, "post": "" if mode == "delete" else new_source}
 
 
-def file_change_of(tool_name: str, tool_input: dict[str, Any], base: Path) -> dict[str, Any] | None:
+def file_change_of(tool_name: str, tool_input: dict[str, Any], base: str | Path) -> dict[str, Any] | None:
     """The change the call would make, or None when it is not computable (the tool would refuse it)."""
     if tool_name == "NotebookEdit":
         return _notebook_change(tool_input, base)
@@ -152,12 +150,12 @@ def session_of(transcript_path: str, *, deferred: bool = False) -> dict[str, Any
     return session
 
 
-def translate(raw: str, root: Path, mutating: tuple[str, ...] = (), *, deferred: bool = False) -> dict[str, Any]:
+def translate(raw: str, root: str | Path, mutating: tuple[str, ...] = (), *, deferred: bool = False) -> dict[str, Any]:
     payload = parse_payload(raw)
     if not is_envelope(payload):
         raise Refusal(NOT_AN_ENVELOPE)
     tool_name, tool_input = payload["tool_name"], payload["tool_input"]
-    base = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else root
+    base = payload["cwd"] if isinstance(payload.get("cwd"), str) else root
     agent_type = payload.get("agent_type")
     ir: dict[str, Any] = {"toolCalls": [], "subagentSpawns": [], "userMessages": []}
     if tool_name == "Task":

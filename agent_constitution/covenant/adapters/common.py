@@ -11,15 +11,15 @@ sentence is echoed on stderr. `Answer` says how each host reads the verdict.
 from __future__ import annotations
 
 import io
-import json
 import os
 import sys
-from pathlib import Path
 
+from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, OverBudget, Refused, read_regular
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 
@@ -30,26 +30,22 @@ class Refusal(Exception):
     """The adapter cannot translate the payload; the message is upstream's reason sentence."""
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"'{name}' is not JSON")
-
-
 def parse_payload(raw: str) -> Any:
     """The payload's JSON value. NaN and Infinity are refused here, as the judge refuses them in
     an IR: the IR is handed over as an object, never as text the judge would parse."""
     try:
-        return json.loads(raw, parse_constant=_no_constant)
+        return cjson.loads(raw, constants=False)
     except ValueError as error:
         raise Refusal(f"the payload is not JSON ({error})") from None
     except RecursionError:
         raise Refusal("the payload nests too deeply") from None
 
 
-def resolve(path: str, base: Path) -> Path:
-    return Path(path) if os.path.isabs(path) else base / path
+def resolve(path: str, base: str | Path) -> str:
+    return os.path.join(base, path)  # an absolute `path` stands alone, as with `base / path`
 
 
-def read_pre_state(path: str, base: Path) -> str | None:
+def read_pre_state(path: str, base: str | Path) -> str | None:
     """The target's text, or None when it does not exist. Any other failure raises a Refusal:
     a `None` pre-state on an existing file would pass an overwrite off as a creation."""
     try:
@@ -82,7 +78,7 @@ def file_change(path: str, pre: str | None, post: str) -> dict[str, Any]:
 
 
 def ir_text(ir: dict[str, Any]) -> str:
-    return json.dumps(ir, ensure_ascii=False, separators=(",", ":"))
+    return cjson.dumps(ir, ensure_ascii=False, separators=(",", ":"))
 
 
 class Answer:
@@ -99,7 +95,7 @@ class Answer:
 EXIT_CODE = Answer()  # Claude Code, Codex, Grok: exit 2 blocks, stderr is the reason
 
 
-def run_check(stdin_text: str | None, root: Path, *, context: bool = False, ir: dict[str, Any] | None = None,
+def run_check(stdin_text: str | None, root: str | Path, *, context: bool = False, ir: dict[str, Any] | None = None,
               plan: dict[str, Any] | None = None, answer: Answer = EXIT_CODE) -> int:
     """Judge `ir` (or `stdin_text`) as `pdks covenant check --enforce block` would in `root`; 0
     passes, `answer.block_exit` blocks, with the host's JSON answer on stdout.
@@ -124,7 +120,7 @@ def run_check(stdin_text: str | None, root: Path, *, context: bool = False, ir: 
                        answer)
     if status == 0 and context and said.getvalue().strip():
         output = {"hookEventName": "PreToolUse", "additionalContext": said.getvalue().strip()}
-        sys.stdout.write(json.dumps({"hookSpecificOutput": output}, ensure_ascii=False) + "\n")
+        sys.stdout.write(cjson.dumps({"hookSpecificOutput": output}, ensure_ascii=False) + "\n")
         return 0
     return _answer(status, None if status == 0 else said.getvalue().strip(), answer)
 
@@ -143,7 +139,7 @@ def _answer(status: int, reason: str | None, answer: Answer) -> int:
     return answer.block_exit
 
 
-def load(root: Path) -> dict[str, Any] | None:
+def load(root: str | Path) -> dict[str, Any] | None:
     """The plan of the config in `root`, loaded once per hook call for the adapter and the judge;
     None when it does not load (the judge then loads it again and fails closed on its message)."""
     from agent_constitution.covenant.plan import PlanError, load_plan
@@ -172,7 +168,7 @@ def with_mutating(tools: dict[str, list[str]], extra: tuple[str, ...]) -> dict[s
     return {**tools, "mutating": tools["mutating"] + added} if added else tools
 
 
-def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, defaults: tuple[str, ...] = (),
+def hook(prefix: str, translate, raw: str, root: str | Path, host: str | None = None, defaults: tuple[str, ...] = (),
          *, context: bool = False, answer: Answer = EXIT_CODE) -> int:
     """Translate one payload and judge it; a Refusal is sent to the judge as its failure sentence."""
     plan = None
@@ -186,7 +182,7 @@ def hook(prefix: str, translate, raw: str, root: Path, host: str | None = None, 
     return run_check(None, root, context=context, ir=ir, plan=plan, answer=answer)
 
 
-def refuse(prefix: str, reason: str, root: Path, *, context: bool = False, plan: dict[str, Any] | None = None,
+def refuse(prefix: str, reason: str, root: str | Path, *, context: bool = False, plan: dict[str, Any] | None = None,
            answer: Answer = EXIT_CODE) -> int:
     """Fail closed before the judge: the reason on stderr, and as the judge's (non-JSON) input."""
     stdin_text = f"{prefix} {reason}\n"
@@ -215,7 +211,7 @@ def _first(tool_input: dict[str, Any], names: tuple[str, ...]) -> Any:
     return None
 
 
-def tool_change(tool: FileTool, tool_input: dict[str, Any], base: Path) -> dict[str, Any] | None:
+def tool_change(tool: FileTool, tool_input: dict[str, Any], base: str | Path) -> dict[str, Any] | None:
     """The change the call would make, computed from the pre-state on disk; None when it is not
     computable (the tool itself would refuse it, or an argument is missing)."""
     path = _first(tool_input, tool.path)
@@ -246,7 +242,7 @@ def tool_change(tool: FileTool, tool_input: dict[str, Any], base: Path) -> dict[
     return None if post is None else file_change(path, pre, post)
 
 
-def tool_call(name: str, tool_input: dict[str, Any], base: Path, file_tools: dict[str, FileTool]) -> dict[str, Any]:
+def tool_call(name: str, tool_input: dict[str, Any], base: str | Path, file_tools: dict[str, FileTool]) -> dict[str, Any]:
     """One IR toolCall: the tool's name and arguments, and the file change it would make."""
     call: dict[str, Any] = {"name": name, "args": tool_input}
     tool = file_tools.get(name)

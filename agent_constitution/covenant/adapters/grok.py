@@ -6,7 +6,6 @@ Grok carries no session and no actor: declarations reading the transcript see an
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from agent_constitution.covenant.adapters.common import (
     NOT_AN_ENVELOPE,
@@ -20,6 +19,7 @@ from agent_constitution.covenant.adapters.common import (
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 PREFIX = "adapter-grok failed before spawn:"

@@ -3,7 +3,9 @@
 Creates `polydeukes.config.yaml` (upstream's starter: a placeholder language, the hook files and
 settings on the protection list, the witness token `pdks witness`) unless one of the three config
 names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the pre-tool hook
-into that host's settings file (the hosts and their files: `catalogue.HOSTS`). Nothing existing is overwritten: a present artifact is reported as
+into that host's settings file (the hosts and their files: `catalogue.HOSTS`), and, in a
+repository with a manifest (`rules.toml`), the change-scoped checks under the host's stop-like
+event. Nothing existing is overwritten: a present artifact is reported as
 skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, over the one
 settings merger compile uses too). The hook command is the one compile writes (`compile.launcher`);
 `--command` replaces it, and compile then leaves that choice alone.
@@ -294,7 +296,24 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         wrote = merge_hook_settings(root / settings, host, command or default_command(root, host),
                                     force=command is not None)
         (created if wrote else skipped).append(settings)
+        _wire_stop(root, host, created, skipped)
     return created, skipped
+
+
+def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) -> None:
+    """The change-scoped checks under the host's stop-like event, in a repository with a manifest
+    (they are its rules; compile writes the same entry: `compile/stop_hooks.py`)."""
+    from agent_constitution.compile import stop_hooks
+
+    name = HOSTS[host].stop_file
+    if name is None or not stop_hooks.wanted(root):
+        return
+    wrote = stop_hooks.write(root, host)
+    if name not in created + skipped:
+        (created if wrote else skipped).append(name)
+    elif wrote and name in skipped:
+        skipped.remove(name)
+        created.append(name)
 
 
 def main(argv: list[str]) -> int:

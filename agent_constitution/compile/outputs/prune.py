@@ -66,6 +66,7 @@ def prune_segments(plan: Plan) -> Step:
         if not _another_project(root, PurePosixPath(folder)):
             removed.extend(remove_segment(root, folder))
     removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root)]
+    removed += _dropped_hosts(plan)
     for folder in sorted(scoped):
         # The folders compile created for the files go too, once it emptied them.
         for path in (root / folder, (root / folder).parent):
@@ -73,6 +74,25 @@ def prune_segments(plan: Plan) -> Step:
                 break
             path.rmdir()
     return Step(state=digest(sorted(segments)), removed=tuple(removed))
+
+
+def _dropped_hosts(plan: Plan) -> list[str]:
+    """Our hooks out of the files of the hosts whose agents are no longer enabled (a file with
+    nothing else in it goes, and so do the folders that leaves empty)."""
+    from agent_constitution.compile import hooks
+    from agent_constitution.compile.agents import hosts
+
+    enabled = set(hosts(plan.settings.agents))
+    removed = []
+    for name, host in hooks.HOST_FILES.items():
+        if host in enabled or not (plan.root / name).is_file() or not hooks.remove_host_hook(plan.root, name):
+            continue
+        removed.append(name)
+        folder = (plan.root / name).parent
+        while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+    return removed
 
 
 def _another_project(root: Path, folder: PurePosixPath) -> bool:

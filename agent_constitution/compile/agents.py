@@ -75,7 +75,7 @@ AGENTS = {
               markers=(".windsurf", ".windsurfrules")),
         Agent("cline", host="cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",)),
         Agent("roo", skills=(".roo/skills",), markers=(".roo", ".roorules")),
-        Agent("kiro", scoped=KIRO, skills=(".kiro/skills",), markers=(".kiro",)),
+        Agent("kiro", host="kiro", scoped=KIRO, skills=(".kiro/skills",), markers=(".kiro",)),
         Agent("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
               markers=(".opencode", "opencode.json")),
         Agent("amp", skills=(".agents/skills", ".claude/skills")),
@@ -156,7 +156,7 @@ def _only_our_hooks(path: Path) -> bool:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict) or set(data) - {"hooks", "version"}:
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), (dict, list)) or set(data) - {"hooks", "version"}:
         return False
     commands = list(_commands(data["hooks"]))
     return bool(commands) and all(any(program in text for program in _OUR_PROGRAMS) for text in commands)

@@ -198,6 +198,13 @@ def _remove_judge(root: Path, name: str) -> bool:
         from agent_constitution.covenant.init import remove_hook_script
 
         return remove_hook_script(root / name)
+    if spec.whole:
+        from agent_constitution.covenant.init import ours_whole
+
+        if not ours_whole(root / name):
+            return False
+        (root / name).unlink()
+        return True
     return settings_file.remove_hooks(root / name, lambda command: _judge_ours(host, command), grouped=spec.grouped,
                                       key=spec.command_key, top=spec.top)
 

@@ -91,17 +91,19 @@ class Host:
     rather than listing them under the event; `command_key`: the handler key holding the command;
     `handler`: the handler's other keys (type, timeout, fail-closed flags); `top`: keys the file
     needs at its top level; `script`: the hook is an executable file of its own (Cline), not an
-    entry in a settings file; `stop`: its stop-like event, where it has one that takes feedback.
+    entry in a settings file; `whole`: the file is a hooks file of ours alone, written whole (Kiro's
+    `.kiro/hooks/<name>.json`); `stop`: its stop-like event, where it has one that takes feedback.
     Which repositories use a host is `compile/agents.py`'s to say (`Agent.markers`), once.
     """
 
-    __slots__ = ("name", "adapter", "file", "events", "grouped", "command_key", "handler", "top", "script", "stop")
+    __slots__ = ("name", "adapter", "file", "events", "grouped", "command_key", "handler", "top", "script", "whole",
+                 "stop")
 
     def __init__(self, name, adapter, file, events, *, grouped=True, command_key="command", handler=None,
-                 top=None, script=False, stop=None):
+                 top=None, script=False, whole=False, stop=None):
         self.name, self.adapter, self.file, self.events = name, adapter, file, events
         self.grouped, self.command_key, self.handler = grouped, command_key, handler or {"type": "command"}
-        self.top, self.script, self.stop = top or {}, script, stop
+        self.top, self.script, self.whole, self.stop = top or {}, script, whole, stop
 
     @property
     def stop_file(self):
@@ -155,6 +157,11 @@ HOSTS: dict[str, Host] = {
         Host("windsurf", "windsurf", ".windsurf/hooks.json",
              (("pre_write_code", None), ("pre_run_command", None), ("pre_mcp_tool_use", None)),
              grouped=False, handler={"show_output": True}),
+        # Kiro CLI 3 reads every `.kiro/hooks/*.json` for all agents of the workspace: a file of
+        # ours alone, `fs_write` its one documented tool name (its `Stop` cannot block). Timeout in
+        # seconds.
+        Host("kiro", "kiro", ".kiro/hooks/covenant.json", (("PreToolUse", "fs_write"),), whole=True,
+             handler={"timeout": 60}),
     )
 }
 

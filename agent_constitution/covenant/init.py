@@ -221,6 +221,8 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     program = launcher.covenant_hook(host)
     if spec.script:
         return write_hook_script(settings_path, command, force=force)
+    if spec.whole:
+        return write_hooks_file(settings_path, host, command, force=force)
     wrote = False
     try:
         for event, matcher in spec.events:
@@ -254,6 +256,42 @@ def write_hook_script(path: Path, command: str, *, force: bool = False) -> bool:
             return False  # somebody's own hook: theirs to keep
     write_atomic(path, text)
     path.chmod(0o755)
+    return True
+
+
+HOOK_NAME = "agent-constitution-covenant"  # marks the hooks of a whole hooks file as ours
+
+
+def hooks_file(host: str, command: str) -> str:
+    """A whole hooks file (Kiro CLI 3's `{"version": "v1", "hooks": [...]}`) holding the judge."""
+    spec = HOSTS[host]
+    entries = [{"name": HOOK_NAME, "trigger": event, **({"matcher": matcher} if matcher else {}),
+                "action": {"type": "command", "command": command}, **spec.handler, "enabled": True}
+               for event, matcher in spec.events]
+    return json.dumps({"version": "v1", "hooks": entries}, indent=2) + "\n"
+
+
+def ours_whole(path: Path) -> bool:
+    """A hooks file whose every hook is named as ours."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return isinstance(hooks, list) and bool(hooks) and all(isinstance(h, dict) and h.get("name") == HOOK_NAME
+                                                           for h in hooks)
+
+
+def write_hooks_file(path: Path, host: str, command: str, *, force: bool = False) -> bool:
+    """Write the whole hooks file of `host`; True when it wrote. A file of someone else's is never
+    overwritten, unless `force`."""
+    text = hooks_file(host, command)
+    if path.exists():
+        if path.read_text(encoding="utf-8", errors="replace") == text:
+            return False
+        if not ours_whole(path) and not force:
+            return False  # somebody's own hooks: theirs to keep
+    write_atomic(path, text)
     return True
 
 

@@ -175,3 +175,39 @@ def test_hook_files_of_ours_show_no_agent(root: Path):
     assert agents.detect(root) == ("agents-md", "claude-code")
     (root / ".codex" / "config.toml").write_text("model = 'x'\n")  # the user's own Codex settings
     assert agents.detect(root) == ("agents-md", "claude-code", "codex")
+
+
+# --- Kiro CLI --------------------------------------------------------------------------------------
+# tests/covenant/fixtures/kiro/fs_write.json is written from https://kiro.dev/docs/cli/hooks: the
+# documented fields; the argument names inside `tool_input` are not documented there and are read
+# by nothing but the judge's search for a protected path among the arguments.
+
+
+def test_kiro_calls_are_judged_on_their_arguments(root: Path):
+    from agent_constitution.covenant.adapters import kiro
+
+    raw = (Path(__file__).parent / "fixtures" / "kiro" / "fs_write.json").read_text()
+    ir = kiro.translate(raw.replace("{root}", str(root)).replace("{target}", "gate/new.txt"), root)
+    assert ir["toolCalls"] == [{"name": "fs_write", "args": {"path": "gate/new.txt", "text": "hello\n"}}]
+    with pytest.raises(Refusal, match="postToolUse event, not PreToolUse"):
+        kiro.translate(json.dumps({"hook_event_name": "postToolUse", "tool_name": "x", "tool_input": {}}), root)
+
+
+def test_kiro_gets_a_hooks_file_of_its_own_and_a_write_into_the_gate_is_blocked(root: Path):
+    from agent_constitution.compile import agents
+
+    scaffold(root, "kiro", None)
+    data = json.loads((root / ".kiro" / "hooks" / "covenant.json").read_text())
+    assert data["version"] == "v1" and [h["trigger"] for h in data["hooks"]] == ["PreToolUse"]
+    hook = data["hooks"][0]
+    assert hook["matcher"] == "fs_write" and hook["timeout"] == 60 and hook["action"]["type"] == "command"
+    raw = (Path(__file__).parent / "fixtures" / "kiro" / "fs_write.json").read_text().replace("{root}", str(root))
+    blocked = run(hook["action"]["command"], root, raw.replace("{target}", "gate/new.txt"))
+    assert blocked.returncode == 2 and "gate" in blocked.stderr
+    assert run(hook["action"]["command"], root, raw.replace("{target}", "src/new.ts")).returncode == 0
+    assert agents.detect(root) == ("agents-md", "claude-code")  # the file is ours: it shows no agent
+    mine = root / ".kiro" / "hooks" / "covenant.json"
+    mine.write_text('{"version": "v1", "hooks": [{"name": "lint", "trigger": "PostFileSave"}]}')
+    scaffold(root, "kiro", None)
+    assert "lint" in mine.read_text()  # somebody's own file is never overwritten
+    assert not hooks.remove_host_hook(root, ".kiro/hooks/covenant.json") and mine.exists()

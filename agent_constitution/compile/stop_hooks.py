@@ -64,7 +64,7 @@ def write(root: Path, host: str) -> bool:
     if spec.script:
         from agent_constitution.covenant.init import write_hook_script
 
-        return write_hook_script(path, command(root, host))
+        return write_hook_script(path, command(root, host), what="the change-scoped checks as this host's stop hook")
     handler = {**({"type": spec.stop.handler["type"]} if "type" in spec.stop.handler else {}),
                spec.command_key: command(root, host),
                **{key: value for key, value in spec.stop.handler.items() if key != "type"}}

@@ -237,17 +237,18 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
                         fix=error.fix) from None
 
 
-SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile): the covenant judge as this host's hook"
+SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile)"  # marks a hook script as ours
+JUDGE = "the covenant judge as this host's hook"
 
 
-def hook_script(command: str) -> str:
-    return f"#!/bin/sh\n{SCRIPT_BANNER}\n{command}\n"
+def hook_script(command: str, what: str = JUDGE) -> str:
+    return f"#!/bin/sh\n{SCRIPT_BANNER}: {what}\n{command}\n"
 
 
-def write_hook_script(path: Path, command: str, *, force: bool = False) -> bool:
+def write_hook_script(path: Path, command: str, *, force: bool = False, what: str = JUDGE) -> bool:
     """Write the executable hook file a host runs by its name (Cline's `.clinerules/hooks/PreToolUse`);
     True when it wrote. A file of someone else's (no banner) is never overwritten, unless `force`."""
-    text = hook_script(command)
+    text = hook_script(command, what)
     if path.exists():
         current = path.read_text(encoding="utf-8", errors="replace")
         if current == text:

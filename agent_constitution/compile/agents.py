@@ -10,7 +10,10 @@ only the outputs it would not find otherwise, so no agent loads the same text tw
   but not nested ones, and has rule files with globs (Copilot in VS Code, Kiro);
 - `skills`: the project skill folders it reads, in order of preference;
 - `chain_bytes` / `file_chars`: the documented limit on what it auto-loads (Codex: 32 KiB over the
-  root→cwd chain; Windsurf: 12,000 characters per rule file, and a folder's AGENTS.md is one).
+  root→cwd chain; Windsurf: 12,000 characters per rule file, and a folder's AGENTS.md is one);
+- `markers` and `host`: the files that show a repository uses the agent, and its `pdks hook` host:
+  the one place that decides which agents and hosts a repository uses (`detect`, `hosts`), for
+  compile's default and for the hooks it wires.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def command(root: Path, host: str) -> str:
     return launcher.command(root, program(host))
 
 
-def runs(host: str, text: str) -> bool:
+def runs(text: str) -> bool:
     """Whether a hook command runs our stop check (in any form)."""
     return launcher.STOP_MODULE in text
 
@@ -69,7 +69,7 @@ def write(root: Path, host: str) -> bool:
                spec.command_key: command(root, host),
                **{key: value for key, value in spec.stop.handler.items() if key != "type"}}
     return settings_file.merge_hook(
-        path, spec.stop.event, handler, matcher=None, runs=lambda text: runs(host, text),
+        path, spec.stop.event, handler, matcher=None, runs=runs,
         ours=lambda text: ours(host, text), grouped=spec.grouped, key=spec.command_key, top=spec.top,
     )
 

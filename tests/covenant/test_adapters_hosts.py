@@ -110,7 +110,7 @@ def stop_command(root: Path, host: str) -> str:
 
 def test_compile_wires_every_stop_event_only_in_a_repository_with_a_manifest(root: Path):
     assert hooks.write_host_hooks(root, STOPS) == [HOSTS[h].file for h in STOPS]  # no manifest: the judge only
-    assert all(stop_hooks.runs(h, "") is False for h in STOPS)
+    assert not any(stop_hooks.runs((root / HOSTS[h].file).read_text()) for h in STOPS if not HOSTS[h].script)
     (root / "rules.toml").write_text("rules = []\n")
     changed = hooks.write_host_hooks(root, STOPS)
     assert changed == [".codex/hooks.json", ".gemini/settings.json", ".cursor/hooks.json", ".github/hooks/covenant.json",

@@ -167,14 +167,19 @@ def test_init_wires_the_stop_event_beside_the_judge_in_a_repository_with_a_manif
     assert ".codex/hooks.json" in skipped
 
 
-def test_hook_files_of_ours_show_no_agent(root: Path):
+def test_stop_hook_files_of_ours_show_no_agent_and_a_judge_hook_does(root: Path):
     from agent_constitution.compile import agents
 
+    (root / "polydeukes.config.yaml").unlink()
     (root / "rules.toml").write_text("rules = []\n")
-    hooks.write_host_hooks(root, ["codex", "cursor", "windsurf"])
-    assert agents.detect(root) == ("agents-md", "claude-code")
+    assert hooks.write_host_hooks(root, ["codex", "cursor", "cline"]) == [
+        ".codex/hooks.json", ".cursor/hooks.json", ".clinerules/hooks/TaskComplete"]
+    assert agents.detect(root) == ("agents-md", "claude-code")  # compile's own outputs, like the others
     (root / ".codex" / "config.toml").write_text("model = 'x'\n")  # the user's own Codex settings
     assert agents.detect(root) == ("agents-md", "claude-code", "codex")
+    (root / "polydeukes.config.yaml").write_text(CONFIG)
+    scaffold(root, "cursor", None)  # the judge, asked for: Cursor is used
+    assert agents.detect(root) == ("agents-md", "claude-code", "codex", "cursor")
 
 
 # --- Kiro CLI --------------------------------------------------------------------------------------
@@ -205,7 +210,7 @@ def test_kiro_gets_a_hooks_file_of_its_own_and_a_write_into_the_gate_is_blocked(
     blocked = run(hook["action"]["command"], root, raw.replace("{target}", "gate/new.txt"))
     assert blocked.returncode == 2 and "gate" in blocked.stderr
     assert run(hook["action"]["command"], root, raw.replace("{target}", "src/new.ts")).returncode == 0
-    assert agents.detect(root) == ("agents-md", "claude-code")  # the file is ours: it shows no agent
+    assert agents.detect(root) == ("agents-md", "claude-code", "kiro")  # the judge, asked for: Kiro is used
     mine = root / ".kiro" / "hooks" / "covenant.json"
     mine.write_text('{"version": "v1", "hooks": [{"name": "lint", "trigger": "PostFileSave"}]}')
     scaffold(root, "kiro", None)

@@ -247,23 +247,22 @@ def test_compile_wires_the_detected_hosts_and_takes_the_hook_out_without_a_confi
     from agent_constitution.compile import agents
     from agent_constitution.compile.layout import agent_hook_files
 
+    def detected_hosts(root: Path) -> list[str]:  # the hosts of the agents detected (the one detector)
+        return [host for host in agents.hosts(agents.detect(root)) if host != "claude-code"]
+
     (root / ".gemini").mkdir()
     (root / ".cursorrules").write_text("")
     (root / ".github").mkdir()
     (root / ".github" / "copilot-instructions.md").write_text("")
     (root / ".clinerules").mkdir()
-    # Detected once, as compile does when it reads the manifest: the hook files it then writes are
-    # its own outputs and show no agent by themselves (agents.detect, the one detector).
-    detected = [host for host in agents.hosts(agents.detect(root)) if host != "claude-code"]
-    assert detected == ["gemini-cli", "cursor", "copilot", "cline"]
-    changed = hooks.write_host_hooks(root, detected)
+    assert detected_hosts(root) == ["gemini-cli", "cursor", "copilot", "cline"]
+    changed = hooks.write_host_hooks(root, detected_hosts(root))
     assert changed == [".gemini/settings.json", ".cursor/hooks.json", ".github/hooks/covenant.json",
                        ".clinerules/hooks/PreToolUse"]
-    assert hooks.write_host_hooks(root, detected) == []  # idempotent
-    assert agents.detect(root) == ("agents-md", "claude-code", "copilot", "cursor")  # ours show nothing
+    assert hooks.write_host_hooks(root, detected_hosts(root)) == []  # idempotent
     (root / "polydeukes.config.yaml").unlink()
-    assert agent_hook_files(root, detected) == changed  # left to clean
-    assert hooks.write_host_hooks(root, detected) == changed
+    assert agent_hook_files(root, detected_hosts(root)) == changed  # left to clean
+    assert hooks.write_host_hooks(root, detected_hosts(root)) == changed
     assert not any((root / name).exists() for name in changed)  # nothing of the user's was left
 
 

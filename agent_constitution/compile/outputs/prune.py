@@ -77,18 +77,22 @@ def prune_segments(plan: Plan) -> Step:
 
 
 def _dropped_hosts(plan: Plan) -> list[str]:
-    """Our hooks out of the files of the hosts whose agents are no longer enabled (a file with
-    nothing else in it goes, and so do the folders that leaves empty)."""
-    from agent_constitution.compile import hooks
+    """The stop hooks compile wrote for the hosts whose agents are no longer enabled, taken out (a
+    file with nothing else in it goes, and so do the folders that leaves empty). The judge's hook
+    stays: `pdks init --host` may have put it there for a host compile does not serve."""
+    from agent_constitution.compile import stop_hooks
     from agent_constitution.compile.agents import hosts
+    from agent_constitution.covenant.catalogue import HOSTS
 
     enabled = set(hosts(plan.settings.agents))
     removed = []
-    for name, host in hooks.HOST_FILES.items():
-        if host in enabled or not (plan.root / name).is_file() or not hooks.remove_host_hook(plan.root, name):
+    for host, spec in HOSTS.items():
+        if host in enabled or host == "claude-code" or spec.stop_file is None:
             continue
-        removed.append(name)
-        folder = (plan.root / name).parent
+        if not ((plan.root / spec.stop_file).is_file() and stop_hooks.remove(plan.root, host)):
+            continue
+        removed.append(spec.stop_file)
+        folder = (plan.root / spec.stop_file).parent
         while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent

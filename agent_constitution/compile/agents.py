@@ -148,7 +148,7 @@ def _ours(path: Path) -> bool:
     return path.suffix == ".json" and _only_our_stop_hooks(path)
 
 
-# The stop hook script's first lines (covenant/init.py SCRIPT_BANNER, compile/stop_hooks.py).
+# The stop hook script's first lines (compile/host_files.py SCRIPT_BANNER, compile/stop_hooks.py).
 _STOP_SCRIPT = b"#!/bin/sh\n# written by agent-constitution (pdks init, compile): the change-scoped checks"
 _STOP_MODULE = "agent_constitution.checks.stop"
 

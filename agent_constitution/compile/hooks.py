@@ -195,11 +195,11 @@ def _remove_judge(root: Path, name: str) -> bool:
     host = HOST_FILES[name]
     spec = HOSTS[host]
     if spec.script:
-        from agent_constitution.covenant.init import remove_hook_script
+        from agent_constitution.compile.host_files import remove_hook_script
 
         return remove_hook_script(root / name)
     if spec.whole:
-        from agent_constitution.covenant.init import ours_whole
+        from agent_constitution.compile.host_files import ours_whole
 
         if not ours_whole(root / name):
             return False

@@ -62,7 +62,7 @@ def write(root: Path, host: str) -> bool:
         return False
     path = root / spec.stop_file
     if spec.script:
-        from agent_constitution.covenant.init import write_hook_script
+        from agent_constitution.compile.host_files import write_hook_script
 
         return write_hook_script(path, command(root, host), what="the change-scoped checks as this host's stop hook")
     handler = {**({"type": spec.stop.handler["type"]} if "type" in spec.stop.handler else {}),
@@ -81,7 +81,7 @@ def remove(root: Path, host: str) -> bool:
         return False
     path = root / spec.stop_file
     if spec.script:
-        from agent_constitution.covenant.init import remove_hook_script
+        from agent_constitution.compile.host_files import remove_hook_script
 
         return remove_hook_script(path)
     return settings_file.remove_hooks(path, lambda text: ours(host, text), grouped=spec.grouped,

@@ -1,16 +1,19 @@
-"""The Claude Code Stop hook: `python -m agent_constitution.checks.stop`, the payload on stdin.
+"""The stop hook of every agent host: `python -m agent_constitution.checks.stop [HOST]`, the payload on stdin.
 
 It runs only the fast, change-scoped checks: the selected rules whose subject is the change (here
 the worktree's change, `change=worktree`: what the session left uncommitted) or the session record
-(the transcript the payload names), with the same runner as `doit check`, outside doit: no task
-graph, no repository scan, no report files. The selection comes from the resolution the lock stage
-keeps fresh (`cache/resolved/`); when it is stale it is computed here.
+(the transcript the payload names, where the host's format is one `checks/records.py` reads), with
+the same runner as `doit check`, outside doit: no task graph, no repository scan, no report files.
+The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
+stale it is computed here.
 
-Exit 0 when nothing is violated. A violation (or a failure to judge) exits 2 with a few lines on
-stderr, which Claude Code gives the model to act on before it stops. When the payload says the
-model is already continuing because of a Stop hook (`stop_hook_active`), the same lines go to the
-user as a `systemMessage` and the stop goes through: a violation the model cannot fix would
-otherwise hold the session in a loop. Undecidable checks never block; they are named on stderr.
+HOST (default `claude-code`) names the host whose stop-like event runs it; `checks/stop_hosts.py`
+says how each one's payload is read and its answer given. On Claude Code: exit 0 when nothing is
+violated; a violation (or a failure to judge) exits 2 with a few lines on stderr, which Claude Code
+gives the model to act on before it stops. When the payload says the model is already continuing
+because of a Stop hook (`stop_hook_active`), the same lines go to the user as a `systemMessage` and
+the stop goes through: a violation the model cannot fix would otherwise hold the session in a loop.
+Undecidable checks never block; they are named on stderr.
 """
 
 from __future__ import annotations
@@ -104,12 +107,33 @@ def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[
     return head, unsure
 
 
-def main(stdin_text: str | None = None) -> int:
+def project(variable: str | None, named: str | None) -> Path | None:
+    """The project root: the host's variable, else the nearest folder holding the manifest at or
+    above the one the payload names (or the working directory), up to the root of its git
+    repository (a manifest above that is another project's; outside git, that folder only); None
+    without one."""
+    if variable and os.environ.get(variable):
+        root = Path(os.environ[variable])
+        return root if (root / MANIFEST).is_file() else None
+    start = Path(named or os.getcwd())
+    above = (start, *start.parents)
+    top = next((i for i, folder in enumerate(above) if (folder / ".git").exists()), 0)  # outside git: start only
+    return next((folder for folder in above[: top + 1] if (folder / MANIFEST).is_file()), None)
+
+
+def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
+    from agent_constitution.checks.stop_hosts import STOP_HOSTS, folder
+
+    argv = sys.argv[1:] if argv is None else argv
+    host = STOP_HOSTS.get(argv[0] if argv else "claude-code")
+    if host is None or len(argv) > 1:
+        print(f"usage: python -m agent_constitution.checks.stop [{'|'.join(STOP_HOSTS)}]", file=sys.stderr)
+        return 2
     payload = _payload(sys.stdin.read() if stdin_text is None else stdin_text)
-    root = Path(os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd())
-    if not (root / MANIFEST).is_file():
-        return 0  # not a repository that selects rules: nothing to check
-    record = payload.get("transcript_path")
+    root = project(host.variable, folder(host, payload))
+    if root is None:
+        return _say(host.through(None))  # not a repository that selects rules: nothing to check
+    record = payload.get(host.record) if host.record else None
     record = record if isinstance(record, str) and os.path.isfile(record) else None
     try:
         results, verdicts = judge(root, record)
@@ -124,12 +148,17 @@ def main(stdin_text: str | None = None) -> int:
     for line in unsure:
         print(line, file=sys.stderr)
     if not violations:
-        return 0
-    if payload.get("stop_hook_active") is True:
-        print(json.dumps({"systemMessage": "\n".join(violations)}))
-        return 0
-    print("\n".join(violations), file=sys.stderr)
-    return 2
+        return _say(host.through(None))
+    text = "\n".join(violations)
+    return _say(host.through(text) if host.continuing(payload) else host.block(text))
+
+
+def _say(answer) -> int:
+    if answer.stdout is not None:
+        print(answer.stdout)
+    if answer.stderr is not None:
+        print(answer.stderr, file=sys.stderr)
+    return answer.status
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@
   session record), and, when the repository has a covenant config (`polydeukes.config.yaml`,
   `.yml` or `.json`), the covenant judge's `PreToolUse` hook (`pdks hook claude-code`).
 - The other agent hosts' settings files (`catalogue.HOSTS`: Codex, Grok, Gemini CLI, Cursor,
-  Copilot), for the hosts among the repository's agents: with a covenant config, the judge's
-  pre-tool hook (`pdks hook <host>`) under each event the host has one for (`write_host_hook`). Both commands come from `launcher` (independent of
-  the agent's PATH, failing closed) and are merged by `settings_file`, which `pdks init` uses too.
+  Copilot, Cline, Windsurf), for the hosts among the repository's agents: the change-scoped checks
+  under the host's stop-like event (`stop_hooks`) and, with a covenant config, the judge's
+  pre-tool hook (`pdks hook <host>`) under each event the host has one for (`write_host_hook`).
+  The commands come from `launcher` (independent of the agent's PATH, failing closed) and are
+  merged by `settings_file`, which `pdks init` uses too.
 - `.pre-commit-config.yaml`, only when the repository uses pre-commit: a `repo: local` entry with
   our hooks, recognised by their ids: at the `pre-commit` stage `doit check change=staged` (the
   repository's rules and the rules that judge the change being committed) and, with a covenant
@@ -158,7 +160,7 @@ def write_claude_settings(root: Path) -> bool:
 
 # --- the other agent hosts' hooks ----------------------------------------------------------------
 
-HOST_FILES = {spec.file: name for name, spec in HOSTS.items() if name != "claude-code"}
+HOST_FILES = {name: host for host, spec in HOSTS.items() if host != "claude-code" for name in spec.files}
 
 
 def _judge_ours(host: str, command: str) -> bool:
@@ -166,24 +168,43 @@ def _judge_ours(host: str, command: str) -> bool:
 
 
 def write_host_hook(root: Path, name: str) -> bool:
-    """Merge the judge's hook into the host settings file `name` when there is a covenant config,
-    take ours out when there is none; returns whether the file changed."""
+    """Merge into the host file `name` the judge's hook when there is a covenant config (else take
+    ours out) and the stop hook when it holds one (`stop_hooks`); returns whether the file changed."""
+    from agent_constitution.compile import stop_hooks
     from agent_constitution.covenant.init import merge_hook_settings
 
     host = HOST_FILES[name]
+    changed = stop_hooks.wire(root, host) if name == HOSTS[host].stop_file else False
+    if name != HOSTS[host].file:
+        return changed
     if has_covenant(root):
-        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host)))
-    return remove_host_hook(root, name)
+        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host))) or changed
+    return _remove_judge(root, name) or changed
 
 
 def remove_host_hook(root: Path, name: str) -> bool:
-    """Take our hook out of the host settings file `name`; delete the file when nothing else is left."""
+    """Take our hooks out of the host file `name`; delete the file when nothing else is left."""
+    from agent_constitution.compile import stop_hooks
+
+    host = HOST_FILES[name]
+    changed = stop_hooks.remove(root, host) if name == HOSTS[host].stop_file else False
+    return (_remove_judge(root, name) if name == HOSTS[host].file else False) or changed
+
+
+def _remove_judge(root: Path, name: str) -> bool:
     host = HOST_FILES[name]
     spec = HOSTS[host]
     if spec.script:
-        from agent_constitution.covenant.init import remove_hook_script
+        from agent_constitution.compile.host_files import remove_hook_script
 
         return remove_hook_script(root / name)
+    if spec.whole:
+        from agent_constitution.compile.host_files import ours_whole
+
+        if not ours_whole(root / name):
+            return False
+        (root / name).unlink()
+        return True
     return settings_file.remove_hooks(root / name, lambda command: _judge_ours(host, command), grouped=spec.grouped,
                                       key=spec.command_key, top=spec.top)
 

@@ -36,21 +36,20 @@ def has_covenant(root: Path) -> bool:
     return any((root / name).is_file() for name in CONFIG_NAMES)
 
 
-def detected_hosts(root: Path) -> list[str]:
-    """The agent hosts the repository shows it uses (a host's folder or instruction file), in
-    catalogue order: the agents compile wires while the manifest names none."""
-    from agent_constitution.covenant.catalogue import HOSTS
-
-    return [name for name, spec in HOSTS.items() if any((root / path).exists() for path in spec.detect)]
-
-
 def agent_hook_files(root: Path, hosts: list[str]) -> list[str]:
-    """The settings files of `hosts` other than Claude Code that compile merges the covenant
-    judge's hook into: with a covenant config, and, without one, where a file is left to clean."""
+    """The files of `hosts` other than Claude Code that compile merges hooks into: the stop hook's
+    (a manifest is there whenever compile runs), the judge's with a covenant config, and any of
+    them that exists, to clean."""
     from agent_constitution.covenant.catalogue import HOSTS
 
-    files = [HOSTS[name].file for name in HOSTS if name in hosts and name != "claude-code"]
-    return files if has_covenant(root) else [name for name in files if (root / name).is_file()]
+    covenant, manifest = has_covenant(root), (root / MANIFEST).is_file()
+    files: list[str] = []
+    for name, spec in HOSTS.items():
+        if name not in hosts or name == "claude-code":
+            continue
+        files += [file for file in spec.files if (file == spec.stop_file and manifest)
+                  or (file == spec.file and covenant) or (root / file).is_file()]
+    return list(dict.fromkeys(files))
 
 
 def hook_files(root: Path, git_hook: str) -> list[str]:

@@ -3,7 +3,9 @@
 Creates `polydeukes.config.yaml` (upstream's starter: a placeholder language, the hook files and
 settings on the protection list, the witness token `pdks witness`) unless one of the three config
 names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the pre-tool hook
-into that host's settings file (the hosts and their files: `catalogue.HOSTS`). Nothing existing is overwritten: a present artifact is reported as
+into that host's settings file (the hosts and their files: `catalogue.HOSTS`), and, in a
+repository with a manifest (`rules.toml`), the change-scoped checks under the host's stop-like
+event. Nothing existing is overwritten: a present artifact is reported as
 skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, over the one
 settings merger compile uses too). The hook command is the one compile writes (`compile.launcher`);
 `--command` replaces it, and compile then leaves that choice alone.
@@ -210,7 +212,7 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     unless `force` (`--command` names the new one). A file whose `hooks` / `hooks.PreToolUse` has
     another shape is an error, never overwritten.
     """
-    from agent_constitution.compile import launcher, settings_file
+    from agent_constitution.compile import host_files, launcher, settings_file
 
     if host not in HOSTS:
         raise UserError(f"unknown host '{host}'", fix="use one of " + ", ".join(HOSTS))
@@ -218,7 +220,9 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     settings_path = Path(settings_path)
     program = launcher.covenant_hook(host)
     if spec.script:
-        return write_hook_script(settings_path, command, force=force)
+        return host_files.write_hook_script(settings_path, command, force=force)
+    if spec.whole:
+        return host_files.write_hooks_file(settings_path, host, command, force=force)
     wrote = False
     try:
         for event, matcher in spec.events:
@@ -231,36 +235,6 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
     except UserError as error:
         raise UserError(f"cannot merge the hook: {error.message}", file=error.file, field=error.field,
                         fix=error.fix) from None
-
-
-SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile): the covenant judge as this host's hook"
-
-
-def hook_script(command: str) -> str:
-    return f"#!/bin/sh\n{SCRIPT_BANNER}\n{command}\n"
-
-
-def write_hook_script(path: Path, command: str, *, force: bool = False) -> bool:
-    """Write the executable hook file a host runs by its name (Cline's `.clinerules/hooks/PreToolUse`);
-    True when it wrote. A file of someone else's (no banner) is never overwritten, unless `force`."""
-    text = hook_script(command)
-    if path.exists():
-        current = path.read_text(encoding="utf-8", errors="replace")
-        if current == text:
-            return False
-        if SCRIPT_BANNER not in current and not force:
-            return False  # somebody's own hook: theirs to keep
-    write_atomic(path, text)
-    path.chmod(0o755)
-    return True
-
-
-def remove_hook_script(path: Path) -> bool:
-    """Delete the hook file when we wrote it; True when it did."""
-    if path.is_file() and SCRIPT_BANNER in path.read_text(encoding="utf-8", errors="replace"):
-        path.unlink()
-        return True
-    return False
 
 
 def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[str], list[str]]:
@@ -294,7 +268,24 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
         wrote = merge_hook_settings(root / settings, host, command or default_command(root, host),
                                     force=command is not None)
         (created if wrote else skipped).append(settings)
+        _wire_stop(root, host, created, skipped)
     return created, skipped
+
+
+def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) -> None:
+    """The change-scoped checks under the host's stop-like event, in a repository with a manifest
+    (they are its rules; compile writes the same entry: `compile/stop_hooks.py`)."""
+    from agent_constitution.compile import stop_hooks
+
+    name = HOSTS[host].stop_file
+    if name is None or not stop_hooks.wanted(root):
+        return
+    wrote = stop_hooks.write(root, host)
+    if name not in created + skipped:
+        (created if wrote else skipped).append(name)
+    elif wrote and name in skipped:
+        skipped.remove(name)
+        created.append(name)
 
 
 def main(argv: list[str]) -> int:

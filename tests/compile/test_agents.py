@@ -46,9 +46,12 @@ def test_each_agent_gets_its_outputs(built):
     check_golden("agents.kiro.svc.md", (repo / ".kiro/steering/svc.md").read_text())
     # Agents that read AGENTS.md (nested too) themselves get nothing more: no Cursor rules, no Cline,
     # Roo, Windsurf or Continue rule files, no root-level scoped file.
-    for path in (".cursor/rules", ".clinerules", ".roo/rules", ".windsurf/rules", ".continue/rules",
+    for path in (".cursor/rules", ".roo/rules", ".windsurf/rules", ".continue/rules",
                  ".github/copilot-instructions.md", ".kiro/steering/..md", ".github/instructions/..instructions.md"):
         assert not (repo / path).exists(), path
+    # Cline's one file is the hook running the change-scoped checks at its TaskComplete event.
+    assert [p.relative_to(repo).as_posix() for p in (repo / ".clinerules").rglob("*") if p.is_file()] == [
+        ".clinerules/hooks/TaskComplete"]
 
 
 def test_a_scoped_file_holds_the_segments_compiled_text(built):

@@ -244,7 +244,11 @@ def test_init_twice_converges_and_keeps_the_users_hooks(root: Path):
 
 
 def test_compile_wires_the_detected_hosts_and_takes_the_hook_out_without_a_config(root: Path):
-    from agent_constitution.compile.layout import agent_hook_files, detected_hosts
+    from agent_constitution.compile import agents
+    from agent_constitution.compile.layout import agent_hook_files
+
+    def detected_hosts(root: Path) -> list[str]:  # the hosts of the agents detected (the one detector)
+        return [host for host in agents.hosts(agents.detect(root)) if host != "claude-code"]
 
     (root / ".gemini").mkdir()
     (root / ".cursorrules").write_text("")

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_constitution.compile.agents import hosts
 from agent_constitution.compile.layout import PLAIN_HOOKS, PRE_COMMIT, SETTINGS, agent_hook_files, hook_files
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
@@ -93,13 +94,6 @@ class HookFiles:
         else:
             changed = hooks.remove_lefthook(root / name)
         return [name] if changed else []
-
-
-def hosts(agents: tuple[str, ...]) -> list[str]:
-    """The covenant hosts of the agents compile serves (`Agent.host`): their hooks are wired."""
-    from agent_constitution.compile.agents import AGENTS
-
-    return [AGENTS[name].host for name in agents if name in AGENTS and AGENTS[name].host]
 
 
 def _state(root: Path) -> str:

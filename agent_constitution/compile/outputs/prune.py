@@ -66,6 +66,7 @@ def prune_segments(plan: Plan) -> Step:
         if not _another_project(root, PurePosixPath(folder)):
             removed.extend(remove_segment(root, folder))
     removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root)]
+    removed += _dropped_hosts(plan)
     for folder in sorted(scoped):
         # The folders compile created for the files go too, once it emptied them.
         for path in (root / folder, (root / folder).parent):
@@ -73,6 +74,29 @@ def prune_segments(plan: Plan) -> Step:
                 break
             path.rmdir()
     return Step(state=digest(sorted(segments)), removed=tuple(removed))
+
+
+def _dropped_hosts(plan: Plan) -> list[str]:
+    """The stop hooks compile wrote for the hosts whose agents are no longer enabled, taken out (a
+    file with nothing else in it goes, and so do the folders that leaves empty). The judge's hook
+    stays: `pdks init --host` may have put it there for a host compile does not serve."""
+    from agent_constitution.compile import stop_hooks
+    from agent_constitution.compile.agents import hosts
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    enabled = set(hosts(plan.settings.agents))
+    removed = []
+    for host, spec in HOSTS.items():
+        if host in enabled or host == "claude-code" or spec.stop_file is None:
+            continue
+        if not ((plan.root / spec.stop_file).is_file() and stop_hooks.remove(plan.root, host)):
+            continue
+        removed.append(spec.stop_file)
+        folder = (plan.root / spec.stop_file).parent
+        while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+    return removed
 
 
 def _another_project(root: Path, folder: PurePosixPath) -> bool:

@@ -1,0 +1,93 @@
+"""The change-scoped checks as each host's stop hook: the entry compile and `pdks init` merge.
+
+A host with a stop-like event (`catalogue.HOSTS[host].stop`) gets a handler running
+`python -m agent_constitution.checks.stop <host>` under that event, in the host's own settings
+file (or, for Cline, the executable named after the event). Only in a repository with a manifest:
+the checks are the manifest's rules, and without one there is nothing to run. Claude Code's `Stop`
+is compile's `.claude/settings.json` writer's (`compile.hooks`), with the command it always had.
+
+The command is the launcher's (independent of the host's PATH); where the host reads only a JSON
+answer at this event, the wrapper prints that host's blocking answer when the checks cannot run at
+all, so a missing interpreter still reaches the model.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from agent_constitution.compile import launcher, settings_file
+from agent_constitution.covenant.catalogue import HOSTS
+from agent_constitution.layout import MANIFEST
+
+_FAILED = "agent-constitution: the change-scoped checks could not run; " + launcher.FIX
+# The hosts answered in JSON at their stop event: the answer that sends the failure to the model,
+# and the status that goes with it (docs/covenant.md, "Hosts").
+DENY: dict[str, tuple[str, int]] = {
+    "copilot": (json.dumps({"decision": "block", "reason": _FAILED}), 0),
+    "cursor": (json.dumps({"followup_message": _FAILED}), 0),
+    "cline": (json.dumps({"cancel": False, "contextModification": _FAILED}), 0),
+}
+
+
+def program(host: str) -> launcher.Program:
+    if host == "claude-code":
+        return launcher.stop_hook()
+    deny, status = DENY.get(host, (None, 2))
+    return launcher.Program("python", f"-m {launcher.STOP_MODULE} {shlex.quote(host)}", deny, status)
+
+
+def command(root: Path, host: str) -> str:
+    return launcher.command(root, program(host))
+
+
+def runs(text: str) -> bool:
+    """Whether a hook command runs our stop check (in any form)."""
+    return launcher.STOP_MODULE in text
+
+
+def ours(host: str, text: str) -> bool:
+    return launcher.generated(program(host), text)
+
+
+def wanted(root: Path) -> bool:
+    return (root / MANIFEST).is_file()
+
+
+def write(root: Path, host: str) -> bool:
+    """Merge the stop hook into the host's file; True when it wrote. Hosts without one: False."""
+    spec = HOSTS[host]
+    if spec.stop is None:
+        return False
+    path = root / spec.stop_file
+    if spec.script:
+        from agent_constitution.compile.host_files import write_hook_script
+
+        return write_hook_script(path, command(root, host), what="the change-scoped checks as this host's stop hook")
+    handler = {**({"type": spec.stop.handler["type"]} if "type" in spec.stop.handler else {}),
+               spec.command_key: command(root, host),
+               **{key: value for key, value in spec.stop.handler.items() if key != "type"}}
+    return settings_file.merge_hook(
+        path, spec.stop.event, handler, matcher=None, runs=runs,
+        ours=lambda text: ours(host, text), grouped=spec.grouped, key=spec.command_key, top=spec.top,
+    )
+
+
+def remove(root: Path, host: str) -> bool:
+    """Take our stop hook out of the host's file (the file goes when nothing else is left)."""
+    spec = HOSTS[host]
+    if spec.stop is None:
+        return False
+    path = root / spec.stop_file
+    if spec.script:
+        from agent_constitution.compile.host_files import remove_hook_script
+
+        return remove_hook_script(path)
+    return settings_file.remove_hooks(path, lambda text: ours(host, text), grouped=spec.grouped,
+                                      key=spec.command_key, top=spec.top)
+
+
+def wire(root: Path, host: str) -> bool:
+    """Write the stop hook where the repository has a manifest, take ours out where it has none."""
+    return write(root, host) if wanted(root) else remove(root, host)

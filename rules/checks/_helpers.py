@@ -116,6 +116,15 @@ def git_calls(script: str) -> Iterator[GitCall]:
             yield GitCall(tuple(options), rest[0], tuple(rest[1:]))
 
 
+# A word that stands for options the record does not show: `"$@"`, `$*`, `$GIT_FLAGS`, `${OPTS}`.
+_VARIABLE_OPTIONS = re.compile(r"^\$\{?(?:@|\*|[A-Za-z_]*(?:FLAG|OPT|ARG)[A-Za-z_]*)\}?$", re.IGNORECASE)
+
+
+def variable_options(args: tuple[str, ...] | list[str]) -> str | None:
+    """The first argument that is a variable holding options (see `_VARIABLE_OPTIONS`), or None."""
+    return next((arg for arg in args if _VARIABLE_OPTIONS.match(arg)), None)
+
+
 def short_flags(args: tuple[str, ...] | list[str]) -> set[str]:
     """The letters of every short option cluster (`-fdx` gives f, d and x)."""
     return {letter for arg in args if arg.startswith("-") and not arg.startswith("--") for letter in arg[1:]}
@@ -150,7 +159,7 @@ def principal_text(record) -> str:
         entries = document.get("messages", []) if isinstance(document, dict) else document
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict) and entry.get("type") == "user":
-                texts.append(_plain(entry.get("content")))
+                texts.append(message_text(entry.get("content")))
             elif isinstance(entry, dict) and entry.get("role") == "user":
                 texts += [part["text"] for part in entry.get("parts", []) if isinstance(part, dict)
                           and isinstance(part.get("text"), str)]
@@ -164,24 +173,26 @@ def principal_text(record) -> str:
                 continue
             payload = event.get("payload", event)
             if event.get("type") == "user" and isinstance(event.get("message"), dict):
-                texts.append(_plain(event["message"].get("content")))  # Claude Code
+                texts.append(message_text(event["message"].get("content")))  # Claude Code
             elif isinstance(payload, dict) and payload.get("type") == "message" and payload.get("role") == "user":
-                texts.append(_plain(payload.get("content")))  # Codex
+                texts.append(message_text(payload.get("content")))  # Codex
     # Codex hands the project's instructions and its environment to the model as user messages;
     # they are not what the principal asked.
-    return "\n".join(text for text in texts if not text.lstrip().startswith(_NOT_THE_PRINCIPAL)).lower()
+    return "\n".join(text for text in texts if not text.lstrip().startswith(NOT_THE_PRINCIPAL)).lower()
 
 
-_NOT_THE_PRINCIPAL = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
+NOT_THE_PRINCIPAL = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 
 
-def _plain(content) -> str:
-    # A message's content: a string, or blocks of which only the text ones are the principal's words.
+def message_text(content) -> str:
+    """A message's words: its content when a string, else the text of its text blocks (a principal's
+    `text`/`input_text`, an agent's `text`/`output_text`), never tool results."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         return "\n".join(block.get("text", "") for block in content if isinstance(block, dict)
-                         and block.get("type") in ("text", "input_text") and isinstance(block.get("text"), str))
+                         and block.get("type") in ("text", "input_text", "output_text")
+                         and isinstance(block.get("text"), str))
     return ""
 
 

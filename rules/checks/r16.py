@@ -1,20 +1,28 @@
-"""Rule 16: Keep uncommitted work recoverable."""
+"""Rule 16: Keep uncommitted work recoverable.
 
-from agent_constitution.checks.api import Finding, Record
+A `git reset`, `clean`, `checkout` or `restore` given its options through a variable (`git reset
+$MODE_FLAGS`, `git clean "$@"`) may discard work: undecidable, unless another command is a violation.
+"""
 
-from ._helpers import git_calls, short_flags
+from agent_constitution.checks.api import Finding, Record, Undecidable
+
+from ._helpers import git_calls, short_flags, variable_options
 
 RULE = 16
 SUPERSEDED = False
 
 
 def check(record: Record) -> list[Finding]:
-    findings = []
+    findings, unsure = [], []
     for line, command in record.shell_commands():
         for call in git_calls(command):
             problem = _problem(call.command, call.args)
             if problem:
                 findings.append(Finding(f"{problem}: {command.strip()!r}", path=str(record.path), line=line))
+            elif call.command in ("reset", "clean", "checkout", "restore") and variable_options(call.args):
+                unsure.append(command.strip())
+    if unsure and not findings:
+        raise Undecidable(f"git gets its options from a variable, which may discard work: {unsure[0]!r}")
     return findings
 
 

@@ -1,13 +1,18 @@
-"""Rule 19: Manage Python dependencies with Bazel and rules_python."""
+"""Rule 19: Manage Python dependencies with Bazel and rules_python.
+
+A `requirements_lock` given by a name (a variable, a macro's argument) rather than a label in
+quotes names a file only Bazel can work out: undecidable, unless something else is wrong.
+"""
 
 import re
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 RULE = 19
 SUPERSEDED = False
 
 LOCK_LABEL = re.compile(r"""requirements_lock\s*=\s*["']([^"']+)["']""")
+LOCK_NAMED = re.compile(r"""requirements_lock\s*=\s*(?!["'\s])(\S+?)\s*[,)]""")
 
 
 def check(repo: Repository) -> list[Finding]:
@@ -20,7 +25,8 @@ def check(repo: Repository) -> list[Finding]:
         if word not in text
     ]
     labels = [(match.group(1), text.count("\n", 0, match.start()) + 1) for match in LOCK_LABEL.finditer(text)]
-    if not labels:
+    named = LOCK_NAMED.findall(text)
+    if not labels and not named:
         findings.append(Finding("MODULE.bazel names no requirements_lock file", path="MODULE.bazel"))
     for label, line in labels:
         path = _path(label)
@@ -32,6 +38,9 @@ def check(repo: Repository) -> list[Finding]:
                     line=line,
                 )
             )
+    if named and not findings:
+        raise Undecidable(f"MODULE.bazel gives requirements_lock as {named[0]!r}, not a label in quotes: "
+                          "which file it names only Bazel can tell")
     return findings
 
 

@@ -7,12 +7,12 @@ outside the part agent-constitution compiles, between its `<!-- agent-constituti
 banner that names `rules.toml` as the manifest it was generated from. A mention inside the body of a
 compiled part (a rule's own text that quotes `rules.toml`, the constitution) does not count: that
 text is there because a rule was selected, not to say where the rules come from. No `rules.toml`:
-nothing to name, a pass.
+nothing to name, a pass. An `AGENTS.md` that cannot be read as text: undecidable.
 """
 
 import re
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 RULE = 2
 SUPERSEDED = False
@@ -27,7 +27,11 @@ def check(repo: Repository) -> list[Finding]:
         return []
     if not repo.exists("AGENTS.md"):
         return [Finding("the repository has rules.toml but no AGENTS.md to name it", path="AGENTS.md")]
-    own, banners = _parts(repo.read_text("AGENTS.md"))
+    text = repo.text("AGENTS.md")
+    if text is None:
+        raise Undecidable("AGENTS.md cannot be read as text (not UTF-8, or over 4 MiB): "
+                          "whether it names rules.toml is unknown")
+    own, banners = _parts(text)
     if "rules.toml" in own or any(origin.strip().strip("`") == "rules.toml" for origin in banners):
         return []
     return [Finding("AGENTS.md does not name the manifest rules.toml: its project instructions do not mention it "

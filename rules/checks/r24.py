@@ -1,26 +1,41 @@
-"""Rule 24: No debugger breakpoints in committed code."""
+"""Rule 24: No debugger breakpoints in committed code.
+
+A file that does not parse as Python (a template, syntax newer than the checker's Python) is judged
+by its text: without anything that looks like a breakpoint it passes; with it the check cannot tell
+code from text and is undecidable, unless another file is a violation.
+"""
 
 import ast
+import re
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 RULE = 24
 SUPERSEDED = False
+
+LOOKS_LIKE = re.compile(r"\bbreakpoint\s*\(|\bset_trace\s*\(|\b(?:import|from)\s+i?pdb\b")
 
 DEBUGGERS = {"pdb", "ipdb"}
 
 
 def check(repo: Repository) -> list[Finding]:
-    findings = []
+    findings, unsure = [], []
     for path in repo.glob("**/*.py"):
+        text = repo.text(path)
         try:
-            tree = ast.parse(repo.read_text(path), filename=path)
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue  # not parseable Python: other tools report that
+            tree = ast.parse(text, filename=path) if text is not None else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is None:  # not parseable Python: other tools report that; only its text can be read
+            if text is not None and LOOKS_LIKE.search(text):
+                unsure.append(path)
+            continue
         for node in ast.walk(tree):
             what = _debugger(node)
             if what:
                 findings.append(Finding(what, path=path, line=node.lineno, column=node.col_offset + 1))
+    if unsure and not findings:
+        raise Undecidable(f"{unsure[0]} does not parse as Python and its text holds what looks like a breakpoint")
     return findings
 
 

@@ -16,7 +16,8 @@ def check(repo: Repository) -> list[Finding]:
         return [Finding(f"no workflow in {FOLDER}/", path=FOLDER)]
     findings = []
     for path in paths:
-        workflow, error = parse_yaml(repo.read_text(path))
+        text = repo.text(path)
+        workflow, error = parse_yaml(text) if text is not None else (None, "the file is not UTF-8 text")
         if error:
             findings.append(Finding(f"not valid YAML: {error}", path=path))
         elif not isinstance(workflow, dict) or not ("on" in workflow or True in workflow):

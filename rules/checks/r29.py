@@ -1,6 +1,11 @@
-"""Rule 29: Run CI on GitLab CI."""
+"""Rule 29: Run CI on GitLab CI.
 
-from agent_constitution.checks.api import Finding, Repository
+`.gitlab-ci.yml` defines a job (a table with `script`, `trigger` or `extends`). A configuration
+without one of its own that `include`s others may get its jobs from them, which the check does not
+read (another project, a template, a remote file): undecidable.
+"""
+
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 from ._helpers import parse_yaml
 
@@ -37,4 +42,8 @@ def check(repo: Repository) -> list[Finding]:
         and isinstance(job, dict)
         and any(key in job for key in ("script", "trigger", "extends"))
     ]
-    return [] if jobs else [Finding("the configuration defines no job", path=PATH)]
+    if jobs:
+        return []
+    if isinstance(config, dict) and config.get("include"):
+        raise Undecidable(f"{PATH} defines no job of its own and includes other files, which may define them")
+    return [Finding("the configuration defines no job", path=PATH)]

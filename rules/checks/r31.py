@@ -3,12 +3,13 @@
 Decides both halves of the text for every `uses:` of every GitHub workflow (jobs that call a
 reusable workflow and steps): a reference that is not local (`./`) and not a `docker://` image is
 pinned to a full 40-character commit SHA, and the line carries the version in a comment
-(`uses: actions/checkout@<sha> # v4.2.2`).
+(`uses: actions/checkout@<sha> # v4.2.2`). A workflow that does not parse is undecidable, unless
+another one is a violation.
 """
 
 import re
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 from ._helpers import parse_yaml, workflow_files
 
@@ -22,12 +23,13 @@ VERSION = re.compile(r"v?[0-9]+(?:\.[0-9A-Za-z-]+)*")
 
 
 def check(repo: Repository) -> list[Finding]:
-    findings = []
+    findings, unparsed = [], []
     for path in workflow_files(repo, ".github/workflows"):
-        text = repo.read_text(path)
-        workflow, error = parse_yaml(text)
+        text = repo.text(path)
+        workflow, error = parse_yaml(text) if text is not None else (None, "not UTF-8 text")
         if error or not isinstance(workflow, dict):
-            continue  # rule 28 reports a workflow that does not parse
+            unparsed.append(path)  # rule 28 reports it; what it would run is unknown
+            continue
         for number, line in enumerate(text.splitlines(), 1):
             match = USES_LINE.match(line)
             if match is None or match.group(1).startswith(("./", "docker://")):
@@ -39,4 +41,6 @@ def check(repo: Repository) -> list[Finding]:
             elif not any(VERSION.fullmatch(word) for word in comment.replace(",", " ").split()):
                 findings.append(Finding(f"uses {reference!r} without the version in a comment "
                                         "(`# v4.2.2`)", path=path, line=number))
+    if unparsed and not findings:
+        raise Undecidable(f"{unparsed[0]} does not parse as a workflow: what it runs is unknown")
     return findings

@@ -1,10 +1,11 @@
 """Rule 32: Workflows declare their permissions.
 
 Decides for every GitHub workflow: `permissions` is declared at the top level or on each job, and
-no declaration grants `write-all`.
+no declaration grants `write-all`. A workflow that does not parse is undecidable, unless another one
+is a violation.
 """
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 from ._helpers import parse_yaml, workflow_files
 
@@ -13,11 +14,13 @@ SUPERSEDED = False
 
 
 def check(repo: Repository) -> list[Finding]:
-    findings = []
+    findings, unparsed = [], []
     for path in workflow_files(repo, ".github/workflows"):
-        workflow, error = parse_yaml(repo.read_text(path))
+        text = repo.text(path)
+        workflow, error = parse_yaml(text) if text is not None else (None, "not UTF-8 text")
         if error or not isinstance(workflow, dict):
-            continue  # rule 28 reports a workflow that does not parse
+            unparsed.append(path)  # rule 28 reports it; what it would run is unknown
+            continue
         jobs = workflow.get("jobs") if isinstance(workflow.get("jobs"), dict) else {}
         if workflow.get("permissions") == "write-all":
             findings.append(Finding("the workflow grants permissions: write-all", path=path))
@@ -28,4 +31,6 @@ def check(repo: Repository) -> list[Finding]:
                 findings.append(Finding(f"job {name!r} grants permissions: write-all", path=path))
             elif "permissions" not in workflow and "permissions" not in job:
                 findings.append(Finding(f"job {name!r} has no permissions and the workflow sets none", path=path))
+    if unparsed and not findings:
+        raise Undecidable(f"{unparsed[0]} does not parse as a workflow: what it runs is unknown")
     return findings

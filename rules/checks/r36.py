@@ -3,12 +3,14 @@
 Decides, line by line in scripts, CI configurations, Dockerfiles and Makefiles: `curl` or `wget`
 output handed to an interpreter (`sh`, `bash`, `zsh`, `dash`, `ksh`, `python`, `sudo`), whether piped
 (`curl … | sh`), substituted into its command line (`sh -c "$(curl …)"`, `eval "$(curl …)"`) or read
-through a process substitution (`bash <(curl …)`, `source <(curl …)`).
+through a process substitution (`bash <(curl …)`, `source <(curl …)`). A download piped into a
+program a variable names (`curl … | $SHELL`, `| "${RUN:-sh}"`) may or may not be an interpreter:
+undecidable, unless another line is a violation.
 """
 
 import re
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 RULE = 36
 SUPERSEDED = False
@@ -35,6 +37,7 @@ HANDED = re.compile(
     + r"\s*" + _FETCH
 )
 
+PIPED_TO_VARIABLE = re.compile(r"\b" + _FETCH + r"[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?[\"']?\$")
 
 # A script without one of those names: a file whose first line runs it with a shell.
 SHEBANG = re.compile(rb"#![ \t]*\S*(?:/|env[ \t]+)(?:sh|bash|zsh|dash|ksh)\b")
@@ -43,7 +46,7 @@ SHEBANG = re.compile(rb"#![ \t]*\S*(?:/|env[ \t]+)(?:sh|bash|zsh|dash|ksh)\b")
 def check(repo: Repository) -> list[Finding]:
     paths = sorted({path for pattern in FILES for path in repo.glob(pattern)}
                    | {path for path in repo.files if _shell_script(repo, path)})
-    findings = []
+    findings, unsure = [], []
     for path in paths:
         try:
             text = repo.read_text(path)
@@ -51,6 +54,8 @@ def check(repo: Repository) -> list[Finding]:
             continue
         for number, line in enumerate(text.splitlines(), 1):
             match = HANDED.search(line)
+            if match is None and PIPED_TO_VARIABLE.search(line):
+                unsure.append(f"{path}:{number}")
             if match:
                 findings.append(
                     Finding(
@@ -60,6 +65,8 @@ def check(repo: Repository) -> list[Finding]:
                         column=match.start() + 1,
                     )
                 )
+    if unsure and not findings:
+        raise Undecidable(f"{unsure[0]} pipes a download into a program a variable names: is it an interpreter?")
     return findings
 
 

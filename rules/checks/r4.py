@@ -1,20 +1,30 @@
-"""Rule 4: CLAUDE.md imports AGENTS.md."""
+"""Rule 4: CLAUDE.md imports AGENTS.md.
+
+A `CLAUDE.md` that cannot be read as text (not UTF-8) hides whether it has the import line: undecidable, unless
+another `CLAUDE.md` lacks it.
+"""
 
 from posixpath import dirname, join
 
-from agent_constitution.checks.api import Finding, Repository
+from agent_constitution.checks.api import Finding, Repository, Undecidable
 
 RULE = 4
 SUPERSEDED = False
 
 
 def check(repo: Repository) -> list[Finding]:
-    findings = []
+    findings, unread = [], []
     for path in repo.glob("**/CLAUDE.md"):
         if not repo.exists(join(dirname(path), "AGENTS.md")):
             continue
-        if not any(line.strip() == "@AGENTS.md" for line in repo.read_text(path).splitlines()):
+        text = repo.text(path)
+        if text is None:
+            unread.append(path)
+        elif not any(line.strip() == "@AGENTS.md" for line in text.splitlines()):
             findings.append(
                 Finding("CLAUDE.md has an AGENTS.md beside it but no line `@AGENTS.md`", path=path)
             )
+    if not findings and unread:
+        raise Undecidable(f"{unread[0]} cannot be read as text (not UTF-8, or over 4 MiB): "
+                          "whether it imports AGENTS.md is unknown")
     return findings

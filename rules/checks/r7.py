@@ -6,7 +6,8 @@ about a `SKILL.md`'s front matter: it opens with a YAML mapping closed by `---`;
 non-empty string of at most 64 characters, lowercase letters, digits and single hyphens, neither
 starting nor ending with one, equal to the folder's name (compared after Unicode NFKC
 normalisation); `description` is a non-empty string of at most 1,024 characters; `compatibility`,
-when given, a string of at most 500.
+when given, a string of at most 500. A `SKILL.md` that is not UTF-8 text fails as the validator
+fails it: the check never needs to leave the answer open.
 """
 
 import unicodedata
@@ -26,7 +27,9 @@ MAX_NAME, MAX_DESCRIPTION, MAX_COMPATIBILITY = 64, 1024, 500
 def check(repo: Repository) -> list[Finding]:
     findings = []
     for path in repo.glob("**/SKILL.md"):
-        for problem in problems(repo.read_text(path), basename(dirname(path))):
+        text = repo.text(path)
+        found = ["SKILL.md is not UTF-8 text"] if text is None else problems(text, basename(dirname(path)))
+        for problem in found:
             findings.append(Finding(problem, path=path, line=1))
     return findings
 

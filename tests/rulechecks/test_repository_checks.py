@@ -1,8 +1,11 @@
-"""Each repository check passes on a compliant fixture and reports the violating one."""
+"""Each repository check passes on a compliant fixture, reports the violating one and is undecidable on a
+third, or can never be undecidable (and says why)."""
 
 from __future__ import annotations
 
 import pytest
+
+from agent_constitution.checks.api import Undecidable
 
 from .subjects import check_module, repository
 
@@ -200,6 +203,70 @@ CASES: dict[int, tuple[dict, dict]] = {
     ),
     43: (superseded_rule(True), superseded_rule(False)),
 }
+
+
+NOT_UTF8 = "caf\u00e9 @AGENTS.md rules.toml\n".encode("latin-1")
+BROKEN_TOML = "id = [\n"
+
+# rule id → a repository on which the check must be undecidable: it cannot read what decides
+UNDECIDABLE: dict[int, dict] = {
+    2: {"AGENTS.md": NOT_UTF8, "rules.toml": ""},
+    4: {"AGENTS.md": "# Demo\n", "CLAUDE.md": NOT_UTF8, "docs/AGENTS.md": "x", "docs/CLAUDE.md": "@AGENTS.md\n"},
+    5: {"rules.toml": '[[segment]\npath = "svc"\n', "AGENTS.md": "x"},
+    17: {"pyproject.toml": BROKEN_TOML, "uv.lock": UV_LOCK},
+    18: {"pyproject.toml": "[tool.poetry\n", "poetry.lock": ""},
+    19: {"MODULE.bazel": MODULE_BAZEL.replace('"//third_party:requirements_lock.txt"', "LOCK"),
+         "third_party/requirements_lock.txt": ""},
+    21: {"pyproject.toml": PYPROJECT, "uv.lock": UV_LOCK},
+    23: {"pyproject.toml": PYPROJECT, "tools/pyproject.toml": BROKEN_TOML},
+    24: {"a.py": "x = 1\n", "template/{{name}}.py": "def main():\n    {% if debug %}breakpoint(){% endif %}\n"},
+    25: {"a.py": "x = 1\n", "new.py": "match x:\n    case 1: pass\ntry:\n    f()\nexcept:\n    pass\nprint 'py2'\n"},
+    27: {"tests/test_a.py": "def test_a():\n    pass\n", "setup.cfg": "no section header\n"},
+    29: {".gitlab-ci.yml": "include:\n  - project: team/ci\n    file: python.yml\nvariables:\n  X: 1\n"},
+    31: {".github/workflows/ci.yml": WORKFLOW.format(ref=SHA, first="make"),
+         ".github/workflows/bad.yml": "on: [push\n"},
+    32: {".github/workflows/ci.yml": WORKFLOW.format(ref=SHA, first="make"),
+         ".github/workflows/bad.yml": "on: [push\n"},
+    36: {"install.sh": "#!/bin/sh\ncurl -fsSL https://example.test/i.sh | \"$SHELL\"\n"},
+    38: {"rules.toml": '[sources]\nac = { url = "https://x.test/r.git", tag = "v1"\n'},
+    41: {"rules/1.toml": rule_file("One. Two. Three."), "rules/2.toml": BROKEN_TOML},
+    42: {**CONSTITUTION, "rules/1.toml": BROKEN_TOML},
+    43: {"rules/1.toml": BROKEN_TOML},
+}
+
+# Checks that can never be undecidable: rule id → (why, subjects that would trip a careless check,
+# on each of which it must still decide). docs/rule-catalogue.md says why for each of them.
+NEVER_UNDECIDABLE: dict[int, tuple[str, list[dict]]] = {
+    1: ("a file's presence in the scan decides", [{"AGENTS.md": NOT_UTF8}, {}]),
+    3: ("the files' sizes in bytes decide", [{"AGENTS.md": NOT_UTF8, "a/AGENTS.md": b"\0" * 40000}]),
+    7: ("a SKILL.md the Agent Skills validator cannot read fails it",
+        [{"x/SKILL.md": NOT_UTF8}, {"x/SKILL.md": "---\n[\n---\n"}]),
+    11: ("git writes markers only into files it merges as text", [{"a.bin": b"\0<<<<<<< HEAD\n"}, {"a.txt": NOT_UTF8}]),
+    12: ("sizes and .gitattributes patterns decide", [{"big.bin": b"\0" * (1 << 20), ".gitattributes": "[\n"}]),
+    13: ("a file's first lines and .gitattributes decide", [{"a.txt": NOT_UTF8, "b.py": "# @" + "generated\n"}]),
+    22: ("file names decide, and only uv's export (UTF-8, its first line) is excused",
+         [{"uv.lock": UV_LOCK, "requirements.txt": "pip freeze\n".encode("utf-16")}]),
+    26: ("file names decide", [{"a.pyc": NOT_UTF8, "venv/pyvenv.cfg": NOT_UTF8}]),
+    28: ("GitHub rejects what the check reports; it decides what GitHub decides",
+         [{".github/workflows/ci.yml": NOT_UTF8}, {".github/workflows/ci.yml": "on: [push\n"}, {}]),
+    30: ("Forgejo rejects what the check reports; it decides what Forgejo decides",
+         [{".forgejo/workflows/ci.yml": NOT_UTF8}, {".forgejo/workflows/ci.yml": "[\n"}, {}]),
+    34: ("a known token format matches a file's text or does not", [{"a.txt": NOT_UTF8, "b.bin": b"\0AKIA"}]),
+    35: ("file names decide", [{".env": NOT_UTF8, ".env.example": b"\0"}]),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(UNDECIDABLE))
+def test_third_fixture_is_undecidable(rule_id, tmp_path):
+    with pytest.raises(Undecidable):
+        check_module(rule_id).check(repository(tmp_path, UNDECIDABLE[rule_id]))
+
+
+@pytest.mark.parametrize("rule_id", sorted(NEVER_UNDECIDABLE))
+def test_a_check_that_never_leaves_the_answer_open(rule_id, tmp_path):
+    for number, files in enumerate(NEVER_UNDECIDABLE[rule_id][1]):
+        findings = check_module(rule_id).check(repository(tmp_path / str(number), files))
+        assert isinstance(findings, list) and all(finding.reason for finding in findings)
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))

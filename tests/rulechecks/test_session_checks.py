@@ -1,8 +1,11 @@
-"""Record and change checks: each passes on a compliant fixture and reports the violating one."""
+"""Record and change checks: each passes on a compliant fixture, reports the violating one and is
+undecidable on a third, or can never be undecidable (and says why)."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_constitution.checks.api import Undecidable
 
@@ -69,6 +72,67 @@ CHANGE_CASES: dict[int, tuple[tuple, tuple]] = {
         ([], {"rules/checks/r3.py": ("RULE = 3\n", "RULE = 3  # fixed\n")}),
     ),
 }
+
+
+# rule id → a session on which the check must be undecidable (every record check is also undecidable
+# on a record nobody can read: test_agent_records.py)
+RECORD_UNDECIDABLE: dict[int, list] = {
+    14: bash("git push -f origin my-topic"),
+    15: bash("git commit -m wip $GIT_FLAGS", 'git push "$@"'),
+    16: bash('git reset $RESET_OPTS HEAD~1', "git clean ${CLEAN_ARGS}"),
+    39: [("Edit", {"file_path": "a.py"}), *bash("make")],
+    48: bash('cat ~/.ssh/"$KEY_NAME"', "ls ~/.ssh"),
+}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("rule_id", sorted(RECORD_UNDECIDABLE))
+def test_record_check_is_undecidable_on_the_third_session(rule_id, agent, tmp_path):
+    with pytest.raises(Undecidable):
+        check_module(rule_id).check(record(tmp_path / "s.jsonl", *RECORD_UNDECIDABLE[rule_id], agent=agent))
+
+
+def test_a_violation_beside_options_from_a_variable_is_still_reported(tmp_path):
+    session = record(tmp_path / "s.jsonl", *bash('git push "$@"', "git commit --no-verify -m wip"))
+    assert [finding.reason.split(":")[0] for finding in check_module(15).check(session)] == [
+        "git commit --no-verify skips the hooks"]
+
+
+# rule id → a change on which the check must be undecidable
+CHANGE_UNDECIDABLE: dict[int, tuple] = {
+    45: ([], {"rules/checks/r3.py": ("RULE = 3\n", "RULE = 3  # fixed\n"),
+              "rules/3.toml": ("id = 3\nrevision = 1\n", "id = 3\nrevision = [2\n")}),
+}
+# Change checks that can never be undecidable: rule id → why (docs/rule-catalogue.md says it too).
+# The record checks' third case is the record nobody can read (test_agent_records.py).
+CHANGE_NEVER_UNDECIDABLE = {
+    8: "a commit message's first line has a length",
+    9: "a commit message's first line has a length",
+    10: "a commit message's second line is empty or not",
+    44: "the paths of the change's files decide",
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CHANGE_UNDECIDABLE))
+def test_change_check_is_undecidable_on_the_third_change(rule_id, tmp_path):
+    messages, files = CHANGE_UNDECIDABLE[rule_id]
+    with pytest.raises(Undecidable):
+        check_module(rule_id).check(change(tmp_path, messages, files))
+
+
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=90)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(messages=st.lists(texts, max_size=3),
+       paths=st.lists(st.sampled_from(["rules/3.toml", "a/rules/12.toml", "rules/x.toml", "src/a.py"]), max_size=3),
+       kept=st.booleans())
+def test_change_checks_that_always_decide(tmp_path, messages, paths, kept):
+    """Whatever the messages and files, these checks answer with findings or none, never Undecidable."""
+    files = {path: ("id = 3\n", "id = [\n" if kept else None) for path in paths}
+    for rule_id in sorted(CHANGE_NEVER_UNDECIDABLE):
+        findings = check_module(rule_id).check(change(tmp_path, messages, files))
+        assert isinstance(findings, list) and all(finding.reason for finding in findings)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -184,6 +248,14 @@ def test_discard_variants(command, discards, tmp_path):
 def test_what_counts_as_running_the_checks(command, runs, tmp_path):
     calls = [("Edit", {"file_path": "a.py"}), *bash(command)]
     assert (check_module(39).check(record(tmp_path / "s.jsonl", *calls)) == []) == runs
+
+
+@pytest.mark.parametrize("command", ["make", "just ci", "npm run lint", "uv run task verify", "./scripts/ci.sh",
+                                     "bash tools/check.sh"])
+def test_a_project_entry_point_after_the_last_edit_may_run_the_checks(command, tmp_path):
+    calls = [("Edit", {"file_path": "a.py"}), *bash(command)]
+    with pytest.raises(Undecidable, match="may run the checks"):
+        check_module(39).check(record(tmp_path / "s.jsonl", *calls))
 
 
 def test_session_without_edits_needs_no_checks(tmp_path):

@@ -31,6 +31,7 @@ from agent_constitution.ruleset.resolved import (
     VERSION,
     Resolved,
     ResolvedConstitution,
+    ResolvedNode,
     ResolvedRule,
     ResolvedSource,
     parent_segment,
@@ -157,6 +158,7 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
             version=item.version,
             language=item.source.config.languages[0],
             aliases=dict(sorted(aliases.items())),
+            nodes=_nodes(item.source),
         )
     bound = ResolvedConstitution(
         constitution.source, constitution.edition, constitution.revision, constitution.commit, str(constitution.root)
@@ -175,6 +177,8 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
                 digest=source.rule_digest(rule.id),
                 why="",
                 status=data.status,
+                parent=data.parent,
+                requires=tuple(data.requires),
                 title=dict(data.title),
                 text=dict(data.text),
                 check=None if data.check is None else data.check.model_dump(mode="json"),
@@ -194,6 +198,14 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
         )
         for segment in resolution.segments
     }
+
+
+def _nodes(source) -> tuple[ResolvedNode, ...]:
+    """The source's domains in source.toml order, then its groups in tree order (so each node's
+    groups keep their source.toml order)."""
+    tables = [(node, None, source.config.domains[node]) for node in source.domains]
+    tables += [(node, group.parent, group) for node, group in source.groups.items()]
+    return tuple(ResolvedNode(id=node, parent=parent, title=dict(table.title)) for node, parent, table in tables)
 
 
 def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinned]:

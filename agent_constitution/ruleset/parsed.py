@@ -63,7 +63,10 @@ class ParsedFiles:
             seen = None  # read_bytes reports it
         # The file as it was when its table was kept, and last changed well before that (a change
         # within the file system's time resolution of the cache write could leave the same stat).
-        if kept is not None and kept[2] == seen and seen[1] < self._written - _RACY_NS and seen[2] < self._written - _RACY_NS:
+        if (
+            kept is not None and seen is not None and kept[2] == seen
+            and max(seen[1], seen[2]) < self._written - _RACY_NS
+        ):
             self._now[name] = kept
             return kept[1]
         data = read_bytes(path, shown)

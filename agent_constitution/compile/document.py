@@ -102,7 +102,7 @@ PHRASES = {
 }
 
 
-class Rule(Protocol):
+class ShownRule(Protocol):
     """What rendering reads of a rule (`ruleset.resolved.ResolvedRule` has it)."""
 
     status: str
@@ -123,7 +123,7 @@ class SourceTree:
     language: str  # the source's first language
     domains: tuple[str, ...]
     titles: Mapping[str, Mapping[str, str]]  # domain or group id → its title per language
-    rules: Mapping[int, Rule]
+    rules: Mapping[int, ShownRule]
     parents: Mapping[Node, Node]
     children: Mapping[Node, tuple[Node, ...]]
 

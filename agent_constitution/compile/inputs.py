@@ -24,7 +24,7 @@ from types import MappingProxyType
 
 from agent_constitution.compile.document import Constitution, Library, Node, SourceTree
 from agent_constitution.readers import read_text
-from agent_constitution.ruleset.resolved import Resolved, read_resolved, resolved_path
+from agent_constitution.ruleset.resolved import Resolved, ResolvedRule, ResolvedSource, read_resolved, resolved_path
 
 __all__ = [
     "Reads", "Resolved", "constitution_files", "constitution_root", "load_constitution", "load_library",
@@ -42,7 +42,7 @@ def constitution_root(resolved: Resolved) -> Path:
 def load_library(resolved: Resolved, parent: Resolved | None = None) -> Library:
     """The sources' trees as the segment's resolution records them, with the rules of the file
     above it (`parent`: the titles of the rules it holds that are not in force here)."""
-    rules: dict[str, dict[int, object]] = {name: {} for name in resolved.sources}
+    rules: dict[str, dict[int, ResolvedRule]] = {name: {} for name in resolved.sources}
     for rule in (*(parent.rules if parent is not None else ()), *resolved.rules):
         rules.setdefault(rule.source, {})[rule.id] = rule
     sources = {name: _tree(item, rules[name]) for name, item in resolved.sources.items()}
@@ -50,7 +50,7 @@ def load_library(resolved: Resolved, parent: Resolved | None = None) -> Library:
     return Library(MappingProxyType(sources), MappingProxyType(aliases))
 
 
-def _tree(item, rules: Mapping[int, object]) -> SourceTree:
+def _tree(item: ResolvedSource, rules: Mapping[int, ResolvedRule]) -> SourceTree:
     parents: dict[Node, Node] = {node.id: node.parent for node in item.nodes if node.parent is not None}
     children: dict[Node, list[Node]] = {node.id: [] for node in item.nodes}
     for node in item.nodes:

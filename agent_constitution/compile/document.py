@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.tokens import counted
@@ -31,8 +32,8 @@ from agent_constitution.edition.fences import fenced
 from agent_constitution.edition.location import point_to_full_edition
 from agent_constitution.errors import UserError
 from agent_constitution.refs import RULE, format_ref, parse_ref, parse_rule_reference, rule_label
-from agent_constitution.ruleset.source import Node, RuleSource
 
+Node = int | str  # a rule id, or a domain or group id
 RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
 
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
@@ -101,11 +102,48 @@ PHRASES = {
 }
 
 
+class ShownRule(Protocol):
+    """What rendering reads of a rule (`ruleset.resolved.ResolvedRule` has it)."""
+
+    status: str
+    requires: tuple[Node, ...]
+    title: Mapping[str, str]
+    text: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class SourceTree:
+    """What rendering reads of one rule source: the rules it shows, the tree above them, titles.
+
+    `rules` holds at least the segment's rules and those its ancestor files hold; `parents` and
+    `children` cover those rules and every domain and group (a node's children: its groups in
+    source.toml order, then its rules by ascending id)."""
+
+    root: str  # the source's tree, for messages naming a rule file
+    language: str  # the source's first language
+    domains: tuple[str, ...]
+    titles: Mapping[str, Mapping[str, str]]  # domain or group id → its title per language
+    rules: Mapping[int, ShownRule]
+    parents: Mapping[Node, Node]
+    children: Mapping[Node, tuple[Node, ...]]
+
+    def has(self, node: Node) -> bool:
+        return node in self.rules if isinstance(node, int) else node in self.titles
+
+    def domain_of(self, node: Node) -> Node:
+        while node in self.parents:
+            node = self.parents[node]
+        return node
+
+    def rule_file(self, rule_id: int) -> str:
+        return f"{self.root}/rules/{rule_id}.toml"
+
+
 @dataclass(frozen=True)
 class Library:
     """The rule sources a segment's rules come from, by their names in the lock (lock order)."""
 
-    sources: Mapping[str, RuleSource]
+    sources: Mapping[str, SourceTree]
     # source name → {a name in its source.toml [sources] → that source's name in the lock}
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
@@ -402,14 +440,13 @@ class _Renderer:
             self.rules_read.add((source_name, node))
             return self._pick(source.rules[node].title)
         self.sources_read.add(source_name)
-        table = source.config.domains.get(node) or source.groups[node]
-        return self._pick(table.title)
+        return self._pick(source.titles[node])
 
     def _text(self, source_name: str, rule_id: int, first_sentence: bool = False) -> str:
         source = self.library.sources[source_name]
         self.rules_read.add((source_name, rule_id))
         texts = source.rules[rule_id].text
-        language = self.language if self.language in texts else source.config.languages[0]
+        language = self.language if self.language in texts else source.language
         text = texts[language].replace("\r\n", "\n").strip()
         if first_sentence:  # taken before references become labels, which hold periods (`Art. I`)
             text = requirement(text)

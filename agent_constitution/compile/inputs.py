@@ -2,11 +2,10 @@
 
 The resolution of a segment (`cache/resolved/<key>.json`, written by the lock stage, schema in
 `agent_constitution.ruleset.resolved`) names the constitution and every source with the folder
-holding its tree and its aliases, and lists the segment's rules. `read_resolved` is its one reader;
-this module builds the rendering inputs from it: the `Library` of loaded sources and the
-`Constitution` with its agent edition and provision labels. A source's tree is loaded through
-`load_source`, which parses each rule file once per process, so a build of many segments, after
-the lock stage of the same run, parses nothing again.
+holding its tree, its aliases and its domains and groups, and lists the segment's rules with their
+texts and places in the tree. `read_resolved` is its one reader; this module builds the rendering
+inputs from it: the `Library` of the sources' trees and the `Constitution` with its agent edition
+and provision labels. Compile reads no rule file of a source: what it renders is in the resolution.
 
 `Reads` records what a build step read, as `(source name, path inside the source) → sha256`; a
 task's up-to-date check compares it against the current resolution, so a new commit of a source
@@ -23,10 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
-from agent_constitution.compile.document import Constitution, Library
+from agent_constitution.compile.document import Constitution, Library, Node, SourceTree
 from agent_constitution.readers import read_text
-from agent_constitution.ruleset.resolved import Resolved, read_resolved, resolved_path
-from agent_constitution.ruleset.source import load_source
+from agent_constitution.ruleset.resolved import Resolved, ResolvedRule, ResolvedSource, read_resolved, resolved_path
 
 __all__ = [
     "Reads", "Resolved", "constitution_files", "constitution_root", "load_constitution", "load_library",
@@ -41,10 +39,35 @@ def constitution_root(resolved: Resolved) -> Path:
 # --- loading (memoized) ---------------------------------------------------------------------------
 
 
-def load_library(resolved: Resolved) -> Library:
-    sources = {name: load_source(Path(item.root)) for name, item in resolved.sources.items()}
+def load_library(resolved: Resolved, parent: Resolved | None = None) -> Library:
+    """The sources' trees as the segment's resolution records them, with the rules of the file
+    above it (`parent`: the titles of the rules it holds that are not in force here)."""
+    rules: dict[str, dict[int, ResolvedRule]] = {name: {} for name in resolved.sources}
+    for rule in (*(parent.rules if parent is not None else ()), *resolved.rules):
+        rules.setdefault(rule.source, {})[rule.id] = rule
+    sources = {name: _tree(item, rules[name]) for name, item in resolved.sources.items()}
     aliases = {name: MappingProxyType(dict(item.aliases)) for name, item in resolved.sources.items()}
     return Library(MappingProxyType(sources), MappingProxyType(aliases))
+
+
+def _tree(item: ResolvedSource, rules: Mapping[int, ResolvedRule]) -> SourceTree:
+    parents: dict[Node, Node] = {node.id: node.parent for node in item.nodes if node.parent is not None}
+    children: dict[Node, list[Node]] = {node.id: [] for node in item.nodes}
+    for node in item.nodes:
+        if node.parent is not None:
+            children.setdefault(node.parent, []).append(node.id)
+    for rule_id in sorted(rules):
+        parents[rule_id] = rules[rule_id].parent
+        children.setdefault(rules[rule_id].parent, []).append(rule_id)
+    return SourceTree(
+        root=item.root,
+        language=item.language,
+        domains=tuple(node.id for node in item.nodes if node.parent is None),
+        titles=MappingProxyType({node.id: node.title for node in item.nodes}),
+        rules=MappingProxyType(dict(rules)),
+        parents=MappingProxyType(parents),
+        children=MappingProxyType({node: tuple(kids) for node, kids in children.items()}),
+    )
 
 
 def load_constitution(resolved: Resolved, project_root: Path, language: str | None = None) -> Constitution:

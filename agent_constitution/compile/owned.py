@@ -139,22 +139,10 @@ def owned_digest(path: Path, region_only: bool) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def tree_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for directory, subdirectories, files in sorted(os.walk(folder)):
-        subdirectories.sort()
-        for name in sorted(files):
-            path = Path(directory) / name
-            if name.endswith(".pyc") or "__pycache__" in path.parts:
-                continue
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
 def outputs_intact(root: Path, outputs: Mapping[str, str]) -> bool:
     """Whether every output still holds exactly what its step wrote (a hand edit makes it stale)."""
     from agent_constitution.compile import skills
+    from agent_constitution.sources.digest import files_digest
 
     for relative, expected in outputs.items():
         path = root / relative
@@ -163,7 +151,7 @@ def outputs_intact(root: Path, outputs: Mapping[str, str]) -> bool:
                 if not region_intact(path) or owned_digest(path, True) != expected:
                     return False
             elif path.is_dir():
-                if not skills.intact(path) or tree_digest(path) != expected:
+                if not skills.intact(path) or files_digest(path) != expected:
                     return False
             elif owned_digest(path, False) != expected:
                 return False

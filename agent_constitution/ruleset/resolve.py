@@ -14,7 +14,6 @@ stage writes them to `cache/resolved/` (`agent_constitution.ruleset.lock.write_d
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from agent_constitution.ruleset.resolved import (
     VERSION,
     Resolved,
     ResolvedConstitution,
+    ResolvedNode,
     ResolvedRule,
     ResolvedSource,
     parent_segment,
@@ -39,6 +39,7 @@ from agent_constitution.ruleset.personal import refuse_personal
 from agent_constitution.ruleset.select import Request, ResolvedSegment, select
 from agent_constitution.ruleset.sourceset import Fetched, Pinned, SourceSet
 from agent_constitution.sources import fetch
+from agent_constitution.sources.digest import files_digest
 
 # LOCKFILE, MANIFEST and segment_key are defined in `layout` (cheap to import) and re-exported here.
 __all__ = [
@@ -157,6 +158,7 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
             version=item.version,
             language=item.source.config.languages[0],
             aliases=dict(sorted(aliases.items())),
+            nodes=_nodes(item.source),
         )
     bound = ResolvedConstitution(
         constitution.source, constitution.edition, constitution.revision, constitution.commit, str(constitution.root)
@@ -175,6 +177,8 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
                 digest=source.rule_digest(rule.id),
                 why="",
                 status=data.status,
+                parent=data.parent,
+                requires=tuple(data.requires),
                 title=dict(data.title),
                 text=dict(data.text),
                 check=None if data.check is None else data.check.model_dump(mode="json"),
@@ -194,6 +198,14 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
         )
         for segment in resolution.segments
     }
+
+
+def _nodes(source) -> tuple[ResolvedNode, ...]:
+    """The source's domains in source.toml order, then its groups in tree order (so each node's
+    groups keep their source.toml order)."""
+    tables = [(node, None, source.config.domains[node]) for node in source.domains]
+    tables += [(node, group.parent, group) for node, group in source.groups.items()]
+    return tuple(ResolvedNode(id=node, parent=parent, title=dict(table.title)) for node, parent, table in tables)
 
 
 def pinned_sources(project_root: Path, lock: Lockfile | None) -> dict[str, Pinned]:
@@ -284,7 +296,7 @@ def _constitution(
 
 def _bound(name, key, commit, edition, revision, tree: Path, publishes, source_commit) -> Constitution:
     root = tree / "constitution" / edition
-    digest = _folder_digest(root)
+    digest = files_digest(root)
     return Constitution(name, key, commit or digest, edition, revision, digest, root, publishes, source_commit or commit or digest)
 
 
@@ -342,10 +354,3 @@ def _from_history(item: Fetched, name: str, edition: str, revision: str):
                   if ids.is_revision(said) and revision_key(said) == revision_key(revision)), None)
     return None if found is None else folder_at(root, found, f"the source {name}")
 
-
-def _folder_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return "sha256:" + digest.hexdigest()

@@ -8,10 +8,10 @@ decides whether it runs. A document changes only when something it holds changes
 rewrites only the documents of the segments that enable the rule.
 
 Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-local build state
-(they hold absolute paths into the user cache). Schema (`version` 2):
+(they hold absolute paths into the user cache). Schema (`version` 3):
 
     {
-      "version": 2,
+      "version": 3,
       "segment": "web",                 # the segment path ("." for the root)
       "parent": ".",                    # the segment its file is nested under (null for ".")
       "constitution": {"source": "ac", "edition": "2026-10", "revision": "0.1",
@@ -21,17 +21,21 @@ Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-
                          "digest": "sha256:…|null",          # null for a plain folder
                          "root": "<absolute path of the tree>", "trust": true,
                          "version": "v1.2.0|null", "language": "en",
-                         "aliases": {"<name in its source.toml [sources]>": "<source name>"}}},
+                         "aliases": {"<name in its source.toml [sources]>": "<source name>"},
+                         "nodes": [{"id": "python", "parent": null, "title": {"en": "…"}}, …]}},
       "rules": [{"source": "ac", "id": 42, "revision": 1, "digest": "sha256:…",
-                 "why": "selected", "status": "active",
+                 "why": "selected", "status": "active", "parent": "python", "requires": [7, "ci"],
                  "title": {"en": "…"}, "text": {"en": "…"}, "check": {…}|null}, …],
       "warnings": ["…"]
     }
 
 `rules` are in source-name order, then parent-tree order; `why` is `selected`, `required-by
 name:id` or `package name:node`; `check` is the rule's `[check]` table with its defaults filled in.
+A source's `nodes` are its domains (in source.toml order, `parent` null) and then its choice groups
+(in tree order): with the rules' `parent` and `requires`, what compile needs of the tree to render a
+segment, so that compile reads no rule file of a source.
 `cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated (`{"version": 2, "segments": [".", …], "review": {…}, "waive":
+`[[waive]]` entries, validated (`{"version": 3, "segments": [".", …], "review": {…}, "waive":
 […]}`); it is rewritten on every run of the lock stage: its modification time says when the
 documents were last brought in step with the inputs (what `doit check` needs when it creates its
 tasks, before any task has run).
@@ -51,7 +55,7 @@ from pathlib import Path
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.layout import ROOT_SEGMENT, segment_key
 
-VERSION = 2
+VERSION = 3
 FOLDER = "resolved"
 INDEX = "index.json"
 
@@ -66,6 +70,15 @@ class ResolvedConstitution:
 
 
 @dataclass(frozen=True)
+class ResolvedNode:
+    """A domain (`parent` None) or a choice group of a source, with its title per language."""
+
+    id: str
+    parent: int | str | None
+    title: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class ResolvedSource:
     key: str
     commit: str | None
@@ -75,6 +88,7 @@ class ResolvedSource:
     version: str | None
     language: str  # the source's first language (what checks show a rule in)
     aliases: Mapping[str, str]  # a name in its source.toml [sources] → that source's name here
+    nodes: tuple[ResolvedNode, ...]  # its domains in order, then its groups in tree order
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,8 @@ class ResolvedRule:
     digest: str
     why: str
     status: str
+    parent: int | str  # a rule id, or a domain or group id
+    requires: tuple[int | str, ...]  # as the rule file writes them
     title: Mapping[str, str]
     text: Mapping[str, str]
     check: Mapping | None
@@ -116,7 +132,8 @@ class Resolved:
         data = {
             **vars(self),
             "constitution": vars(self.constitution),
-            "sources": {name: vars(item) for name, item in self.sources.items()},
+            "sources": {name: {**vars(item), "nodes": [vars(node) for node in item.nodes]}
+                        for name, item in self.sources.items()},
             "rules": [vars(rule) for rule in self.rules],
             "warnings": list(self.warnings),
         }
@@ -127,8 +144,11 @@ class Resolved:
         """Raises KeyError, TypeError or ValueError on a document of another shape."""
         if data["version"] != VERSION:
             raise ValueError(f"version {data['version']!r}, not {VERSION}")
-        sources = {name: ResolvedSource(**item) for name, item in data["sources"].items()}
-        rules = tuple(ResolvedRule(**rule) for rule in data["rules"])
+        sources = {
+            name: ResolvedSource(**{**item, "nodes": tuple(ResolvedNode(**node) for node in item["nodes"])})
+            for name, item in data["sources"].items()
+        }
+        rules = tuple(ResolvedRule(**{**rule, "requires": tuple(rule["requires"])}) for rule in data["rules"])
         return cls(
             version=data["version"],
             segment=data["segment"],

@@ -41,7 +41,8 @@ from agent_constitution.compile.region import BEGIN, END
 from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
-from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load
+from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
+from agent_constitution.ruleset.parsed import ParsedFiles
 
 Node = int | str
 
@@ -112,9 +113,10 @@ class RuleSource:
 def load_source(root: Path) -> RuleSource:
     """Read and validate the source in `root` (see the module docstring).
 
-    Loaded once per version of its files in a process: the lock stage and the compile steps of one
-    doit run share one parse. The version is every file's size and modification time under `rules/`
-    (one directory scan), so an edited, added or removed file loads the source again."""
+    Loaded once per version of its files in a process (`upgrade` and `outdated` resolve more than
+    once). The version is every file's size and modification time under `rules/` (one directory
+    scan), so an edited, added or removed file loads the source again; a load parses only the rule
+    files whose bytes changed since a run last parsed them (`ruleset.parsed`), and validates all."""
     signature = _signature(root)
     found = _loaded.get(root)
     if found is not None and found[0] == signature:
@@ -234,25 +236,31 @@ def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str)
 
 def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
-    for path in folder.glob("*.toml"):
-        if path.name == SOURCE_FILE:
+    parsed = ParsedFiles(root)
+    # Names and strings, not Path objects: pathlib's glob and properties cost a third of a load
+    # whose tables are all kept (`ruleset.parsed`).
+    with os.scandir(folder) as listing:
+        entries = [(entry.path, entry.name) for entry in listing if entry.name.endswith(".toml")]
+    for path, name in entries:
+        if name == SOURCE_FILE:
             continue
-        shown = _shown(root, path.name)
+        shown = _shown(root, name)
+        stem = name[: -len(".toml")]
         # ASCII digits only: `rules/೧.toml` must not pass for rule 1 (str.isdigit and int accept it).
-        number = ids.rule_number(path.stem)
+        number = ids.rule_number(stem)
         if number is None:
             raise UserError(
                 "a rule file is named by its numeric id (ASCII digits 0-9, no leading zero, at most 9 digits)",
                 file=repr(shown) if not shown.isprintable() else shown,
                 fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
             )
-        rule = load(Rule, path, shown)
+        rule = parse(Rule, parsed.table(path, name, shown), shown)
         if rule.id != number:
             raise UserError(
-                f"id is {rule.id} but the file is named {path.name}",
+                f"id is {rule.id} but the file is named {name}",
                 file=shown,
                 field="id",
-                fix=f"rename the file to rules/{rule.id}.toml or set id = {path.stem}",
+                fix=f"rename the file to rules/{rule.id}.toml or set id = {stem}",
             )
         _texts(rule.title, languages, shown, "title")
         _texts(rule.text, languages, shown, "text")
@@ -265,6 +273,7 @@ def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule
                     fix="add the module or correct the name",
                 )
         found[rule.id] = rule
+    parsed.save()
     return dict(sorted(found.items()))
 
 

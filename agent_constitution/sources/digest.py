@@ -1,4 +1,11 @@
-"""The content digest of a source: what a lock records for a plain folder, and what guards a cache entry."""
+"""The folder digests: a source's content digest (what a lock records for a git source and what guards
+a cache entry) and the digest of a plain folder's files (a constitution edition, a skill folder).
+
+`tree_digest(root)` and `content_digest(entries)` are the source content digest (kinds, links);
+`sources.content` and `sources.gitproof` compute it while they check or extract a tree.
+`files_digest(folder)` covers every file under one folder; `rules.lock` pins a constitution edition
+by it, compile tells an installed skill folder from a hand-edited one by it.
+"""
 
 from __future__ import annotations
 
@@ -64,3 +71,24 @@ def _entries(root: Path):
                 else:
                     kind = "x" if path.stat().st_mode & 0o111 else "f"
                     yield relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
+
+
+def files_digest(folder: Path) -> str:
+    """`sha256:<hex>` over every file under `folder` (Python's byte code excepted), in path order
+    (compared name by name down the path): for each, its relative POSIX path, a NUL byte and the
+    sha256 of its bytes (raw). A link to a folder is not followed; a link to a file stands for it."""
+    found: list[tuple[list[str], str]] = []
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = [name for name in dirs if name != _SKIPPED_DIR]
+        for name in names:
+            path = os.path.join(here, name)
+            if name.endswith(_SKIPPED_SUFFIX) or not os.path.isfile(path):
+                continue
+            relative = os.path.relpath(path, folder).replace(os.sep, "/")
+            found.append((relative.split("/"), path))
+    total = hashlib.sha256()
+    for parts, path in sorted(found):
+        total.update("/".join(parts).encode() + b"\0")
+        with open(path, "rb") as file:
+            total.update(hashlib.sha256(file.read()).digest())
+    return "sha256:" + total.hexdigest()

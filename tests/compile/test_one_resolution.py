@@ -1,4 +1,5 @@
-"""One `doit compile` resolves once and parses each rule file once; an edit reruns only what it touches."""
+"""One `doit compile` resolves once and parses each rule file once, in the lock stage (the compile
+tasks read the resolution and parse none); an edit reruns only what it touches."""
 
 from __future__ import annotations
 
@@ -33,25 +34,54 @@ def _compile(repo: Path, capfd) -> str:
     return out
 
 
-def test_one_compile_resolves_once_and_parses_each_rule_file_once(repo, capfd, monkeypatch):
+def _counting(monkeypatch) -> tuple[list, collections.Counter]:
     resolved, parsed = [], collections.Counter()
-    real_resolve, real_load = lock.resolve, source.load
+    real_resolve, real_parse = lock.resolve, source.parse
 
     def counting_resolve(*args, **kwargs):
         resolved.append(args[0])
         return real_resolve(*args, **kwargs)
 
-    def counting_load(model, path, shown=None):
+    def counting_parse(model, data, file):  # every rule file's table is validated here, parsed or kept
         if model is source.Rule:
-            parsed[Path(path).name] += 1
-        return real_load(model, path, shown)
+            parsed[Path(file).name] += 1
+        return real_parse(model, data, file)
 
     monkeypatch.setattr(lock, "resolve", counting_resolve)
-    monkeypatch.setattr(source, "load", counting_load)
+    monkeypatch.setattr(source, "parse", counting_parse)
+    return resolved, parsed
+
+
+def test_one_compile_resolves_once_and_parses_each_rule_file_once(repo, capfd, monkeypatch):
+    resolved, parsed = _counting(monkeypatch)
     out = _compile(repo, capfd)
     assert "updated AGENTS.md" in out and "updated svc/AGENTS.md" in out
     rule_files = sorted(path.name for path in (repo / "src" / "rules").glob("[0-9]*.toml"))
     assert resolved == [repo] and sorted(parsed) == rule_files and set(parsed.values()) == {1}
+
+
+def test_the_compile_tasks_load_no_source(repo, capfd, monkeypatch):
+    """Every rule source is loaded (`load_source`, memoized or not) inside the lock stage; the
+    compile tasks render from the resolution alone."""
+    loads, stage = collections.Counter(), []
+    real_sync, real_signature = lock.sync_lock, source._signature
+
+    def counting_sync(*args, **kwargs):
+        stage.append("lock")
+        try:
+            return real_sync(*args, **kwargs)
+        finally:
+            stage.pop()
+
+    def counting_signature(root):  # the first step of every `load_source` call
+        loads["lock stage" if stage else "elsewhere"] += 1
+        return real_signature(root)
+
+    monkeypatch.setattr(lock, "sync_lock", counting_sync)
+    monkeypatch.setattr(source, "_signature", counting_signature)
+    out = _compile(repo, capfd)
+    assert "updated AGENTS.md" in out and "updated svc/AGENTS.md" in out
+    assert loads["lock stage"] > 0 and loads["elsewhere"] == 0
 
 
 def test_a_one_rule_edit_reruns_only_the_segment_tasks_that_enable_it(repo):

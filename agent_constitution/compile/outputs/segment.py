@@ -174,7 +174,7 @@ def write_segment(
     from agent_constitution.errors import UserError
     from agent_constitution.fsio import write_if_changed
 
-    library = load_library(resolved)
+    library = load_library(resolved, parent)
     constitution = load_constitution(resolved, root)
     segment = Segment(
         path=job.path,

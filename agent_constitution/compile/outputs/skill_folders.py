@@ -29,7 +29,7 @@ class SkillFolders:
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
         from agent_constitution.compile import skills
-        from agent_constitution.compile.owned import tree_digest
+        from agent_constitution.sources.digest import files_digest
 
         root, folders = plan.root, agents.skill_folders(plan.settings.agents)
         wanted = _wanted_skills(plan.cache, plan.segments)
@@ -41,7 +41,7 @@ class SkillFolders:
                 shown = plan.shown(target)
                 if skills.install(folder, target, f"{source}:rules/skills/{name}", root=root, locked=locked):
                     written.append(shown)
-                outputs[shown] = tree_digest(target)
+                outputs[shown] = files_digest(target)
         for base, name in sorted(_installed(root)):
             if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
@@ -100,9 +100,9 @@ def _installed(root: Path) -> set[tuple[str, str]]:
 
 
 def _state(wanted: Mapping[str, tuple[str, Path]], folders: tuple[str, ...]) -> str:
-    from agent_constitution.compile.owned import tree_digest
+    from agent_constitution.sources.digest import files_digest
 
-    listing = {name: tree_digest(folder) for name, (_, folder) in wanted.items()}
+    listing = {name: files_digest(folder) for name, (_, folder) in wanted.items()}
     return digest([listing, folders])
 
 

@@ -1,0 +1,19 @@
+"""Every test runs with the user cache in a temp folder unless it names its own: loading a rule
+source keeps its parsed rule files there (`agent_constitution.ruleset.parsed`), and a test run must
+not write into the developer's own cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_constitution.sources.cache import ENV
+
+
+@pytest.fixture(scope="session")
+def _session_user_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("user-cache")
+
+
+@pytest.fixture(autouse=True)
+def _user_cache(monkeypatch, _session_user_cache):
+    monkeypatch.setenv(ENV, str(_session_user_cache))

@@ -1,0 +1,149 @@
+"""The parsed rule files kept across runs: reused by content, never trusted when the cache is not
+what this user's runs wrote."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_constitution.ruleset import parsed, source
+from agent_constitution.ruleset.source import _load
+from tests.ruleset.builders import write_rule, write_source
+
+RULES = {1: {"parent": "python"}, 2: {"parent": 1}, 3: {"parent": "git"}}
+
+
+@pytest.fixture
+def counted(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
+    calls = collections.Counter()
+    real = parsed.parse_toml
+
+    def counting(text, shown):
+        calls[Path(shown).name] += 1
+        return real(text, shown)
+
+    monkeypatch.setattr(parsed, "parse_toml", counting)
+    return calls
+
+
+def _cache_file(tmp_path: Path) -> Path:
+    [found] = (tmp_path / "user-cache" / parsed.FOLDER).glob("*.json")
+    return found
+
+
+def test_a_second_load_parses_only_the_edited_file(tmp_path, counted):
+    root = write_source(tmp_path / "src", RULES)
+    first = _load(root)
+    assert sorted(counted) == ["1.toml", "2.toml", "3.toml"]
+    counted.clear()
+    (root / "rules" / "3.toml").touch()  # a new modification time, the same bytes: still reused
+    write_rule(root, 2, parent=1, revision=2)
+    second = _load(root)
+    assert dict(counted) == {"2.toml": 1}
+    assert second.rules[2].revision == 2 and second.rules[1] == first.rules[1] and second.rules[3] == first.rules[3]
+    counted.clear()
+    assert _load(root) == second and not counted
+
+
+def _tampered(text: bytes) -> bytes:
+    seal, _, body = text.partition(b"\n")
+    data = json.loads(body)
+    data["files"]["1.toml"][1]["title"]["en"] = "Forged title"
+    forged = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    return seal + b"\n" + forged
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(_tampered, id="a table edited, the seal kept"),
+        # Whoever edits the cache without this user's key can only guess the seal.
+        pytest.param(lambda text: hashlib.sha256(_tampered(text).partition(b"\n")[2]).hexdigest().encode()
+                     + b"\n" + _tampered(text).partition(b"\n")[2], id="a table edited, sealed without the key"),
+        pytest.param(lambda text: text[: len(text) // 2], id="cut short"),
+        pytest.param(lambda text: b"\0" * 40, id="garbage"),
+        pytest.param(lambda text: text.partition(b"\n")[2], id="no seal"),
+    ],
+)
+def test_a_damaged_or_forged_cache_is_ignored_and_written_anew(tmp_path, counted, damage):
+    root = write_source(tmp_path / "src", RULES)
+    fresh = _load(root)
+    cache = _cache_file(tmp_path)
+    cache.write_bytes(damage(cache.read_bytes()))
+    counted.clear()
+    loaded = _load(root)
+    assert loaded.rules == fresh.rules and loaded.rules[1].title["en"] == "Rule 1"
+    assert sorted(counted) == ["1.toml", "2.toml", "3.toml"]  # nothing of it was trusted
+    counted.clear()
+    assert _load(root).rules == fresh.rules and not counted  # and it was written again
+
+
+def test_a_cache_sealed_by_another_key_is_not_trusted(tmp_path, counted):
+    root = write_source(tmp_path / "src", RULES)
+    _load(root)
+    cache = _cache_file(tmp_path)
+    kept = _tampered(cache.read_bytes())
+    (tmp_path / "user-cache" / parsed.FOLDER / parsed.KEY).unlink()  # another machine's cache, say
+    _load(root)  # makes a new key and writes the cache under it
+    cache.write_bytes(kept)
+    assert _load(root).rules[1].title["en"] == "Rule 1"
+
+
+def test_the_key_is_the_users_alone(tmp_path, counted):
+    write_source(tmp_path / "src", RULES)
+    _load(tmp_path / "src")
+    key = tmp_path / "user-cache" / parsed.FOLDER / parsed.KEY
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == parsed.KEY_LENGTH
+
+
+def test_an_unwritable_user_cache_parses_every_time(tmp_path, counted, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(blocker / "cache"))
+    root = write_source(tmp_path / "src", RULES)
+    _load(root)
+    _load(root)
+    assert set(counted.values()) == {2}
+
+
+def test_a_broken_rule_file_is_reported_as_before(tmp_path, counted):
+    root = write_source(tmp_path / "src", RULES)
+    _load(root)
+    (root / "rules" / "2.toml").write_text("id = [\n")
+    with pytest.raises(source.UserError, match="not valid TOML") as caught:
+        _load(root)
+    assert caught.value.file.endswith("rules/2.toml")
+
+
+def test_a_file_as_it_was_when_kept_is_not_read_again(tmp_path, counted, monkeypatch):
+    root = write_source(tmp_path / "src", RULES)
+    monkeypatch.setattr(parsed, "_RACY_NS", 0)  # the files are older than the cache by any margin
+    _load(root)
+    reads = collections.Counter()
+    real = parsed.read_bytes
+
+    def counting(path, shown=None):
+        reads[Path(path).name] += 1
+        return real(path, shown)
+
+    monkeypatch.setattr(parsed, "read_bytes", counting)
+    _load(root)  # the first load wrote the cache with each file's bytes confirmed: now trusted by status
+    assert not reads
+    write_rule(root, 3, parent="git", revision=4)
+    assert _load(root).rules[3].revision == 4 and dict(reads) == {"3.toml": 1}
+
+
+def test_a_file_changed_just_before_the_cache_was_written_is_checked_by_its_bytes(tmp_path, counted, monkeypatch):
+    root = write_source(tmp_path / "src", RULES)
+    _load(root)  # the files are seconds old at most: racy
+    counted.clear()
+    reads = collections.Counter()
+    real = parsed.read_bytes
+    monkeypatch.setattr(parsed, "read_bytes", lambda path, shown=None: reads.update([Path(path).name]) or real(path, shown))
+    _load(root)
+    assert sorted(reads) == ["1.toml", "2.toml", "3.toml"] and not counted  # read and hashed, not parsed

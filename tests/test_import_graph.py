@@ -14,12 +14,6 @@ KNOWN = {
     # The version resolver's provider is handed the SourceSet that calls it (for its type only,
     # under TYPE_CHECKING): to go when the provider takes a narrower protocol.
     ("agent_constitution.ruleset.versions", "agent_constitution.ruleset.sourceset"),
-    # Record.read (the check API's own reader, inside the method) calls the transcript readers, which
-    # build the API's Record and ToolCall: to go with one transcript reader below the check API.
-    ("agent_constitution.checks.api", "agent_constitution.checks.records"),
-    # `upgrade --branch` compiles the new branch in-process through doit, whose loader creates every
-    # task family, upgrade's among them.
-    ("agent_constitution.ruleset.pull_request", "agent_constitution.commands.run"),
 }
 
 

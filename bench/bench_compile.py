@@ -150,11 +150,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="doit -n N for the compile runs")
     parser.add_argument("--table", action="store_true", help="print the scaling table (every cell run once)")
     parser.add_argument("--cells", default="", help="the table's cells as RULESxSEGMENTS, comma-separated")
-    parser.add_argument("--all-agents", action="store_true",
-                        help="compare [compile] agents = every agent with AGENTS.md only (see agents_figures)")
     options = parser.parse_args()
-    if options.all_agents:
-        return agents_figures(options.segments, options.rules, options.jobs)
     if options.table:
         cells = [tuple(int(n) for n in cell.split("x")) for cell in options.cells.split(",") if cell] or [
             (rules, segments) for rules in (50, 500, 5000) for segments in (1, 20, 200)
@@ -252,35 +248,6 @@ def stage_figures(root: Path) -> None:
     check = time.perf_counter() - start
     print(f"compile stage alone, in process: render and write {len(values)} segments {render:.2f} s;"
           f" up-to-date check of all {check:.2f} s (all fresh: {fresh})")
-
-
-def agents_figures(segments: int, rules: int, jobs: int) -> None:
-    """The same repository compiled for AGENTS.md readers only and for every agent compile knows:
-    wall seconds of the full compile, of the compile tasks alone and of a no-op (target: every agent
-    < 1.5x AGENTS.md only)."""
-    from agent_constitution.compile.agents import NAMES
-
-    figures = {}
-    for label, names in (("AGENTS.md only", ["agents-md"]), ("every agent", list(NAMES))):
-        with tempfile.TemporaryDirectory() as temp:
-            root = Path(temp) / "repo"
-            write_repo(root, segments, rules)
-            manifest = root / "rules.toml"
-            listed = ", ".join(f'"{name}"' for name in names)
-            manifest.write_text(manifest.read_text().replace("[sources]", f"[compile]\nagents = [{listed}]\n\n[sources]"))
-            env = {k: v for k, v in os.environ.items() if k != "CI"}
-            env["AGENT_CONSTITUTION_CACHE"] = str(Path(temp) / "user-cache")
-            flags = ["-n", str(jobs)] if jobs > 1 else []
-            full, _ = doit(root, env, *flags, "compile")
-            doit(root, env, "forget", "agents")
-            tasks_only, output = doit(root, env, *flags, "compile")
-            noop, _ = doit(root, env, *flags, "compile")
-            count = len(ran(output, ""))
-            figures[label] = (full, tasks_only, noop)
-            print(f"{label}: full {full:.2f} s, compile tasks alone {tasks_only:.2f} s ({count} tasks), no-op {noop:.2f} s")
-    base, every = figures["AGENTS.md only"], figures["every agent"]
-    print(f"every agent / AGENTS.md only: full {every[0] / base[0]:.2f}x, compile tasks alone"
-          f" {every[1] / base[1]:.2f}x, no-op {every[2] / base[2]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# The tool calls of a session record, as the transcript readers give them (re-exported: a check
+# imports everything from this module).
+from agent_constitution.checks.records import EDIT, READ, SEARCH, SHELL, ToolCall, read_tool_calls
+
+__all__ = ["EDIT", "READ", "SEARCH", "SHELL", "Change", "FileChange", "Finding", "Record", "Repository", "ToolCall",
+           "Undecidable", "glob_regex", "match_files"]
+
 if TYPE_CHECKING:
     from agent_constitution.checks.contents import Contents
 
@@ -138,28 +145,6 @@ class Change:
     messages: Sequence[str] = ()
 
 
-# The tools every reader names alike, whichever agent wrote the record (ToolCall.tool).
-SHELL = "shell"    # input {"command": the shell script}
-READ = "read"      # input {"path": the file read}
-SEARCH = "search"  # input {"path": the file or folder searched}
-EDIT = "edit"      # input {"path": the file written or edited}
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call of the agent, as every agent's record gives it.
-
-    `tool` is SHELL, READ, SEARCH or EDIT for the tools every supported agent has (their `input`
-    then holds only `command` or `path`), otherwise the agent's own tool name with the agent's own
-    input; `name` is always the agent's own name. `line` is the record's line (JSONL records), or
-    None in a record that is one JSON document (Gemini CLI's session and checkpoint files)."""
-
-    line: int | None
-    tool: str
-    input: Mapping
-    name: str
-
-
 @dataclass(frozen=True)
 class Record:
     """A session record: the tool calls of one agent session, read from its transcript.
@@ -175,9 +160,8 @@ class Record:
 
     @classmethod
     def read(cls, path: Path) -> "Record":
-        from agent_constitution.checks.records import read_record
-
-        return read_record(path)
+        reading = read_tool_calls(path)
+        return cls(path, reading.format, reading.calls, reading.unreadable)
 
     def tool_calls(self) -> Iterator[ToolCall]:
         """Every tool call of the agent, in order."""

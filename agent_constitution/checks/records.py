@@ -17,6 +17,9 @@ Formats (docs/checks.md#session-records cites where each is documented):
 
 What a reader does not recognise is skipped (an agent's newer event types); a record in which no
 line has any known shape is unreadable, and so is one whose shell call cannot be read.
+
+The readers build plain data (`ToolCall`s in a `Reading`); the check API's `Record` wraps a reading,
+so this module sits below the API and never imports it.
 """
 
 from __future__ import annotations
@@ -24,10 +27,42 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from agent_constitution.checks.api import EDIT, READ, SEARCH, SHELL, Record, ToolCall
 from agent_constitution.covenant.transcript import json_line  # the one JSONL line reader
+
+# The tools every reader names alike, whichever agent wrote the record (ToolCall.tool).
+SHELL = "shell"    # input {"command": the shell script}
+READ = "read"      # input {"path": the file read}
+SEARCH = "search"  # input {"path": the file or folder searched}
+EDIT = "edit"      # input {"path": the file written or edited}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of the agent, as every agent's record gives it.
+
+    `tool` is SHELL, READ, SEARCH or EDIT for the tools every supported agent has (their `input`
+    then holds only `command` or `path`), otherwise the agent's own tool name with the agent's own
+    input; `name` is always the agent's own name. `line` is the record's line (JSONL records), or
+    None in a record that is one JSON document (Gemini CLI's session and checkpoint files)."""
+
+    line: int | None
+    tool: str
+    input: Mapping
+    name: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a record reads to: its format ("claude-code", "codex", "gemini-cli", several joined by
+    "+", "empty" or "unknown"), its tool calls in order, and why nobody can read it (or None)."""
+
+    format: str
+    calls: tuple[ToolCall, ...] = ()
+    unreadable: str | None = None
+
 
 CLAUDE_CODE, CODEX, GEMINI_CLI = "claude-code", "codex", "gemini-cli"
 KNOWN = "Claude Code, Codex or Gemini CLI"
@@ -63,7 +98,7 @@ class _Unreadable(Exception):
     pass
 
 
-def read_record(path: Path) -> Record:
+def read_tool_calls(path: Path) -> Reading:
     """The record at `path`, in whichever supported format it is written."""
     from agent_constitution.errors import UserError
     from agent_constitution.readers import read_text
@@ -71,14 +106,14 @@ def read_record(path: Path) -> Record:
     try:  # a folder, a FIFO or a device is refused without blocking; bytes that are not UTF-8 too
         text = read_text(path)
     except UserError as error:
-        return Record(path, "unknown", unreadable=f"{error.message}, so not a session record of {KNOWN}")
+        return Reading("unknown", unreadable=f"{error.message}, so not a session record of {KNOWN}")
     try:
         return _document(path, text) or _lines(path, text)
     except _Unreadable as error:
-        return Record(path, "unknown", unreadable=str(error))
+        return Reading("unknown", unreadable=str(error))
 
 
-def _document(path: Path, text: str) -> Record | None:
+def _document(path: Path, text: str) -> Reading | None:
     """A record that is one JSON document (Gemini CLI's session or checkpoint, Codex's oldest), or None."""
     if not text.lstrip().startswith(("{", "[")):
         return None
@@ -87,16 +122,16 @@ def _document(path: Path, text: str) -> Record | None:
     except (ValueError, RecursionError):
         return None  # JSONL: more than one document (or nesting no record has)
     if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
-        return Record(path, GEMINI_CLI, tuple(_gemini_messages(path, None, document["messages"])))
+        return Reading(GEMINI_CLI, tuple(_gemini_messages(path, None, document["messages"])))
     if isinstance(document, list) and all(isinstance(item, Mapping) and "parts" in item for item in document):
-        return Record(path, GEMINI_CLI, tuple(_gemini_contents(path, document)))
+        return Reading(GEMINI_CLI, tuple(_gemini_contents(path, document)))
     if isinstance(document, Mapping) and isinstance(document.get("items"), list) and "session" in document:
         calls = [call for item in document["items"] for call in _codex_item(path, None, item)]
-        return Record(path, CODEX, tuple(calls))
+        return Reading(CODEX, tuple(calls))
     return None  # a single JSONL line
 
 
-def _lines(path: Path, text: str) -> Record:
+def _lines(path: Path, text: str) -> Reading:
     formats: list[str] = []
     calls: list[ToolCall] = []
     first: Mapping | None = None
@@ -121,7 +156,7 @@ def _lines(path: Path, text: str) -> Record:
         keys = ", ".join(sorted(map(str, first))[:8]) or "none"
         raise _Unreadable(f"{path}: not a session record of {KNOWN}: no line has their shape "
                           f"(the first line's keys: {keys})")
-    return Record(path, "+".join(formats) or "empty", tuple(calls))
+    return Reading("+".join(formats) or "empty", tuple(calls))
 
 
 def _line_format(event: Mapping) -> str | None:

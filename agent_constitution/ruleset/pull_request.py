@@ -3,7 +3,7 @@
 `commit_upgrade(root, upgrade, branch)` leaves the working tree alone. It checks `HEAD` out into a
 temporary git worktree beside the repository's own (a sibling folder, so a source named by a
 relative path resolves there as it does here), writes the new `rules.lock` there, runs `compile`
-in it in-process (the same doit tasks, through `commands.run.doit`), and commits on the new branch
+in it as a process of its own (`agent-constitution compile`, the same doit tasks), and commits on the new branch
 everything compile changed (rules.lock, AGENTS.md, CLAUDE.md, skills, hooks; never `cache/`), so
 the pull request shows what agents will read. The worktree is removed whatever happens; when
 compile fails, the branch is deleted and nothing is committed. The pull request's title and body
@@ -21,6 +21,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,10 +91,14 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
     return Branch(branch, base, title, path, files)
 
 
-def _compile(root: Path, branch: str) -> None:
-    from agent_constitution.commands.run import doit
+# The branch compiles in a process of its own, as `agent-constitution compile` would there: this run's
+# state (doit's command-line variables, the module memos of the working tree's run) cannot reach it,
+# and this module does not import the doit wiring whose loader creates upgrade's own task.
+_COMPILE = "import sys; from agent_constitution.cli import main; sys.exit(main(['compile']))"
 
-    if doit(root, ["run", "compile"]) != 0:
+
+def _compile(root: Path, branch: str) -> None:
+    if subprocess.run([sys.executable, "-c", _COMPILE], cwd=root).returncode != 0:
         raise UserError(
             f"compile failed on branch {branch} (its messages are above); nothing was committed",
             fix="fix what compile reports, then run the upgrade again (or run it without --branch to see it here)",

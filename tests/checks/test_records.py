@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_constitution.checks.api import SHELL, Record, Undecidable
-from agent_constitution.checks.records import read_record
+
+read_record = Record.read  # the record at a path, in whichever supported format it is written
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(

@@ -42,6 +42,22 @@ KEY_LENGTH = 64  # hex digits: 32 random bytes
 _RACY_NS = 2_000_000_000
 
 
+def parsed_files(root: Path | str) -> ParsedFiles:
+    """The `ParsedFiles` of `root` for this process until its next `save`: the plain folder's digest
+    (`sources.content.folder_digest`) and the source's load that follows it share what each file's
+    status and bytes showed, so a run reads a changed rule file once."""
+    found = _open.get(str(root))
+    if found is None:
+        found = _open[str(root)] = ParsedFiles(Path(root))
+    return found
+
+
+def kept_files(root: Path | str) -> ParsedFiles | None:
+    """`parsed_files(root)` when this user's cache has its key already, else None: reading a folder
+    (`folder_digest`) does not create the user cache."""
+    return parsed_files(root) if str(root) in _open or (_folder() / KEY).is_file() else None
+
+
 class ParsedFiles:
     """The TOML tables of the files of one source root, reused by content digest."""
 
@@ -52,25 +68,44 @@ class ParsedFiles:
         self._written, self._kept = self._read()
         self._now: dict[str, list] = {}
         self._checked = False  # whether a kept table was confirmed by its file's bytes
+        # name → (status, sha256, the bytes unless the kept table is theirs) of what this process read
+        self._hashed: dict[str, tuple[list, str, bytes | None]] = {}
+
+    def known_digest(self, name: str, status: os.stat_result) -> str | None:
+        """The sha256 (hex) of the bytes of the rule file `name`, when the cache vouches for them
+        without a read: its status is the one kept, and it last changed well before the cache was written."""
+        kept = self._kept.get(name)
+        return kept[0] if kept is not None and self._vouched(kept, _seen(status)) else None
+
+    def read_digest(self, name: str, status: os.stat_result, data: bytes) -> str:
+        """The sha256 (hex) of `data`, the bytes just read of the rule file `name` with this status,
+        noted for the load (which keeps the bytes of a file the cache has no table of, to parse them)."""
+        digest = hashlib.sha256(data).hexdigest()
+        kept = self._kept.get(name)
+        self._hashed[name] = (_seen(status), digest, None if kept is not None and kept[0] == digest else data)
+        return digest
+
+    def _vouched(self, kept: list, seen: list | None) -> bool:
+        # The file as it was when its table was kept, and last changed well before that (a change
+        # within the file system's time resolution of the cache write could leave the same stat).
+        return seen is not None and kept[2] == seen and max(seen[1], seen[2]) < self._written - _RACY_NS
 
     def table(self, path: str, name: str, shown: str) -> dict[str, Any]:
         """The parsed TOML of the file `name` at `path` (errors name `shown`, as `readers.read_toml`)."""
         kept = self._kept.get(name)
         try:
-            status = os.stat(path)
-            seen = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+            seen = _seen(os.stat(path))
         except OSError:
             seen = None  # read_bytes reports it
-        # The file as it was when its table was kept, and last changed well before that (a change
-        # within the file system's time resolution of the cache write could leave the same stat).
-        if (
-            kept is not None and seen is not None and kept[2] == seen
-            and max(seen[1], seen[2]) < self._written - _RACY_NS
-        ):
+        if kept is not None and self._vouched(kept, seen):
             self._now[name] = kept
             return kept[1]
-        data = read_bytes(path, shown)
-        digest = hashlib.sha256(data).hexdigest()
+        hashed = self._hashed.get(name)
+        if hashed is not None and hashed[0] == seen:  # read by this run's folder digest, unchanged since
+            digest, data = hashed[1], hashed[2]
+        else:
+            data = read_bytes(path, shown)
+            digest = hashlib.sha256(data).hexdigest()
         if kept is not None and kept[0] == digest:
             self._now[name] = [digest, kept[1], seen]
             self._checked = True
@@ -84,7 +119,10 @@ class ParsedFiles:
         return table
 
     def save(self) -> None:
-        """Keep what this load parsed or reused (the files that went are dropped), if it changed."""
+        """Keep what this load parsed or reused (the files that went are dropped), if it changed; the
+        next `parsed_files` of this root reads the cache anew."""
+        if _open.get(self.root) is self:
+            del _open[self.root]
         if self._path is None or (self._now == self._kept and not self._checked):
             return
         body = json.dumps({"version": VERSION, "root": self.root, "written": time.time_ns(), "files": self._now},
@@ -118,6 +156,14 @@ class ParsedFiles:
         except (ValueError, KeyError, TypeError, AttributeError):
             pass
         return 0, {}
+
+
+# root → the ParsedFiles this process opened for it and has not saved yet (`parsed_files`).
+_open: dict[str, ParsedFiles] = {}
+
+
+def _seen(status: os.stat_result) -> list:
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
 def _seal(key: bytes, body: bytes) -> bytes:

@@ -42,7 +42,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
-from agent_constitution.ruleset.parsed import ParsedFiles
+from agent_constitution.ruleset.parsed import parsed_files
 
 Node = int | str
 
@@ -236,7 +236,7 @@ def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str)
 
 def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
-    parsed = ParsedFiles(root)
+    parsed = parsed_files(root)
     # Names and strings, not Path objects: pathlib's glob and properties cost a third of a load
     # whose tables are all kept (`ruleset.parsed`).
     with os.scandir(folder) as listing:

@@ -10,31 +10,44 @@ resolution could leave the same status, as git's "racily clean" files); otherwis
 the same sha256 keeps the table, another one parses the file. The change time cannot be set back
 by a tool (`touch -d`, `git checkout` and an editor all set it to now). Only the TOML parse is
 skipped: the table is validated as a `Rule` as before, so messages and results are those of a
-fresh parse.
+fresh parse (building the models without validation, pydantic's `model_construct`, measured slower
+than validating: 0.08–0.12 s against 0.03–0.05 s for 5,000 rules).
+
+The same status check lets a plain folder's content digest (`sources.content.folder_digest`) take
+a vouched rule file's sha256 from the cache instead of reading the file; what it does read it hands
+to the load that follows in the same process (`parsed_files`), so a changed file is read once.
+The cache body is marshal data (a file per source root, `<sha256 of the root>.marshal`).
 
 The cache file cannot change what is loaded. Its first line is an HMAC-SHA256 of the rest under a
 random key kept in the user cache (`parsed/key`, readable by the user only); a file that does not
 verify (cut short, damaged, written by another version, edited, or copied from another machine) is
 ignored as a whole and every file is parsed again, then the cache is written anew. Tables that
-JSON cannot hold exactly (TOML dates and times, NaN) are never kept: their files are parsed each
-time. When the user cache cannot be written, nothing is kept and every file is parsed.
+the cache cannot give back equal (TOML dates and times, NaN) are never kept: their files are parsed
+each time. When the user cache cannot be written, nothing is kept and every file is parsed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
+import marshal
 import os
 import secrets
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from agent_constitution.readers import decode, parse_toml, read_bytes
 
-VERSION = 1
+VERSION = 2
 FOLDER = "parsed"
+SUFFIX = ".marshal"
+# marshal, not JSON: reading and writing the tables of 5,000 rule files takes 0.016 s instead of
+# 0.05 s, and every writing run after an edit does both. Its format may change between Python
+# versions, so a cache names the version that wrote it.
+_MARSHAL = 4
+_PYTHON = "%d.%d" % sys.version_info[:2]
 KEY = "key"
 KEY_LENGTH = 64  # hex digits: 32 random bytes
 # A file changed less than this before the cache was written is confirmed by its bytes next time:
@@ -64,7 +77,7 @@ class ParsedFiles:
     def __init__(self, root: Path):
         self.root = str(root)
         self._key = _key()
-        self._path = None if self._key is None else _folder() / f"{hashlib.sha256(self.root.encode()).hexdigest()[:32]}.json"
+        self._path = None if self._key is None else _folder() / f"{hashlib.sha256(self.root.encode()).hexdigest()[:32]}{SUFFIX}"
         self._written, self._kept = self._read()
         self._now: dict[str, list] = {}
         self._checked = False  # whether a kept table was confirmed by its file's bytes
@@ -112,9 +125,9 @@ class ParsedFiles:
             return kept[1]
         table = parse_toml(decode(data, shown), shown)
         try:
-            json.dumps(table, allow_nan=False)
-        except (TypeError, ValueError):
-            return table  # dates, times or NaN: JSON would not give this table back
+            _exact(table)
+        except ValueError:
+            return table  # dates, times or NaN: the cache would not give this table back
         self._now[name] = [digest, table, seen]
         return table
 
@@ -125,8 +138,8 @@ class ParsedFiles:
             del _open[self.root]
         if self._path is None or (self._now == self._kept and not self._checked):
             return
-        body = json.dumps({"version": VERSION, "root": self.root, "written": time.time_ns(), "files": self._now},
-                          sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+        body = marshal.dumps({"version": VERSION, "python": _PYTHON, "root": self.root, "written": time.time_ns(),
+                              "files": self._now}, _MARSHAL)
         try:
             _write(self._path, _seal(self._key, body) + b"\n" + body)
         except OSError:
@@ -143,8 +156,8 @@ class ParsedFiles:
         if not hmac.compare_digest(seal, _seal(self._key, body)):
             return 0, {}
         try:
-            data = json.loads(body)
-            if data["version"] != VERSION or data["root"] != self.root:
+            data = marshal.loads(body)
+            if data["version"] != VERSION or data["python"] != _PYTHON or data["root"] != self.root:
                 return 0, {}
             files = data["files"]
             # Sealed by this user's key, so written by this module: the shape check guards only
@@ -153,9 +166,24 @@ class ParsedFiles:
                 isinstance(v, list) and len(v) == 3 and isinstance(v[1], dict) for v in files.values()
             ):
                 return data["written"], files
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, EOFError, KeyError, TypeError, AttributeError):
             pass
         return 0, {}
+
+
+def _exact(table: Any) -> None:
+    """Raise ValueError unless the cache gives `table` back equal: no dates or times (marshal
+    refuses them), no NaN (not equal to itself)."""
+    marshal.dumps(table, _MARSHAL)
+    stack = [table]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and item != item:
+            raise ValueError("NaN")
 
 
 # root → the ParsedFiles this process opened for it and has not saved yet (`parsed_files`).

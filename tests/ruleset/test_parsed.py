@@ -4,8 +4,9 @@ what this user's runs wrote."""
 from __future__ import annotations
 
 import collections
+import datetime
 import hashlib
-import json
+import marshal
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def counted(monkeypatch, tmp_path):
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    [found] = (tmp_path / "user-cache" / parsed.FOLDER).glob("*.json")
+    [found] = (tmp_path / "user-cache" / parsed.FOLDER).glob("*" + parsed.SUFFIX)
     return found
 
 
@@ -54,10 +55,9 @@ def test_a_second_load_parses_only_the_edited_file(tmp_path, counted):
 
 def _tampered(text: bytes) -> bytes:
     seal, _, body = text.partition(b"\n")
-    data = json.loads(body)
+    data = marshal.loads(body)
     data["files"]["1.toml"][1]["title"]["en"] = "Forged title"
-    forged = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-    return seal + b"\n" + forged
+    return seal + b"\n" + marshal.dumps(data)
 
 
 @pytest.mark.parametrize(
@@ -200,9 +200,9 @@ def test_a_forged_cache_does_not_change_the_folder_digest(tmp_path, counted, mon
     _load(root)
     cache = _cache_file(tmp_path)
     seal, _, body = cache.read_bytes().partition(b"\n")
-    data = json.loads(body)
+    data = marshal.loads(body)
     data["files"]["1.toml"][0] = "0" * 64  # a digest for bytes the file does not hold
-    cache.write_bytes(damage(seal + b"\n" + json.dumps(data, sort_keys=True, separators=(",", ":")).encode()))
+    cache.write_bytes(damage(seal + b"\n" + marshal.dumps(data)))
     assert content.folder_digest(root, "the source") == tree_digest(root)
 
 
@@ -211,3 +211,15 @@ def test_reading_a_folder_does_not_create_the_user_cache(tmp_path, monkeypatch):
     root = write_source(tmp_path / "src", RULES)
     assert content.folder_digest(root, "the source") == tree_digest(root)
     assert not (tmp_path / "user-cache").exists()
+
+
+def test_a_table_the_cache_cannot_give_back_equal_is_parsed_every_time(tmp_path, counted):
+    root = write_source(tmp_path / "src", RULES)
+    write_rule(root, 2, parent=1, created=datetime.date(2026, 1, 2))
+    first = _load(root)
+    counted.clear()
+    second = _load(root)
+    assert dict(counted) == {"2.toml": 1} and second.rules == first.rules
+    assert str(second.rules[2].created) == "2026-01-02"
+    with pytest.raises(ValueError):
+        parsed._exact({"x": [1.0, float("nan")]})

@@ -101,7 +101,8 @@ class ParsedFiles:
     def _vouched(self, kept: list, seen: list | None) -> bool:
         # The file as it was when its table was kept, and last changed well before that (a change
         # within the file system's time resolution of the cache write could leave the same stat).
-        return seen is not None and kept[2] == seen and max(seen[1], seen[2]) < self._written - _RACY_NS
+        bound = self._written - _RACY_NS
+        return seen is not None and kept[2] == seen and seen[1] < bound and seen[2] < bound
 
     def table(self, path: str, name: str, shown: str) -> dict[str, Any]:
         """The parsed TOML of the file `name` at `path` (errors name `shown`, as `readers.read_toml`)."""

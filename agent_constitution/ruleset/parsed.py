@@ -104,11 +104,12 @@ class ParsedFiles:
         bound = self._written - _RACY_NS
         return seen is not None and kept[2] == seen and seen[1] < bound and seen[2] < bound
 
-    def table(self, path: str, name: str, shown: str) -> dict[str, Any]:
-        """The parsed TOML of the file `name` at `path` (errors name `shown`, as `readers.read_toml`)."""
+    def table(self, path: str, name: str, shown: str, status: os.stat_result | None = None) -> dict[str, Any]:
+        """The parsed TOML of the file `name` at `path` (errors name `shown`, as `readers.read_toml`);
+        `status`: the file's, when the caller has just taken it."""
         kept = self._kept.get(name)
         try:
-            seen = _seen(os.stat(path))
+            seen = _seen(os.stat(path) if status is None else status)
         except OSError:
             seen = None  # read_bytes reports it
         if kept is not None and self._vouched(kept, seen):

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from agent_constitution.compile import launcher, settings_file, yaml_edit
+from agent_constitution.compile import launcher, settings_file
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
 from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.errors import UserError
@@ -269,6 +269,8 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
 
 
 def _read(path: Path) -> tuple[str, Any]:
+    from agent_constitution.compile import yaml_edit  # ruamel (9 ms): imported only to edit a hook config
+
     text = read_text(path)
     return text, yaml_edit.load(text, path)
 
@@ -286,6 +288,8 @@ def _local_with_ours(repos: list) -> int | None:
 
 def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str:
     """`text` with our hooks as `wanted` says; every other byte kept."""
+    from agent_constitution.compile import yaml_edit
+
     data = yaml_edit.load(text, path)
     if data is None:
         return text + ("" if text.endswith("\n") or not text else "\n") + yaml_edit.render(
@@ -331,6 +335,8 @@ def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str
 
 
 def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[dict[str, Any]]) -> str:
+    from agent_constitution.compile import yaml_edit
+
     entry = {"repo": "local", "hooks": wanted}
     if repos is not None and yaml_edit.block_list(repos):
         key_column = data.lc.key("repos")[1]
@@ -371,6 +377,8 @@ def write_pre_commit(root: Path) -> bool:
 
 
 def remove_pre_commit(root: Path) -> bool:
+    from agent_constitution.compile import yaml_edit
+
     path = root / PRE_COMMIT
     if not path.exists():
         return False
@@ -417,6 +425,8 @@ def lefthook_commands(root: Path) -> dict[str, dict[str, str]]:
 
 def merge_lefthook(text: str, wanted: dict[str, str], path: Path, hook_name: str = PRE_COMMIT_STAGE) -> str:
     """`text` with `<hook_name>.commands.<id>.run` as `wanted` says; every other byte kept."""
+    from agent_constitution.compile import yaml_edit
+
     data = yaml_edit.load(text, path)
     if data is None:
         data = {}
@@ -479,6 +489,8 @@ def remove_lefthook(path: Path) -> bool:
 
 
 def _remove_lefthook_commands(path: Path, hook_name: str) -> bool:
+    from agent_constitution.compile import yaml_edit
+
     text, data = _read(path)
     hook = data.get(hook_name) if isinstance(data, dict) else None
     commands = hook.get("commands", {}) if isinstance(hook, dict) else {}

@@ -7,8 +7,8 @@ after the lock depend on the manifests and the lock only, since the lock records
 source's content. Neither fails: a manifest they cannot read is still listed, and the task that
 reads it reports the problem.
 
-`task_inputs(project)` is `manifest_inputs` for the task families: the `fetch`, `lock` and `verify`
-families of one doit run share one `Project`, and the files are listed once for it.
+`task_inputs(project)` is `manifest_inputs` listed once per `Project` (one doit run): the lock
+task's up-to-date check signs the status of these files (`tasks.lock.inputs_signature`).
 
 Every doit command imports this module, so it imports the standard library, `layout` and the
 manifest outline only.

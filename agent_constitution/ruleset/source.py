@@ -42,7 +42,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
-from agent_constitution.ruleset.parsed import ParsedFiles
+from agent_constitution.ruleset.parsed import parsed_files
 
 Node = int | str
 
@@ -117,11 +117,11 @@ def load_source(root: Path) -> RuleSource:
     once). The version is every file's size and modification time under `rules/` (one directory
     scan), so an edited, added or removed file loads the source again; a load parses only the rule
     files whose bytes changed since a run last parsed them (`ruleset.parsed`), and validates all."""
-    signature = _signature(root)
+    signature, statuses = _signature(root)
     found = _loaded.get(root)
     if found is not None and found[0] == signature:
         return found[1]
-    source = _load(root)
+    source = _load(root, statuses)
     _loaded[root] = (signature, source)
     return source
 
@@ -130,10 +130,12 @@ def load_source(root: Path) -> RuleSource:
 _loaded: dict[Path, tuple[int, RuleSource]] = {}
 
 
-def _signature(root: Path) -> int:
+def _signature(root: Path) -> tuple[int, dict[str, os.stat_result]]:
     """A hash of every file's path, size and modification time under `rules/` (scandir order is
-    stable for an unchanged folder; a changed order only costs a reload)."""
-    found = []
+    stable for an unchanged folder; a changed order only costs a reload), and each file's status
+    (path → status): the parsed-rule cache checks a rule file by the status taken here, so a load
+    stats each file once."""
+    found = {}
     stack = [str(root / RULES)]
     while stack:
         try:
@@ -150,11 +152,11 @@ def _signature(root: Path) -> int:
                     status = entry.stat()
                 except OSError:
                     continue
-                found.append((entry.path, status.st_mtime_ns, status.st_size))
-    return hash(tuple(found))
+                found[entry.path] = status
+    return hash(tuple((path, status.st_mtime_ns, status.st_size) for path, status in found.items())), found
 
 
-def _load(root: Path) -> RuleSource:
+def _load(root: Path, statuses: Mapping[str, os.stat_result] | None = None) -> RuleSource:
     folder = root / RULES
     config = load(SourceConfig, folder / SOURCE_FILE, _shown(root, SOURCE_FILE))
     languages = set(config.languages)
@@ -163,7 +165,7 @@ def _load(root: Path) -> RuleSource:
             _texts(node.title, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.title")
             if node.description is not None:
                 _texts(node.description, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.description")
-    rules = _load_rules(root, folder, languages)
+    rules = _load_rules(root, folder, languages, statuses or {})
     _check_references(root, config, rules)
     _check_succession(root, rules)
     parents: dict[Node, Node] = {group_id: group.parent for group_id, group in config.groups.items()}
@@ -234,9 +236,9 @@ def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str)
                 )
 
 
-def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule]:
+def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping[str, os.stat_result]) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
-    parsed = ParsedFiles(root)
+    parsed = parsed_files(root)
     # Names and strings, not Path objects: pathlib's glob and properties cost a third of a load
     # whose tables are all kept (`ruleset.parsed`).
     with os.scandir(folder) as listing:
@@ -254,7 +256,7 @@ def _load_rules(root: Path, folder: Path, languages: set[str]) -> dict[int, Rule
                 file=repr(shown) if not shown.isprintable() else shown,
                 fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
             )
-        rule = parse(Rule, parsed.table(path, name, shown), shown)
+        rule = parse(Rule, parsed.table(path, name, shown, statuses.get(path)), shown)
         if rule.id != number:
             raise UserError(
                 f"id is {rule.id} but the file is named {name}",

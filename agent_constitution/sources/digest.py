@@ -49,9 +49,14 @@ def tree_digest(root: Path) -> str:
 
 def content_digest(entries: Iterable[tuple[str, str, bytes]]) -> str:
     """The digest of (relative POSIX path, kind, bytes) entries, as `tree_digest` defines it."""
+    return hashed_content_digest((relative, kind, hashlib.sha256(data).hexdigest()) for relative, kind, data in entries)
+
+
+def hashed_content_digest(entries: Iterable[tuple[str, str, str]]) -> str:
+    """`content_digest` of entries that give each file's sha256 (hex) instead of its bytes."""
     total = hashlib.sha256()
-    for relative, kind, data in sorted(entries):
-        total.update(f"{kind} {hashlib.sha256(data).hexdigest()} {relative}\n".encode())
+    for relative, kind, hexdigest in sorted(entries):
+        total.update(f"{kind} {hexdigest} {relative}\n".encode())
     return f"sha256:{total.hexdigest()}"
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from doit import get_var
 
-from agent_constitution.ruleset.inputs import task_inputs
+from agent_constitution.ruleset.inputs import manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
@@ -43,11 +43,40 @@ def tasks(project):
         "doc": "Resolve rules.toml and write rules.lock; --locked (or CI set) fails instead of changing it",
         "actions": [(_lock, [project.root, project.cache])],
         "params": PARAMS,
-        "file_dep": task_inputs(project),
-        "uptodate": [(_as_written, [project.root]), (_cached, [project.cache])],
+        # No file_dep: the manifests and the path sources' files (5,000 for a large source) count
+        # through one signature of their status (`_inputs_as_locked`), which doit stores as one
+        # value, instead of one entry per file that doit stats twice and writes to its database.
+        "uptodate": [(_inputs_as_locked, [project]), (_as_written, [project.root]), (_cached, [project.cache])],
         "targets": [str(project.root / LOCKFILE), *documents, str(index_path(project.cache))],
         "verbosity": 2,
     }
+
+
+def inputs_signature(files: list[str]) -> str:
+    """sha256 over every file the lock is computed from (`ruleset.inputs`: the manifests and each path
+    source's content) with its status: size, modification and change times, inode. An edit, a new,
+    removed or renamed file, and a touch change it; the lock stage then runs and rewrites only what
+    changed (a touched file with the same bytes rewrites nothing)."""
+    lines = []
+    for path in files:
+        try:
+            status = os.stat(path)
+        except OSError:
+            lines.append(f"{path}\0missing")
+            continue
+        lines.append(f"{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ctime_ns}\0{status.st_ino}")
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+# project root → the inputs' signature this process's up-to-date check computed, for the action to
+# store (taken before the action reads a file, so a change made while it runs shows up next time).
+_signatures: dict[Path, str] = {}
+
+
+def _inputs_as_locked(task, values, project) -> bool:
+    """Up to date only while the lock's input files have the status they had when it last ran."""
+    _signatures[project.root] = inputs_signature(task_inputs(project))
+    return values.get("inputs") == _signatures[project.root]
 
 
 def _digest(root: Path) -> str | None:
@@ -89,6 +118,8 @@ def _lock(root, cache, locked):
     from agent_constitution.ruleset.locked import locked_run
 
     locked, because = locked_run(locked, get_var("locked"))
+    # Under `doit -n N` the action runs in another process than the up-to-date check.
+    inputs = _signatures.pop(root, None) or inputs_signature(manifest_inputs(root))
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
     held_back = resolution.constitution.held_back()
@@ -98,4 +129,4 @@ def _lock(root, cache, locked):
     if wrote:
         undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
-    return {"lock": _digest(root), "warned": bool(warnings)}
+    return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs}

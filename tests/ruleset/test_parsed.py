@@ -4,14 +4,17 @@ what this user's runs wrote."""
 from __future__ import annotations
 
 import collections
+import datetime
 import hashlib
-import json
+import marshal
 from pathlib import Path
 
 import pytest
 
 from agent_constitution.ruleset import parsed, source
 from agent_constitution.ruleset.source import _load
+from agent_constitution.sources import content
+from agent_constitution.sources.digest import tree_digest
 from tests.ruleset.builders import write_rule, write_source
 
 RULES = {1: {"parent": "python"}, 2: {"parent": 1}, 3: {"parent": "git"}}
@@ -32,7 +35,7 @@ def counted(monkeypatch, tmp_path):
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    [found] = (tmp_path / "user-cache" / parsed.FOLDER).glob("*.json")
+    [found] = (tmp_path / "user-cache" / parsed.FOLDER).glob("*" + parsed.SUFFIX)
     return found
 
 
@@ -52,10 +55,9 @@ def test_a_second_load_parses_only_the_edited_file(tmp_path, counted):
 
 def _tampered(text: bytes) -> bytes:
     seal, _, body = text.partition(b"\n")
-    data = json.loads(body)
+    data = marshal.loads(body)
     data["files"]["1.toml"][1]["title"]["en"] = "Forged title"
-    forged = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-    return seal + b"\n" + forged
+    return seal + b"\n" + marshal.dumps(data)
 
 
 @pytest.mark.parametrize(
@@ -147,3 +149,77 @@ def test_a_file_changed_just_before_the_cache_was_written_is_checked_by_its_byte
     monkeypatch.setattr(parsed, "read_bytes", lambda path, shown=None: reads.update([Path(path).name]) or real(path, shown))
     _load(root)
     assert sorted(reads) == ["1.toml", "2.toml", "3.toml"] and not counted  # read and hashed, not parsed
+
+
+def _digest_then_load(root: Path):
+    digest = content.folder_digest(root, "the source")
+    return digest, _load(root)
+
+
+def test_the_folder_digest_takes_vouched_rule_files_from_the_cache(tmp_path, counted, monkeypatch):
+    root = write_source(tmp_path / "src", RULES)
+    monkeypatch.setattr(parsed, "_RACY_NS", 0)
+    _load(root)
+    opened = collections.Counter()
+    real = content.os.open
+    monkeypatch.setattr(content.os, "open", lambda path, *a: opened.update([Path(path).name]) or real(path, *a))
+    digest, loaded = _digest_then_load(root)
+    monkeypatch.setattr(content.os, "open", real)
+    assert digest == tree_digest(root)
+    assert "1.toml" not in opened and "2.toml" not in opened and "source.toml" in opened
+    write_rule(root, 2, parent=1, revision=3)
+    (root / "rules" / "3.toml").chmod(0o755)  # the kind comes from the status, not the cache
+    opened.clear()
+    counted.clear()
+    reads = collections.Counter()
+    real_read = parsed.read_bytes
+    monkeypatch.setattr(parsed, "read_bytes", lambda path, shown=None: reads.update([Path(path).name]) or real_read(path, shown))
+    monkeypatch.setattr(content.os, "open", lambda path, *a: opened.update([Path(path).name]) or real(path, *a))
+    digest, loaded = _digest_then_load(root)
+    monkeypatch.setattr(content.os, "open", real)
+    assert digest == tree_digest(root) and loaded.rules[2].revision == 3
+    # The edited file is read once, by the digest; its table is parsed, not read a second time.
+    assert opened["2.toml"] == 1 and dict(counted) == {"2.toml": 1} and not reads
+
+
+def test_a_file_read_by_the_folder_digest_is_not_read_again_by_the_load(tmp_path, counted, monkeypatch):
+    root = write_source(tmp_path / "src", RULES)
+    _load(root)  # the files are seconds old at most: racy, so the digest reads them all
+    counted.clear()
+    reads = collections.Counter()
+    real = parsed.read_bytes
+    monkeypatch.setattr(parsed, "read_bytes", lambda path, shown=None: reads.update([Path(path).name]) or real(path, shown))
+    digest, loaded = _digest_then_load(root)
+    assert digest == tree_digest(root) and not reads and not counted
+
+
+@pytest.mark.parametrize("damage", [_tampered, lambda text: text[:-10]], ids=["forged", "cut short"])
+def test_a_forged_cache_does_not_change_the_folder_digest(tmp_path, counted, monkeypatch, damage):
+    root = write_source(tmp_path / "src", RULES)
+    monkeypatch.setattr(parsed, "_RACY_NS", 0)
+    _load(root)
+    cache = _cache_file(tmp_path)
+    seal, _, body = cache.read_bytes().partition(b"\n")
+    data = marshal.loads(body)
+    data["files"]["1.toml"][0] = "0" * 64  # a digest for bytes the file does not hold
+    cache.write_bytes(damage(seal + b"\n" + marshal.dumps(data)))
+    assert content.folder_digest(root, "the source") == tree_digest(root)
+
+
+def test_reading_a_folder_does_not_create_the_user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
+    root = write_source(tmp_path / "src", RULES)
+    assert content.folder_digest(root, "the source") == tree_digest(root)
+    assert not (tmp_path / "user-cache").exists()
+
+
+def test_a_table_the_cache_cannot_give_back_equal_is_parsed_every_time(tmp_path, counted):
+    root = write_source(tmp_path / "src", RULES)
+    write_rule(root, 2, parent=1, created=datetime.date(2026, 1, 2))
+    first = _load(root)
+    counted.clear()
+    second = _load(root)
+    assert dict(counted) == {"2.toml": 1} and second.rules == first.rules
+    assert str(second.rules[2].created) == "2026-01-02"
+    with pytest.raises(ValueError):
+        parsed._exact({"x": [1.0, float("nan")]})

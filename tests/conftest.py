@@ -1,5 +1,5 @@
 """Every test runs with the user cache in a temp folder unless it names its own: loading a rule
-source keeps its parsed rule files there (`agent_constitution.ruleset.parsed`), and a test run must
+source keeps its parsed rule files there (`agent_constitution.sources.parsed`), and a test run must
 not write into the developer's own cache."""
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
-from agent_constitution.ruleset.parsed import parsed_files
+from agent_constitution.sources.parsed import parsed_files
 
 Node = int | str
 
@@ -116,7 +116,7 @@ def load_source(root: Path) -> RuleSource:
     Loaded once per version of its files in a process (`upgrade` and `outdated` resolve more than
     once). The version is every file's size and modification time under `rules/` (one directory
     scan), so an edited, added or removed file loads the source again; a load parses only the rule
-    files whose bytes changed since a run last parsed them (`ruleset.parsed`), and validates all."""
+    files whose bytes changed since a run last parsed them (`sources.parsed`), and validates all."""
     signature, statuses = _signature(root)
     found = _loaded.get(root)
     if found is not None and found[0] == signature:
@@ -240,7 +240,7 @@ def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping
     found: dict[int, Rule] = {}
     parsed = parsed_files(root)
     # Names and strings, not Path objects: pathlib's glob and properties cost a third of a load
-    # whose tables are all kept (`ruleset.parsed`).
+    # whose tables are all kept (`sources.parsed`).
     with os.scandir(folder) as listing:
         entries = [(entry.path, entry.name) for entry in listing if entry.name.endswith(".toml")]
     for path, name in entries:

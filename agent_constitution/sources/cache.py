@@ -6,7 +6,7 @@ Layout under `cache_root()`:
     git/<bucket>.lock                   held while the mirror is created or fetched into
     trees/<bucket>/<commit>/tree/       the whole tree of one commit, extracted once, files read-only
     trees/<bucket>/<commit>/tree-objects the commit and tree objects naming every file of tree/
-    parsed/                             parsed rule files per source folder (`ruleset.parsed`)
+    parsed/                             parsed rule files per source folder (`sources.parsed`)
 
 `<bucket>` is readable and unique per normalized URL. A tree entry is built in a temp folder beside it
 and renamed into place, so a reader sees a whole entry or none; when two builds fill the same entry at

@@ -11,7 +11,7 @@
   `<type> <size>\\0<bytes>`, concatenated) and the content digest, which covers the content
   folders (`CONTENT`) only, as for a plain folder.
 - `gitproof.verify(folder, commit, proof)` checks such a folder against the proof (and git's ids).
-- `folder_digest(folder, where)` holds a plain folder source to the same rules (no links, only
+- `folder_digest(folder, where, kept)` holds a plain folder source to the same rules (no links, only
   regular files and folders, the limits) while it computes its content digest, reading without
   following anything.
 """
@@ -92,17 +92,16 @@ def _object(repo: pygit2.Repository, oid) -> bytes:
     return _TYPES[kind] + b" %d\0" % len(data) + data
 
 
-def folder_digest(folder: Path, where: str) -> str:
+def folder_digest(folder: Path, where: str, kept=None) -> str:
     """A plain folder source's content digest (as `tree_digest`), refusing links, non-regular files and
     oversize files on the way; every file is opened without following a link.
 
-    A rule file (`rules/<name>.toml`) that the parsed-rule cache vouches for (`ruleset.parsed`: the
+    `kept`: the parsed-rule cache of the folder (`sources.parsed.kept_files`, handed in by the caller
+    so that this module stays below the cache). A rule file (`rules/<name>.toml`) it vouches for (the
     status it kept, changed well before the cache was written) adds the sha256 the cache kept for it
     instead of being read: on a writing run of a 5,000-rule source that is most of the folder. Its
     type and size are still checked, from its status. The files it reads are noted there, so the
     load that follows does not read them again."""
-    from agent_constitution.ruleset.parsed import kept_files
-
     limit = budget(where)
     files: list[tuple[str, str, str]] = []
     for name in CONTENT:
@@ -113,7 +112,7 @@ def folder_digest(folder: Path, where: str) -> str:
             continue
         _check_entry(top, name, info, where, limit)
         if stat.S_ISDIR(info.st_mode):
-            _read_tree(top, name, where, limit, files, kept_files(folder) if name == RULES else None)
+            _read_tree(top, name, where, limit, files, kept if name == RULES else None)
     return hashed_content_digest(files)
 
 

@@ -48,7 +48,9 @@ def fetch(
     location, display, plain = _where(url, path, base_dir, git=pinned)
     if plain:
         folder = location.folder
-        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})")
+        from agent_constitution.sources.parsed import kept_files
+
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", kept_files(folder))
         return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.ruleset import parsed, source
+from agent_constitution.ruleset import source
 from agent_constitution.ruleset.source import _load
-from agent_constitution.sources import content
+from agent_constitution.sources import content, parsed
 from agent_constitution.sources.digest import tree_digest
 from tests.ruleset.builders import write_rule, write_source
 
@@ -152,7 +152,7 @@ def test_a_file_changed_just_before_the_cache_was_written_is_checked_by_its_byte
 
 
 def _digest_then_load(root: Path):
-    digest = content.folder_digest(root, "the source")
+    digest = content.folder_digest(root, "the source", parsed.kept_files(root))
     return digest, _load(root)
 
 
@@ -203,13 +203,13 @@ def test_a_forged_cache_does_not_change_the_folder_digest(tmp_path, counted, mon
     data = marshal.loads(body)
     data["files"]["1.toml"][0] = "0" * 64  # a digest for bytes the file does not hold
     cache.write_bytes(damage(seal + b"\n" + marshal.dumps(data)))
-    assert content.folder_digest(root, "the source") == tree_digest(root)
+    assert content.folder_digest(root, "the source", parsed.kept_files(root)) == tree_digest(root)
 
 
 def test_reading_a_folder_does_not_create_the_user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
     root = write_source(tmp_path / "src", RULES)
-    assert content.folder_digest(root, "the source") == tree_digest(root)
+    assert content.folder_digest(root, "the source", parsed.kept_files(root)) == tree_digest(root)
     assert not (tmp_path / "user-cache").exists()
 
 

@@ -130,6 +130,13 @@ def _no_control(value: str) -> str:
     return value
 
 
+def _locked_segment(path: str) -> str:
+    problem = None if path == "." else segment_problem(path)
+    if problem:
+        raise ValueError(f"{path!r}: {problem}")
+    return path
+
+
 NodeId = Annotated[StrictStr, AfterValidator(_node_id)]
 GitRef = Annotated[StrictStr, AfterValidator(_git_ref)]
 Commit = Annotated[StrictStr, AfterValidator(_commit)]
@@ -140,6 +147,7 @@ Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folde
 NodeText = Annotated[StrictStr, AfterValidator(_no_control)]  # `name:node`: a rule, group or domain
 VersionRange = Annotated[StrictStr, AfterValidator(_version_range)]  # PEP 440 specifiers over version tags
 RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
+LockedPath = Annotated[StrictStr, AfterValidator(_locked_segment)]  # a segment of the lock: "." for the root
 Revision = Annotated[StrictStr, AfterValidator(_revision)]
 Edition = Annotated[StrictStr, AfterValidator(_edition)]
 # A tree node or requirement: an int is a rule, a str a domain/group id or a `name:...` reference.
@@ -478,18 +486,10 @@ class LockedRule(Model):
 class LockedSegment(Model):
     """A segment as its delta over its parent (the nearest enclosing segment; none for ".")."""
 
-    path: StrictStr  # "." for the repository root
+    path: LockedPath
     added: tuple[RuleRef, ...] = ()  # enabled here, not in the parent (source name, then tree order)
     excluded: tuple[RuleRef, ...] = ()  # enabled in the parent, not here
     choices: dict[NodeText, NodeText] = Field(default_factory=dict)  # group → alternative, decided here
-
-    @field_validator("path")
-    @classmethod
-    def _segment(cls, path: str) -> str:
-        problem = None if path == "." else segment_problem(path)
-        if problem:
-            raise ValueError(f"{path!r}: {problem}")
-        return path
 
 
 class Lockfile(Model):
@@ -530,16 +530,8 @@ class LegacyRule(Model):
 
 
 class LegacySegment(Model):
-    path: StrictStr
+    path: LockedPath
     rules: tuple[LegacyRule, ...]
-
-    @field_validator("path")
-    @classmethod
-    def _segment(cls, path: str) -> str:
-        problem = None if path == "." else segment_problem(path)
-        if problem:
-            raise ValueError(f"{path!r}: {problem}")
-        return path
 
 
 class LegacyLockfile(Model):

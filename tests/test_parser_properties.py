@@ -25,7 +25,7 @@ from agent_constitution.edition.sources import load as load_edition
 from agent_constitution.edition.sources import read_worktree
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import manifest_inputs
-from agent_constitution.ruleset.lock import read_lock
+from agent_constitution.ruleset.lockfile import read_lock
 from agent_constitution.ruleset.resolve import resolve
 from agent_constitution.ruleset.source import load_source
 from agent_constitution.tasks import agents

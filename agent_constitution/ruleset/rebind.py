@@ -27,7 +27,8 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
 from agent_constitution.refs import format_ref
-from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.lock import lock_text
+from agent_constitution.ruleset.lockfile import read_lock
 from agent_constitution.ruleset.models import Lockfile
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, PUBLISHED, Constitution, Resolution, resolve
 from agent_constitution.sources import fetch

@@ -169,20 +169,7 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
         node = (keys[rule.source], rule.id)
         if node not in made:
             source = world.sources[node[0]]
-            data = source.rules[rule.id]
-            made[node] = ResolvedRule(
-                source=rule.source,
-                id=rule.id,
-                revision=rule.revision,
-                digest=source.rule_digest(rule.id),
-                why="",
-                status=data.status,
-                parent=data.parent,
-                requires=tuple(data.requires),
-                title=dict(data.title),
-                text=dict(data.text),
-                check=None if data.check is None else data.check.model_dump(mode="json"),
-            )
+            made[node] = ResolvedRule.of(rule.source, source.rules[rule.id], source.rule_digest(rule.id))
         return replace(made[node], why=rule.why)
 
     paths = [segment.path for segment in resolution.segments]

@@ -109,6 +109,15 @@ class ResolvedRule:
     def ref(self) -> str:
         return f"{self.source}:{self.id}"
 
+    @classmethod
+    def of(cls, source: str, rule, digest: str, why: str = "") -> "ResolvedRule":
+        """The entry of `rule` (a `ruleset.models.Rule`) of the source named `source`."""
+        return cls(
+            source=source, id=rule.id, revision=rule.revision, digest=digest, why=why, status=rule.status,
+            parent=rule.parent, requires=tuple(rule.requires), title=dict(rule.title), text=dict(rule.text),
+            check=None if rule.check is None else rule.check.model_dump(mode="json"),
+        )
+
 
 # Frozen records of plain dicts and tuples: they are built from JSON and written back as JSON;
 # nothing mutates them after `from_json` or `documents` made them.

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -94,12 +94,7 @@ class RuleSource:
         return self.root / RULE_CHECKS / f"{check.python}.py"
 
     def rule_digest(self, rule_id: int) -> str:
-        digest = hashlib.sha256(self.rule_file(rule_id).read_bytes())
-        check = self.check_file(rule_id)
-        if check is not None:
-            digest.update(b"\0")
-            digest.update(check.read_bytes())
-        return "sha256:" + digest.hexdigest()
+        return rule_file_digest(self.rule_file(rule_id), self.check_file(rule_id))
 
     def title(self, node: Node) -> str:
         """The node's title in the source's first language (for messages)."""
@@ -246,37 +241,58 @@ def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping
     for path, name in entries:
         if name == SOURCE_FILE:
             continue
-        shown = _shown(root, name)
-        stem = name[: -len(".toml")]
-        # ASCII digits only: `rules/೧.toml` must not pass for rule 1 (str.isdigit and int accept it).
-        number = ids.rule_number(stem)
-        if number is None:
-            raise UserError(
-                "a rule file is named by its numeric id (ASCII digits 0-9, no leading zero, at most 9 digits)",
-                file=repr(shown) if not shown.isprintable() else shown,
-                fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
-            )
-        rule = parse(Rule, parsed.table(path, name, shown, statuses.get(path)), shown)
-        if rule.id != number:
-            raise UserError(
-                f"id is {rule.id} but the file is named {name}",
-                file=shown,
-                field="id",
-                fix=f"rename the file to rules/{rule.id}.toml or set id = {stem}",
-            )
-        _texts(rule.title, languages, shown, "title")
-        _texts(rule.text, languages, shown, "text")
-        if rule.check is not None and rule.check.python is not None:
-            if not (root / RULE_CHECKS / f"{rule.check.python}.py").is_file():
-                raise UserError(
-                    f"check module rules/checks/{rule.check.python}.py does not exist",
-                    file=shown,
-                    field="check.python",
-                    fix="add the module or correct the name",
-                )
+        rule = load_rule(root, name, languages, lambda shown, path=path, name=name: parsed.table(path, name, shown, statuses.get(path)))
         found[rule.id] = rule
     parsed.save()
     return dict(sorted(found.items()))
+
+
+def load_rule(root: Path, name: str, languages: set[str], table: Callable[[str], Mapping]) -> Rule:
+    """The rule file `rules/<name>` of the source at `root`, validated on its own (what a load checks of
+    each rule file before the checks across rules); `table(shown)` gives its parsed TOML, errors
+    naming `shown`. The lock stage's short way for text edits (`ruleset.relock`) reads an edited rule
+    file through this too, so both ways give the same rule and the same messages."""
+    shown = _shown(root, name)
+    stem = name[: -len(".toml")]
+    # ASCII digits only: `rules/೧.toml` must not pass for rule 1 (str.isdigit and int accept it).
+    number = ids.rule_number(stem)
+    if number is None:
+        raise UserError(
+            "a rule file is named by its numeric id (ASCII digits 0-9, no leading zero, at most 9 digits)",
+            file=repr(shown) if not shown.isprintable() else shown,
+            fix="rename it to rules/<id>.toml, e.g. rules/42.toml",
+        )
+    rule = parse(Rule, table(shown), shown)
+    if rule.id != number:
+        raise UserError(
+            f"id is {rule.id} but the file is named {name}",
+            file=shown,
+            field="id",
+            fix=f"rename the file to rules/{rule.id}.toml or set id = {stem}",
+        )
+    _texts(rule.title, languages, shown, "title")
+    _texts(rule.text, languages, shown, "text")
+    if rule.check is not None and rule.check.python is not None:
+        if not (root / RULE_CHECKS / f"{rule.check.python}.py").is_file():
+            raise UserError(
+                f"check module rules/checks/{rule.check.python}.py does not exist",
+                file=shown,
+                field="check.python",
+                fix="add the module or correct the name",
+            )
+    return rule
+
+
+def rule_file_digest(rule_file: Path | str, check_file: Path | str | None) -> str:
+    """"sha256:…" of a rule file's bytes, then a NUL and its python check module's, if it has one:
+    what the lockfile pins of a rule besides its revision."""
+    with open(rule_file, "rb") as file:
+        digest = hashlib.sha256(file.read())
+    if check_file is not None:
+        digest.update(b"\0")
+        with open(check_file, "rb") as file:
+            digest.update(file.read())
+    return "sha256:" + digest.hexdigest()
 
 
 def _check_references(root: Path, config: SourceConfig, rules: dict[int, Rule]) -> None:

@@ -28,7 +28,8 @@ from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
 from agent_constitution.refs import format_ref, parse_ref
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
-from agent_constitution.ruleset.lock import lock_text, read_lock
+from agent_constitution.ruleset.lock import lock_text
+from agent_constitution.ruleset.lockfile import read_lock
 from agent_constitution.ruleset.manifest import Declared
 from agent_constitution.ruleset.models import SourceSpec
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, Resolution, resolve

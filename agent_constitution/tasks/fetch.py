@@ -51,7 +51,7 @@ def _unchanged(spec: str, document, name: str):
 
 @reported
 def _fetch(root, name, spec):
-    from agent_constitution.ruleset.lock import read_lock
+    from agent_constitution.ruleset.lockfile import read_lock
     from agent_constitution.ruleset.manifest import declare
     from agent_constitution.ruleset.models import Manifest, load
     from agent_constitution.ruleset.resolve import pinned_sources

@@ -52,31 +52,38 @@ def tasks(project):
     }
 
 
-def inputs_signature(files: list[str]) -> str:
-    """sha256 over every file the lock is computed from (`ruleset.inputs`: the manifests and each path
-    source's content) with its status: size, modification and change times, inode. An edit, a new,
-    removed or renamed file, and a touch change it; the lock stage then runs and rewrites only what
-    changed (a touched file with the same bytes rewrites nothing)."""
-    lines = []
+def input_statuses(files: list[str]) -> dict[str, tuple[int, int, int, int] | None]:
+    """Each file the lock is computed from (`ruleset.inputs`: the manifests and each path source's
+    content) → its status: size, modification and change times, inode (None: missing)."""
+    statuses: dict[str, tuple[int, int, int, int] | None] = {}
     for path in files:
         try:
             status = os.stat(path)
         except OSError:
-            lines.append(f"{path}\0missing")
+            statuses[path] = None
             continue
-        lines.append(f"{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ctime_ns}\0{status.st_ino}")
+        statuses[path] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+    return statuses
+
+
+def inputs_signature(statuses: dict[str, tuple[int, int, int, int] | None]) -> str:
+    """sha256 over every input file's status: an edit, a new, removed or renamed file, and a touch
+    change it; the lock stage then runs and rewrites only what changed (a touched file with the same
+    bytes rewrites nothing)."""
+    lines = [f"{path}\0missing" if status is None else f"{path}\0{status[0]}\0{status[1]}\0{status[2]}\0{status[3]}"
+             for path, status in statuses.items()]
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-# project root → the inputs' signature this process's up-to-date check computed, for the action to
-# store (taken before the action reads a file, so a change made while it runs shows up next time).
-_signatures: dict[Path, str] = {}
+# project root → the inputs' statuses this process's up-to-date check took, for the action (taken
+# before the action reads a file, so a change made while it runs shows up next time).
+_statuses: dict[Path, dict[str, tuple[int, int, int, int] | None]] = {}
 
 
 def _inputs_as_locked(task, values, project) -> bool:
     """Up to date only while the lock's input files have the status they had when it last ran."""
-    _signatures[project.root] = inputs_signature(task_inputs(project))
-    return values.get("inputs") == _signatures[project.root]
+    _statuses[project.root] = input_statuses(task_inputs(project))
+    return values.get("inputs") == inputs_signature(_statuses[project.root])
 
 
 def _digest(root: Path) -> str | None:
@@ -98,6 +105,15 @@ def _as_written(task, values, root) -> bool | None:
 def _cached(task, values, cache) -> bool:
     """Every source the resolution names is still in the user cache as it was resolved (the cache
     may have been cleared or altered since: then resolve, and fetch, again)."""
+    _intact[cache] = _in_cache(cache)
+    return _intact[cache]
+
+
+# project cache → whether this process's up-to-date check found the resolved sources intact.
+_intact: dict[Path, bool] = {}
+
+
+def _in_cache(cache: Path) -> bool:
     from agent_constitution.errors import UserError
     from agent_constitution.sources.cache import intact
 
@@ -114,19 +130,27 @@ def _cached(task, values, cache) -> bool:
 @reported
 def _lock(root, cache, locked):
     from agent_constitution.compile import undo
-    from agent_constitution.ruleset.lock import sync_lock
+    from agent_constitution.ruleset import relock
     from agent_constitution.ruleset.locked import locked_run
 
     locked, because = locked_run(locked, get_var("locked"))
     # Under `doit -n N` the action runs in another process than the up-to-date check.
-    inputs = _signatures.pop(root, None) or inputs_signature(manifest_inputs(root))
+    statuses = _statuses.pop(root, None) or input_statuses(manifest_inputs(root))
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
-    resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
-    held_back = resolution.constitution.held_back()
-    warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
+    # A text edit of a path source's rules goes the short way when it can (`ruleset.relock`); the
+    # sources in the user cache must be as resolved for it, else fetching them again is the full way's.
+    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if _intact.pop(cache, None) or _in_cache(cache) else None
+    warnings: dict[str, None] = {}
+    if wrote is None:
+        from agent_constitution.ruleset.lock import sync_lock
+
+        resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
+        held_back = resolution.constitution.held_back()
+        warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
+        relock.record(root, cache, resolution, statuses, warned=bool(warnings))
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
-    return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs}
+    return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}

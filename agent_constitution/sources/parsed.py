@@ -76,7 +76,7 @@ class ParsedFiles:
 
     def __init__(self, root: Path):
         self.root = str(root)
-        self._key = _key()
+        self._key = user_key()
         self._path = None if self._key is None else _folder() / f"{hashlib.sha256(self.root.encode()).hexdigest()[:32]}{SUFFIX}"
         self._written, self._kept = self._read()
         self._now: dict[str, list] = {}
@@ -143,7 +143,7 @@ class ParsedFiles:
         body = marshal.dumps({"version": VERSION, "python": _PYTHON, "root": self.root, "written": time.time_ns(),
                               "files": self._now}, _MARSHAL)
         try:
-            _write(self._path, _seal(self._key, body) + b"\n" + body)
+            _write(self._path, seal(self._key, body) + b"\n" + body)
         except OSError:
             pass  # a cache that cannot be written only costs the next run a parse
 
@@ -152,10 +152,10 @@ class ParsedFiles:
         if self._path is None:
             return 0, {}
         try:
-            seal, _, body = self._path.read_bytes().partition(b"\n")
+            head, _, body = self._path.read_bytes().partition(b"\n")
         except OSError:
             return 0, {}
-        if not hmac.compare_digest(seal, _seal(self._key, body)):
+        if not hmac.compare_digest(head, seal(self._key, body)):
             return 0, {}
         try:
             data = marshal.loads(body)
@@ -196,7 +196,8 @@ def _seen(status: os.stat_result) -> list:
     return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
-def _seal(key: bytes, body: bytes) -> bytes:
+def seal(key: bytes, body: bytes) -> bytes:
+    """The first line of a sealed cache file: HMAC-SHA256 of the rest under this user's key."""
     return hmac.new(key, body, hashlib.sha256).hexdigest().encode()
 
 
@@ -206,8 +207,9 @@ def _folder() -> Path:
     return cache_root() / FOLDER
 
 
-def _key() -> bytes | None:
-    """This user's key for the cache (made on first use), or None when the user cache is not writable."""
+def user_key() -> bytes | None:
+    """This user's key for the cache (made on first use), or None when the user cache is not writable;
+    the lock stage's state (`ruleset.relock`) is sealed with it too."""
     path = _folder() / KEY
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

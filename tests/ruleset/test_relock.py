@@ -5,6 +5,7 @@ it cannot trust."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ from agent_constitution.ruleset import relock
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.models import Rule
+from agent_constitution.sources.parsed import seal, user_key
 from agent_constitution.tasks.lock import input_statuses
 from tests.compile.support import RULES, make_repo, write_fixture_source
 from tests.compile.test_doit import doit
@@ -121,6 +123,7 @@ text_edits = st.lists(
 def test_text_edits_give_the_full_ways_lock_and_documents(edits, edit_check_module):
     with tempfile.TemporaryDirectory() as temp:
         root = _repo(Path(temp) / "repo")
+        files = {path: path.read_bytes() for path in (root / "src" / "rules").rglob("*.*")}
         for rule_id, field, text, number in edits:
             if field in ("title", "text"):
                 _edit(root, rule_id, **{field: {"en": text, "zh": text}})
@@ -132,10 +135,15 @@ def test_text_edits_give_the_full_ways_lock_and_documents(edits, edit_check_modu
                 check = tomlkit.parse((root / "src" / "rules" / f"{rule_id}.toml").read_text()).get("check")
                 if check is not None:
                     _edit(root, rule_id, check={**check, "timeout": number * 10})
+                else:
+                    _edit(root, rule_id, text={"en": text, "zh": text + "。"})
         if edit_check_module:
             (root / "src" / "rules" / "checks" / "signed.py").write_text("def check(context):\n    return []  # v2\n")
         before = _outputs(root)
         wrote = _short(root)
+        if all(path.read_bytes() == data for path, data in files.items()):
+            assert wrote is None  # nothing changed: the lock stage would not even run
+            return
         assert wrote is not None
         assert wrote == (_outputs(root)["rules.lock"] != before["rules.lock"])
         _same_as_full(root)
@@ -226,34 +234,48 @@ def test_a_missing_check_module_takes_the_full_way(repo):
     assert _short(repo) is None
 
 
+def _sealed(path: Path) -> dict:
+    return marshal.loads(path.read_bytes().partition(b"\n")[2])
+
+
+def _reseal(path: Path, data: dict) -> None:
+    body = marshal.dumps(data)
+    path.write_bytes(seal(user_key(), body) + b"\n" + body)
+
+
 @pytest.mark.parametrize("damage", [
-    "", "{", "[]", '{"format": 1}', "garbage", "types", "document", "lock", "format", "code", "racy inputs",
+    "", "{", "garbage\n{}", "unsealed edit", "another key", "types", "document", "lock", "format", "python", "code",
 ])
 def test_a_state_it_cannot_trust_is_no_state(repo, damage):
     state = repo / "cache" / relock.STATE
-    data = json.loads(state.read_text())
-    if damage == "types":
-        data["rules"] = {key: [value[0], str(value[1]), value[2]] for key, value in data["rules"].items()}
-        state.write_text(json.dumps(data))
+    data = _sealed(state)
+    if damage == "unsealed edit":
+        head, _, body = state.read_bytes().partition(b"\n")
+        state.write_bytes(head + b"\n" + marshal.dumps({**marshal.loads(body), "warned": False}))
+    elif damage == "another key":
+        body = marshal.dumps(data)
+        state.write_bytes(seal(b"0" * 64, body) + b"\n" + body)
+    elif damage == "types":
+        _reseal(state, {**data, "rules": [], "inputs": None})
     elif damage == "document":
         path = repo / "cache" / "resolved" / "svc.json"
         path.write_text(path.read_text().replace("Sign commits", "Sign nothing"))
     elif damage == "lock":
         path = repo / "rules.lock"
         path.write_text(path.read_text() + "\n")
-    elif damage == "format":
-        data["format"] = relock.FORMAT + 1
-        state.write_text(json.dumps(data))
-    elif damage == "code":
-        data["code"] = data["code"][1:]
-        state.write_text(json.dumps(data))
-    elif damage == "racy inputs":
-        data["inputs"] = {path: [1, 2, 3] for path in data["inputs"]}
-        state.write_text(json.dumps(data))
+    elif damage in ("format", "python", "code"):
+        _reseal(state, {**data, damage: {"format": relock.FORMAT + 1, "python": "2.7", "code": ()}[damage]})
     else:
         state.write_text(damage)
     _edit(repo, 7, text={"en": "Sign.", "zh": "签。"})
     assert _short(repo) is None
+
+
+def test_a_sealed_state_of_this_version_is_taken(repo):
+    state = repo / "cache" / relock.STATE
+    _reseal(state, _sealed(state))  # the control for the test above
+    _edit(repo, 7, text={"en": "Sign.", "zh": "签。"})
+    assert _short(repo) is True
 
 
 def test_a_run_that_warned_takes_the_full_way_next_time(tmp_path):
@@ -301,7 +323,7 @@ def test_a_file_changed_just_before_the_state_was_written_is_judged_again(repo, 
     # A window that the fixture's files are older than, and the edit is not (two seconds in use).
     monkeypatch.setattr(relock, "_RACY_NS", 300_000_000)
     assert _short(repo) is True
-    state = json.loads((repo / "cache" / relock.STATE).read_text())
+    state = _sealed(repo / "cache" / relock.STATE)
     young = [path for path, status in state["inputs"].items() if status is None]
     assert [Path(path).name for path in young] == ["7.toml"]  # vouched for by nobody
     assert _short(repo) is False  # taken as changed, judged, and found the same

@@ -15,7 +15,7 @@
   repository's rules and the rules that judge the change being committed) and, with a covenant
   config, `pdks covenant check --diff --staged`; at the `commit-msg` stage `doit check
   change=staged message=FILE` (the rules that judge commit messages, given the message file git
-  passes to that hook).
+  passes to that hook). Outside uv `doit check` is `agent-constitution check` (`git_command`).
 - `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository uses lefthook: the
   same commands under `pre-commit.commands` and `commit-msg.commands`.
 - Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes

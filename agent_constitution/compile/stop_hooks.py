@@ -7,7 +7,7 @@ Only in a repository with a manifest: the checks are the manifest's rules, and w
 nothing to run. Claude Code's `Stop` is compile's `.claude/settings.json` writer's (`compile.hooks`),
 with the command it always had.
 
-The command is the launcher's (independent of the host's PATH); where the host reads only a JSON
+The command is the launcher's (failing closed when the host's PATH lacks the program); where the host reads only a JSON
 answer at this event, the wrapper prints that host's blocking answer when the checks cannot run at
 all, so a missing program still reaches the model.
 """

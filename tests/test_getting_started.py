@@ -120,6 +120,14 @@ def test_readme_steps_in_a_new_non_python_repository(tool, tmp_path):
     # The reference pages ship in the wheel.
     assert run(["agent-constitution", "help", "sources"], repo, env).stdout == (PROJECT / "docs" / "sources.md").read_text()
     assert not (repo / "dodo.py").exists() and not (repo / "pyproject.toml").exists()
+    # The tool is on PATH, so the hooks name it: the committed settings hold nothing of this machine,
+    # and the Stop hook runs with a host's PATH holding only the tool's bin folder and the system's.
+    settings = (repo / ".claude" / "settings.json").read_text()
+    assert "; agent-constitution-stop; " in settings and str(base) not in settings
+    stop = json.loads(settings)["hooks"]["Stop"][0]["hooks"][0]["command"]
+    done = subprocess.run(["/bin/sh", "-c", stop], input="{}", cwd=repo, capture_output=True, text=True,
+                          env={**env, "PATH": f"{base / 'bin'}:/usr/bin:/bin", "CLAUDE_PROJECT_DIR": str(repo)})
+    assert done.returncode == 0, done.stderr
     again = run(["agent-constitution", "compile"], repo, env)
     assert "updated" not in again.stdout  # a second compile changes nothing
 

@@ -150,7 +150,8 @@ def _ours(path: Path) -> bool:
 
 # The stop hook script's first lines (compile/host_files.py SCRIPT_BANNER, compile/stop_hooks.py).
 _STOP_SCRIPT = b"#!/bin/sh\n# written by agent-constitution (pdks init, compile): the change-scoped checks"
-_STOP_MODULE = "agent_constitution.checks.stop"
+# How a hook command runs the stop check: by module, or by its console script (compile/launcher.py).
+_STOP_PROGRAMS = ("agent_constitution.checks.stop", "agent-constitution-stop")
 
 
 def _only_our_stop_hooks(path: Path) -> bool:
@@ -165,7 +166,7 @@ def _only_our_stop_hooks(path: Path) -> bool:
     if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict) or set(data) - {"hooks", "version"}:
         return False
     commands = list(_commands(data["hooks"]))
-    return bool(commands) and all(_STOP_MODULE in text for text in commands)
+    return bool(commands) and all(any(program in text for program in _STOP_PROGRAMS) for text in commands)
 
 
 def _commands(value):

@@ -15,7 +15,7 @@
   repository's rules and the rules that judge the change being committed) and, with a covenant
   config, `pdks covenant check --diff --staged`; at the `commit-msg` stage `doit check
   change=staged message=FILE` (the rules that judge commit messages, given the message file git
-  passes to that hook).
+  passes to that hook). Outside uv `doit check` is `agent-constitution check` (`git_command`).
 - `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository uses lefthook: the
   same commands under `pre-commit.commands` and `commit-msg.commands`.
 - Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes
@@ -71,12 +71,17 @@ WIRING_HINT = (
 
 
 def git_command(root: Path, tool: str, args: str) -> str:
-    """A command for a git hook (pre-commit runs it without a shell, lefthook with one): through
-    uv in a uv project that holds this package, else by the tool's absolute path. A git hook
-    fails closed by itself: any non-zero status stops the commit."""
-    if launcher.uses_uv(root):
+    """A command for a git hook (pre-commit runs it without a shell, lefthook with one), in the
+    launcher's form: through uv in a uv project that holds this package (`doit` or `pdks`), else
+    by name where PATH finds this installation's programs, else by absolute path. Outside uv `doit`
+    is `agent-constitution`, which runs the same tasks in a repository without a dodo.py (a plain
+    `doit` there finds no tasks). A git hook fails closed by itself: any non-zero status, a missing
+    program included, stops the commit."""
+    how = launcher.form(root)
+    if how == launcher.UV:
         return f"uv run {tool} {args}"
-    return f"{shlex.quote(launcher.program_path(tool))} {args}"
+    tool = launcher.PACKAGE if tool == "doit" else tool
+    return f"{tool if how == launcher.NAME else shlex.quote(launcher.program_path(tool))} {args}"
 
 
 # --- Claude Code settings ------------------------------------------------------------------------
@@ -120,7 +125,7 @@ def validate_settings(path: Path) -> dict[str, Any]:
 
 def _runs_stop(command: str) -> bool:
     # A Stop hook of the user's that runs `doit check` is their choice of Stop check: it stays, alone.
-    return launcher.STOP_MODULE in command or command.endswith("doit check")
+    return launcher.runs_stop_check(command) or command.endswith("doit check")
 
 
 def _stop_ours(command: str) -> bool:

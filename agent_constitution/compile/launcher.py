@@ -1,19 +1,24 @@
-"""The command an agent host or a git hook runs: independent of the caller's PATH, failing closed.
+"""The command an agent host or a git hook runs: the same on every machine where possible, failing closed.
 
 An agent host starts a hook with its own PATH, which rarely holds a dev-dependency's scripts; a
 missing program makes the shell exit 127, which Claude Code and Codex treat as "go on". So every
-command compile and `pdks init` write names its program one of two ways, chosen from the
-repository (the same for both writers, so neither rewrites the other's entry):
+command compile and `pdks init` write names its program in one of three forms (`form`), chosen
+from the repository and this installation (the same for both writers, so neither rewrites the
+other's entry):
 
 - `uv`: the repository is a uv project whose lock holds agent-constitution (a dev dependency, or
   this project itself). The command is `uv run --quiet <tool> …`, the same on every machine, so it
   can be committed. uv is looked up on PATH; a missing uv blocks with the fix.
-- `path`: otherwise (an installed tool, a plain virtual environment). The program's absolute path,
+- `name`: otherwise, when PATH finds this installation's console scripts under their own names
+  (`uv tool install`, pipx, an activated virtual environment): the program by name (`pdks hook …`,
+  `agent-constitution-stop` for the Stop check), the same on every machine where the team
+  installed the tool the usual way, so it can be committed too. A program the hook's PATH lacks
+  blocks with the fix.
+- `path`: otherwise (a virtual environment that is not on PATH). The program's absolute path,
   recorded when the command is written: the `pdks` script beside the running interpreter, or the
-  interpreter itself for the Stop check. Machine-specific: a team that commits
-  `.claude/settings.json` uses the `uv` form, or each member compiles once.
+  interpreter itself for the Stop check. Machine-specific: each member compiles once.
 
-Both forms are wrapped in a few lines of POSIX shell that turn every status other than 0 and 2
+Each form is wrapped in a few lines of POSIX shell that turn every status other than 0 and 2
 (a missing program, a crash before the tool's own error handling) into 2 with a line on stderr
 naming the fix, because only 2 blocks (docs/compile.md, "What each host does with a hook").
 """
@@ -21,6 +26,7 @@ naming the fix, because only 2 blocks (docs/compile.md, "What each host does wit
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -33,7 +39,12 @@ from agent_constitution.errors import UserError
 PACKAGE = "agent-constitution"
 # Inside double quotes in the emitted shell: no backquote, no `$` (they would be expanded).
 FIX = "run agent-constitution compile (or doit compile) in this repository"
+INSTALL = "uv tool install git+https://github.com/Luolc/agent-constitution"
 STOP_MODULE = "agent_constitution.checks.stop"
+STOP_SCRIPT = "agent-constitution-stop"  # the console script running STOP_MODULE's main
+UV, NAME, PATH = "uv", "name", "path"
+# The console scripts hooks call by name: the name form is chosen only when PATH finds all of them.
+SCRIPTS = ("pdks", STOP_SCRIPT, PACKAGE)
 # What older versions wrote: still ours, so compile and init replace them instead of adding a second.
 LEGACY_PREFIXES = ("", "uv run ", 'cd "$CLAUDE_PROJECT_DIR" && ', 'cd "$CLAUDE_PROJECT_DIR" && uv run ')
 _PATH_FORM = re.compile(r"^p='(?P<path>[^']*)'; ")
@@ -42,7 +53,9 @@ _PATH_FORM = re.compile(r"^p='(?P<path>[^']*)'; ")
 @dataclass(frozen=True)
 class Program:
     """One of our programs as a hook runs it: its name (`pdks`, or `python` for a module run with
-    `-m`), found under uv by that name or else by `program_path`, and its arguments.
+    `-m`), found under uv by that name or else by `program_path`, and its arguments; `named`, the
+    same run by a console script's name where `tool args` is not one (`agent-constitution-stop`
+    for `python -m agent_constitution.checks.stop`).
 
     `deny`: for a host that blocks on a JSON answer rather than on exit 2 (Cursor, Copilot, Cline), the
     JSON text that blocks, printed on stdout when the program cannot run or crashes, and
@@ -52,6 +65,15 @@ class Program:
     args: str        # what follows the program, already shell-quoted
     deny: str | None = None
     deny_exit: int = 2
+    named: str | None = None
+
+    @property
+    def shown(self) -> str:
+        return f"{self.tool} {self.args}"
+
+    @property
+    def by_name(self) -> str:
+        return self.named or self.shown
 
 
 def uses_uv(root: Path) -> bool:
@@ -74,10 +96,23 @@ def program_path(tool: str) -> str:
     return shutil.which(tool) or str(beside)
 
 
-def _tail(program: Program) -> str:
+def on_path(tool: str) -> bool:
+    """Whether PATH finds `tool` by its name as the very program the path form would name (a link
+    into the tool's environment, as `uv tool install` and pipx make, counts)."""
+    found = shutil.which(tool)
+    return found is not None and os.path.realpath(found) == os.path.realpath(program_path(tool))
+
+
+def form(root: Path) -> str:
+    """How the hooks of the repository at `root` name our programs: `UV`, `NAME` or `PATH`."""
+    if uses_uv(root):
+        return UV
+    return NAME if all(on_path(tool) for tool in SCRIPTS) else PATH
+
+
+def _tail(program: Program, shown: str) -> str:
     # Only 0 (go on) and 2 (block, stderr to the model) mean something to a host; anything else
     # is a failure to judge, and a failure to judge blocks.
-    shown = f"{program.tool} {program.args}"
     if program.deny is None:
         return (
             's=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
@@ -100,43 +135,54 @@ def _deny(program: Program) -> str:
 
 def command(root: Path, program: Program) -> str:
     """The shell command running `program` from a hook of the repository at `root`."""
-    return wrapped(program, uv=uses_uv(root))
+    return wrapped(program, form(root))
 
 
-def wrapped(program: Program, *, uv: bool) -> str:
-    shown = f"{program.tool} {program.args}"
-    if uv:
+def wrapped(program: Program, how: str) -> str:
+    """The command running `program` in the form `how` (`UV`, `NAME` or `PATH`)."""
+    if how == UV:
         return (
             'command -v uv >/dev/null 2>&1 || { echo "agent-constitution: uv is not on the PATH of '
             f'this hook; install uv (https://docs.astral.sh/uv/)" >&2; {_deny(program)}; }}; '
-            f"uv run --quiet {shown}; {_tail(program)}"
+            f"uv run --quiet {program.shown}; {_tail(program, program.shown)}"
+        )
+    if how == NAME:
+        name = program.by_name.split(" ", 1)[0]
+        return (
+            f'command -v {name} >/dev/null 2>&1 || {{ echo "agent-constitution: {name} is not on the PATH of '
+            f'this hook; install agent-constitution ({INSTALL}) or {FIX}" >&2; {_deny(program)}; }}; '
+            f"{program.by_name}; {_tail(program, program.by_name)}"
         )
     path = program_path(program.tool)
     if "'" in path:
         raise UserError(f"cannot write a hook command for {path}: its path holds a single quote",
                         fix="install the tool (or its virtual environment) under a path without one")
-    return (
-        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; {_deny(program)}; }}; "
-        f'"$p" {program.args}; {_tail(program)}'
-    )
-
-
-def generated(program: Program, text: str) -> bool:
-    """Whether `text` is a command this module writes for `program` (on any machine), or what an
-    older version wrote: an entry of ours, which a writer may replace. Anything else that runs the
-    program is somebody's deliberate choice and stays."""
-    shown = f"{program.tool} {program.args}"
-    if any(text == prefix + shown for prefix in LEGACY_PREFIXES):
-        return True
-    if text == wrapped(program, uv=True):
-        return True
-    match = _PATH_FORM.match(text)
-    return match is not None and text == _with_path(program, match["path"])
+    return _with_path(program, path)
 
 
 def _with_path(program: Program, path: str) -> str:
-    recorded = program_path(program.tool)
-    return wrapped(program, uv=False).replace(f"p='{recorded}'", f"p='{path}'", 1)
+    """The path form of `program` with its program at `path`."""
+    return (
+        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; {_deny(program)}; }}; "
+        f'"$p" {program.args}; {_tail(program, program.shown)}'
+    )
+
+
+def runs_stop_check(text: str) -> bool:
+    """Whether a hook command runs our Stop check, in any form (by module or by its script)."""
+    return STOP_MODULE in text or STOP_SCRIPT in text
+
+
+def generated(program: Program, text: str) -> bool:
+    """Whether `text` is a command this module writes for `program` (in any form, on any machine),
+    or what an older version wrote: an entry of ours, which a writer may replace. Anything else
+    that runs the program is somebody's deliberate choice and stays."""
+    if any(text == prefix + program.shown for prefix in LEGACY_PREFIXES):
+        return True
+    if text in (wrapped(program, UV), wrapped(program, NAME)):
+        return True
+    match = _PATH_FORM.match(text)
+    return match is not None and text == _with_path(program, match["path"])
 
 
 # Hosts that block on a JSON answer: what the hook command prints when the judge cannot run.
@@ -153,5 +199,7 @@ def covenant_hook(host: str) -> Program:
     return Program("pdks", f"hook {shlex.quote(host)}", deny, deny_exit)
 
 
-def stop_hook() -> Program:
-    return Program("python", f"-m {STOP_MODULE}")
+def stop_hook(host: str | None = None, deny: str | None = None, deny_exit: int = 2) -> Program:
+    """The Stop check of `host` (none: Claude Code's, which takes no argument)."""
+    tail = "" if host is None else f" {shlex.quote(host)}"
+    return Program("python", f"-m {STOP_MODULE}{tail}", deny, deny_exit, named=f"{STOP_SCRIPT}{tail}")

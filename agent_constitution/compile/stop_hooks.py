@@ -1,20 +1,20 @@
 """The change-scoped checks as each host's stop hook: the entry compile and `pdks init` merge.
 
 A host with a stop-like event (`catalogue.HOSTS[host].stop`) gets a handler running
-`python -m agent_constitution.checks.stop <host>` under that event, in the host's own settings
-file (or, for Cline, the executable named after the event). Only in a repository with a manifest:
-the checks are the manifest's rules, and without one there is nothing to run. Claude Code's `Stop`
-is compile's `.claude/settings.json` writer's (`compile.hooks`), with the command it always had.
+`python -m agent_constitution.checks.stop <host>` (by name, `agent-constitution-stop <host>`) under
+that event, in the host's own settings file (or, for Cline, the executable named after the event).
+Only in a repository with a manifest: the checks are the manifest's rules, and without one there is
+nothing to run. Claude Code's `Stop` is compile's `.claude/settings.json` writer's (`compile.hooks`),
+with the command it always had.
 
-The command is the launcher's (independent of the host's PATH); where the host reads only a JSON
+The command is the launcher's (failing closed when the host's PATH lacks the program); where the host reads only a JSON
 answer at this event, the wrapper prints that host's blocking answer when the checks cannot run at
-all, so a missing interpreter still reaches the model.
+all, so a missing program still reaches the model.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 from agent_constitution.compile import launcher, settings_file
@@ -35,7 +35,7 @@ def program(host: str) -> launcher.Program:
     if host == "claude-code":
         return launcher.stop_hook()
     deny, status = DENY.get(host, (None, 2))
-    return launcher.Program("python", f"-m {launcher.STOP_MODULE} {shlex.quote(host)}", deny, status)
+    return launcher.stop_hook(host, deny, status)
 
 
 def command(root: Path, host: str) -> str:
@@ -44,7 +44,7 @@ def command(root: Path, host: str) -> str:
 
 def runs(text: str) -> bool:
     """Whether a hook command runs our stop check (in any form)."""
-    return launcher.STOP_MODULE in text
+    return launcher.runs_stop_check(text)
 
 
 def ours(host: str, text: str) -> bool:

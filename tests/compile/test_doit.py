@@ -14,9 +14,15 @@ import pytest
 from tests.compile.support import make_repo
 
 
-def doit(repo: Path, *args: str, ci: bool = False, check: bool = True) -> subprocess.CompletedProcess:
+# PATH finds this installation's programs (as after `uv tool install`): the hooks name them by name.
+INSTALLED_PATH = f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+def doit(repo: Path, *args: str, ci: bool = False, check: bool = True,
+         path: str = INSTALLED_PATH) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["AGENT_CONSTITUTION_CACHE"] = str(repo.parent / "user-cache")
+    env["PATH"] = path
     if ci:
         env["CI"] = "1"
     result = subprocess.run([sys.executable, "-m", "doit", *args], cwd=repo, env=env, capture_output=True, text=True)
@@ -70,7 +76,7 @@ def test_first_compile_writes_every_output(built):
         assert os.access(repo / base / "uv-project" / "scripts" / "run.sh", os.X_OK)
     # Merged, not clobbered: the user's key and hook stay.
     settings = (repo / ".claude" / "settings.json").read_text()
-    assert '"model": "opus"' in settings and "say done" in settings and "agent_constitution.checks.stop" in settings
+    assert '"model": "opus"' in settings and "say done" in settings and "; agent-constitution-stop; " in settings
     assert (repo / ".pre-commit-config.yaml").read_text().startswith(PRE_COMMIT)
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
     # A file whose bytes are within max-tokens fits without counting (the token table is not loaded).
@@ -209,6 +215,26 @@ def test_without_a_hook_runner_compile_says_how_once_or_writes_a_plain_hook(tmp_
     manifest.write_text(manifest.read_text() + '\n[compile]\ngit-hook = "plain"\n')
     doit(repo, "compile")
     hook = repo / ".git" / "hooks" / "pre-commit"
-    assert "doit check" in hook.read_text() and os.access(hook, os.X_OK)
+    assert "\nagent-constitution check change=staged || exit 1\n" in hook.read_text() and os.access(hook, os.X_OK)
     doit(repo, "clean", "agents")
     assert not hook.exists()
+
+
+def test_a_change_of_form_rewrites_the_hook_files_and_then_nothing(tmp_path):
+    """The tool moves off PATH (a plain virtual environment): compile rewrites the commands by path,
+    the next compile does nothing, and back on PATH the name form returns."""
+    repo = make_repo(tmp_path / "repo")
+    settings = repo / ".claude" / "settings.json"
+    doit(repo, "compile")
+    named = settings.read_text()
+    assert "; agent-constitution-stop; " in named and sys.executable not in named
+    moved = doit(repo, "compile", path="/usr/bin:/bin")
+    assert "agents:.claude/settings.json" in ran(moved)
+    assert f"p='{sys.executable}'" in settings.read_text()
+    before = snapshot(repo)
+    assert ran(doit(repo, "compile", path="/usr/bin:/bin")) == [] and snapshot(repo) == before
+    pathed = settings.read_text()
+    locked = doit(repo, "compile", ci=True, check=False)  # CI, where PATH finds the tool: differs, fails
+    assert locked.returncode != 0 and settings.read_text() == pathed
+    doit(repo, "compile")
+    assert settings.read_text() == named

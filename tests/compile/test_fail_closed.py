@@ -44,8 +44,10 @@ disciplines:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repository with the covenant wired by `pdks init --host claude-code` (not a uv project)."""
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with the covenant wired by `pdks init --host claude-code` (not a uv project),
+    from an installation PATH does not find (`uv run pytest` puts it there): the path form."""
+    monkeypatch.setenv("PATH", BARE_PATH)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     scaffold(tmp_path, "claude-code", None)
     return tmp_path
@@ -95,7 +97,7 @@ def test_a_crash_before_a_verdict_blocks(repo: Path):
 
 
 def test_the_uv_form_blocks_when_uv_is_missing(repo: Path):
-    command = launcher.wrapped(launcher.covenant_hook("claude-code"), uv=True)
+    command = launcher.wrapped(launcher.covenant_hook("claude-code"), launcher.UV)
     run = run_hook(command, repo, write_payload(repo, "notes.txt", "hello"), path=str(repo / "empty"))
     assert run.returncode == 2 and "uv is not on the PATH" in run.stderr
 

@@ -135,22 +135,30 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     assert path.read_text() == path_before
 
 
-def test_no_pre_commit_file_is_created(tmp_path):
+def installed_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PATH finds this installation's programs by name, as after `uv tool install`: the name form."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+
+
+def test_no_pre_commit_file_is_created(tmp_path, monkeypatch):
     """A repository that does not use pre-commit gets no config for it: compile says how to wire one."""
+    installed_on_path(monkeypatch)
     assert not hooks.write_pre_commit(tmp_path)
     assert not (tmp_path / ".pre-commit-config.yaml").exists()
-    assert "doit check" in hooks.wiring_hint(tmp_path) and 'git-hook = "plain"' in hooks.wiring_hint(tmp_path)
+    hint = hooks.wiring_hint(tmp_path)
+    assert "`agent-constitution check change=staged`" in hint and 'git-hook = "plain"' in hint
 
 
-def test_a_plain_git_hook_on_request(tmp_path):
+def test_a_plain_git_hook_on_request(tmp_path, monkeypatch):
+    installed_on_path(monkeypatch)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert hooks.write_plain_hook(tmp_path)
     path = tmp_path / ".git" / "hooks" / "pre-commit"
-    assert path.stat().st_mode & 0o111 and "doit check change=staged || exit 1" in path.read_text()
+    assert path.stat().st_mode & 0o111 and "\nagent-constitution check change=staged || exit 1" in path.read_text()
     assert not hooks.write_plain_hook(tmp_path)
     message = tmp_path / ".git" / "hooks" / "commit-msg"
     assert hooks.write_plain_hook(tmp_path, ".git/hooks/commit-msg")
-    assert 'doit check change=staged message="$1" || exit 1' in message.read_text()
+    assert '\nagent-constitution check change=staged message="$1" || exit 1' in message.read_text()
     assert hooks.remove_plain_hook(tmp_path, ".git/hooks/commit-msg") and not message.exists()
     assert hooks.remove_plain_hook(tmp_path) and not path.exists()
     path.write_text("#!/bin/sh\nmake lint\n")

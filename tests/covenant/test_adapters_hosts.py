@@ -31,7 +31,9 @@ def fixture(name: str, root: Path, target: str) -> str:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # The tool where PATH does not find it (`uv run pytest` puts it there): the hooks name it by path.
+    monkeypatch.setenv("PATH", BARE_PATH)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.ts").write_text("a\n")

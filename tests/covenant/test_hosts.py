@@ -37,7 +37,9 @@ def payload(host: str, name: str, root: Path, target: str) -> str:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # The tool where PATH does not find it (`uv run pytest` puts it there): the hooks name it by path.
+    monkeypatch.setenv("PATH", BARE_PATH)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.ts").write_text("a a\n")
     (tmp_path / "gate").mkdir()

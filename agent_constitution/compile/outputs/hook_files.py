@@ -98,14 +98,12 @@ class HookFiles:
 
 def _state(root: Path) -> str:
     # What the commands depend on besides the settings: whether there is a covenant, how the tools
-    # are launched (uv, or absolute paths of this installation).
+    # are launched (uv, by name, or by the absolute paths of this installation).
     from agent_constitution.compile import hooks, launcher
 
-    return digest({
-        "covenant": hooks.has_covenant(root),
-        "uv": launcher.uses_uv(root),
-        "paths": None if launcher.uses_uv(root) else [launcher.program_path(t) for t in ("python", "pdks", "doit")],
-    })
+    how = launcher.form(root)
+    paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
+    return digest({"covenant": hooks.has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None})
 
 
 def _write(root: Path, name: str) -> None:

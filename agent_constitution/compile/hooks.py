@@ -43,7 +43,7 @@ from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, 
 from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
-from agent_constitution.readers import read_json, read_text
+from agent_constitution.readers import read_text
 
 CHECK_ID = "agent-constitution-check"
 MESSAGE_ID = "agent-constitution-message"

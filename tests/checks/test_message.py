@@ -55,8 +55,9 @@ def test_the_compiled_commit_msg_hook_judges_the_message(project: Path):
     # The hook runs the whole `check` group, whose constitution checks reject the fixture's placeholder
     # constitution: the hook here runs the group's `checks` family alone, the part under test.
     hook = project / PLAIN_MESSAGE_HOOK
-    assert "doit check change=staged message=" in hook.read_text()
-    hook.write_text(hook.read_text().replace("doit check ", "doit checks "))
+    text = hook.read_text()
+    assert "agent-constitution check change=staged message=" in text  # the name form: the tool is on PATH
+    hook.write_text(text.replace("agent-constitution check ", "doit checks "))
     write(project, {"b.txt": "2"})
     git(project, "add", "b.txt")
     refused = subprocess.run(["git", "commit", "-qm", "Add b, and also a great many other things"], cwd=project,

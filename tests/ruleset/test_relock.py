@@ -4,7 +4,6 @@ it cannot trust."""
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import shutil

@@ -8,7 +8,10 @@ command line (what `doit compile --locked` passes on) or CI set in the environme
 instead, like `uv sync --locked`. When it changes the lock it keeps the bytes it replaced, so a
 compile step of the same run that fails puts them back (`compile.undo`); its up-to-date check
 compares the lock with what it wrote, so a lock put back is written again on the next run, and
-checks that the sources the resolution names are still in the user cache.
+checks that the sources the resolution names are still in the user cache. When only the text of a
+path source's rules changed, the action takes the short way (`ruleset.relock`): it rewrites those
+rules' entries without resolving, and after a full resolution it records what the next run needs
+to tell.
 """
 
 from __future__ import annotations

@@ -413,6 +413,13 @@ def test_repository_check(rule_id, which, tmp_path):
         assert all(finding.reason for finding in findings)
 
 
+def test_rule_71_reads_forgejo_workflows_too_and_asks_nothing_of_gitlab(tmp_path):
+    check = check_module(71).check
+    findings = check(repository(tmp_path / "forgejo", {".forgejo/workflows/ci.yml": workflow(job="")}))
+    assert [finding.path for finding in findings] == [".forgejo/workflows/ci.yml"]
+    assert check(repository(tmp_path / "gitlab", {".gitlab-ci.yml": "test:\n  script: [make check]\n"})) == []
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_principals_words_are_read_from_every_agents_record(agent, tmp_path):
     from importlib import import_module

@@ -15,7 +15,7 @@
   repository's rules and the rules that judge the change being committed) and, with a covenant
   config, `pdks covenant check --diff --staged`; at the `commit-msg` stage `doit check
   change=staged message=FILE` (the rules that judge commit messages, given the message file git
-  passes to that hook). Outside uv `doit check` is `agent-constitution check` (`git_command`).
+  passes to that hook). `doit check` is run as `agent-constitution check` (`git_command`).
 - `lefthook.yml` (or `.lefthook.yml`, `lefthook.yaml`), only when the repository uses lefthook: the
   same commands under `pre-commit.commands` and `commit-msg.commands`.
 - Neither: compile prints how to wire one, once; with `[compile] git-hook = "plain"` it writes
@@ -72,15 +72,15 @@ WIRING_HINT = (
 
 def git_command(root: Path, tool: str, args: str) -> str:
     """A command for a git hook (pre-commit runs it without a shell, lefthook with one), in the
-    launcher's form: through uv in a uv project that holds this package (`doit` or `pdks`), else
-    by name where PATH finds this installation's programs, else by absolute path. Outside uv `doit`
-    is `agent-constitution`, which runs the same tasks in a repository without a dodo.py (a plain
-    `doit` there finds no tasks). A git hook fails closed by itself: any non-zero status, a missing
-    program included, stops the commit."""
+    launcher's form: through uv in a uv project that holds this package, else by name where PATH
+    finds this installation's programs, else by absolute path. `doit` is run as `agent-constitution`
+    in every form, which runs the same tasks in a repository without a dodo.py or a `[tool.doit]`
+    loader (a plain `doit` there finds no tasks and fails every commit). A git hook fails closed by
+    itself: any non-zero status, a missing program included, stops the commit."""
     how = launcher.form(root)
+    tool = launcher.PACKAGE if tool == "doit" else tool
     if how == launcher.UV:
         return f"uv run {tool} {args}"
-    tool = launcher.PACKAGE if tool == "doit" else tool
     return f"{tool if how == launcher.NAME else shlex.quote(launcher.program_path(tool))} {args}"
 
 

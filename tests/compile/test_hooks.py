@@ -58,8 +58,10 @@ def test_covenant_hook_when_the_repo_has_a_covenant(tmp_path):
     # A git hook's PATH need not hold the project's environment: a uv project runs its tools through uv.
     hooks.write_pre_commit(tmp_path)
     entries = [hook["entry"] for hook in YAML(typ="safe").load((tmp_path / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]]
-    assert entries == ["uv run doit check change=staged",
-                       """sh -c 'uv run doit check change=staged message="$1"' --""",
+    # `agent-constitution check`, not `doit check`: a uv project that added the package has no
+    # dodo.py unless `init --doit` wrote one, and `doit check` there fails every commit.
+    assert entries == ["uv run agent-constitution check change=staged",
+                       """sh -c 'uv run agent-constitution check change=staged message="$1"' --""",
                        "uv run pdks covenant check --diff --staged"]
     (tmp_path / "polydeukes.config.yaml").unlink()
     hooks.write_claude_settings(tmp_path)

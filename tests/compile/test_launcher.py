@@ -196,7 +196,7 @@ def test_git_hook_commands_in_each_form(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", BARE_PATH)
     assert hooks.git_command(tmp_path, "doit", "check") == f"{INSTALLED / 'agent-constitution'} check"
     (tmp_path / "uv.lock").write_text(UV_LOCK)
-    assert hooks.git_command(tmp_path, "doit", "check") == "uv run doit check"
+    assert hooks.git_command(tmp_path, "doit", "check") == "uv run agent-constitution check"
 
 
 def test_the_hook_task_state_follows_the_form(tmp_path, monkeypatch):

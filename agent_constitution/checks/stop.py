@@ -13,7 +13,8 @@ violated; a violation (or a failure to judge) exits 2 with a few lines on stderr
 gives the model to act on before it stops. When the payload says the model is already continuing
 because of a Stop hook (`stop_hook_active`), the same lines go to the user as a `systemMessage` and
 the stop goes through: a violation the model cannot fix would otherwise hold the session in a loop.
-Undecidable checks never block; they are named on stderr.
+Undecidable checks never block; they are named on stderr, as is a session record the payload names
+that is not a file (the record rules are then not run).
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     root = project(host.variable, folder(host, payload))
     if root is None:
         return _say(host.through(None))  # not a repository that selects rules: nothing to check
-    record = payload.get(host.record) if host.record else None
-    record = record if isinstance(record, str) and os.path.isfile(record) else None
+    named = payload.get(host.record) if host.record else None
+    record = named if isinstance(named, str) and os.path.isfile(named) else None
     try:
         results, verdicts = judge(root, record)
     except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
@@ -145,6 +146,9 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         unsure: list[str] = []
     else:
         violations, unsure = lines(results, verdicts)
+    if named is not None and record is None:  # said, like an undecidable check: it does not block
+        unsure.insert(0, f"agent-constitution: the session record {named!r} is not a file; the rules that"
+                         " judge a session record were not checked")
     for line in unsure:
         print(line, file=sys.stderr)
     if not violations:

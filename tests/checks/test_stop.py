@@ -77,6 +77,16 @@ def test_a_second_stop_goes_through_and_tells_the_user(project: Path, tmp_path: 
     assert "force push" in json.loads(run.stdout)["systemMessage"]
 
 
+def test_a_missing_session_record_is_said_and_the_change_still_judged(project: Path, tmp_path: Path):
+    run = stop(project, {"transcript_path": str(tmp_path / "gone.jsonl")})
+    assert run.returncode == 0
+    assert run.stderr.splitlines() == [f"agent-constitution: the session record {str(tmp_path / 'gone.jsonl')!r} is not a"
+                                       " file; the rules that judge a session record were not checked"]
+    write(project, {"prod.env": "KEY=1\n"})
+    run = stop(project, {"transcript_path": str(tmp_path / "gone.jsonl")})
+    assert run.returncode == 2 and "- ac:8 Rule 8: adds a .env file (prod.env)" in run.stderr
+
+
 def test_a_stop_that_cannot_judge_blocks(project: Path):
     (project / "rules.toml").write_text("rules = [\n")
     run = stop(project, {})

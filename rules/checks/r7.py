@@ -7,7 +7,7 @@ non-empty string of at most 64 characters, lowercase letters, digits and single 
 starting nor ending with one, equal to the folder's name (compared after Unicode NFKC
 normalisation); `description` is a non-empty string of at most 1,024 characters; `compatibility`,
 when given, a string of at most 500. A `SKILL.md` that is not UTF-8 text fails as the validator
-fails it: the check never needs to leave the answer open.
+fails it (one over 4 MiB, or holding a NUL byte, is said so): the check never needs to leave the answer open.
 """
 
 import unicodedata
@@ -22,16 +22,26 @@ SUPERSEDED = False
 
 FIELDS = {"name", "description", "license", "allowed-tools", "metadata", "compatibility"}
 MAX_NAME, MAX_DESCRIPTION, MAX_COMPATIBILITY = 64, 1024, 500
+TEXT_LIMIT = 4 * 1024 * 1024  # the most `Repository.text` reads as text (the check API's limit)
 
 
 def check(repo: Repository) -> list[Finding]:
     findings = []
     for path in repo.glob("**/SKILL.md"):
         text = repo.text(path)
-        found = ["SKILL.md is not UTF-8 text"] if text is None else problems(text, basename(dirname(path)))
+        found = [not_text(repo.read_bytes(path))] if text is None else problems(text, basename(dirname(path)))
         for problem in found:
             findings.append(Finding(problem, path=path, line=1))
     return findings
+
+
+def not_text(data: bytes) -> str:
+    """Why a SKILL.md the checks cannot read as text fails, in the words that fit it."""
+    if len(data) > TEXT_LIMIT:
+        return f"SKILL.md is {len(data) / 2**20:.1f} MiB, over the {TEXT_LIMIT // 2**20} MiB read as text"
+    if b"\0" in data:
+        return "SKILL.md holds a NUL byte: it is not text"
+    return "SKILL.md is not UTF-8 text"
 
 
 def problems(text: str, folder: str) -> list[str]:

@@ -282,3 +282,13 @@ def test_violating_fixture_is_reported(rule_id, tmp_path):
     findings = check_module(rule_id).check(repository(tmp_path, CASES[rule_id][1]))
     assert findings
     assert all(finding.reason for finding in findings)
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    (b"---\nname: big\ndescription: x\n---\n" + b"#" * (5 * 1024 * 1024), "SKILL.md is 5.0 MiB, over the 4 MiB read as text"),
+    (b"---\nname: nul\n\0description: x\n---\n", "SKILL.md holds a NUL byte: it is not text"),
+    (b"---\nname: latin\ndescription: caf\xe9\n---\n", "SKILL.md is not UTF-8 text"),
+])
+def test_rule_7_says_why_a_skill_file_is_not_text(tmp_path, data, said):
+    findings = check_module(7).check(repository(tmp_path, {"skills/x/SKILL.md": data}))
+    assert [finding.reason for finding in findings] == [said]

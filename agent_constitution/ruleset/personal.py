@@ -17,7 +17,7 @@ cloud agents would otherwise carry one person's machine around):
     scratch = "/tmp/scratch"       # where throwaway files go
 
 Every key is optional; an unknown key is an error, like everywhere in the manifest. The user-tier
-rules (ac:46 language, ac:47 dictation, ac:48 and ac:121 credentials, ac:120 folders) refer to
+rules (ac:46 language, ac:130 dictated approvals, ac:48 and ac:121 credentials, ac:120 folders) refer to
 these values; `agent_constitution.compile.personal` renders them.
 """
 

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import version
+from pathlib import Path
 from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
@@ -91,13 +92,29 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
     if not_run:
         lines.append(f"not run ({len(not_run)})")
         lines.extend(f"  {reason}" for reason in not_run)
-    n = counts(results)
-    lines.append(
-        f"{len(results)} rule{'s' if len(results) != 1 else ''} checked: {n['pass']} passed, "
-        f"{n['violation']} violated, {n['undecidable']} undecidable, {n['no-check']} without a check"
-    )
+    lines.append(count_line(counts(results)))
     # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
     return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def count_line(n: Mapping[str, int]) -> str:
+    """The last line of a summary: how many results, and of which outcome (`counts`)."""
+    total = sum(n.values())
+    return (f"{total} rule{'s' if total != 1 else ''} checked: {n['pass']} passed, {n['violation']} violated, "
+            f"{n['undecidable']} undecidable, {n['no-check']} without a check")
+
+
+def reported_count_line(path: Path) -> str | None:
+    """`count_line` of the report at `path` (`cache/checks/report.json`), or None when there is no
+    report of this version there."""
+    try:
+        data = json.loads(path.read_bytes())
+        n = data["summary"]
+        if data["version"] != REPORT_VERSION or set(n) != {"pass", "violation", "undecidable", "no-check"}:
+            return None
+        return count_line({key: int(value) for key, value in n.items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = (),

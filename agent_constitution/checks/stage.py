@@ -30,7 +30,7 @@ from agent_constitution.checks.model import Outcome, Result, RuleCheck
 from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
-from agent_constitution.checks.report import counts, json_report, rule_pages, sarif, summary
+from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
 from agent_constitution.checks.evidence import Reader
 from agent_constitution.checks.review import (
     ITEMS_FILE,
@@ -131,7 +131,11 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)
     write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
-    print(summary(results, not_run=not_run), end="")
+    # The count line ends a failing run here; after a passing one `checks:summary` prints it, also
+    # when this task was up to date (`summary_line`), so every run ends with it exactly once.
+    details, _, last = summary(results, not_run=not_run).rstrip("\n").rpartition("\n")
+    if details:
+        print(details)
     n = counts(results)
     if found:
         titles = {r.ref: r.title for r in results}
@@ -143,13 +147,24 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"review queue{'s' if len(texts) > 1 else ''}: "
               + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
+        print(last)
         return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
     if n["undecidable"]:
         if undecidable == "fail":
+            print(last)
             return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
                     "(undecidable=fail)")
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
+    return None
+
+
+def summary_line(cache: Path) -> str | None:
+    """The count line of the last report, for `checks:summary`: a failure when there is no report."""
+    line = reported_count_line(cache / CHECKS / "report.json")
+    if line is None:
+        return f"no report in {cache / CHECKS / 'report.json'}: run the checks again (`doit forget checks`)"
+    print(line)
     return None
 
 

@@ -1,4 +1,5 @@
-"""Run the checks: one task per (segment, rule), then `checks:report` (summary, JSON, SARIF, review queues).
+"""Run the checks: one task per (segment, rule), then `checks:report` (summary, JSON, SARIF, review queues)
+and `checks:summary` (the counts, on every run).
 
 Command-line variables: `change=staged|worktree|REV|A..B` and `record=PATH` give the change and record
 subjects; `message=PATH` (a commit message file, as git's commit-msg hook gets it) is the message of
@@ -95,6 +96,22 @@ def tasks(project):
                      not verdicts],
         "verbosity": 2,
     }
+    # Every run ends with the counts, as ruff and pre-commit end theirs, also when no result changed
+    # and the report was up to date (doit runs nothing of an up-to-date task, so it would say nothing).
+    yield {
+        "name": "summary",
+        "doc": "Print the counts of the report (cache/checks/report.json), also when nothing changed",
+        "actions": [(_summary, [project.cache])],
+        "task_dep": [f"{NAME}:report"],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def _summary(cache):
+    from agent_constitution.checks.stage import summary_line
+
+    return failed(summary_line(cache))
 
 
 def _report(*args):

@@ -53,9 +53,9 @@ def doit(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def executed(run: subprocess.CompletedProcess) -> set[str]:
-    """The check tasks a run executed (not the report, not the digests of input sets)."""
+    """The check tasks a run executed (not the report or the summary, not the digests of input sets)."""
     names = {line[3:].strip() for line in run.stdout.splitlines() if line.startswith(".  checks:")}
-    return {name for name in names if name != "checks:report" and not name.startswith("checks:inputs:")}
+    return {name for name in names if name not in ("checks:report", "checks:summary") and not name.startswith("checks:inputs:")}
 
 
 @pytest.fixture
@@ -114,6 +114,21 @@ def test_unchanged_subject_reruns_nothing(project: Path):
     assert fixed.returncode == 0 and "warning: 1 check could not decide" in fixed.stderr
     write(project, {"src/c.py": "# TODO\n"})  # a new file matching an input glob
     assert executed(doit(project, "checks")) == {"checks:ac:2", "checks:ac:4"}
+
+
+def test_every_run_ends_with_the_counts_once(project: Path):
+    count = "rules checked: "
+    failing = doit(project, "checks", "rules=ac:1,ac:2")
+    assert failing.returncode == 1 and failing.stdout.count(count) == 1
+    assert ".  checks:summary" not in failing.stdout  # the failed report printed them
+    (project / "src/a.py").write_text("x = 1\n")
+    passing = doit(project, "checks", "rules=ac:1,ac:2")
+    assert passing.returncode == 0 and passing.stdout.count(count) == 1
+    assert passing.stdout.rstrip().endswith("2 rules checked: 2 passed, 0 violated, 0 undecidable, 0 without a check")
+    again = doit(project, "checks", "rules=ac:1,ac:2")  # nothing changed: the report is up to date
+    assert "-- checks:report" in again.stdout and executed(again) == set()
+    assert again.stdout.rstrip().endswith("2 rules checked: 2 passed, 0 violated, 0 undecidable, 0 without a check")
+    assert again.stdout.count(count) == 1
 
 
 def test_an_edited_rule_is_seen_by_the_next_run(project: Path):

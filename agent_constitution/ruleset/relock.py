@@ -196,6 +196,9 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
                     documents[segment] = read_resolved(resolved_path(cache, segment))
                 except UserError:
                     return None
+    index = read_index(cache)
+    if index is None:
+        return None
     # From here on the state no longer describes the files: gone until the new one is written.
     remove(cache / STATE, within=cache, missing_ok=True)
     if not same:
@@ -207,9 +210,6 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
         write_if_changed(resolved_path(cache, segment), dataclasses.replace(document, rules=updated).to_json(), within=cache)
     # The index is rewritten on every run of the lock stage (its age says when the documents were
     # last brought in step): the same bytes again.
-    index = read_index(cache)
-    if index is None:
-        return None
     write_atomic(index_path(cache), index.to_json(), within=cache)
     _write_state(root, cache, {key: state[key] for key in ("rules", "checks", "sources", "segments", "warned")}, statuses)
     return not same

@@ -8,7 +8,8 @@ source's content. Neither fails: a manifest they cannot read is still listed, an
 reads it reports the problem.
 
 `task_inputs(project)` is `manifest_inputs` listed once per `Project` (one doit run): the lock
-task's up-to-date check signs the status of these files (`tasks.lock.inputs_signature`).
+task's up-to-date check signs the status of these files (`input_statuses`, then
+`tasks.lock.inputs_signature`), and the lock stage's short way compares them (`ruleset.relock`).
 
 Every doit command imports this module, so it imports the standard library, `layout` and the
 manifest outline only.
@@ -23,9 +24,25 @@ from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.sources.digest import CONTENT
 
-__all__ = ["MANIFEST", "manifest_files", "manifest_inputs", "task_inputs"]
+__all__ = ["MANIFEST", "Status", "file_status", "input_statuses", "manifest_files", "manifest_inputs", "task_inputs"]
 
 _last: tuple[object, list[str]] | None = None  # (the project of this run, its inputs)
+
+Status = tuple[int, int, int, int] | None  # size, modification and change times (ns), inode; None: missing
+
+
+def file_status(path: Path | str) -> Status:
+    """What tells an edit, a touch, a replacement or a removal of the file at `path`."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+def input_statuses(files: list[str]) -> dict[str, Status]:
+    """Each file the lock is computed from (the manifests and each path source's content) → its status."""
+    return {path: file_status(path) for path in files}
 
 
 def manifest_files(project_root: Path) -> list[str]:

@@ -32,6 +32,7 @@ and written last, so a run that stops half-way leaves none, and the next run tak
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import hmac
 import json
@@ -46,6 +47,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.layout import RULE_CHECKS, RULES
 from agent_constitution.readers import decode, parse_toml, read_bytes
+from agent_constitution.ruleset.inputs import Status, file_status
 from agent_constitution.ruleset.layout import LOCKFILE
 from agent_constitution.ruleset.resolved import index_path, read_index, read_resolved, resolved_path
 
@@ -66,15 +68,12 @@ _RACY_NS = 2_000_000_000
 _MARSHAL = 4
 _PYTHON = "%d.%d" % sys.version_info[:2]
 
-Status = tuple[int, int, int, int] | None  # size, modification and change times (ns), inode; None: missing
-
-
 def shape(rule) -> str:
     """A digest of what `SHAPE` names of `rule`."""
     data = {field: getattr(rule, field) for field in SHAPE}
     data["constitution"] = [data["constitution"].min, data["constitution"].max]
     data["check"] = None if rule.check is None else rule.check.python
-    return hashlib.blake2b(json.dumps(data, sort_keys=True, default=list).encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(json.dumps(data, sort_keys=True).encode(), digest_size=16).hexdigest()
 
 
 def record(root: Path, cache: Path, resolution, statuses: Mapping[str, Status], *, warned: bool) -> None:
@@ -118,7 +117,7 @@ def apply(root: Path, cache: Path, statuses: Mapping[str, Status], *, locked: bo
         return None
     if _digest(old) != state["lock"] or state["inputs"].keys() != statuses.keys():
         return None
-    if any(_status(Path(path)) != seen for path, seen in state["documents"].items()):
+    if any(file_status(path) != seen for path, seen in state["documents"].items()):
         return None
     inputs = state["inputs"]
     changed = [path for path, status in statuses.items() if status is None or inputs[path] != status]
@@ -235,7 +234,7 @@ def _write_state(root: Path, cache: Path, kept: dict, statuses: Mapping[str, Sta
     bound = written - _RACY_NS
     inputs = {path: None if status is None or status[1] >= bound or status[2] >= bound else tuple(status)
               for path, status in statuses.items()}
-    documents = {str(path): _status(path) for path in sorted((cache / FOLDER).glob("*.json"))}
+    documents = {str(path): file_status(path) for path in sorted((cache / FOLDER).glob("*.json"))}
     try:
         lock = _digest((root / LOCKFILE).read_bytes())
     except OSError:
@@ -270,18 +269,11 @@ def _read_state(cache: Path) -> dict | None:
     return data
 
 
-def _status(path: Path) -> Status:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-
-
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)  # the modules of this process do not change while it runs
 def _code() -> tuple:
     """The status of the modules that decide a resolution: another version of them (an upgrade of the
     tool, an edit of its code) takes the full way once."""

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from doit import get_var
 
-from agent_constitution.ruleset.inputs import manifest_inputs, task_inputs
+from agent_constitution.ruleset.inputs import Status, input_statuses, manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
@@ -55,21 +55,7 @@ def tasks(project):
     }
 
 
-def input_statuses(files: list[str]) -> dict[str, tuple[int, int, int, int] | None]:
-    """Each file the lock is computed from (`ruleset.inputs`: the manifests and each path source's
-    content) → its status: size, modification and change times, inode (None: missing)."""
-    statuses: dict[str, tuple[int, int, int, int] | None] = {}
-    for path in files:
-        try:
-            status = os.stat(path)
-        except OSError:
-            statuses[path] = None
-            continue
-        statuses[path] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-    return statuses
-
-
-def inputs_signature(statuses: dict[str, tuple[int, int, int, int] | None]) -> str:
+def inputs_signature(statuses: dict[str, Status]) -> str:
     """sha256 over every input file's status: an edit, a new, removed or renamed file, and a touch
     change it; the lock stage then runs and rewrites only what changed (a touched file with the same
     bytes rewrites nothing)."""
@@ -80,7 +66,7 @@ def inputs_signature(statuses: dict[str, tuple[int, int, int, int] | None]) -> s
 
 # project root → the inputs' statuses this process's up-to-date check took, for the action (taken
 # before the action reads a file, so a change made while it runs shows up next time).
-_statuses: dict[Path, dict[str, tuple[int, int, int, int] | None]] = {}
+_statuses: dict[Path, dict[str, Status]] = {}
 
 
 def _inputs_as_locked(task, values, project) -> bool:

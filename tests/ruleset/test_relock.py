@@ -18,11 +18,10 @@ from hypothesis import strategies as st
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset import relock
-from agent_constitution.ruleset.inputs import manifest_inputs
+from agent_constitution.ruleset.inputs import input_statuses, manifest_inputs
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.sources.parsed import seal, user_key
-from agent_constitution.tasks.lock import input_statuses
 from tests.compile.support import RULES, make_repo, write_fixture_source
 from tests.compile.test_doit import doit
 
@@ -350,3 +349,16 @@ def test_compile_takes_the_short_way_end_to_end(tmp_path):
     os.utime(root / "rules.toml")
     doit(root, "compile")
     assert _outputs(root) == short
+
+
+@pytest.mark.parametrize("what", ["check module", "rule file"])
+def test_a_fifo_in_place_of_an_edited_file_takes_the_full_way_without_hanging(repo, what):
+    """A path source is a folder anybody may have put anything in: nothing is opened that would block."""
+    path = repo / "src" / "rules" / ("checks/signed.py" if what == "check module" else "7.toml")
+    path.unlink()
+    os.mkfifo(path)
+    if what == "check module":
+        _edit(repo, 7, text={"en": "Sign.", "zh": "签。"})
+    assert _short(repo) is None
+    with pytest.raises(UserError):
+        sync_lock(repo, cache=repo / "cache")

@@ -11,6 +11,7 @@ from __future__ import annotations
 # --- a repository that uses rules (the repository root) ------------------------------------------
 MANIFEST = "rules.toml"
 LOCKFILE = "rules.lock"
+BASELINE = "rules.baseline.toml"  # the findings accepted when the checks were adopted (`baseline`)
 CACHE = "cache"  # project-local build state; safe to delete
 
 # --- a rule source (its root) ----------------------------------------------------------------------
@@ -32,6 +33,8 @@ LEFTHOOK = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
 PLAIN_HOOK = ".git/hooks/pre-commit"  # written only with [compile] git-hook = "plain"
 PLAIN_MESSAGE_HOOK = ".git/hooks/commit-msg"  # likewise: the commit message rules
 PLAIN_HOOKS = (PLAIN_HOOK, PLAIN_MESSAGE_HOOK)
+HUSKY = ".husky"  # husky's hook scripts, one per git hook (.husky/pre-commit)
+SIMPLE_GIT_HOOKS = (".simple-git-hooks.json", "simple-git-hooks.json", "package.json")  # simple-git-hooks' config
 
 # --- inside CACHE -----------------------------------------------------------------------------------
 RESOLVED = "resolved"  # resolved/<segment key>.json

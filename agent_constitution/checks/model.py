@@ -41,6 +41,7 @@ class CheckSpec:
     """A rule's `[check]`: which subject it reads, the files it reads, and a python module or a command."""
 
     subject: str = "repository"
+    author: str = "any"                # "agent": judges only an agent's work (never a person's commit)
     scope: str = "segment"             # "repository": judged once, at the root, over every file
     inputs: tuple[str, ...] = ()       # globs of the files it reads; none: it may read any file
     python: str | None = None
@@ -86,7 +87,7 @@ class RuleCheck:
             title=rule.title[language],
             text=rule.text[language],
             check=None if check is None else CheckSpec(
-                subject=check.subject, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
+                subject=check.subject, author=check.author, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
                 command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
                 timeout=float(check.timeout),
             ),
@@ -134,6 +135,11 @@ class Result:
     title: str = ""
     text: str = ""
     suppressed: tuple[Suppression, ...] = ()    # findings waived (filled in when the report is written)
+    # Under `change=`: findings the base of the change has too, in files it does not touch (they
+    # never fail the run); and findings `rules.baseline.toml` accepts. Both are filled in when the
+    # report is written and are never dropped: counted, and listed with `-v`.
+    preexisting: tuple[Finding, ...] = ()
+    baselined: tuple[Finding, ...] = ()
 
     @property
     def source(self) -> str:
@@ -145,6 +151,8 @@ class Result:
         data["findings"] = [_finding_json(f) for f in self.findings]
         data["suppressed"] = [{"finding": _finding_json(s.finding), "kind": s.kind, "justification": s.justification}
                               for s in self.suppressed]
+        data["preexisting"] = [_finding_json(f) for f in self.preexisting]
+        data["baselined"] = [_finding_json(f) for f in self.baselined]
         return data
 
     @classmethod
@@ -154,6 +162,8 @@ class Result:
         values["findings"] = tuple(Finding(**finding) for finding in values["findings"])
         values["suppressed"] = tuple(Suppression(Finding(**item["finding"]), item["kind"], item["justification"])
                                      for item in values.get("suppressed", ()))
+        for key in ("preexisting", "baselined"):
+            values[key] = tuple(Finding(**finding) for finding in values.get(key, ()))
         return cls(**values)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from agent_constitution.checks.agent_work import NOT_AGENT
 from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, Result, RuleCheck, for_rule
 from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.selection import Selection
@@ -92,6 +93,8 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 why = "checks a change (run with change=staged or change=A..B)"
             elif subject == "record" and subjects.record is None:
                 why = "checks a session record (run with record=PATH)"
+            elif rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
+                why = NOT_AGENT
             if why is not None:
                 not_run.setdefault((rule.ref, why), []).append(segment)
                 skipped.append((for_rule(rule, segment, None), why))

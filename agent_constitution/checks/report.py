@@ -16,12 +16,15 @@ from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
+from agent_constitution.checks.fingerprints import SARIF_KEY, printed, unique
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
+from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.refs import RULE, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
 REPORT_VERSION = 1
+
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
@@ -54,8 +57,9 @@ def where(result: Result, finding: Finding) -> str:
     return text
 
 
-def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
-    """The readable summary, grouped by outcome, with locations."""
+def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), verbose: bool = False) -> str:
+    """The readable summary, grouped by outcome, with locations; `verbose` lists the findings that
+    do not fail the run (pre-existing under a change, accepted by the baseline), else counts them."""
     results = ordered(results)
     lines: list[str] = []
 
@@ -65,11 +69,18 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
 
     violations = [r for r in results if r.outcome is Outcome.VIOLATION]
     heading("violations", violations)
+    # One problem once: a change or record rule's results in several segments are one entry naming
+    # the segments, and a finding they share (a commit message, a session record) one line. A
+    # repository rule judges each segment's own files: one entry per segment.
+    grouped: dict[tuple[str, str], list[Result]] = {}
     for result in violations:
-        lines.append(f"  {_name(result)}")
-        for finding in result.findings:
-            location = where(result, finding)
-            lines.append(f"    {location + ': ' if location else ''}{finding.reason}")
+        key = (result.ref, result.segment if result.subject == "repository" else "")
+        grouped.setdefault(key, []).append(result)
+    for group in grouped.values():
+        lines.append(f"  {_name(group[0], [r.segment for r in group])}")
+        for problem in unique(group):
+            location = where(problem.result, problem.finding)
+            lines.append(f"    {location + ': ' if location else ''}{problem.finding.reason}")
     undecidable = [r for r in results if r.outcome is Outcome.UNDECIDABLE]
     heading("undecidable", undecidable)
     for result in undecidable:
@@ -89,6 +100,16 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
         segments = [r.segment for r in group]
         shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
         lines.append(f"  {ref} {group[0].title}{shown}".rstrip())
+    for title, pick in (("pre-existing: in the base of the change, not failing it", lambda r: r.preexisting),
+                        (f"accepted by {BASELINE_FILE}", lambda r: r.baselined)):
+        problems = unique(results, pick)
+        if not problems:
+            continue
+        lines.append(f"{title} ({len(problems)}{'' if verbose else '; -v lists them'})")
+        if verbose:
+            for problem in problems:
+                location = where(problem.result, problem.finding)
+                lines.append(f"  {problem.ref}: {location + ': ' if location else ''}{problem.finding.reason}")
     if not_run:
         lines.append(f"not run ({len(not_run)})")
         lines.extend(f"  {reason}" for reason in not_run)
@@ -127,9 +148,22 @@ def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes
         "waiver_notes": list(notes),
         # Violations a reviewer confirmed, by rule, with the reviewer's reasons: what to fix first.
         "confirmed": confirmed or {},
+        # Every finding once, with its fingerprint and the segments that report it: what fails
+        # (`new`: under a change, what it adds), what a change found in its base (`preexisting`)
+        # and what rules.baseline.toml accepts (`baselined`).
+        "findings": [{"rule": p.ref, "fingerprint": p.fingerprint, "status": status, "segments": list(p.segments),
+                      "reason": p.finding.reason, **({"path": p.path} if p.path is not None else {}),
+                      **({"line": p.finding.line} if p.finding.line is not None else {})}
+                     for status, pick in (("new", _failing), ("preexisting", lambda r: r.preexisting),
+                                          ("baselined", lambda r: r.baselined))
+                     for p in unique(results, pick)],
         "results": [result.to_json() for result in results],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _failing(result: Result) -> tuple[Finding, ...]:
+    return result.findings if result.outcome is Outcome.VIOLATION else ()
 
 
 def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda path: True,
@@ -162,11 +196,20 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
             rules[result.ref] = len(descriptors)
             descriptors.append(_descriptor(result, (rule_pages or {}).get(result.source)))
     sarif_results = []
+    # One result per problem: a finding several segments' rules report (a commit message) once,
+    # naming them all; every result carries its fingerprint, which code scanning tracks across runs.
+    reported: dict[tuple[str, bool], dict] = {}
     for result in results:
-        located = [(finding, None) for finding in result.findings if result.outcome is Outcome.VIOLATION]
-        located += [(suppression.finding, suppression) for suppression in result.suppressed]
-        for finding, suppression in located:
-            message, location = _anchored(result, finding, exists)
+        located = [(item, None) for item in printed(result, _failing(result))]
+        located += zip(printed(result, [s.finding for s in result.suppressed]), result.suppressed)
+        for item, suppression in located:
+            key = (item.fingerprint, suppression is not None)
+            known = reported.get(key)
+            if known is not None:
+                if result.segment not in known["properties"]["segments"]:
+                    known["properties"]["segments"].append(result.segment)
+                continue
+            message, location = _anchored(result, item.finding, exists)
             entry = {
                 "ruleId": result.ref,
                 "ruleIndex": rules[result.ref],
@@ -174,10 +217,13 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
                 "level": "error",
                 "message": {"text": message},
                 "locations": [location],
-                "properties": {"segment": result.segment, "outcome": "waived" if suppression else "violation"},
+                "partialFingerprints": {SARIF_KEY: item.fingerprint},
+                "properties": {"segment": result.segment, "outcome": "waived" if suppression else "violation",
+                               "segments": [result.segment]},
             }
             if suppression is not None:
                 entry["suppressions"] = [{"kind": suppression.kind, "justification": suppression.justification}]
+            reported[key] = entry
             sarif_results.append(entry)
         if every_outcome and result.outcome is not Outcome.VIOLATION:
             sarif_results.append(_unlocated(result, rules[result.ref]))
@@ -298,9 +344,10 @@ def _by_rule(results: Iterable[Result]) -> dict[str, list[Result]]:
     return grouped
 
 
-def _name(result: Result) -> str:
-    segment = "" if result.segment == ROOT_SEGMENT else f"  [{result.segment}]"
-    return f"{result.ref} {result.title}{segment}".rstrip()
+def _name(result: Result, segments: Sequence[str] | None = None) -> str:
+    segments = [result.segment] if segments is None else segments
+    shown = "" if list(segments) == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
+    return f"{result.ref} {result.title}{shown}".rstrip()
 
 
 def _rule_id(result: Result) -> int:

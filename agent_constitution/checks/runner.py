@@ -41,6 +41,7 @@ class Subjects:
     change: ChangeSpec | None = None
     record: Path | None = None
     memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
+    agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     _read: dict = field(default_factory=dict, repr=False)
 
@@ -48,7 +49,8 @@ class Subjects:
         _RUNS[self.token] = self
 
     def __reduce__(self):
-        return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo)
+        return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo,
+                           self.agent)
 
     @property
     def root(self) -> Path:
@@ -80,10 +82,10 @@ _SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan
 
 
 def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
-              record: Path | None, memo: Path | None) -> Subjects:
+              record: Path | None, memo: Path | None, agent: str | None = None) -> Subjects:
     found = _RUNS.get(token)
     if found is None:
-        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, token=token)
+        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, token=token)
     return found
 
 

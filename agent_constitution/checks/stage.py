@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_constitution.checks import progress
+from agent_constitution.checks.agent_work import RECORDED, agent_host
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
 from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
 from agent_constitution.checks.verdicts import apply as apply_verdicts
@@ -94,7 +96,7 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
                   rules: Mapping[tuple[str, str], RuleCheck] | None = None,
-                  skipped: Sequence[tuple[Result, str]] = ()) -> str | None:
+                  skipped: Sequence[tuple[Result, str]] = (), verbose: bool = False) -> str | None:
     """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
@@ -103,13 +105,16 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
-    for note in waived.notes:
-        print(f"warning: {note}", file=sys.stderr)
+    notes = list(waived.notes)
     root = (subjects.root if subjects is not None else cache.parent) if root is None else root
     try:
+        results, adopted = _judged_as_adopted(results, root, cache, subjects, rules, today or datetime.date.today())
         memory = read_memory(root)
     except UserError as error:
         return str(error)
+    notes += adopted
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
     reader = Reader(subjects or Subjects(scan(root)))
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
@@ -120,7 +125,7 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
                      for v in verdicts] for rule, verdicts in found.items()}
     write_if_changed(cache / CHECKS / "report.json",
-                     json_report(results, not_run=not_run, notes=waived.notes, confirmed=handed), within=cache)
+                     json_report(results, not_run=not_run, notes=notes, confirmed=handed), within=cache)
     pages = rule_pages(_locked_sources(root))
     for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
         write_if_changed(cache / CHECKS / name,
@@ -133,7 +138,7 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     # The count line ends a failing run here; after a passing one `checks:summary` prints it, also
     # when this task was up to date (`summary_line`), so every run ends with it exactly once.
-    details, _, last = summary(results, not_run=not_run).rstrip("\n").rpartition("\n")
+    details, _, last = summary(results, not_run=not_run, verbose=verbose).rstrip("\n").rpartition("\n")
     if details:
         print(details)
     n = counts(results)
@@ -147,6 +152,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"review queue{'s' if len(texts) > 1 else ''}: "
               + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
+        hint = adoption_hint(results, root, subjects)
+        if hint:
+            print(hint)
         print(last)
         return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
     if n["undecidable"]:
@@ -156,6 +164,70 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
                     "(undecidable=fail)")
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
+    return None
+
+
+def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects: Subjects | None,
+                       rules: Mapping[tuple[str, str], RuleCheck] | None, today: datetime.date
+                       ) -> tuple[list[Result], list[str]]:
+    """The results with what rules.baseline.toml accepts moved to `baselined` and, under a change,
+    what the change's base already had moved to `preexisting`; and the notes to print."""
+    from agent_constitution.checks import baseline
+
+    applied = baseline.apply(results, baseline.read(root), today)
+    results = list(applied.results)
+    if subjects is not None and subjects.change is not None:
+        from agent_constitution.checks.change_base import split
+
+        results = split(results, root, cache, subjects.change, rules or {}, subjects.segments)
+    return results, applied.notes()
+
+
+def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | None) -> str | None:
+    """On a whole-repository run with repository findings and no rules.baseline.toml: how to adopt
+    the checks as the repository is (init's offer of a baseline, made when the check finds them)."""
+    from agent_constitution.layout import BASELINE
+
+    if (subjects is not None and subjects.change is not None) or (root / BASELINE).exists():
+        return None
+    found = sum(len(r.findings) for r in results if r.outcome is Outcome.VIOLATION and r.subject == "repository")
+    if not found:
+        return None
+    return (f"hint: to adopt the checks on this repository as it is, `agent-constitution baseline` accepts these "
+            f"{found} finding{'s' if found > 1 else ''} in {BASELINE} (commit it); check then fails only on new "
+            "ones, and a commit (change=staged) only on what it adds")
+
+
+def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
+    """`agent-constitution baseline`: run the repository's rules and write every finding to
+    rules.baseline.toml (`prune`: only remove the entries whose finding no longer occurs)."""
+    from agent_constitution.checks import baseline
+    from agent_constitution.checks.waivers import apply as apply_manifest
+
+    try:
+        kept = baseline.read(root)
+        run = prepare(root, cache)
+    except UserError as error:
+        return str(error)
+    results = []
+    for job in run.plan.jobs:
+        if job.rule.check is None or job.rule.check.subject != "repository":
+            continue
+        results.append(inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root)))
+    results = list(apply_manifest(results, run.selection.waivers, datetime.date.today()).results)
+    if prune:
+        if kept is None:
+            return str(UserError(f"no {baseline.BASELINE_FILE} to prune", file=root / baseline.BASELINE_FILE,
+                                 fix="run `agent-constitution baseline` to write one"))
+        found = baseline.pruned(kept, results)
+        removed = len(kept.finding) - len(found)
+        print(f"{baseline.BASELINE_FILE}: removed {removed} entr{'y' if removed == 1 else 'ies'} that no longer "
+              f"occur{'s' if removed == 1 else ''}; {len(found)} left")
+    else:
+        found = baseline.entries(results, kept)
+        print(f"{baseline.BASELINE_FILE}: {len(found)} finding{'' if len(found) == 1 else 's'} of "
+              f"{len({entry.rule for entry in found})} rules; `check` now fails only on findings beyond them")
+    write_if_changed(root / baseline.BASELINE_FILE, baseline.dumps(found))
     return None
 
 
@@ -386,6 +458,7 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
         change=None if not (change or message) else resolve_change(root, change or STAGED,
                                                                      _message(message) if message else None),
         record=None if not record else _record(record),
+        agent=agent_host(os.environ) or (RECORDED if record else None),
     )
     return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
 

@@ -10,9 +10,12 @@ stale it is computed here.
 HOST (default `claude-code`) names the host whose stop-like event runs it; `checks/stop_hosts.py`
 says how each one's payload is read and its answer given. On Claude Code: exit 0 when nothing is
 violated; a violation (or a failure to judge) exits 2 with a few lines on stderr, which Claude Code
-gives the model to act on before it stops. When the payload says the model is already continuing
-because of a Stop hook (`stop_hook_active`), the same lines go to the user as a `systemMessage` and
-the stop goes through: a violation the model cannot fix would otherwise hold the session in a loop.
+gives the model to act on before it stops. A stop is blocked once per problem (`breaker`): when the
+payload says the model is already continuing because of a Stop hook (`stop_hook_active`), or the
+session was already stopped for the same findings, the lines go to the user as a `systemMessage`,
+as the session's outcome, and the stop goes through: a violation the model cannot fix would
+otherwise hold the session in a loop. Each problem is listed once, with the segments whose rules
+it breaks.
 Undecidable checks never block; they are named on stderr, as is a session record the payload names
 that is not a file (the record rules are then not run).
 """
@@ -81,31 +84,88 @@ def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
     return apply(results, digests, memory)
 
 
-def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:
-    """(violation lines, undecidable lines) as the model reads them; a violation a reviewer confirmed
-    is given with the reviewer's reason."""
+def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str]]:
+    """(fingerprint, line) of each problem of the violated results, once however many segments'
+    rules report it (a commit message, a session record); a violation a reviewer confirmed is
+    given with the reviewer's reason."""
+    from agent_constitution.checks.fingerprints import fingerprint, unique
+
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
-    undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
+    plain = []
     for result in violated:
         verdict = (verdicts or {}).get((result.segment, result.ref))
         if verdict is not None and verdict.verdict == "violated":
             where = f" ({', '.join(verdict.locations)})" if verdict.locations else ""
-            found.append(f"- {result.ref} {result.title}: confirmed by reviewer {verdict.reviewer}: "
-                         f"{verdict.reason}{where}")
-            continue
-        for finding in result.findings:
-            where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
-            found.append(f"- {result.ref} {result.title}: {finding.reason}{where}")
+            found.append((fingerprint(result.ref, result.segment, f"reviewer: {verdict.reason}"),
+                          f"- {result.ref} {result.title}: confirmed by reviewer {verdict.reviewer}: "
+                          f"{verdict.reason}{where}"))
+        else:
+            plain.append(result)
+    for problem in unique(plain):
+        finding = problem.finding
+        where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
+        segments = "" if problem.segments == (".",) else f" [{', '.join(problem.segments)}]"
+        found.append((problem.fingerprint, f"- {problem.ref} {problem.title}: {finding.reason}{where}{segments}"))
+    return found
+
+
+def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:
+    """(violation lines, undecidable lines) as the model reads them."""
+    found = [line for _, line in problems(results, verdicts)]
+    rules = {r.ref for r in results if r.outcome is not None and r.outcome.value == "violation"}
+    undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
     head = []
-    if violated:
+    if rules:
+        extra = "" if len(found) == len(rules) else f" ({len(found)} problem{'s' if len(found) > 1 else ''})"
         head = [f"agent-constitution: this session's change or record violates "
-                f"{len(violated)} rule{'s' if len(violated) > 1 else ''}; fix it before you stop:"]
+                f"{len(rules)} rule{'s' if len(rules) > 1 else ''}{extra}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
             head.append(f"- and {len(found) - SHOWN} more (`{FULL_REPORT}` lists them all)")
     unsure = [f"agent-constitution: {r.ref} could not decide: {r.cause}" for r in undecidable]
     return head, unsure
+
+
+# --- the circuit breaker: a stop is blocked once per problem, never in a loop --------------------
+
+MAX_BLOCKS = 3  # per session: findings whose words change at every stop (a line count) end too
+ENDED = ("agent-constitution: the session ends with these problems unresolved (the Stop hook asked once; "
+         "a repeated stop for the same findings ends the session):")
+
+
+def _state_file(root: Path, host, payload: dict) -> Path:
+    """Where this session's blocked findings are kept: by the session's id, where the payload has one."""
+    import hashlib
+
+    session = next((payload[key] for key in ("session_id", "conversation_id", "taskId", host.record or "")
+                    if isinstance(payload.get(key), str) and payload[key]), "")
+    name = hashlib.blake2b(f"{host.name}\0{session}".encode(), digest_size=12).hexdigest()
+    return root / CACHE / "stop" / f"{name}.json"
+
+
+def breaker(root: Path, host, payload: dict, prints: list[str]) -> bool:
+    """Whether to block this stop: only for a finding this session was not yet stopped for, and at
+    most MAX_BLOCKS times a session. A stop the host marks as a continuation (`stop_hook_active`,
+    Cursor's `loop_count`) with nothing new goes through, and so does one with nothing new on a
+    host that marks none. Without a kept state (a read-only cache), a continuation goes through and
+    any other stop is blocked, as before there was a breaker."""
+    from agent_constitution.fsio import write_if_changed
+
+    path = _state_file(root, host, payload)
+    try:
+        state = json.loads(path.read_bytes())
+        blocked, times = set(state["blocked"]), int(state["times"])
+    except (OSError, ValueError, KeyError, TypeError):
+        blocked, times, state = set(), 0, None
+    new = set(prints) - blocked
+    block = bool(new) and times < MAX_BLOCKS and (state is not None or not host.continuing(payload))
+    if block:
+        try:
+            write_if_changed(path, json.dumps({"blocked": sorted(blocked | set(prints)), "times": times + 1}) + "\n")
+        except OSError:
+            pass
+    return block
 
 
 def project(variable: str | None, named: str | None) -> Path | None:
@@ -143,9 +203,11 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
 
         text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
         violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
+        prints = [violations[0]]
         unsure: list[str] = []
     else:
         violations, unsure = lines(results, verdicts)
+        prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
     if named is not None and record is None:  # said, like an undecidable check: it does not block
         unsure.insert(0, f"agent-constitution: the session record {named!r} is not a file; the rules that"
                          " judge a session record were not checked")
@@ -153,8 +215,9 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     if not violations:
         return _say(host.through(None))
-    text = "\n".join(violations)
-    return _say(host.through(text) if host.continuing(payload) else host.block(text))
+    if breaker(root, host, payload, prints):
+        return _say(host.block("\n".join(violations)))
+    return _say(host.through("\n".join([ENDED, *violations[1:]])))
 
 
 def _say(answer) -> int:

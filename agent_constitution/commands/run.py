@@ -36,6 +36,8 @@ def run(verb: Verb, args: list[str]) -> int:
     if missing:
         raise UserError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
     tasks = [verb.name]
+    if verb.name == "check":  # `-v` lists what does not fail the run (doit's own -v takes a number)
+        args = ["verbose=1" if arg in ("-v", "--verbose") else arg for arg in args]
     if verb.subtask:
         named = [arg for arg in args if not arg.startswith("-") and "=" not in arg]
         args = [arg for arg in args if arg not in named]

@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, checks, impact, lock, site, source, upgrade
+from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, impact, lock, site, source, upgrade
 
 PROG = "agent-constitution"
 
@@ -86,6 +86,8 @@ VERBS = {
              "rules", _has_manifest, upgrade.PARAMS),
         Verb("outdated", "List what `upgrade` would change; writes nothing", "rules", _has_manifest),
         Verb("replace", "Replace superseded rules in rules.toml with their successors", "rules", _has_manifest),
+        Verb("baseline", "Write rules.baseline.toml: today's findings, accepted until fixed (--prune: drop fixed ones)",
+             "checks", _has_manifest, baseline.PARAMS),
         Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
              _has_manifest),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),

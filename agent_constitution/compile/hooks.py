@@ -64,7 +64,8 @@ CLAUDE_EVENTS = {
 _OLD_STOP = ("doit check", "uv run doit check", 'cd "$CLAUDE_PROJECT_DIR" && doit check',
              'cd "$CLAUDE_PROJECT_DIR" && uv run doit check')
 WIRING_HINT = (
-    "note: this repository uses neither pre-commit nor lefthook, so no git hook runs the checks; "
+    "note: this repository uses no git hook runner compile knows (pre-commit, lefthook, husky, "
+    "simple-git-hooks), so no git hook runs the checks; "
     "add them to your hook runner ({commands}), or set [compile] git-hook = \"plain\" in rules.toml "
     "to have compile write .git/hooks/pre-commit"
 )
@@ -137,7 +138,7 @@ def _covenant_ours(command: str) -> bool:
 
 
 def stop_command(root: Path) -> str:
-    return launcher.command(root, launcher.stop_hook())
+    return launcher.command(root, launcher.stop_hook(missing=launcher.stop_policy(root)))
 
 
 def covenant_command(root: Path) -> str:
@@ -371,14 +372,77 @@ def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[
 
 
 def write_pre_commit(root: Path) -> bool:
-    """Merge our `repo: local` hooks into an existing .pre-commit-config.yaml."""
+    """Merge our `repo: local` hooks into an existing .pre-commit-config.yaml, and list every git
+    hook they run at in its `default_install_hook_types`."""
     path = root / PRE_COMMIT
     if not path.exists():
         return False
     text, _ = _read(path)
-    changed = write_if_changed(path, merge_pre_commit(text, pre_commit_hooks(root), path))
+    wanted = pre_commit_hooks(root)
+    merged = merge_pre_commit(text, wanted, path)
+    merged = with_install_types(merged, list(dict.fromkeys(hook["stages"][0] for hook in wanted)), path)
+    changed = write_if_changed(path, merged)
     validate_pre_commit(path)
     return changed
+
+
+INSTALL_TYPES = "default_install_hook_types"
+INSTALL_MARK = "  # agent-constitution compile: its hooks run at these stages"
+INSTALL_NOTE = ("note: {file} now installs the {types} hook{s} too ({key}); run `pre-commit install` once more "
+                "in each clone that installed the hooks before")
+
+
+def with_install_types(text: str, wanted: list[str], path: Path) -> str:
+    """`text` whose `default_install_hook_types` holds every hook type of `wanted`. pre-commit
+    installs only the `pre-commit` hook unless this key (or `pre-commit install -t`) names more, so
+    without it our commit-msg hook is never installed. A key already there keeps its types and
+    order, ours added after; without one, the key is written before `repos:` with pre-commit's
+    default (`pre-commit`) first. Every other byte is kept."""
+    from agent_constitution.compile import yaml_edit
+
+    data = yaml_edit.load(text, path)
+    if not isinstance(data, dict):
+        return text
+    current = data.get(INSTALL_TYPES)
+    if current is not None and not (isinstance(current, list) and all(isinstance(t, str) for t in current)):
+        raise UserError("expected a list of hook types", file=path, field=INSTALL_TYPES,
+                        fix="write it as a list, e.g. [pre-commit, commit-msg]")
+    have = list(current) if current is not None else []
+    types = list(dict.fromkeys([*(have or [PRE_COMMIT_STAGE]), *wanted]))
+    if current is not None and types == have:
+        return text
+    line = f"{INSTALL_TYPES}: [{', '.join(types)}]{INSTALL_MARK}\n"
+    lines = yaml_edit.lines_of(text)
+    if current is not None:
+        start, end = yaml_edit.key_lines(lines, data, INSTALL_TYPES)
+        lines[start:end] = [line]
+    elif "repos" in data:
+        start, _ = yaml_edit.key_lines(lines, data, "repos")
+        lines[start:start] = [line]
+    else:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def install_types_note(before: bytes | None, after: bytes | None) -> str | None:
+    """What to run after compile changed `default_install_hook_types`, or None."""
+    from ruamel.yaml import YAML
+
+    def types(data: bytes | None) -> list[str]:
+        try:
+            loaded = YAML(typ="safe").load(data.decode("utf-8")) if data else None
+        except Exception:  # an unreadable old file: every type counts as new
+            return []
+        found = loaded.get(INSTALL_TYPES) if isinstance(loaded, dict) else None
+        return list(found) if isinstance(found, list) else [PRE_COMMIT_STAGE]
+
+    added = [t for t in types(after) if t not in types(before)]
+    if not added:
+        return None
+    return INSTALL_NOTE.format(file=PRE_COMMIT, types=", ".join(added), s="s" if len(added) > 1 else "",
+                               key=INSTALL_TYPES)
 
 
 def remove_pre_commit(root: Path) -> bool:
@@ -394,6 +458,9 @@ def remove_pre_commit(root: Path) -> bool:
         return False
     lines = yaml_edit.lines_of(text)
     hooks = repos[index]["hooks"]
+    # The install types line compile wrote (its mark says so) goes with our hooks; a user's stays.
+    marked = next((i for i, line in enumerate(lines) if line.startswith(INSTALL_TYPES + ":")
+                   and line.rstrip("\n").endswith(INSTALL_MARK)), None)
     if all(isinstance(h, dict) and h.get("id") in OUR_IDS for h in hooks):
         start, end = yaml_edit.item_lines(lines, repos, index)
         del lines[start:end]
@@ -405,6 +472,8 @@ def remove_pre_commit(root: Path) -> bool:
                         reverse=True):
             start, end = yaml_edit.item_lines(lines, hooks, i)
             del lines[start:end]
+    if marked is not None:
+        del lines[marked]
     write_atomic(path, "".join(lines))
     return True
 
@@ -511,6 +580,121 @@ def _remove_lefthook_commands(path: Path, hook_name: str) -> bool:
             del lines[start:end]
     write_atomic(path, "".join(lines))
     return True
+
+
+# --- husky and simple-git-hooks ------------------------------------------------------------------
+
+HUSKY_BEGIN = "# >>> agent-constitution (written by compile; `doit clean` removes it)"
+HUSKY_END = "# <<< agent-constitution"
+
+
+def husky_block(root: Path, stage: str) -> str:
+    """Our lines of a husky script: husky runs `.husky/<hook>` with sh, the message file as `$1`."""
+    body = "\n".join(f"{run} || exit 1" for run in plain_commands(root)[stage])
+    return f"{HUSKY_BEGIN}\n{body}\n{HUSKY_END}\n"
+
+
+def write_husky(root: Path, name: str) -> bool:
+    """Merge our block into the husky script `name` (`.husky/pre-commit`), creating the script
+    when the repository has none for that hook; the rest of a script is kept as it was."""
+    path = root / name
+    block = husky_block(root, Path(name).name)
+    text = read_text(path) if path.is_file() else ""
+    if HUSKY_BEGIN in text and HUSKY_END in text:
+        start = text.index(HUSKY_BEGIN)
+        end = text.index(HUSKY_END, start) + len(HUSKY_END)
+        end += 1 if text[end:end + 1] == "\n" else 0
+        text = text[:start] + block + text[end:]
+    else:
+        text = text + ("" if text.endswith("\n") or not text else "\n") + block
+    changed = write_if_changed(path, text)
+    path.chmod(path.stat().st_mode | 0o111)
+    return changed
+
+
+def remove_husky(root: Path, name: str) -> bool:
+    path = root / name
+    if not path.is_file():
+        return False
+    text = read_text(path)
+    if HUSKY_BEGIN not in text or HUSKY_END not in text:
+        return False
+    start = text.index(HUSKY_BEGIN)
+    end = text.index(HUSKY_END, start) + len(HUSKY_END)
+    end += 1 if text[end:end + 1] == "\n" else 0
+    rest = text[:start] + text[end:]
+    if rest.strip():
+        write_atomic(path, rest)
+    else:
+        path.unlink()
+    return True
+
+
+SIMPLE_KEY = "simple-git-hooks"
+
+
+def _simple_config(path: Path) -> tuple[Any, dict, int | str | None]:
+    """(the file's JSON, its simple-git-hooks table, its indent) for `.simple-git-hooks.json`,
+    `simple-git-hooks.json` or package.json."""
+    import re
+
+    from agent_constitution.readers import parse_json
+
+    text = read_text(path)
+    data = parse_json(text, path)
+    table = data.get(SIMPLE_KEY) if path.name == "package.json" and isinstance(data, dict) else data
+    if not isinstance(table, dict) or not all(isinstance(value, str) for value in table.values()
+                                              if not isinstance(value, (bool, list, dict))):
+        raise UserError("expected a table of git hook names to commands", file=path,
+                        field=SIMPLE_KEY if path.name == "package.json" else None)
+    match = re.search(r"\n([ \t]+)\S", text)
+    indent = None if match is None else (len(match[1]) if " " in match[1] else match[1])
+    return data, table, indent
+
+
+def _ours(command: str) -> bool:
+    return STAGED_CHECK in command and (launcher.PACKAGE in command or "doit" in command)
+
+
+def merge_simple_command(current: str | None, ours: list[str]) -> str:
+    """A simple-git-hooks command (one shell line) with our commands after the user's, joined by
+    `&&`: simple-git-hooks writes the line into `.git/hooks/<hook>`, the message file as `$1`."""
+    parts = [part.strip() for part in (current or "").split("&&") if part.strip() and not _ours(part)]
+    return " && ".join([*parts, *ours])
+
+
+def write_simple_git_hooks(root: Path, name: str) -> bool:
+    """Merge our commands into the repository's simple-git-hooks configuration."""
+    import json
+
+    path = root / name
+    data, table, indent = _simple_config(path)
+    for stage, commands in plain_commands(root).items():
+        table[stage] = merge_simple_command(table.get(stage), commands)
+    return write_if_changed(path, json.dumps(data, indent=indent if indent is not None else 2,
+                                             ensure_ascii=False) + "\n")
+
+
+def remove_simple_git_hooks(root: Path, name: str) -> bool:
+    import json
+
+    path = root / name
+    if not path.is_file():
+        return False
+    data, table, indent = _simple_config(path)
+    changed = False
+    for stage in (PRE_COMMIT_STAGE, COMMIT_MSG_STAGE):
+        value = table.get(stage)
+        if isinstance(value, str) and any(_ours(part) for part in value.split("&&")):
+            rest = merge_simple_command(value, [])
+            if rest:
+                table[stage] = rest
+            else:
+                del table[stage]
+            changed = True
+    if changed:
+        write_atomic(path, json.dumps(data, indent=indent if indent is not None else 2, ensure_ascii=False) + "\n")
+    return changed
 
 
 # --- no hook runner: a hint, or a plain git hook on request ----------------------------------------

@@ -31,7 +31,7 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_constitution.errors import UserError
@@ -66,6 +66,10 @@ class Program:
     deny: str | None = None
     deny_exit: int = 2
     named: str | None = None
+    # The Stop check's missing-program policy (`[compile] stop-missing-tool`): "warn" lets the
+    # session end with a line on stderr, "block" blocks once and lets a repeated stop end (see
+    # `_missing`); None (the covenant judge): a missing program blocks.
+    missing: str | None = None
 
     @property
     def shown(self) -> str:
@@ -142,15 +146,13 @@ def wrapped(program: Program, how: str) -> str:
     """The command running `program` in the form `how` (`UV`, `NAME` or `PATH`)."""
     if how == UV:
         return (
-            'command -v uv >/dev/null 2>&1 || { echo "agent-constitution: uv is not on the PATH of '
-            f'this hook; install uv (https://docs.astral.sh/uv/)" >&2; {_deny(program)}; }}; '
+            f'command -v uv >/dev/null 2>&1 || {{ {_missing(program, "uv is not on the PATH of this hook", "install uv (https://docs.astral.sh/uv/)")}; }}; '
             f"uv run --quiet {program.shown}; {_tail(program, program.shown)}"
         )
     if how == NAME:
         name = program.by_name.split(" ", 1)[0]
         return (
-            f'command -v {name} >/dev/null 2>&1 || {{ echo "agent-constitution: {name} is not on the PATH of '
-            f'this hook; install agent-constitution ({INSTALL}) or {FIX}" >&2; {_deny(program)}; }}; '
+            f'command -v {name} >/dev/null 2>&1 || {{ {_missing(program, f"{name} is not on the PATH of this hook", _install(program))}; }}; '
             f"{program.by_name}; {_tail(program, program.by_name)}"
         )
     path = program_path(program.tool)
@@ -163,9 +165,58 @@ def wrapped(program: Program, how: str) -> str:
 def _with_path(program: Program, path: str) -> str:
     """The path form of `program` with its program at `path`."""
     return (
-        f"p='{path}'; [ -x \"$p\" ] || {{ echo \"agent-constitution: $p is missing; {FIX}\" >&2; {_deny(program)}; }}; "
+        f"p='{path}'; [ -x \"$p\" ] || {{ {_missing(program, '$p is missing', FIX)}; }}; "
         f'"$p" {program.args}; {_tail(program, program.shown)}'
     )
+
+
+# The Stop check's words when its program is missing. They are read by the model, so they ask it
+# to do nothing (installing a tool onto the machine is what rule ac:69 forbids): the fix is the
+# user's, and the session cannot be judged here.
+CANNOT_JUDGE = ("agent-constitution: this session cannot be judged here ({why}). For the user, not the agent: "
+                "{fix}. Agent: install nothing for this; tell the user")
+REPEATED = " (said once; this repeated stop ends the session)"
+POLICY_VARIABLE = "AGENT_CONSTITUTION_STOP_MISSING"  # block | warn: overrides the committed setting
+STOP_POLICIES = ("warn", "block")
+
+
+def _install(program: Program) -> str:
+    # The Stop check's words reach the model: they name no install command it could run.
+    if program.missing is None:
+        return f"install agent-constitution ({INSTALL}) or {FIX}"
+    return f"install agent-constitution where this agent runs (its README says how), or {FIX}"
+
+
+def _missing(program: Program, why: str, fix: str) -> str:
+    """The shell run when the program cannot be found. The covenant judge blocks. The Stop check
+    follows its policy (`$AGENT_CONSTITUTION_STOP_MISSING`, else the committed setting): `warn`
+    says why on stderr and lets the session end; `block` blocks, unless the payload on stdin says
+    the model already went on because of a Stop hook (`stop_hook_active`), when it says why once
+    more and lets the session end: a machine without the tool never holds a session in a loop."""
+    if program.missing is None:
+        return f'echo "agent-constitution: {why}; {fix}" >&2; {_deny(program)}'
+    said = CANNOT_JUDGE.format(why=why, fix=fix)
+    return (
+        f'm="{said}"; case "${{{POLICY_VARIABLE}:-{program.missing}}}" in block) '
+        # The payload is read with the shell's own `read`: PATH may hold nothing at all.
+        """j=; while IFS= read -r l || [ -n "$l" ]; do j="$j$l"; done; """
+        """case "$j" in *'"stop_hook_active": true'*|*'"stop_hook_active":true'*) """
+        f'echo "$m{REPEATED}" >&2; exit 0;; esac; echo "$m" >&2; {_deny(program)};; '
+        '*) echo "$m" >&2; exit 0;; esac'
+    )
+
+
+def stop_policy(root: Path) -> str:
+    """`[compile] stop-missing-tool` of the repository's manifest (`warn` when unset or unreadable:
+    the lock stage validates the manifest and says what is wrong)."""
+    import tomllib
+
+    try:
+        table = tomllib.loads((root / "rules.toml").read_text(encoding="utf-8")).get("compile", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "warn"
+    value = table.get("stop-missing-tool") if isinstance(table, dict) else None
+    return value if value in STOP_POLICIES else "warn"
 
 
 def runs_stop_check(text: str) -> bool:
@@ -179,10 +230,16 @@ def generated(program: Program, text: str) -> bool:
     that runs the program is somebody's deliberate choice and stays."""
     if any(text == prefix + program.shown for prefix in LEGACY_PREFIXES):
         return True
-    if text in (wrapped(program, UV), wrapped(program, NAME)):
-        return True
+    # Under any missing-program policy, and without one (what versions before the policy wrote).
+    variants = [program] if program.missing is None else \
+        [replace(program, missing=policy) for policy in (*STOP_POLICIES, None)]
     match = _PATH_FORM.match(text)
-    return match is not None and text == _with_path(program, match["path"])
+    for variant in variants:
+        if text in (wrapped(variant, UV), wrapped(variant, NAME)):
+            return True
+        if match is not None and text == _with_path(variant, match["path"]):
+            return True
+    return False
 
 
 # Hosts that block on a JSON answer: what the hook command prints when the judge cannot run.
@@ -199,7 +256,10 @@ def covenant_hook(host: str) -> Program:
     return Program("pdks", f"hook {shlex.quote(host)}", deny, deny_exit)
 
 
-def stop_hook(host: str | None = None, deny: str | None = None, deny_exit: int = 2) -> Program:
-    """The Stop check of `host` (none: Claude Code's, which takes no argument)."""
+def stop_hook(host: str | None = None, deny: str | None = None, deny_exit: int = 2,
+              missing: str = "warn") -> Program:
+    """The Stop check of `host` (none: Claude Code's, which takes no argument), with the
+    missing-program policy `missing` (`warn` or `block`)."""
     tail = "" if host is None else f" {shlex.quote(host)}"
-    return Program("python", f"-m {STOP_MODULE}{tail}", deny, deny_exit, named=f"{STOP_SCRIPT}{tail}")
+    return Program("python", f"-m {STOP_MODULE}{tail}", deny, deny_exit, named=f"{STOP_SCRIPT}{tail}",
+                   missing=missing)

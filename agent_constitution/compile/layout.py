@@ -13,6 +13,7 @@ from pathlib import Path
 from agent_constitution.layout import AGENTS as FILE
 from agent_constitution.layout import (
     CLAUDE,
+    HUSKY,
     LEFTHOOK,
     MANIFEST,
     PART_GLOB,
@@ -21,11 +22,13 @@ from agent_constitution.layout import (
     PLAIN_MESSAGE_HOOK,
     PRE_COMMIT,
     SETTINGS,
+    SIMPLE_GIT_HOOKS,
 )
 
 __all__ = [
-    "CLAUDE", "FILE", "LEFTHOOK", "MANIFEST", "PART_GLOB", "PLAIN_HOOK", "PLAIN_HOOKS", "PLAIN_MESSAGE_HOOK",
-    "PRE_COMMIT", "SETTINGS", "SegmentJob", "Settings", "folder_of", "hook_files", "lefthook_file",
+    "CLAUDE", "FILE", "HUSKY", "LEFTHOOK", "MANIFEST", "PART_GLOB", "PLAIN_HOOK", "PLAIN_HOOKS", "PLAIN_MESSAGE_HOOK",
+    "PRE_COMMIT", "SETTINGS", "SIMPLE_GIT_HOOKS", "SegmentJob", "Settings", "folder_of", "hook_files", "husky_hooks",
+    "lefthook_file", "simple_git_hooks_file",
 ]
 
 
@@ -61,6 +64,10 @@ def hook_files(root: Path, git_hook: str) -> list[str]:
     lefthook = lefthook_file(root)
     if lefthook is not None:
         names.append(lefthook.name)
+    names.extend(husky_hooks(root))
+    simple = simple_git_hooks_file(root)
+    if simple is not None:
+        names.append(simple)
     if len(names) == 1 and git_hook == "plain":
         names.extend(PLAIN_HOOKS)
     return names
@@ -90,6 +97,26 @@ class SegmentJob:
 
 def folder_of(root: Path, segment: str) -> Path:
     return root if segment == "." else root / segment
+
+
+def husky_hooks(root: Path) -> list[str]:
+    """husky's scripts compile merges into, when the repository uses husky (a `.husky/` folder)."""
+    return [f"{HUSKY}/pre-commit", f"{HUSKY}/commit-msg"] if (root / HUSKY).is_dir() else []
+
+
+def simple_git_hooks_file(root: Path) -> str | None:
+    """The file holding the repository's simple-git-hooks configuration: its own JSON file, or the
+    `simple-git-hooks` key of package.json (compile never creates one)."""
+    for name in SIMPLE_GIT_HOOKS[:2]:
+        if (root / name).is_file():
+            return name
+    try:
+        import json
+
+        data = json.loads((root / SIMPLE_GIT_HOOKS[2]).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return SIMPLE_GIT_HOOKS[2] if isinstance(data, dict) and isinstance(data.get("simple-git-hooks"), dict) else None
 
 
 def lefthook_file(root: Path) -> Path | None:

@@ -31,15 +31,16 @@ DENY: dict[str, tuple[str, int]] = {
 }
 
 
-def program(host: str) -> launcher.Program:
+def program(host: str, missing: str = "warn") -> launcher.Program:
+    """`missing`: the policy when the program is missing (`[compile] stop-missing-tool`)."""
     if host == "claude-code":
-        return launcher.stop_hook()
+        return launcher.stop_hook(missing=missing)
     deny, status = DENY.get(host, (None, 2))
-    return launcher.stop_hook(host, deny, status)
+    return launcher.stop_hook(host, deny, status, missing=missing)
 
 
 def command(root: Path, host: str) -> str:
-    return launcher.command(root, program(host))
+    return launcher.command(root, program(host, launcher.stop_policy(root)))
 
 
 def runs(text: str) -> bool:

@@ -232,6 +232,10 @@ class Check(Model):
     """How a rule is checked: a python module of `rules/checks/` or an external command."""
 
     subject: Subject = "repository"
+    # Whose work the check judges: anyone's, or only an agent's (a rule about agent conduct, such
+    # as an attribution trailer): then it never refuses a person's commit (docs/checks.md,
+    # "Agent work").
+    author: Literal["any", "agent"] = "any"
     # What a repository check judges: each segment's folder (the default), or the repository as a
     # whole, once, at its root, whichever segments select the rule.
     scope: Literal["segment", "repository"] = "segment"
@@ -352,6 +356,9 @@ class CompileSettings(Model):
     max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
     claude: Literal["import", "none"] = "import"
     git_hook: Literal["auto", "plain"] = Field("auto", alias="git-hook")
+    # When the Stop hook's program is missing on a machine: "warn" (a teammate without the tool:
+    # the session ends, said on stderr) or "block" (the repository's own CI: block once, then end).
+    stop_missing_tool: Literal["warn", "block"] = Field("warn", alias="stop-missing-tool")
     # The agents compile serves (docs/compile.md, "Agents compile serves"); None: detected.
     agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 

@@ -15,6 +15,7 @@ check imports its stage when it runs.
 
 from agent_constitution.tasks import (
     agents,
+    baseline,
     checks,
     constitution_checks,
     fetch,
@@ -45,6 +46,7 @@ FAMILIES = (
     source,
     checks,
     # on demand
+    baseline,
     review,
     review_ingest,
     upgrade,

@@ -10,12 +10,14 @@ makes an undecidable check fail the run (default: a warning).
 from __future__ import annotations
 
 import datetime
+from dataclasses import asdict
 
 from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
+from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.layout import CHECKS
 from agent_constitution.tasks.actions import failed
 
@@ -28,6 +30,7 @@ VARIABLES = {
     "record": "PATH of a session transcript (.jsonl): also run the rules that judge the session",
     "rules": "a comma-separated list of refs (ac:12,ac:14): run only these rules",
     "undecidable": "warn (default) or fail: whether an undecidable check fails the run",
+    "verbose": "1: also list the findings that do not fail the run (pre-existing, in rules.baseline.toml); -v",
 }
 
 
@@ -77,6 +80,8 @@ def tasks(project):
             "uptodate": [config_changed(job.config), retry_undecidable],
         }
     rules = {(segment, rule.ref): rule for segment, found in run.selection.rules.items() for rule in found}
+    baseline = project.root / BASELINE_FILE
+    verbose = get_var("verbose", "") not in ("", "0")
     # A recorded verdict holds for one subject digest, which covers files no check task depends on
     # when nothing changed its result: with verdicts recorded, the report is written every run.
     verdicts = (project.root / REVIEW_FILE).is_file()
@@ -85,14 +90,18 @@ def tasks(project):
         "doc": "Summarise the results; write cache/checks/report.json, the SARIF logs and cache/review/*.md",
         "actions": [(_report, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                run.selection.review, project.cache, policy, run.selection.waivers, today,
-                               project.root, run.subjects, rules, run.plan.skipped])],
-        "file_dep": [job.result for job in run.plan.jobs],
+                               project.root, run.subjects, rules, run.plan.skipped, verbose])],
+        # The baseline says which findings fail; a change says which are new (its base, by tree id).
+        "file_dep": [job.result for job in run.plan.jobs] + ([baseline] if baseline.is_file() else []),
         "targets": [project.cache / CHECKS / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
         # Up to date when no result changed; a run with violations fails, so it reports again next time.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,
                                      "waivers": [repr(waiver) for waiver in run.selection.waivers],
-                                     "today": today.isoformat() if run.selection.waivers else None}),
+                                     "today": today.isoformat() if run.selection.waivers or baseline.is_file()
+                                     else None,
+                                     "change": None if run.subjects.change is None else asdict(run.subjects.change),
+                                     "baseline": baseline.is_file(), "verbose": verbose}),
                      not verdicts],
         "verbosity": 2,
     }

@@ -168,9 +168,9 @@ def test_the_complete_log_records_every_outcome_by_kind_without_a_location():
         ("ac:1", "pass", "none", {"segment": ".", "outcome": "pass"}, False),
         ("ac:2", "review", "none", {"segment": ".", "outcome": "undecidable"}, False),
         ("ac:4", "review", "none", {"segment": ".", "outcome": "no-check"}, False),
-        ("ac:10", "fail", "error", {"segment": ".", "outcome": "violation"}, True),
-        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation"}, True),
-        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation"}, True),
+        ("ac:10", "fail", "error", {"segment": ".", "outcome": "violation", "segments": ["."]}, True),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}, True),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}, True),
     ]
     assert log["runs"][0]["results"][1]["message"]["text"] == "missing tool: go (not found on PATH)"
     # The code-scanning log is the complete one without the results that have no location.

@@ -134,3 +134,84 @@ def test_recorded_verdicts_decide_the_stop(project: Path, tmp_path: Path):
         "agent-constitution: this session's change or record violates 1 rule; fix it before you stop:",
         "- ac:8 Rule 8: confirmed by reviewer default: prod.env holds a key (prod.env:1)",
     ]
+
+
+# --- the circuit breaker, one problem once, and a machine without the tool -------------------------
+
+MESSAGE_RULE = '''\
+from agent_constitution.checks.api import Finding
+
+RULE = 9
+
+
+def check(change):
+    return [Finding("commit has no attribution trailer")]
+'''
+
+
+def test_a_repeated_stop_for_the_same_findings_ends_the_session(project: Path, tmp_path: Path):
+    write(project, {"prod.env": "KEY=1\n"})
+    payload = {"session_id": "s1", "transcript_path": str(transcript(tmp_path, "git status"))}
+    assert stop(project, payload).returncode == 2  # asked once
+    again = stop(project, {**payload, "stop_hook_active": True})
+    assert again.returncode == 0
+    told = json.loads(again.stdout)["systemMessage"]
+    assert told.startswith("agent-constitution: the session ends with these problems unresolved")
+    assert "- ac:8 Rule 8: adds a .env file (prod.env)" in told
+    # Without the host's flag too: the same findings do not block the same session twice.
+    assert stop(project, payload).returncode == 0
+    # A new problem blocks once more; another session starts afresh.
+    write(project, {"other.env": "KEY=2\n"})
+    assert stop(project, {**payload, "stop_hook_active": True}).returncode == 2
+    assert stop(project, {**payload, "session_id": "s2"}).returncode == 2
+
+
+def test_findings_that_change_at_every_stop_end_after_a_few_blocks(project: Path, tmp_path: Path):
+    payload = {"session_id": "s3", "transcript_path": str(transcript(tmp_path, "git status"))}
+    outcomes = []
+    for number in range(6):
+        write(project, {f"f{number}.env": "KEY=1\n"})
+        outcomes.append(stop(project, {**payload, "stop_hook_active": number > 0}).returncode)
+    assert outcomes == [2, 2, 2, 0, 0, 0]
+
+
+def test_a_problem_many_segments_see_is_said_once(repo: Path, tmp_path: Path):
+    make_source(repo, {9: rule_toml(9, 'subject = "change"\npython = "r9"')}, {"r9": MESSAGE_RULE})
+    with (repo / "rules.toml").open("a") as manifest:
+        manifest.write('\n[[segment]]\npath = "a"\n\n[[segment]]\npath = "b"\n')
+    write(repo, {"a/x.txt": "1\n", "b/y.txt": "2\n", "src/z.txt": "3\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    run = stop(repo, {"session_id": "seg"})
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "agent-constitution: this session's change or record violates 1 rule; fix it before you stop:",
+        "- ac:9 Rule 9: commit has no attribution trailer [., a, b]",
+    ]
+
+
+@pytest.mark.parametrize("policy, payloads, expected", [
+    ("warn", [{}], [0]),
+    ("block", [{}, {"stop_hook_active": True}], [2, 0]),
+])
+def test_the_compiled_stop_hook_on_a_machine_without_the_tool(tmp_path: Path, policy: str, payloads, expected):
+    from agent_constitution.compile import hooks, launcher
+
+    root = tmp_path / "teammate"
+    root.mkdir()
+    (root / "rules.toml").write_text(f'rules = []\n[compile]\nstop-missing-tool = "{policy}"\n')
+    command = launcher.wrapped(launcher.stop_hook(missing=launcher.stop_policy(root)), launcher.NAME)
+    assert hooks.stop_command(root) in (command, launcher.wrapped(launcher.stop_hook(missing=policy), launcher.UV),
+                                        launcher.wrapped(launcher.stop_hook(missing=policy), launcher.PATH))
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    for payload, status in zip(payloads, expected):
+        run = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+                             env={"PATH": str(empty)}, cwd=root)
+        assert run.returncode == status, run.stderr
+        assert "this session cannot be judged here" in run.stderr and "Agent: install nothing" in run.stderr
+        assert "uv tool install" not in run.stderr  # rule ac:69: nothing tells the agent to install a tool
+    # The repository's CI may ask for `block` whatever the committed setting says.
+    run = subprocess.run(["/bin/sh", "-c", command], input="{}", capture_output=True, text=True,
+                         env={"PATH": str(empty), launcher.POLICY_VARIABLE: "block"}, cwd=root)
+    assert run.returncode == 2

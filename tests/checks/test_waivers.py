@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.checks.fingerprints import fingerprint
 from agent_constitution.checks.model import Outcome, Result
 from agent_constitution.checks.waivers import Waiver, apply, file_lines, inline
 
@@ -85,9 +86,10 @@ def test_waivers_end_to_end(project: Path):  # noqa: F811
         "ruleId": "ac:2", "ruleIndex": suppressed[0]["ruleIndex"], "kind": "fail", "level": "error",
         "message": {"text": "TODO left in code"},
         "suppressions": [{"kind": "external", "justification": "the TODO is tracked upstream"}],
-        "properties": {"segment": ".", "outcome": "waived"},
+        "properties": {"segment": ".", "outcome": "waived", "segments": ["."]},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "src/a.py", "uriBaseId": "%SRCROOT%"},
                                             "region": {"startLine": 1}}}],
+        "partialFingerprints": {"agentConstitution/v1": fingerprint("ac:2", "src/a.py", "TODO left in code")},
     }]
     report = json.loads((project / "cache/checks/report.json").read_text())
     [result] = [r for r in report["results"] if r["ref"] == "ac:2"]

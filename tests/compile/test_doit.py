@@ -77,7 +77,11 @@ def test_first_compile_writes_every_output(built):
     # Merged, not clobbered: the user's key and hook stay.
     settings = (repo / ".claude" / "settings.json").read_text()
     assert '"model": "opus"' in settings and "say done" in settings and "; agent-constitution-stop; " in settings
-    assert (repo / ".pre-commit-config.yaml").read_text().startswith(PRE_COMMIT)
+    pre_commit = (repo / ".pre-commit-config.yaml").read_text()
+    # Every hook type compile adds is installed by `pre-commit install`; the user's lines follow as they were.
+    assert pre_commit.startswith("default_install_hook_types: [pre-commit, commit-msg]  # agent-constitution")
+    assert pre_commit.partition("\n")[2].startswith(PRE_COMMIT)
+    assert "run `pre-commit install` once more" in first.stderr
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
     # A file whose bytes are within max-tokens fits without counting (the token table is not loaded).
     assert re.search(r"^svc/AGENTS\.md: \d+ bytes, within max-tokens 8000$", first.stdout, re.M)
@@ -208,9 +212,9 @@ def test_without_a_hook_runner_compile_says_how_once_or_writes_a_plain_hook(tmp_
     repo = make_repo(tmp_path / "repo")
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     first = doit(repo, "compile")
-    assert "uses neither pre-commit nor lefthook" in first.stderr
+    assert "uses no git hook runner compile knows" in first.stderr
     assert not (repo / ".pre-commit-config.yaml").exists() and not (repo / ".git/hooks/pre-commit").exists()
-    assert "uses neither pre-commit nor lefthook" not in doit(repo, "compile").stderr  # said once
+    assert "uses no git hook runner compile knows" not in doit(repo, "compile").stderr  # said once
     manifest = repo / "rules.toml"
     manifest.write_text(manifest.read_text() + '\n[compile]\ngit-hook = "plain"\n')
     doit(repo, "compile")

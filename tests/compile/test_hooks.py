@@ -128,7 +128,9 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     assert hooks.write_pre_commit(tmp_path)
     text = path.read_text()
     assert "# our hooks" in text and "# keep" in text
-    assert text.startswith(path_before)
+    # pre-commit installs the commit-msg hook too: the key is written before `repos:`, all else kept.
+    assert text.startswith(path_before.replace(
+        "repos:\n", f"default_install_hook_types: [pre-commit, commit-msg]{hooks.INSTALL_MARK}\nrepos:\n", 1))
     assert hooks.git_command(tmp_path, "doit", "check") in text
     result = pre_commit_validate(path)
     assert result.returncode == 0, result.stdout + result.stderr

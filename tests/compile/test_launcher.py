@@ -111,12 +111,20 @@ def test_the_name_form_without_the_program_answers_the_json_hosts_deny(host, sta
     assert json.loads(run.stdout) == json.loads(launcher.DENY[host][0])
 
 
-def test_the_stop_check_by_name_without_its_script_blocks(tmp_path):
+def test_the_stop_check_by_name_without_its_script_warns_or_blocks_by_policy(tmp_path):
+    # `warn` (the default): a teammate without the tool is told, and the session ends.
     run = sh(launcher.wrapped(stop_hooks.program("cursor"), launcher.NAME), BARE_PATH)
+    assert run.returncode == 0 and run.stdout == "" and "agent-constitution-stop is not on the PATH" in run.stderr
+    run = sh(launcher.wrapped(launcher.stop_hook(), launcher.NAME), BARE_PATH)
+    assert run.returncode == 0 and "this session cannot be judged here" in run.stderr
+    # `block`: the host's blocking answer, once.
+    run = sh(launcher.wrapped(stop_hooks.program("cursor", "block"), launcher.NAME), BARE_PATH)
     assert run.returncode == 0 and "agent-constitution-stop is not on the PATH" in run.stderr
     assert json.loads(run.stdout) == json.loads(stop_hooks.DENY["cursor"][0])
-    run = sh(launcher.wrapped(launcher.stop_hook(), launcher.NAME), BARE_PATH)
+    run = sh(launcher.wrapped(launcher.stop_hook(missing="block"), launcher.NAME), BARE_PATH)
     assert run.returncode == 2 and "agent-constitution-stop is not on the PATH" in run.stderr
+    run = sh(launcher.wrapped(launcher.stop_hook(missing="block"), launcher.NAME), BARE_PATH, '{"stop_hook_active": true}')
+    assert run.returncode == 0 and "this repeated stop ends the session" in run.stderr
 
 
 @pytest.mark.parametrize("status", [0, 2])

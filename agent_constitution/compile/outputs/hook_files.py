@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_constitution.compile.agents import hosts
-from agent_constitution.compile.layout import PLAIN_HOOKS, PRE_COMMIT, SETTINGS, agent_hook_files, hook_files
+from agent_constitution.compile.layout import (
+    HUSKY,
+    PLAIN_HOOKS,
+    PRE_COMMIT,
+    SETTINGS,
+    SIMPLE_GIT_HOOKS,
+    agent_hook_files,
+    hook_files,
+)
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
 HINT = "git-hook"
@@ -63,7 +71,8 @@ class HookFiles:
             )
         changed = before != after
         digests = {} if after is None else {name: hashlib.sha256(after).hexdigest()}
-        return Step((name,) if changed else (), (), digests, _state(root))
+        note = hooks.install_types_note(before, after) if name == PRE_COMMIT and changed else None
+        return Step((name,) if changed else (), (), digests, _state(root), notes=(note,) if note else ())
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         if not values or values.get("state") != _state(plan.root):
@@ -91,6 +100,10 @@ class HookFiles:
             changed = hooks.remove_pre_commit(root)
         elif name in PLAIN_HOOKS:
             changed = hooks.remove_plain_hook(root, name)
+        elif name.startswith(HUSKY + "/"):
+            changed = hooks.remove_husky(root, name)
+        elif name in SIMPLE_GIT_HOOKS:
+            changed = hooks.remove_simple_git_hooks(root, name)
         else:
             changed = hooks.remove_lefthook(root / name)
         return [name] if changed else []
@@ -103,7 +116,8 @@ def _state(root: Path) -> str:
 
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
-    return digest({"covenant": hooks.has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None})
+    return digest({"covenant": hooks.has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
+                   "stop-missing-tool": launcher.stop_policy(root)})
 
 
 def _write(root: Path, name: str) -> None:
@@ -117,6 +131,10 @@ def _write(root: Path, name: str) -> None:
         hooks.write_pre_commit(root)
     elif name in PLAIN_HOOKS:
         hooks.write_plain_hook(root, name)
+    elif name.startswith(HUSKY + "/"):
+        hooks.write_husky(root, name)
+    elif name in SIMPLE_GIT_HOOKS:
+        hooks.write_simple_git_hooks(root, name)
     else:
         hooks.write_lefthook(root / name, root)
 

@@ -8,7 +8,7 @@ user's credential helper, proxies and `insteadOf` rewrites. Each git call has a 
 
 No argument reaches git as an option: every URL and path goes after `--`, and `_git` refuses a URL
 `urls.refused` refuses (the models refused it already where it was written; a URL also comes from a
-lock or a cache). Every git call runs with `GIT_ALLOW_PROTOCOL` naming only `urls.TRANSPORTS`, which
+lock or a cache). Every git call runs with `GIT_ALLOW_PROTOCOL` naming only `urls.TRANSPORTS` (`urls.GIT_PROTOCOLS`), which
 overrides any `protocol.allow` configuration of the user's: no remote helper (`ext::`, `fd::`) runs,
 even through an `insteadOf` rewrite.
 """
@@ -25,7 +25,7 @@ import pygit2
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources.cache import filling, locked, mirror_path
-from agent_constitution.sources.urls import TRANSPORTS, URL_FIX, Location, hide_secrets, refused
+from agent_constitution.sources.urls import GIT_PROTOCOLS, URL_FIX, Location, hide_secrets, refused
 
 _REFSPECS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
 TIMEOUT_ENV = "AGENT_CONSTITUTION_FETCH_TIMEOUT"
@@ -132,7 +132,7 @@ def _git(args: list[str], display: str, url: str) -> str:
     if problem is not None:
         raise UserError(problem, fix=URL_FIX)
     timeout = _timeout()
-    env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C", GIT_ALLOW_PROTOCOL=":".join(TRANSPORTS))
+    env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C", **GIT_PROTOCOLS)
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     if not interactive:
         env["GIT_TERMINAL_PROMPT"] = "0"  # nobody could answer a prompt: fail at once instead of waiting

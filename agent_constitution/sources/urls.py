@@ -22,6 +22,7 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # scp-like syntax, as git reads it: [user@]host:path, with no slash before the colon.
 _SCP = re.compile(r"^(?:(?P<user>[^@/:]+)@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 _LOCAL_PREFIXES = ("/", "./", "../", "~", "\\")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # git's remote-helper syntax, `<helper>::<address>` (transport.c): `ext::` runs a command, `fd::` reads a descriptor.
 _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 # The schemes git may fetch a source over (`GIT_ALLOW_PROTOCOL` in `sources.mirror` names the same) and
@@ -29,6 +30,9 @@ _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 TRANSPORTS = ("https", "http", "ssh", "git", "file")
 _SCHEMES = {"https": "https", "http": "http", "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh", "git": "git",
             "file": "file"}
+# The environment every git call of the project runs with: git fetches only over these transports, whatever
+# the user's `protocol.allow` says (the variable overrides it) and whatever `insteadOf` rewrites a URL to.
+GIT_PROTOCOLS = {"GIT_ALLOW_PROTOCOL": ":".join(TRANSPORTS)}
 URL_FIX = ("write an https://, ssh:// or git:// URL, user@host:path, a file:// URL or a local path (a folder whose"
            " name starts with - as ./-name); docs/sources.md lists the transports a source may use")
 # A password or token in a URL (https://user:token@host/…) never appears in a message.
@@ -57,8 +61,12 @@ def normalize_url(url: str, *, base_dir: Path | None = None) -> str:
 def refused(url: str) -> str | None:
     """Why `url` must never reach git (an option, a remote helper, a transport not allowed), or None.
 
-    Pure: it reads no file, so the models call it where the URL is written."""
+    Pure: it reads no file, so the models call it where the URL is written. A token in the URL is
+    never shown."""
     text = url.strip()
+    url = hide_secrets(url)
+    if _CONTROL.search(text):
+        return f"the source URL {url!r} holds a control character (a NUL, newline or tab)"
     if text.startswith("-"):
         return f"the source URL {url!r} starts with '-': git would read it as an option"
     if _HELPER.match(text):
@@ -138,7 +146,11 @@ def _key(host: str, path: str) -> str:
 
 
 def _local(text: str, base_dir: Path | None) -> Location:
-    folder = Path(text).expanduser()
+    try:
+        folder = Path(text).expanduser()
+    except RuntimeError:  # `~name/…` for a user this machine does not know
+        raise UserError(f"the source path {text!r} names the home folder of an unknown user",
+                        fix="write the folder's absolute path, or a path relative to the file that names it") from None
     if not folder.is_absolute():
         folder = (base_dir or Path.cwd()) / folder
     folder = folder.resolve()

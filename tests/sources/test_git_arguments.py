@@ -10,12 +10,15 @@ repositories and asserts that no marker file appears and that one clear message 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import tomlkit
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.models import LockedSource, Manifest, SourceConfig, parse
@@ -255,3 +258,31 @@ def test_the_root_manifest_runs_no_command(tmp_path: Path):
     assert not _created(tmp_path)
     assert run.returncode != 0 and "Traceback" not in output
     assert "rules.toml" in output and "sources.dep.url" in output and "--upload-pack" in output
+
+
+# --- the parser's invariant: whatever it accepts, git reads as a URL of an allowed transport ---------------
+
+_pieces = st.sampled_from(["-", "--upload-pack=", "ext::", "fd::", "x.y::", "ssh://", "https://", "git://", "ftp://",
+                           "file://", "git+ssh://", "@", ":", "/", ".", "a", "b.c", " ", "-o", "%", "~", "\\", "::"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_pieces, min_size=1, max_size=8).map("".join) | st.text(max_size=30))
+def test_whatever_is_accepted_reaches_git_as_an_allowed_url(text: str):
+    try:
+        location = locate(text, base_dir=Path("/nowhere"))
+    except UserError as error:
+        assert error.fix
+        return
+    url = location.fetch_url
+    if url is None:  # a folder: an absolute path
+        assert str(location.folder).startswith("/")
+        return
+    assert not url.startswith("-") and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*::", url)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):  # what git reads as a scheme
+        assert url.split("://", 1)[0].lower() in ("https", "http", "ssh", "git+ssh", "ssh+git", "git")
+        authority = url.split("://", 1)[1].split("/", 1)[0]
+    else:  # scp syntax: [user@]host:path
+        authority = url.split(":", 1)[0]
+    user, _, host = authority.rpartition("@")
+    assert not host.startswith("-") and not user.startswith("-")

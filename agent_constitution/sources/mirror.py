@@ -8,9 +8,9 @@ user's credential helper, proxies and `insteadOf` rewrites. Each git call has a 
 
 No argument reaches git as an option: every URL and path goes after `--`, and `_git` refuses a URL
 `urls.refused` refuses (the models refused it already where it was written; a URL also comes from a
-lock or a cache). Every git call runs with `GIT_ALLOW_PROTOCOL` naming only `urls.TRANSPORTS` (`urls.GIT_PROTOCOLS`), which
-overrides any `protocol.allow` configuration of the user's: no remote helper (`ext::`, `fd::`) runs,
-even through an `insteadOf` rewrite.
+lock or a cache). Every git call runs with `GIT_ALLOW_PROTOCOL` naming only `urls.TRANSPORTS`
+(`urls.GIT_PROTOCOLS`), which overrides any `protocol.allow` configuration of the user's: no remote
+helper (`ext::`, `fd::`) runs, even through an `insteadOf` rewrite.
 """
 
 from __future__ import annotations

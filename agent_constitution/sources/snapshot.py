@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, content, mirror, shape
+from agent_constitution.sources import cache, content, limits, mirror, shape
 from agent_constitution.sources.urls import Location, hide_secrets, locate
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -152,7 +152,11 @@ def read_at(*, url: str | None = None, path: str | None = None, commit: str, nam
             entry = tree[name]
         except KeyError:
             return None
-        return entry.data if isinstance(entry, pygit2.Blob) else None
+        if not isinstance(entry, pygit2.Blob):
+            return None
+        # Sized from its header before it is read: a 2 GB source.toml is not read into memory.
+        limits.budget(f"the source {display} at commit {commit}").add(name, repo.odb.read_header(entry.id)[1])
+        return entry.data
 
 
 def changed_paths(

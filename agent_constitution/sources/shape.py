@@ -39,7 +39,7 @@ _TREE = int(pygit2.enums.FileMode.TREE)
 @dataclass(frozen=True)
 class _Subtree:
     """What a tree holds, wherever it is named: its entries, the names in its deepest path and its
-    longest path (relative to the tree)."""
+    longest path in bytes (relative to the tree)."""
 
     entries: int
     depth: int
@@ -77,14 +77,14 @@ class _Walk:
                 elif below.longest:  # named again: its entries count again, its paths are checked here
                     self._count(below.entries, path)
                     if depth + 1 + below.depth > self.depth:
-                        self._refuse(f"{path}/{below.longest} is deeper than the limit of {self.depth} names",
-                                     DEPTH_ENV, self.depth)
+                        self._refuse(f"{path} holds a path {depth + 1 + below.depth} names deep, over the limit of"
+                                     f" {self.depth}", DEPTH_ENV, self.depth)
                     self._length(f"{path}/{below.longest}")
             self._count(1, path)
             entries += 1 + below.entries
             deepest = max(deepest, 1 + below.depth)
             name = f"{entry.name}/{below.longest}" if below.longest else entry.name
-            longest = max(longest, name, key=len)
+            longest = max(longest, name, key=_size)
         return _Subtree(entries, deepest, longest)
 
     def _count(self, added: int, path: str) -> None:
@@ -94,7 +94,7 @@ class _Walk:
                          f" at {path}", ENTRIES_ENV, self.entries)
 
     def _length(self, path: str) -> None:
-        size = len(path.encode("utf-8", "surrogateescape"))
+        size = _size(path)
         if size > self.path:
             self._refuse(f"a path of {size} bytes is over the limit of {self.path}: {path[:120]}…", PATH_ENV, self.path)
 
@@ -104,6 +104,10 @@ class _Walk:
             " anything of it is written (a tree naming the same folders over and over is a \"git bomb\")",
             fix=f"if the source is meant to be this big, raise the limit: {variable}={limit * 10}",
         )
+
+
+def _size(path: str) -> int:
+    return len(path.encode("utf-8", "surrogateescape"))
 
 
 def check(tree: pygit2.Tree, where: str) -> int:

@@ -137,7 +137,7 @@ _blob = _scratch.create_blob(b"x")
 # A tree as nested dicts; subtrees drawn from earlier ones are named again (shared by id).
 _shapes = st.recursive(
     st.just({}),
-    lambda children: st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), children | st.none(), max_size=4),
+    lambda children: st.dictionaries(st.sampled_from(["a", "bb", "ccc", "é", "名字"]), children | st.none(), max_size=4),
     max_leaves=30,
 )
 
@@ -163,7 +163,7 @@ def test_the_count_is_a_full_walks_and_a_limit_refuses_exactly_past_it(drawn: di
     one = _write(drawn)
     tree = _scratch[_tree(_scratch, {f"copy{i}": one for i in range(copies)})]
     paths = _paths(tree)
-    entries, deepest, longest = len(paths), max(path.count("/") + 1 for path in paths), max(map(len, paths))
+    entries, deepest, longest = len(paths), max(path.count("/") + 1 for path in paths), max(len(path.encode()) for path in paths)
     assert shape.check(tree, "t") == entries
     for variable, actual in ((shape.ENTRIES_ENV, entries), (shape.DEPTH_ENV, deepest), (shape.PATH_ENV, longest)):
         os.environ[variable] = str(actual)

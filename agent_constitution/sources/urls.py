@@ -88,6 +88,17 @@ def refused(url: str) -> str | None:
     scp = _SCP.match(text)
     if scp and (scp["user"] or "." in scp["host"]):
         return _option_shaped(url, scp["user"] or "", scp["host"])
+    https = _shorthand(text)
+    if https is not None:
+        return _option_shaped(url, *_login(urlsplit(https).netloc))
+    return None
+
+
+def _shorthand(text: str) -> str | None:
+    """The https URL `host/owner/repo` stands for (a host has a dot, or is localhost), else None."""
+    host, _, rest = text.partition("/")
+    if rest and ("." in host or host.lower() == "localhost"):
+        return f"https://{text}"
     return None
 
 
@@ -131,9 +142,10 @@ def locate(url: str, *, base_dir: Path | None = None) -> Location:
     scp = _SCP.match(text)
     if scp and (scp["user"] or "." in scp["host"]):
         return Location(key=_key(scp["host"].lower(), scp["path"]), fetch_url=text)
-    host, _, rest = text.partition("/")
-    if rest and ("." in host or host.lower() == "localhost"):
-        return Location(key=_key(host.lower(), rest), fetch_url=f"https://{text}")
+    https = _shorthand(text)
+    if https is not None:
+        host, _, rest = text.partition("/")
+        return Location(key=_key(host.lower(), rest), fetch_url=https)
     return _local(text, base_dir)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import tomlkit
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_constitution.errors import UserError
@@ -267,6 +267,10 @@ _pieces = st.sampled_from(["-", "--upload-pack=", "ext::", "fd::", "x.y::", "ssh
 
 
 @settings(max_examples=400, deadline=None)
+@example(".@-ssh://-")  # found by this test: the host/path shorthand with an option for its host
+@example("\x00")
+@example("~-")
+@example(".ext::ssh://")
 @given(st.lists(_pieces, min_size=1, max_size=8).map("".join) | st.text(max_size=30))
 def test_whatever_is_accepted_reaches_git_as_an_allowed_url(text: str):
     try:

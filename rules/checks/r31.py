@@ -3,7 +3,8 @@
 Decides both halves of the text for every `uses:` of every GitHub workflow (jobs that call a
 reusable workflow and steps): a reference that is not local (`./`) and not a `docker://` image is
 pinned to a full 40-character commit SHA, and the line carries the version in a comment
-(`uses: actions/checkout@<sha> # v4.2.2`). A workflow that does not parse is undecidable, unless
+(`uses: actions/checkout@<sha> # v4.2.2`; revision 5 also reads the version inside a word of the
+repository's own form, `# release/v1`, `# tag=v4.2.2`). A workflow that does not parse is undecidable, unless
 another one is a violation.
 """
 
@@ -20,6 +21,9 @@ SHA = re.compile(r"[0-9a-f]{40}")
 # A `uses:` line: its reference, and the comment after it.
 USES_LINE = re.compile(r"""^\s*(?:-\s+)?uses\s*:\s*["']?([^\s"'#]+)["']?\s*(?:#\s*(.*?))?\s*$""")
 VERSION = re.compile(r"v?[0-9]+(?:\.[0-9A-Za-z-]+)*")
+# Where a version stands inside a comment's word: after a path, a key or a scope, as repositories write
+# it (`# release/v1`, `# tag=v4.2.2`, `# pin@v2`, `# frozen: v1.2.3` is two words already).
+VERSION_PARTS = re.compile(r"[/=@:]")
 
 
 def check(repo: Repository) -> list[Finding]:
@@ -38,9 +42,14 @@ def check(repo: Repository) -> list[Finding]:
             if not SHA.fullmatch(reference.partition("@")[2]):
                 findings.append(Finding(f"uses {reference!r}, not pinned to a full commit SHA", path=path,
                                         line=number))
-            elif not any(VERSION.fullmatch(word) for word in comment.replace(",", " ").split()):
+            elif not _names_a_version(comment):
                 findings.append(Finding(f"uses {reference!r} without the version in a comment "
                                         "(`# v4.2.2`)", path=path, line=number))
     if unparsed and not findings:
         raise Undecidable(f"{unparsed[0]} does not parse as a workflow: what it runs is unknown")
     return findings
+
+
+def _names_a_version(comment: str) -> bool:
+    words = comment.replace(",", " ").split()
+    return any(VERSION.fullmatch(part) for word in words for part in [word, *VERSION_PARTS.split(word)])

@@ -124,7 +124,8 @@ def test_version_comment_in_the_repositorys_own_form(tmp_path):
     workflow = ("on: push\njobs:\n  t:\n    steps:\n"
                 f"      - uses: actions/checkout@{SHA} # release/v1\n"
                 f"      - uses: actions/setup-node@{SHA}  # tag=v4.2.2\n"
-                f"      - uses: actions/cache@{SHA} # main\n")
+                f"      - uses: actions/cache@{SHA} # main\n"
+                "      - uses: $/.github/actions/ci-setup\n")  # changesets: the self-repository form
     findings = check_module(31).check(repository(tmp_path, {".github/workflows/ci.yml": workflow}))
     assert [finding.line for finding in findings] == [7]
 
@@ -211,3 +212,22 @@ def test_examples_and_fixtures_are_not_packages(tmp_path):
     files["examples/2.mkdist/package.json"] = '{"name": "two"}'
     findings = check_module(90).check(repository(tmp_path / "workspace", files))
     assert [finding.path for finding in findings] == ["examples/1.zero-config/package.json"]
+
+
+# --- ac:36: advice that is printed, not run (spf13/cobra's Makefile) -------------------------------------
+
+COBRA_MAKEFILE = """ifeq (, $(shell which golangci-lint))
+$(warning "could not find golangci-lint in $(PATH), run: curl -sfL https://install.goreleaser.com/github.com/golangci/golangci-lint.sh | sh")
+endif
+
+install_deps:
+\t# curl -sSfL https://example.com/install.sh | sh   (kept for reference)
+\t@echo "or: curl -sSfL https://example.com/install.sh | sh"
+"""
+
+
+def test_printed_advice_is_not_a_pipe(tmp_path):
+    assert check_module(36).check(repository(tmp_path, {"Makefile": COBRA_MAKEFILE})) == []
+    run = COBRA_MAKEFILE + "\tcurl -sSfL https://example.com/install.sh | sh\n"
+    [finding] = check_module(36).check(repository(tmp_path / "run", {"Makefile": run}))
+    assert finding.line == 8

@@ -8,7 +8,7 @@ findings computed and kept in cache/checks/base/, and again with them kept; and 
 violations (`NAME.seed.patch`, committed, `doit check change=HEAD~1..HEAD`, matched as field.py
 matches them) still caught (target: all).
 
-Run: uv run python bench/field/change_adds.py [FIELD_FOLDER]   (default: ../shared/field, or $FIELD_DIR)
+Run: uv run python bench/field/change_adds.py [FIELD_FOLDER]   (default: bench/field/corpus, or $FIELD_DIR)
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def measure(name: str, folder: Path, work: Path, field) -> dict:
 
 
 def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT.parent / "shared" / "field"))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT / "bench" / "field" / "corpus"))
     names = sorted(path.stem for path in folder.glob("*.toml") if (folder / f"{path.stem}.bundle").is_file())
     if not names:
         print(f"no field corpus at {folder}: pass its folder as the argument", file=sys.stderr)

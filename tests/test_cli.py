@@ -54,7 +54,7 @@ def test_unknown_command_and_topic(capsys):
     assert cli.main(["compiel"]) == 2
     out = capsys.readouterr()
     assert not out.out and "error: unknown command 'compiel'" in out.err
-    assert cli.main(["help", "nothing"]) == 1
+    assert cli.main(["help", "nothing"]) == 2
     out = capsys.readouterr()
     assert not out.out and "no help topic 'nothing'" in out.err and "formats" in out.err
 
@@ -70,7 +70,7 @@ def test_unknown_command_and_topic(capsys):
 ])
 def test_a_verb_that_does_not_apply_says_why(verb, why, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(git_repo(tmp_path / "repo"))
-    assert cli.main([verb]) == 1
+    assert cli.main([verb]) == 2
     out = capsys.readouterr()
     assert not out.out
     assert f"error: `agent-constitution {verb}` does not apply here: " in out.err and why in out.err
@@ -103,11 +103,11 @@ def test_a_verb_runs_the_task_graph_from_a_subfolder(tmp_path, capsys, monkeypat
     assert "but --locked was given" in capsys.readouterr().err
 
 
-def test_a_task_error_goes_to_stderr_with_exit_1(tmp_path, capsys, monkeypatch):
+def test_an_input_error_goes_to_stderr_with_exit_2(tmp_path, capsys, monkeypatch):
     root = git_repo(tmp_path / "repo")
     (root / "rules.toml").write_text("rules = [\n")
     monkeypatch.chdir(root)
-    assert cli.main(["lock"]) == 1
+    assert cli.main(["lock"]) == 2
     out = capsys.readouterr()
     assert "error: rules.toml: not valid TOML" in out.err and "error:" not in out.out
 

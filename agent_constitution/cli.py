@@ -120,7 +120,9 @@ def _run(invocation) -> int:
 
         return completion.main(invocation.words)
     if verb == "doit":
-        return run.doit(run.find_root(Path.cwd().resolve()), list(invocation.rest))
+        run.console.settings.failures.clear()
+        status = run.doit(run.find_root(Path.cwd().resolve()), list(invocation.rest))
+        return run.exit_code(status, run.console.settings.failures)
     return run.run(run.VERBS[verb], invocation)
 
 

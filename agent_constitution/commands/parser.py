@@ -230,6 +230,12 @@ def parse(args: Sequence[str], environ=None) -> Invocation:
     if top.verb == "doit":  # doit's own command line, as given
         return Invocation("doit", _verbosity(top), top.color or "auto", rest=tuple(top.rest))
     parser = verb_parser(top.verb)
+    if top.verb in BUILTINS:  # before argparse, which would take `NAME=VALUE` for the positional
+        for word in top.rest:
+            name, equals, _ = word.partition("=")
+            if equals and not word.startswith("-") and "/" not in name:
+                raise UsageError(f"unknown variable {name!r} for `{parser.prog}`",
+                                 fix=f"it takes no NAME=VALUE variables (`{parser.prog} --help`)")
     known, extras = parser.parse_known_args(top.rest)
     if getattr(known, "version", False):
         raise Done(0)

@@ -91,7 +91,8 @@ def _dispatch(args: list[str]) -> int:
             print(version())
         return done.code
     console.settings.verbosity = invocation.verbosity
-    console.settings.show_tasks = invocation.verbosity >= console.VERBOSE
+    # `agent-constitution doit ARGS` is doit's own command line: doit's own voice too.
+    console.settings.show_tasks = invocation.verb == "doit" or invocation.verbosity >= console.VERBOSE
     console.settings.color = console.use_color(invocation.color, sys.stdout)
     console.settings.output_format = invocation.output_format
     return _run(invocation)

@@ -63,6 +63,18 @@ def paint(text: str, style: str) -> str:
     return f"\x1b[{STYLES[style]}m{text}\x1b[0m"
 
 
+def say(text: str) -> None:
+    """What a run did (`wrote rules.lock`, `updated AGENTS.md`): on stdout unless -q."""
+    if settings.verbosity > QUIET:
+        print(text, flush=True)
+
+
+def detail(text: str) -> None:
+    """How a run went (sizes, where each source was found): on stdout under -v, or a plain doit."""
+    if settings.show_tasks or settings.verbosity >= VERBOSE:
+        print(text, flush=True)
+
+
 def quiet() -> bool:
     return settings.verbosity <= QUIET
 

@@ -273,3 +273,18 @@ def test_the_docs_workflow_examples_pass_the_projects_workflow_rules(tmp_path):
                           cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, (examples, done.stdout, done.stderr)
     assert len(examples) >= 2 and ", 0 violated, 0 undecidable," in done.stdout
+
+
+def test_the_docs_pin_a_commit_of_this_repository_that_has_the_action_and_the_template():
+    """The SHA the docs give for the action and the template is a commit here holding both files."""
+    text = (PROJECT / "docs" / "checks.md").read_text(encoding="utf-8")
+    pins = set(re.findall(r"Luolc/agent-constitution@([0-9a-f]{40})", text))
+    pins |= set(re.findall(r"Luolc/agent-constitution/([0-9a-f]{40})/ci/gitlab/", text))
+    pins |= set(re.findall(r"AGENT_CONSTITUTION_REF: ([0-9a-f]{40})", text))
+    assert len(pins) == 1, pins
+    (pin,) = pins
+    for path in ("action.yml", "ci/gitlab/agent-constitution.yml"):
+        shown = subprocess.run(["git", "show", f"{pin}:{path}"], cwd=PROJECT, capture_output=True, text=True)
+        assert shown.returncode == 0, f"{pin} has no {path}: pin a commit that does"
+        load_text = YAML(typ="safe").load(shown.stdout)
+        assert load_text, path  # and it is valid YAML at that commit

@@ -176,3 +176,27 @@ def test_no_documented_command_installs_the_bare_name_from_the_index():
     found = [f"{page.name}: {match.group(0)}" for page in pages for match in bare.finditer(page.read_text())]
     assert found == []
     assert "uv tool install git+https://github.com/Luolc/agent-constitution" in (PROJECT / "README.md").read_text()
+
+
+def test_pdks_hook_help_names_every_host_of_the_host_table(capsys):
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    assert pdks.main(["hook", "--help"]) == 0
+    usage = capsys.readouterr().out.splitlines()[0]
+    assert usage == "usage: pdks hook " + "|".join(HOSTS)
+    assert {"windsurf", "kiro"} <= set(HOSTS)
+    assert pdks.main(["--help"]) == 0
+    overview = capsys.readouterr().out
+    assert all(host in overview for host in HOSTS)
+
+
+def test_the_readme_command_table_names_every_installed_executable():
+    import tomllib
+
+    scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["scripts"]
+    readme = (PROJECT / "README.md").read_text()
+    table = readme[readme.index("## Commands"):].split("\n\n")[1]
+    assert set(scripts) == {"agc", "agent-constitution", "agent-constitution-stop", "constitution-build", "pdks",
+                            "polydeukes"}
+    for script in scripts:
+        assert re.search(rf"`{re.escape(script)}\b|alias `{re.escape(script)}`", table), script

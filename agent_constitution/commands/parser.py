@@ -44,6 +44,7 @@ class Builtin:
     positional: tuple[str, str, str] | None = None  # (metavar, nargs, help)
     flags: tuple[tuple[str, str], ...] = ()  # (--flag, help) of boolean flags
     choices: tuple[str, ...] = ()  # the positional's values, when it has a fixed set
+    description: str = ""  # its --help's text, when longer than the summary
 
 
 BUILTINS = {
@@ -52,7 +53,10 @@ BUILTINS = {
         Builtin("init", "Write a starter rules.toml and lock it (never overwrites a file)", "sources",
                 ("DIR", "?", "the repository's root folder (default: the current folder)"),
                 (("--doit", 'also wire doit for `doit compile`: [tool.doit] loader = "agent-constitution" in an '
-                            "existing pyproject.toml, or a three-line dodo.py"),)),
+                            "existing pyproject.toml, or a three-line dodo.py"),),
+                description="Write a starter rules.toml (this project's rule source, trusted, pinned to the commit "
+                            "this tool was built from, with the constitution it publishes), lock it in rules.lock, "
+                            "and write cache/.gitignore. Existing files are left as they are."),
         Builtin("help", "Print a reference page shipped with the package (`help TOPIC`; `help VERB`: its options)",
                 "structure", ("TOPIC", "?", "a reference page (docs/TOPIC.md) or a verb")),
         Builtin("doit", f"Any doit command line over the same tasks (`{PROG} doit list`, `doit -n 4 compile`)",
@@ -191,7 +195,7 @@ def _task_parser(verb: Verb) -> _Parser:
 
 
 def _builtin_parser(builtin: Builtin) -> _Parser:
-    parser = _new(f"{PROG} {builtin.name}", builtin.summary.rstrip(".") + ".",
+    parser = _new(f"{PROG} {builtin.name}", builtin.description or builtin.summary.rstrip(".") + ".",
                   f"{EXIT_CODES}\n\n{_reference(builtin.topic)}")
     if builtin.positional:
         metavar, nargs, text = builtin.positional

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from doit.cmd_run import opt_outfile
 from doit.exceptions import TaskError
 from doit.reporter import ConsoleReporter
 
@@ -22,6 +23,12 @@ from agent_constitution.tasks.actions import InputError
 
 class Reporter(ConsoleReporter):
     desc = "console output, failures and errors on stderr"
+
+    def write(self, text):
+        # doit's default stream is the sys.stdout of doit's import: write to today's instead, so that
+        # a redirection since (pytest's capture, a caller's) is honoured, as on stderr below.
+        out = sys.stdout if self.outstream is opt_outfile["default"] else self.outstream
+        out.write(text)
 
     def execute_task(self, task):
         if console.settings.show_tasks:

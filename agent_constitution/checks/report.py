@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.console import paint
 from agent_constitution.checks.findings import printable
 from agent_constitution.checks.fingerprints import SARIF_KEY, printed, unique
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
@@ -57,18 +58,24 @@ def where(result: Result, finding: Finding) -> str:
     return text
 
 
-def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), verbose: bool = False) -> str:
-    """The readable summary, grouped by outcome, with locations; `verbose` lists the findings that
-    do not fail the run (pre-existing under a change, accepted by the baseline), else counts them."""
+def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), detail: bool = True) -> str:
+    """The readable summary, grouped by outcome, with locations. Without `detail` (`agent-constitution
+    check` without -v) the rules without a check and the rules not run are only counted, not listed."""
     results = ordered(results)
     lines: list[str] = []
+    styles: dict[int, str] = {}  # line number → its colour (`console.paint`), applied after `printable`
 
-    def heading(title: str, group: list[Result]) -> None:
+    def heading(title: str, group: list[Result], style: str = "heading") -> None:
         if group:
+            styles[len(lines)] = style
             lines.append(f"{title} ({len(group)})")
 
+    def name(result: Result, segments: Sequence[str] | None = None) -> None:
+        styles[len(lines)] = "rule"
+        lines.append(f"  {_name(result, segments)}")
+
     violations = [r for r in results if r.outcome is Outcome.VIOLATION]
-    heading("violations", violations)
+    heading("violations", violations, "error")
     # One problem once: a change or record rule's results in several segments are one entry naming
     # the segments, and a finding they share (a commit message, a session record) one line. A
     # repository rule judges each segment's own files: one entry per segment.
@@ -77,45 +84,52 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), verbose: 
         key = (result.ref, result.segment if result.subject == "repository" else "")
         grouped.setdefault(key, []).append(result)
     for group in grouped.values():
-        lines.append(f"  {_name(group[0], [r.segment for r in group])}")
+        name(group[0], [r.segment for r in group])
         for problem in unique(group):
             location = where(problem.result, problem.finding)
             lines.append(f"    {location + ': ' if location else ''}{problem.finding.reason}")
     undecidable = [r for r in results if r.outcome is Outcome.UNDECIDABLE]
-    heading("undecidable", undecidable)
+    heading("undecidable", undecidable, "warning")
     for result in undecidable:
-        lines.append(f"  {_name(result)}")
+        name(result)
         lines.append(f"    {result.cause}")
     waived = [r for r in results if r.suppressed]
     heading("waived", waived)
     for result in waived:
-        lines.append(f"  {_name(result)}")
+        name(result)
         for suppression in result.suppressed:
             location = where(result, suppression.finding)
             lines.append(f"    {location + ': ' if location else ''}{suppression.finding.reason} "
                          f"(waived: {suppression.justification})")
-    unchecked = _by_rule(r for r in results if r.outcome is None)
+    unchecked = _by_rule(r for r in results if r.outcome is None) if detail else {}
     heading("without a check, for the reviewer", list(unchecked))
     for ref, group in unchecked.items():
         segments = [r.segment for r in group]
         shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
         lines.append(f"  {ref} {group[0].title}{shown}".rstrip())
+    # What does not fail the run: counted, and listed with -v (`detail`).
     for title, pick in (("pre-existing: in the base of the change, not failing it", lambda r: r.preexisting),
                         (f"accepted by {BASELINE_FILE}", lambda r: r.baselined)):
         problems = unique(results, pick)
         if not problems:
             continue
-        lines.append(f"{title} ({len(problems)}{'' if verbose else '; -v lists them'})")
-        if verbose:
+        styles[len(lines)] = "heading"
+        lines.append(f"{title} ({len(problems)}{'' if detail else '; -v lists them'})")
+        if detail:
             for problem in problems:
                 location = where(problem.result, problem.finding)
                 lines.append(f"  {problem.ref}: {location + ': ' if location else ''}{problem.finding.reason}")
-    if not_run:
+    if not_run and detail:
+        styles[len(lines)] = "heading"
         lines.append(f"not run ({len(not_run)})")
         lines.extend(f"  {reason}" for reason in not_run)
+    elif not_run:
+        lines.append(f"{len(not_run)} rule{'s' if len(not_run) != 1 else ''} not run: they judge a change or a "
+                     "session record (-v lists them)")
     lines.append(count_line(counts(results)))
     # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
-    return "\n".join(printable(line) for line in lines) + "\n"
+    return "\n".join(paint(printable(line), styles[n]) if n in styles else printable(line)
+                     for n, line in enumerate(lines)) + "\n"
 
 
 def count_line(n: Mapping[str, int]) -> str:
@@ -279,15 +293,15 @@ _WEB_URL = re.compile(r"(?:(?P<scheme>https?)://)?(?P<host>[A-Za-z0-9.-]+(?::[0-
 
 def _anchored(result: Result, finding: Finding, exists: Callable[[str], bool]) -> tuple[str, dict]:
     """(message, location): at the finding's file when it is one of the repository's, else at the manifest."""
-    if finding.path is not None and _repository_path(finding.path) and exists(path_in_repo(result, finding.path)):
+    if finding.path is not None and repository_path(finding.path) and exists(path_in_repo(result, finding.path)):
         return finding.reason, _location(result, finding)
-    place = where(result, finding) if finding.path is not None and _repository_path(finding.path) else finding.path
+    place = where(result, finding) if finding.path is not None and repository_path(finding.path) else finding.path
     message = f"{finding.reason} ({place})" if place else finding.reason
     anchor = Finding(finding.reason, MANIFEST, 1)
     return message, _location(Result(segment=ROOT_SEGMENT, ref=result.ref, outcome=result.outcome), anchor)
 
 
-def _repository_path(path: str) -> bool:
+def repository_path(path: str) -> bool:
     """Whether a finding's path can name a file of the repository (relative, not leaving it)."""
     return not (path.startswith("/") or path[1:3] in (":/", ":\\") or ".." in path.split("/"))
 

@@ -13,24 +13,25 @@ import datetime
 from dataclasses import asdict
 
 from doit import get_var
-from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
+from agent_constitution import console
 from agent_constitution.errors import UserError
 from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.layout import CHECKS
-from agent_constitution.tasks.actions import failed
+from agent_constitution.tasks.actions import InputError, failed
 
 NAME = "checks"
 GROUPS = ("check",)
 DELAYED = True
 # The command-line variables this family reads (`doit check change=staged`), for `--help`.
+# Name → (its values, what it does).
 VARIABLES = {
-    "change": "staged, a revision REV or a range A..B: also run the rules that judge that change",
-    "record": "PATH of a session transcript (.jsonl): also run the rules that judge the session",
-    "rules": "a comma-separated list of refs (ac:12,ac:14): run only these rules",
-    "undecidable": "warn (default) or fail: whether an undecidable check fails the run",
-    "verbose": "1: also list the findings that do not fail the run (pre-existing, in rules.baseline.toml); -v",
+    "change": ("staged|worktree|REV|A..B", "also run the rules that judge that change (staged: the index)"),
+    "record": ("PATH", "a session transcript (.jsonl): also run the rules that judge the session"),
+    "message": ("FILE", "a file holding the commit message (git's commit-msg hook gets one): the change's message"),
+    "rules": ("REF,REF", "a comma-separated list of refs (ac:12,ac:14): run only these rules"),
+    "undecidable": ("warn|fail", "whether an undecidable check fails the run (default: warn)"),
 }
 
 
@@ -53,7 +54,7 @@ def tasks(project):
                       only=get_var("rules"), message=get_var("message"))
     except UserError as error:
         message = str(error)
-        yield {"name": "report", "actions": [lambda: TaskFailed(message)], "uptodate": [False],
+        yield {"name": "report", "actions": [lambda: InputError(message)], "uptodate": [False],
                "doc": "could not plan the checks"}
         return
     today = datetime.date.today()
@@ -81,7 +82,6 @@ def tasks(project):
         }
     rules = {(segment, rule.ref): rule for segment, found in run.selection.rules.items() for rule in found}
     baseline = project.root / BASELINE_FILE
-    verbose = get_var("verbose", "") not in ("", "0")
     # A recorded verdict holds for one subject digest, which covers files no check task depends on
     # when nothing changed its result: with verdicts recorded, the report is written every run.
     verdicts = (project.root / REVIEW_FILE).is_file()
@@ -90,7 +90,7 @@ def tasks(project):
         "doc": "Summarise the results; write cache/checks/report.json, the SARIF logs and cache/review/*.md",
         "actions": [(_report, [[job.result for job in run.plan.jobs], run.plan.not_run,
                                run.selection.review, project.cache, policy, run.selection.waivers, today,
-                               project.root, run.subjects, rules, run.plan.skipped, verbose])],
+                               project.root, run.subjects, rules, run.plan.skipped])],
         # The baseline says which findings fail; a change says which are new (its base, by tree id).
         "file_dep": [job.result for job in run.plan.jobs] + ([baseline] if baseline.is_file() else []),
         "targets": [project.cache / CHECKS / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
@@ -101,7 +101,9 @@ def tasks(project):
                                      "today": today.isoformat() if run.selection.waivers or baseline.is_file()
                                      else None,
                                      "change": None if run.subjects.change is None else asdict(run.subjects.change),
-                                     "baseline": baseline.is_file(), "verbose": verbose}),
+                                     "baseline": baseline.is_file(),
+                                     # -v lists what does not fail: a run with it writes the summary again
+                                     "detail": console.settings.show_tasks}),
                      not verdicts],
         "verbosity": 2,
     }

@@ -77,12 +77,13 @@ def test_the_baseline_keeps_until_of_entries_it_writes_again(tmp_path: Path):
     assert "until = 2027-01-01" in baseline.dumps([again])
 
 
-def test_check_dash_v_lists_what_does_not_fail(monkeypatch):
-    from agent_constitution.commands import run as runner
+def test_without_detail_what_does_not_fail_is_counted_not_listed():
+    from agent_constitution.checks.report import summary
 
-    seen = []
-    monkeypatch.setattr(runner, "doit", lambda root, args: seen.append(args) or 0)
-    verb = runner.VERBS["check"]
-    monkeypatch.setattr(runner, "find_root", lambda start: Path(__file__).resolve().parents[2])
-    assert runner.run(verb, ["-v", "change=staged"]) == 0
-    assert seen == [["run", "check", "verbose=1", "change=staged"]]
+    old = Result(segment=".", ref="ac:1", outcome=Outcome.PASS, title="Rule 1",
+                 preexisting=(Finding("not pinned", "a.yml", 3),), baselined=(Finding("no permissions", "b.yml"),))
+    short = summary([old], detail=False)
+    assert "pre-existing: in the base of the change, not failing it (1; -v lists them)\n" in short
+    assert "accepted by rules.baseline.toml (1; -v lists them)\n" in short and "a.yml" not in short
+    full = summary([old])
+    assert "  ac:1: a.yml:3: not pinned\n" in full and "  ac:1: b.yml: no permissions\n" in full

@@ -110,7 +110,8 @@ class Context:
 
     def every(self, reason: str) -> tuple[str, str]:
         """A write this layer cannot bound: it stands for every protected path."""
-        return self.protected[0], f"{reason}: it may write any protected path ({', '.join(self.protected)})"
+        shown = ", ".join(self.protected[:3]) + (f" and {len(self.protected) - 3} more" if len(self.protected) > 3 else "")
+        return self.protected[0], f"{reason}: it may write any protected path ({shown})"
 
     def holding(self, folder: str) -> str | None:
         """The first protected path at or inside `folder` (the root itself holds all), or None;
@@ -200,7 +201,7 @@ def _extracting(name: str, args: tuple[Word, ...], destination: str | None, cont
     held = context.holding(folder)
     if held is None:
         return None
-    where = "the working folder" if destination is None else destination
+    where = destination if destination is not None else "the working folder" if context.anchored else "the folder a cd moved to"
     return held, (f"{name} extracts an archive into {where}, which holds protected path {held}; its members"
                   " are not read here, so it may write any protected path there")
 
@@ -371,7 +372,8 @@ def _tree_copy(name: str, args: tuple[Word, ...], context: Context) -> tuple[str
         else:
             held = context.holding(landing)
         if held is not None:
-            return held, (f"{name} copies a tree onto {landing}, which holds protected path {held}; what the"
+            verb = "moves" if name == "mv" else "copies"
+            return held, (f"{name} {verb} a tree onto {landing}, which holds protected path {held}; what the"
                           " tree holds is not read here")
     return None
 

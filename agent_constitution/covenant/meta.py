@@ -515,6 +515,8 @@ def unseen_of(
         return None
     from agent_constitution.covenant import unseen  # only when a shell command is judged
 
+    if not is_nested_shell(command) and unseen.plainly_unseen_free(command):
+        return None
     key = (command, protected, anchored, depth)
     if key in reach.unseen_memo:
         return reach.unseen_memo[key]

@@ -163,6 +163,19 @@ def _proven_reader(words: tuple[Word, ...]) -> bool:
     )
 
 
+def plainly_unseen_free(command: Command) -> bool:
+    """A cheap first look: nothing in `command` that `unseen_write` would look at (most commands).
+    False sends it the long way, which decides."""
+    for redirect in command.redirects:
+        if redirect.writes and redirect.target.opaque:
+            return False
+    words = command.words
+    if not words or words[0].opaque or "=" in words[0].text:
+        return not words
+    name = basename(words[0].text)
+    return name not in _LOOKED_AT and _language(name) is None
+
+
 def unseen_write(command: Command, context: Context) -> tuple[str, str] | None:
     """(protected path, reason) when `command` may write a protected path its words do not name."""
     for redirect in command.redirects:
@@ -601,3 +614,4 @@ _JUDGES = {
     "rsync": _tree_copy,
     "git": _git,
 }
+_LOOKED_AT = frozenset({*_JUDGES, *WRITERS, *_PATCHERS, *_WRAPPERS})

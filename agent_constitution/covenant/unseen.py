@@ -450,6 +450,10 @@ def _git(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str]
     return _git_tree(sub, flags, positional, context)
 
 
+def _named(ref: str) -> str:
+    return "@{-1}" if ref == "-" else ref  # `git checkout -`: the branch before
+
+
 def _git_tree(sub: str, flags: list[str], positional: list[tuple[str, str]], context: Context) -> tuple[str, str] | None:
     words = [text for kind, text in positional if kind == "word"]
     paths = [text for kind, text in positional if kind == "path"]
@@ -511,7 +515,7 @@ def _run_git(context: Context, *args: str) -> tuple[int, str]:
 
 
 def _commit(context: Context, ref: str) -> str | None:
-    code, out = _run_git(context, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}")
+    code, out = _run_git(context, "rev-parse", "--verify", "--quiet", "--end-of-options", _named(ref) + "^{commit}")
     return out.strip() if code == 0 and out.strip() else None
 
 

@@ -268,6 +268,13 @@ def test_a_checkout_is_judged_by_what_differs_in_the_gate(project: Path):
     assert blocked and "git checkout no-such-ref-anywhere rewrites protected path" in told  # from the index
 
 
+def test_checkout_dash_is_the_branch_before(project: Path):
+    git(project, "checkout", "-q", "other")
+    git(project, "checkout", "-q", "main")
+    blocked, told = hook("claude-code", project, "git checkout -")  # `@{-1}` is other, not a path `-`
+    assert blocked and "git checkout - rewrites protected path .claude/settings.json" in told
+
+
 def test_a_checkout_outside_a_repository_cannot_be_judged_and_blocks(project: Path):
     shutil.rmtree(project / ".git")
     blocked, told = hook("claude-code", project, "git reset --hard other")
@@ -380,3 +387,32 @@ def test_a_change_a_person_witnessed_is_not_reported(project: Path):
     with log.open("a") as handle:  # the row a witnessed call through the valve leaves
         handle.write("2999-01-01T00:00:00.000Z\twitnessed\tself-mod\t.claude/settings.json\n")
     assert hook("claude-code", project, "git status")[0] is False
+
+
+# --- invariants -----------------------------------------------------------------------------------
+
+VOCABULARY = st.sampled_from([
+    "tar", "-xf", "-C", "x", "unzip", "-d", "git", "checkout", "reset", "--hard", "restore", "--source=x", "-b",
+    "stash", "pop", "xargs", "-I{}", "cp", "-r", "mv", "rsync", "-a", "find", ".", "-delete", "-exec", ";", "{}",
+    "python3", "-c", "node", "-e", "sh", "bash", "eval", "sudo", "env", "A=1", "$X", "$(y)", "*", ".claude",
+    ".claude/settings.json", "src", "/tmp", "..", "-", "--", "'open(p)'", "7z", "cpio", "-i", "ar", "parallel",
+    ":::", "timeout", "5", "perl", "-i", "sed", ">", "&&", "|", "cd",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(VOCABULARY, min_size=1, max_size=9))
+def test_unseen_writes_never_raise_and_name_a_protected_path(tmp_path: Path, words: list[str]):
+    from agent_constitution.covenant.meta import Reach, judge_shell_mod, unseen_of
+
+    protected = (".claude/settings.json", ".claude/hooks", "polydeukes.config.yaml", ".polydeukes")
+    reach = Reach(str(tmp_path), protected)
+    line = " ".join(words)
+    for command in tokenize(line).commands:
+        found = unseen_of(command, protected, reach, True)
+        assert found is None or (found[0] in protected and isinstance(found[1], str) and found[1])
+    call = {"name": "Bash", "args": {"command": line}}
+    reason = judge_shell_mod([call], protected, ("Bash",), ("command",), reach)
+    assert reason is None or isinstance(reason, str)
+    allowed = Reach(str(tmp_path), protected, "allow")
+    assert all(unseen_of(c, protected, allowed, True) is None for c in tokenize(line).commands)

@@ -520,7 +520,7 @@ def unseen_of(
     key = (command, protected, anchored, depth)
     if key in reach.unseen_memo:
         return reach.unseen_memo[key]
-    context = unseen.Context(reach.root, protected, anchored, reach)
+    context = unseen.Context(reach.root, protected, anchored, reach, path_matches_protected)
     if is_nested_shell(command):
         found = None
         name, programs = inline_programs(command)

@@ -101,12 +101,14 @@ def computed(word: Word) -> bool:
 
 class Context:
     """What the look at one command needs: the root, the protected paths, whether relative words
-    start at the root (`anchored`: no `cd` before), and `reach` (a `meta.Reach`, or None)."""
+    start at the root (`anchored`: no `cd` before), `reach` (a `meta.Reach`, or None) and how a
+    path is compared with a protected one (`names`)."""
 
-    __slots__ = ("root", "protected", "anchored", "reach")
+    __slots__ = ("root", "protected", "anchored", "reach", "names")
 
-    def __init__(self, root: str, protected: tuple[str, ...], anchored: bool, reach: Any) -> None:
+    def __init__(self, root: str, protected: tuple[str, ...], anchored: bool, reach: Any, names: Any) -> None:
         self.root, self.protected, self.anchored, self.reach = root, protected, anchored, reach
+        self.names = names  # `meta.path_matches_protected(candidate, protected)`: meta imports this module
 
     def every(self, reason: str) -> tuple[str, str]:
         """A write this layer cannot bound: it stands for every protected path."""
@@ -539,11 +541,9 @@ def _differing(context: Context, ref: str | None, action: str) -> tuple[str, str
                          *([commit] if commit else []), "--", *specs)
     if code != 0:
         return context.every(f"{action}: git could not list what it changes ({out.strip().splitlines()[0] if out.strip() else code})")
-    from agent_constitution.covenant.meta import path_matches_protected  # meta imports this module lazily
-
     for name in out.split("\0"):
         for path in context.protected:
-            if name and path_matches_protected(name, path):
+            if name and context.names(name, path):
                 return path, f"{action} rewrites protected path {name} (it differs from the working tree)"
     return None
 

@@ -31,6 +31,7 @@ from agent_constitution.layout import CACHE, MANIFEST
 
 SUBJECTS = ("change", "record")
 SHOWN = 8  # findings listed; the rest are counted
+HEAD = "agent-constitution: this session's change or record violates"  # the first line of `lines`
 FULL_REPORT = "doit check change=worktree record=<transcript>"
 
 
@@ -118,7 +119,7 @@ def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[
     head = []
     if rules:
         extra = "" if len(found) == len(rules) else f" ({len(found)} problem{'s' if len(found) > 1 else ''})"
-        head = [f"agent-constitution: this session's change or record violates "
+        head = [f"{HEAD} "
                 f"{len(rules)} rule{'s' if len(rules) > 1 else ''}{extra}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
@@ -182,6 +183,19 @@ def project(variable: str | None, named: str | None) -> Path | None:
     return next((folder for folder in above[: top + 1] if (folder / MANIFEST).is_file()), None)
 
 
+def covenant_drift(root: Path) -> list[str]:
+    """The covenant judge's after-the-fact look (issue 37): protected files changed since its last
+    hook call by a write it did not see, which no later hook call of this turn would report.
+    Empty without a covenant config; a comparison that fails is said, and blocks."""
+    try:
+        from agent_constitution.covenant.baseline import stop_lines
+
+        return [f"agent-constitution: {line}" for line in stop_lines(root)]
+    except Exception as error:  # a judge that cannot judge blocks
+        return [f"agent-constitution: the covenant judge could not compare the protected files: "
+                f"{type(error).__name__}: {error}"]
+
+
 def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     from agent_constitution.checks.stop_hosts import STOP_HOSTS, folder
 
@@ -208,6 +222,8 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     else:
         violations, unsure = lines(results, verdicts)
         prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
+    drift = covenant_drift(root)
+    violations, prints = drift + violations, drift + prints
     if named is not None and record is None:  # said, like an undecidable check: it does not block
         unsure.insert(0, f"agent-constitution: the session record {named!r} is not a file; the rules that"
                          " judge a session record were not checked")
@@ -217,7 +233,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         return _say(host.through(None))
     if breaker(root, host, payload, prints):
         return _say(host.block("\n".join(violations)))
-    return _say(host.through("\n".join([ENDED, *violations[1:]])))
+    return _say(host.through("\n".join([ENDED, *(line for line in violations if not line.startswith(HEAD))])))
 
 
 def _say(answer) -> int:

@@ -215,3 +215,23 @@ def test_the_compiled_stop_hook_on_a_machine_without_the_tool(tmp_path: Path, po
     run = subprocess.run(["/bin/sh", "-c", command], input="{}", capture_output=True, text=True,
                          env={"PATH": str(empty), launcher.POLICY_VARIABLE: "block"}, cwd=root)
     assert run.returncode == 2
+
+
+def test_a_protected_file_changed_since_the_judge_last_looked_blocks_the_stop_once(project: Path, tmp_path: Path):
+    # The covenant judge's after-the-fact look (issue 37): the last call of a turn has no later hook
+    # call to report what it wrote past the judge, so the Stop hook compares the digests too.
+    write(project, {"polydeukes.config.yaml": "languages: { py: { productionGlob: 'src/**', testCmd: 'x {scope}' } }\n"
+                                              "protectedPaths: ['gate']\n",
+                    "gate/guard.sh": "exit 0\n"})
+    ignore = project / ".gitignore"
+    ignore.write_text((ignore.read_text() if ignore.exists() else "") + ".polydeukes/\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "gate")
+    payload = {"transcript_path": str(transcript(tmp_path, "git status"))}
+    assert stop(project, payload).returncode == 0  # the first look records
+    write(project, {"gate/guard.sh": "exit 1\n"})
+    run = stop(project, payload)
+    assert run.returncode == 2
+    assert run.stderr.startswith("agent-constitution: protected path gate changed since the judge last looked,"
+                                 " and no judged call wrote it")
+    assert stop(project, payload).returncode == 0  # reported once

@@ -49,7 +49,7 @@ def open_mirror(location: Location) -> pygit2.Repository | None:
 def refresh(location: Location, *, display: str) -> pygit2.Repository:
     """Fetch the repository into its mirror; offline, fall back to the mirror as last fetched."""
     try:
-        return _update(location, display=display)
+        return update(location, display=display)
     except UserError as error:
         existing = open_mirror(location)
         if existing is None or not list(existing.references):
@@ -61,7 +61,8 @@ def refresh(location: Location, *, display: str) -> pygit2.Repository:
         return existing
 
 
-def _update(location: Location, *, display: str) -> pygit2.Repository:
+def update(location: Location, *, display: str) -> pygit2.Repository:
+    """Fetch the repository into its mirror (made on the first fetch); raises when it cannot be reached."""
     if location.folder is not None and not location.folder.is_dir():
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",

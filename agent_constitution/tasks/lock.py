@@ -128,7 +128,9 @@ def _lock(root, cache, locked):
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     # A text edit of a path source's rules goes the short way when it can (`ruleset.relock`); the
     # sources in the user cache must be as resolved for it, else fetching them again is the full way's.
-    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if _intact.pop(cache, None) or _in_cache(cache) else None
+    # A locked run takes the full way: it verifies the lock's commits against the sources' repositories.
+    intact = _intact.pop(cache, None) or _in_cache(cache)
+    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if intact and not locked else None
     warnings: dict[str, None] = {}
     if wrote is None:
         from agent_constitution.ruleset.lock import sync_lock

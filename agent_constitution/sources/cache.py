@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from agent_constitution.fsio import open_lock, write_error
+from agent_constitution.readers import read_cached
 from agent_constitution.sources import gitproof
 
 if TYPE_CHECKING:
@@ -71,8 +73,7 @@ def mirror_path(key: str) -> Path:
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path` (a lock file, created if absent) across processes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
+    with os.fdopen(open_lock(path), "rb") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -142,10 +143,7 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
     entry = _entry(key, commit)
     if not entry.is_dir():
         return None
-    try:
-        proof = (entry / PROOF).read_bytes()
-    except OSError:
-        proof = None
+    proof = read_cached(entry / PROOF)
     digest = None if proof is None else gitproof.verify(entry / "tree", commit, proof)
     if digest is not None:
         return entry / "tree", digest
@@ -166,6 +164,13 @@ def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) 
     from agent_constitution.sources import content
 
     entry = _entry(key, commit)
+    try:
+        return _store(repo, key, entry, commit, display, content)
+    except OSError as error:  # a full disk or a read-only cache: one message, no traceback
+        raise write_error(error, entry) from None
+
+
+def _store(repo, key: str, entry: Path, commit: str, display: str, content) -> tuple[Path, str]:
     with filling(entry.parent, commit) as building:
         proof, digest = content.extract(repo, commit, building / "tree", f"the source {display} at commit {commit}")
         (building / PROOF).write_bytes(proof)
@@ -189,9 +194,8 @@ def intact(key: str, commit: str, digest: str, root: str) -> bool:
     entry = _entry(key, commit)
     if Path(root) != entry / "tree":
         return False
-    try:
-        proof = (entry / PROOF).read_bytes()
-    except OSError:
+    proof = read_cached(entry / PROOF)
+    if proof is None:
         return False
     return gitproof.verify(entry / "tree", commit, proof) == digest
 

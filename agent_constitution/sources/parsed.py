@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_constitution.readers import decode, parse_toml, read_bytes
+from agent_constitution.readers import decode, parse_toml, read_bytes, read_cached
 
 VERSION = 2
 FOLDER = "parsed"
@@ -151,10 +151,10 @@ class ParsedFiles:
         """(when the cache was written, file name → [sha256, table, stat]), or (0, {})."""
         if self._path is None:
             return 0, {}
-        try:
-            head, _, body = self._path.read_bytes().partition(b"\n")
-        except OSError:
+        data = read_cached(self._path)  # a FIFO or device at the key's path is a miss, never a wait
+        if data is None:
             return 0, {}
+        head, _, body = data.partition(b"\n")
         if not hmac.compare_digest(head, seal(self._key, body)):
             return 0, {}
         try:
@@ -215,9 +215,8 @@ def user_key() -> bytes | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
-        try:
-            key = path.read_bytes()
-        except OSError:
+        key = read_cached(path)
+        if key is None:
             return None
         # Shorter while another process is still writing it: no cache this time, never a weak key.
         return key if len(key) == KEY_LENGTH else None

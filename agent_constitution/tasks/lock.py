@@ -76,10 +76,10 @@ def _inputs_as_locked(task, values, project) -> bool:
 
 
 def _digest(root: Path) -> str | None:
-    try:
-        return hashlib.sha256((root / LOCKFILE).read_bytes()).hexdigest()
-    except OSError:
-        return None
+    from agent_constitution.readers import read_cached
+
+    data = read_cached(root / LOCKFILE)  # a FIFO in its place: no lock, never a wait
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _as_written(task, values, root) -> bool | None:

@@ -25,7 +25,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.locked import locked_run
-from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, why_stale
+from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, review_digest, why_stale
 from agent_constitution.ruleset.manifest import portable_location
 from agent_constitution.ruleset.models import (
     LockedConstitution,
@@ -73,7 +73,8 @@ def lock_model(resolution: Resolution) -> Lockfile:
         ))
     return Lockfile(
         version=2,
-        manifest=LockedManifest(inputs=effective.inputs, digest=effective.digest()),
+        manifest=LockedManifest(inputs=effective.inputs, digest=effective.digest(), review=review_digest(
+            {name: group.model_dump(mode="json") for name, group in effective.settings.review.items()})),
         constitution=LockedConstitution(
             source=constitution.source, commit=constitution.commit, edition=constitution.edition,
             revision=constitution.revision, digest=constitution.digest,

@@ -67,7 +67,7 @@ def review_folder(cache: Path) -> Path:
 
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
-              config: Mapping | None = None) -> dict:
+              config: Mapping | None = None) -> dict | bool:
     """Run one check and write its result; the returned outcome is kept by doit for the next run.
     With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
     job's file dependencies, and `config`) is reused instead (see checks.memo)."""
@@ -81,9 +81,16 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     if result is None or result.ref != rule.ref or result.segment != segment:
         result = run_check(rule, segment, subjects)
         if digest is not None:
-            memo.keep(subjects.memo, name, digest, result)
+            try:
+                memo.keep(subjects.memo, name, digest, result)
+            except OSError:
+                pass  # a memo that cannot be written (a full disk) only costs the next run this check
     result = inline_waivers(result, file_lines(subjects.root))
-    write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    try:
+        write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
+        print(error, file=sys.stderr)
+        return False
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
 

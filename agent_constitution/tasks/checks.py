@@ -17,7 +17,7 @@ from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
 from agent_constitution.layout import CHECKS
-from agent_constitution.tasks.actions import failed
+from agent_constitution.tasks.actions import failed, reported
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -108,12 +108,14 @@ def tasks(project):
     }
 
 
+@reported
 def _summary(cache):
     from agent_constitution.checks.stage import summary_line
 
     return failed(summary_line(cache))
 
 
+@reported
 def _report(*args):
     # A module-level action: `doit -n N` pickles actions by reference.
     from agent_constitution.checks.stage import write_reports

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -70,9 +71,27 @@ _statuses: dict[Path, dict[str, Status]] = {}
 
 
 def _inputs_as_locked(task, values, project) -> bool:
-    """Up to date only while the lock's input files have the status they had when it last ran."""
+    """Up to date only while the lock's input files have the status they had when it last ran; never in
+    a locked run of a lock with a git source, which verifies its commits against their repositories
+    each time (`ruleset.verify`: a tag may have moved since the last run)."""
     _statuses[project.root] = input_statuses(task_inputs(project))
+    if _verifies(task, project.root):
+        return False
     return values.get("inputs") == inputs_signature(_statuses[project.root])
+
+
+# A [[source]] entry with a commit: a git source (a path source records none).
+_GIT_SOURCE = re.compile(rb"^\[\[source\]\]\n(?:(?!\[)[^\n]*\n)*?commit = ", re.MULTILINE)
+
+
+def _verifies(task, root: Path) -> bool:
+    from agent_constitution.readers import read_cached
+    from agent_constitution.ruleset.locked import locked_run
+
+    asked = bool((task.options or {}).get("locked"))
+    if not locked_run(asked, get_var("locked"))[0]:
+        return False
+    return bool(_GIT_SOURCE.search(read_cached(root / LOCKFILE) or b""))
 
 
 def _digest(root: Path) -> str | None:

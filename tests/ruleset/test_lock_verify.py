@@ -224,3 +224,23 @@ def test_check_under_ci_verifies_the_lock_it_resolves_against(upstream: Upstream
             resolve_documents(repo, repo / "cache")
     assert "(CI is set in the environment, so the lock is verified)" in str(raised.value)
     assert "an older commit than the one tag v1 names now" in str(raised.value)
+
+
+def test_doit_lock_locked_verifies_every_time(upstream: Upstream, tmp_path: Path):
+    from tests.ruleset.test_tasks import doit
+
+    upstream.tag("v1", upstream.commits[0])
+    upstream.push()
+    repo = tmp_path / "repo"
+    with upstream.daemon() as url:
+        manifest(repo, url, tag="v1")
+        (repo / "dodo.py").write_text("from agent_constitution.loader import namespace\nglobals().update(namespace())\n")
+        assert doit(repo, "lock").returncode == 0
+        assert doit(repo, "lock", "--locked").returncode == 0
+        upstream.tag("v1", upstream.revise())
+        upstream.push()
+        assert "-- lock" in doit(repo, "lock").stdout  # unlocked: up to date, nothing asked
+        done = doit(repo, "lock", "--locked")  # locked: asked again, though nothing here changed
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "an older commit than the one tag v1 names now" in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr

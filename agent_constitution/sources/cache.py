@@ -134,6 +134,32 @@ def _remove_if_orphaned(path: Path) -> None:
         os.close(handle)
 
 
+# What libgit2 opens of a bare mirror: a FIFO, socket or device there would block it forever.
+_MIRROR_FOLDERS = ("", "objects/info", "objects/pack", *(f"objects/{n:02x}" for n in range(256)))
+
+
+def special_file(mirror: Path) -> Path | None:
+    """The first entry in the mirror that is neither a regular file nor a folder (a FIFO, socket, device
+    or link) among those libgit2 opens: the mirror's own files, its refs (all of them) and its objects.
+    Folders are listed; no file is opened."""
+    pending = [(mirror / folder, False) for folder in _MIRROR_FOLDERS] + [(mirror / "refs", True)]
+    while pending:
+        folder, deep = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            return folder
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if deep:
+                    pending.append((Path(entry.path), True))
+            elif entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                return Path(entry.path)
+    return None
+
+
 def _entry(key: str, commit: str) -> Path:
     return cache_root() / "trees" / bucket(key) / commit
 

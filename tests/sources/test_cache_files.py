@@ -160,3 +160,17 @@ def test_extracting_a_tree_into_a_full_user_cache(tmp_path: Path, origin: Path, 
         fetch(url=str(origin), tag="v1.0.0", base_dir=tmp_path)
     assert "cannot write the file: no space left on the device" in str(raised.value)
     assert not list((user_cache / "trees").rglob("tree-objects"))
+
+
+@pytest.mark.parametrize("inside", ["HEAD", "packed-refs", "refs/tags/v9", "objects/pack/pack-x.idx", "objects/ab/cdef"])
+def test_a_fifo_inside_a_mirror_is_a_damaged_mirror(tmp_path: Path, origin: Path, user_cache: Path, inside: str):
+    fetch(url=str(origin), tag="v1.0.0", base_dir=tmp_path)
+    location = locate(str(origin), base_dir=tmp_path)
+    mirror = cache.mirror_path(location.key)
+    assert cache.special_file(mirror) is None
+    fifo(mirror / inside)
+    assert cache.special_file(mirror) == mirror / inside
+    with pytest.raises(UserError) as raised:
+        finishes(lambda: fetch(url=str(origin), tag="v1.0.0", base_dir=tmp_path))
+    assert f"the user cache's copy of {origin} is damaged ({mirror / inside} is not a regular file)" in str(raised.value)
+    assert f"fix: delete {mirror} and build again" in str(raised.value)

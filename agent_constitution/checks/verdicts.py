@@ -186,14 +186,15 @@ def read_memory(root: Path) -> Memory:
     """The verdicts and proposals of `rules.review.toml` (none when it does not exist): a committed file
     anyone may edit, so any content is either read as its schema says (`checks.verdict_file`) or one
     UserError naming the entry and field."""
+    path = root / REVIEW_FILE
+    if not os.path.lexists(path):
+        return Memory()
+    # Only here: pydantic costs the Stop hook of a repository without verdicts nothing.
     from agent_constitution.checks.verdict_file import ReviewFile
     from agent_constitution.errors import UserError
     from agent_constitution.readers import read_toml
     from agent_constitution.ruleset.models import parse
 
-    path = root / REVIEW_FILE
-    if not os.path.lexists(path):
-        return Memory()
     fix = "restore it from git (`git checkout rules.review.toml`), or delete it to ask the reviewers again"
     try:
         data = parse(ReviewFile, read_toml(path, REVIEW_FILE), REVIEW_FILE)

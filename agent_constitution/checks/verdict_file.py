@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 _REF = r"^[A-Za-z0-9][A-Za-z0-9_.-]*:[0-9]+$"
+_SUBJECT = r"^sha256:[0-9a-f]{64}$"  # checks/evidence.py's subject digest
 
 
 class _Entry(BaseModel):
@@ -23,7 +24,7 @@ class VerdictEntry(_Entry):
     rule: Annotated[StrictStr, Field(pattern=_REF)]
     segment: StrictStr
     revision: Annotated[StrictInt, Field(ge=1)]
-    subject: StrictStr
+    subject: Annotated[StrictStr, Field(pattern=_SUBJECT)]
     check_said: Literal["pass", "violation", "undecidable", "no check"] = Field("no check", alias="check-said")
     verdict: Literal["satisfied", "violated", "cannot-tell"]
     reason: StrictStr = ""
@@ -32,8 +33,8 @@ class VerdictEntry(_Entry):
     # Provenance (`doit review` writes these): the reviewer's command, the digest of its raw answer,
     # and the seal under the team's review key when one was set.
     command: tuple[StrictStr, ...] = ()
-    answer: StrictStr = ""
-    seal: StrictStr = ""
+    answer: Annotated[StrictStr, Field(pattern=r"^(sha256:[0-9a-f]{64})?$")] = ""
+    seal: Annotated[StrictStr, Field(pattern=r"^(hmac-sha256:[0-9a-f]{64})?$")] = ""
 
 
 class ProposalEntry(_Entry):
@@ -45,7 +46,7 @@ class ProposalEntry(_Entry):
     check_said: StrictStr = Field("", alias="check-said")
     reason: StrictStr = ""
     reviewer: StrictStr = ""
-    subject: StrictStr
+    subject: Annotated[StrictStr, Field(pattern=_SUBJECT)]
     fixture: tuple[StrictStr, ...] = ()
     draft: StrictStr = ""
     issue: StrictStr = ""

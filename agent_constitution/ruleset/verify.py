@@ -27,7 +27,7 @@ import sys
 
 from packaging.specifiers import SpecifierSet
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.ruleset.layout import LOCKFILE
 from agent_constitution.ruleset.models import Lockfile
 from agent_constitution.ruleset.versions import admits, tag_versions, version_of
@@ -100,7 +100,8 @@ def verify_lock(resolution, because: str) -> list[str]:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if problems:
-        raise UserError(
+        # Like a stale lock: what a locked run is there to find (exit 1), not bad input.
+        raise OutOfDate(
             f"{LOCKFILE} does not pin what rules.toml asks for ({because}, so the lock is verified):\n  "
             + "\n  ".join(problems),
             file=LOCKFILE,

@@ -12,7 +12,11 @@ import functools
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
+
+
+class InputError(TaskFailed):
+    """A task failed on bad input (a `UserError`): the command exits 2, not 1 (`commands/run.py`)."""
 
 
 def failed(message: str | None) -> TaskFailed | None:
@@ -37,12 +41,12 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error))
+            return TaskFailed(str(error)) if isinstance(error, OutOfDate) else InputError(str(error))
         except OSError as error:
             if error.errno not in _WRITE_ERRNOS:
                 raise
             from agent_constitution.fsio import write_error
 
-            return TaskFailed(str(write_error(error, error.filename or "a file")))
+            return InputError(str(write_error(error, error.filename or "a file")))
 
     return run

@@ -19,7 +19,7 @@ from agent_constitution import console
 from agent_constitution.errors import UserError
 from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.layout import CHECKS
-from agent_constitution.tasks.actions import InputError, failed
+from agent_constitution.tasks.actions import InputError, failed, reported
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -119,12 +119,14 @@ def tasks(project):
     }
 
 
+@reported
 def _summary(cache):
     from agent_constitution.checks.stage import summary_line
 
     return failed(summary_line(cache))
 
 
+@reported
 def _report(*args):
     # A module-level action: `doit -n N` pickles actions by reference.
     from agent_constitution.checks.stage import write_reports

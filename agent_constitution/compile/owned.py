@@ -25,6 +25,7 @@ from agent_constitution.compile.layout import FILE
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
+from agent_constitution.wiring import command
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
 
@@ -75,7 +76,7 @@ def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool)
         raise UserError(
             "the generated region was edited by hand", file=path, fix=FIX_EDITED
         )
-    return parsed.with_inside(region.stamped(body, origin))
+    return parsed.with_inside(region.stamped(body, origin, program=command(root)))
 
 
 def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
@@ -97,7 +98,7 @@ def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, 
             )
         if locked and not region.is_intact(text):
             raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return region.stamped(body, origin, front)
+    return region.stamped(body, origin, front, program=command(root))
 
 
 def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> bool:

@@ -8,10 +8,12 @@ error type.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import UserError
+from agent_constitution.wiring import spoken
 
 
 def failed(message: str | None) -> TaskFailed | None:
@@ -30,6 +32,7 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error))
+            # doit runs in the repository's root: the fix names the command its user has.
+            return TaskFailed(spoken(str(error), Path.cwd()))
 
     return run

@@ -186,7 +186,9 @@ def write_segment(
     )
     max_bytes, max_chars = budget
     # The banner is part of the region the agents load.
-    banner = len(region.banner("", settings.origin))
+    from agent_constitution.wiring import command
+
+    banner = len(region.banner("", settings.origin, command(root)))
     document = render(segment, library, constitution, settings.max_tokens,
                       None if max_bytes is None else max_bytes - banner, None if max_chars is None else max_chars - banner)
     folder = folder_of(root, job.path)

@@ -257,7 +257,8 @@ def _script_lines(script) -> list[str]:
 
 
 # Files that run a project's checks: a tool is "wired" when one of them names it. The ones at the
-# repository's root (pre-commit, CI) run for every folder of it.
+# repository's root (pre-commit, CI) run for every folder of it, and a segment counts the runner
+# files of the folders above it (its workspace's).
 RUNNER_FILES = ("Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py", "Taskfile.yml", "lefthook.yml",
                 "package.json")
 ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".github/workflows/*.yaml",
@@ -265,13 +266,16 @@ ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".git
 
 
 def runners_naming(repo: Repository, pattern: str) -> list[str]:
-    """The runner files (repository-relative) whose text matches the regular expression `pattern`."""
+    """The runner files whose text matches the regular expression `pattern`: the view's own, then,
+    in a segment, those of every folder above it (a workspace's root `package.json` or Makefile
+    runs the linter over its packages) and the repository root's pre-commit and CI files."""
     regex = re.compile(pattern)
     whole = repo.repository
     found = [path for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)
              if regex.search(repo.read_text(path))]
     if repo.folder:
-        found += [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob) if regex.search(whole.read_text(path))]
+        above = repo.enclosing(*RUNNER_FILES) + [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob)]
+        found += [path for path in dict.fromkeys(above) if regex.search(whole.read_text(path))]
     return found
 
 

@@ -259,8 +259,9 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
     manifest = None
     if not (root / "rules.toml").exists():
         url, pin = starter_url(), pin_of()
-        starter = choose(detect(root), starter_source(url, pin, root))
-        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', starter)
+        shape, source = detect(root), starter_source(url, pin, root)
+        starter = choose(shape, source)
+        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', starter) + segment_proposals(root, shape, starter, source)
     wiring = _wire_doit(root) if doit else None
     return [
         _create(root, "rules.toml", manifest) if manifest else Step("rules.toml", "exists, left unchanged"),
@@ -288,6 +289,14 @@ def lock_manifest(root: Path, *, written: bool) -> Step:
             (root / MANIFEST).unlink(missing_ok=True)
         raise
     return Step(LOCKFILE, f"written (the rules of {MANIFEST}, locked)")
+
+
+def segment_proposals(root: Path, shape: Shape, starter: Starter, source: RuleSource) -> str:
+    """Commented-out `[[segment]]` blocks for the workspace members init finds (commands/workspace.py)."""
+    from agent_constitution.checks.scan import scan
+    from agent_constitution.commands.workspace import proposals
+
+    return proposals(root, scan(root).files, shape, starter, source)
 
 
 def _create(root: Path, name: str, text: str) -> Step:

@@ -79,6 +79,8 @@ def git_add_line(root: Path, written: Iterable[str], removed: Iterable[str] = ()
     prefix = base.relative_to(workdir).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
     tracked = {entry.path for entry in repo.index}
+    # A skill folder is recorded as one output: its files are what git sees.
+    written = [file for path in written for file in _files(root, path)]
     written = [path for path in written if not _ignored(repo, prefix + path)]
     whole = _new_folders(repo, root, prefix, tracked, set(written))
     shown: list[str] = []
@@ -91,6 +93,13 @@ def git_add_line(root: Path, written: Iterable[str], removed: Iterable[str] = ()
         return None
     dashes = "-- " if any(path.startswith("-") for path in shown) else ""
     return f"git add {dashes}" + " ".join(shlex.quote(path) for path in shown)
+
+
+def _files(root: Path, path: str) -> list[str]:
+    full = root / path
+    if full.is_dir() and not full.is_symlink():
+        return sorted(p.relative_to(root).as_posix() for p in full.rglob("*") if p.is_file() or p.is_symlink())
+    return [path]
 
 
 def _new_folders(repo, root: Path, prefix: str, tracked: set[str], written: set[str]) -> set[str]:

@@ -142,4 +142,7 @@ def _lock(root, cache, locked):
     if wrote:
         undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")
+        from agent_constitution.compile import git_add
+
+        git_add.record(root, NAME, [LOCKFILE], [])  # for compile's `git add` line
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}

@@ -296,7 +296,7 @@ def segment_proposals(root: Path, shape: Shape, starter: Starter, source: RuleSo
     from agent_constitution.checks.scan import scan
     from agent_constitution.commands.workspace import proposals
 
-    return proposals(root, scan(root).files, shape, starter, source)
+    return proposals(root, scan(root).files, shape, starter, source, choose)
 
 
 def _create(root: Path, name: str, text: str) -> Step:

@@ -148,10 +148,10 @@ def _yaml(path: Path) -> object:
 # --- the proposals ------------------------------------------------------------------------------
 
 
-def proposals(root: Path, files: Iterable[str], root_shape, root_starter, source) -> str:
-    """The commented-out `[[segment]]` blocks for the starter manifest ("" without members)."""
+def proposals(root: Path, files: Iterable[str], root_shape, root_starter, source, choose) -> str:
+    """The commented-out `[[segment]]` blocks for the starter manifest ("" without members);
+    `choose` is the starter's selection (`starter.choose`), applied to each member's own shape."""
     from agent_constitution.commands.shape import MARKERS, TOOLS, Shape, _first_hits
-    from agent_constitution.commands.starter import choose
 
     listed = tuple(sorted(set(files)))
     found = members(root, listed)

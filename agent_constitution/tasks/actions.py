@@ -18,7 +18,7 @@ from agent_constitution.wiring import spoken
 
 def failed(message: str | None) -> TaskFailed | None:
     """A stage's failure text (None: it succeeded) as doit's failed task."""
-    return None if message is None else TaskFailed(message)
+    return None if message is None else TaskFailed(spoken(message, Path.cwd()))
 
 
 def reported(action):

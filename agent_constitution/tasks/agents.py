@@ -206,11 +206,13 @@ def _put_back(root: Path) -> None:
 @reported
 def _run(output, plan, job):
     """Run one job of an output; under --locked / CI a hand edit is an error instead of being rewritten."""
+    from agent_constitution.wiring import spoken
+
     result = output.run(plan, job, locked=locked())
     for line in result.lines:
-        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+        print(spoken(line, plan.root), file=sys.stderr if line.startswith("warning:") else sys.stdout)
     for line in result.notes:
-        print(line, file=sys.stderr)
+        print(spoken(line, plan.root), file=sys.stderr)
     for path in result.written:
         print(f"updated {path}")
     for path in result.removed:

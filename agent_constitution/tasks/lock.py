@@ -28,6 +28,7 @@ from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
+from agent_constitution.wiring import spoken
 
 NAME = "lock"
 GROUPS = ("compile",)
@@ -138,7 +139,7 @@ def _lock(root, cache, locked):
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
         relock.record(root, cache, resolution, statuses, warned=bool(warnings))
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(spoken(f"warning: {warning}", root), file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
         print(f"wrote {LOCKFILE}")

@@ -12,8 +12,12 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.wiring import spoken
+
+
+class InputError(TaskFailed):
+    """A task failed on bad input (a `UserError`): the command exits 2, not 1 (`commands/run.py`)."""
 
 
 def failed(message: str | None) -> TaskFailed | None:
@@ -33,6 +37,7 @@ def reported(action):
             return action(*args, **kwargs)
         except UserError as error:
             # doit runs in the repository's root: the fix names the command its user has.
-            return TaskFailed(spoken(str(error), Path.cwd()))
+            text = spoken(str(error), Path.cwd())
+            return TaskFailed(text) if isinstance(error, OutOfDate) else InputError(text)
 
     return run

@@ -29,6 +29,7 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
+from agent_constitution import console
 from agent_constitution.tasks.actions import reported
 
 if TYPE_CHECKING:
@@ -210,13 +211,16 @@ def _run(output, plan, job):
 
     result = output.run(plan, job, locked=locked())
     for line in result.lines:
-        print(spoken(line, plan.root), file=sys.stderr if line.startswith("warning:") else sys.stdout)
+        if line.startswith("warning:"):
+            print(spoken(line, plan.root), file=sys.stderr)
+        else:
+            console.detail(spoken(line, plan.root))
     for line in result.notes:
         print(spoken(line, plan.root), file=sys.stderr)
     for path in result.written:
-        print(f"updated {path}")
+        console.say(f"updated {path}")
     for path in result.removed:
-        print(f"removed {path}")
+        console.say(f"removed {path}")
     from agent_constitution.compile import git_add
 
     git_add.record(plan.root, job.name, result.written, result.removed)
@@ -235,8 +239,8 @@ def _git_add(root):
 
     line = git_add.git_add_line(root, *git_add.take(root))
     if line is not None:
-        print("to commit what compile wrote:")
-        print(line)
+        console.say("to commit what compile wrote:")
+        console.say(line)
 
 
 @reported

@@ -111,8 +111,9 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     return found
 
 
-def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:
-    """(violation lines, undecidable lines) as the model reads them."""
+def lines(results: list, verdicts: dict | None = None, root: Path | None = None) -> tuple[list[str], list[str]]:
+    """(violation lines, undecidable lines) as the model reads them. `root`: the repository, whose
+    command the lines name."""
     found = [line for _, line in problems(results, verdicts)]
     rules = {r.ref for r in results if r.outcome is not None and r.outcome.value == "violation"}
     undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
@@ -123,7 +124,9 @@ def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[
                 f"{len(rules)} rule{'s' if len(rules) > 1 else ''}{extra}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
-            head.append(f"- and {len(found) - SHOWN} more (`{FULL_REPORT}` lists them all)")
+            from agent_constitution.wiring import spoken
+
+            head.append(f"- and {len(found) - SHOWN} more (`{spoken(FULL_REPORT, root)}` lists them all)")
     unsure = [f"agent-constitution: {r.ref} could not decide: {r.cause}" for r in undecidable]
     return head, unsure
 
@@ -220,7 +223,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         prints = [violations[0]]
         unsure: list[str] = []
     else:
-        violations, unsure = lines(results, verdicts)
+        violations, unsure = lines(results, verdicts, root)
         prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
     drift = covenant_drift(root)
     violations, prints = drift + violations, drift + prints

@@ -82,10 +82,11 @@ class Settings:
     origin: str = MANIFEST
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
     agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
+    program: str = "doit"  # the command banners name (`wiring.command`): a new one rewrites them
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
-                "agents": list(self.agents)}
+                "agents": list(self.agents), "program": self.program}
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.locked import locked_run
 from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, review_digest, why_stale
+from agent_constitution.wiring import command
 from agent_constitution.ruleset.manifest import portable_location
 from agent_constitution.ruleset.models import (
     LockedConstitution,
@@ -85,8 +86,8 @@ def lock_model(resolution: Resolution) -> Lockfile:
     )
 
 
-def lock_text(resolution: Resolution) -> str:
-    return lock_file_text(lock_model(resolution))
+def lock_text(resolution: Resolution, program: str = "doit") -> str:
+    return lock_file_text(lock_model(resolution), program)
 
 
 def sync_lock(
@@ -110,7 +111,7 @@ def sync_lock(
     resolution = resolve(project_root, current, move, tier)
     same_digests(current, resolution)
     model = lock_model(resolution)
-    text = lock_file_text(model)
+    text = lock_file_text(model, command(project_root))
     path = project_root / LOCKFILE
     old = read_text(path, LOCKFILE) if path.exists() else None
     # A version 1 lock recording this resolution passes a locked run as it is (CI keeps passing

@@ -179,7 +179,9 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
         if ref in rules:
             rules[ref] = LockedRule(revision=revision, digest=entry.digest)
     model = current.model_copy(update={"rules": rules})
-    text = lock_file_text(model)
+    from agent_constitution.wiring import command
+
+    text = lock_file_text(model, command(root))
     same = old == text.encode() or (locked and records_same(current, model))
     if not same and locked:
         raise OutOfDate(

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import errno
 import functools
+from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import OutOfDate, UserError
+from agent_constitution.wiring import spoken
 
 
 class InputError(TaskFailed):
@@ -21,7 +23,7 @@ class InputError(TaskFailed):
 
 def failed(message: str | None) -> TaskFailed | None:
     """A stage's failure text (None: it succeeded) as doit's failed task."""
-    return None if message is None else TaskFailed(message)
+    return None if message is None else TaskFailed(spoken(message, Path.cwd()))
 
 
 # A write refused for want of space or permission, wherever it was made (git's own mkdir, a cache
@@ -41,7 +43,9 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error)) if isinstance(error, OutOfDate) else InputError(str(error))
+            # doit runs in the repository's root: the fix names the command its user has.
+            text = spoken(str(error), Path.cwd())
+            return TaskFailed(text) if isinstance(error, OutOfDate) else InputError(text)
         except OSError as error:
             if error.errno not in _WRITE_ERRNOS:
                 raise

@@ -30,6 +30,7 @@ from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
+from agent_constitution.wiring import spoken
 
 NAME = "lock"
 GROUPS = ("compile",)
@@ -160,8 +161,11 @@ def _lock(root, cache, locked):
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
         relock.record(root, cache, resolution, statuses, warned=bool(warnings))
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(spoken(f"warning: {warning}", root), file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
         console.say(f"wrote {LOCKFILE}")
+        from agent_constitution.compile import git_add
+
+        git_add.record(root, NAME, [LOCKFILE], [])  # for compile's `git add` line
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}

@@ -46,7 +46,13 @@ class CheckSpec:
     python: str | None = None
     command: tuple[str, ...] | None = None
     tools: tuple[str, ...] = ()
+    install: tuple[tuple[str, str, str], ...] = ()  # (tool, "pypi" | "npm" | "url", pin) of [check.install]
     timeout: float = 60.0
+
+    @property
+    def pins(self) -> dict[str, dict[str, str]]:
+        """[check.install] as `agent_constitution.checks.tools` reads it: {tool: {way: pin}}."""
+        return {tool: {way: pin} for tool, way, pin in self.install}
 
     @property
     def describe(self) -> str:
@@ -88,6 +94,7 @@ class RuleCheck:
             check=None if check is None else CheckSpec(
                 subject=check.subject, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
                 command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
+                install=tuple((tool, *next(iter(way.as_dict().items()))) for tool, way in sorted(check.install.items())),
                 timeout=float(check.timeout),
             ),
             source_root=Path(source_root),
@@ -104,7 +111,8 @@ class RuleCheck:
         values = dict(data)
         check = values["check"]
         values["check"] = None if check is None else CheckSpec(**{
-            key: tuple(value) if isinstance(value, list) else value for key, value in check.items()})
+            key: (tuple(tuple(item) for item in value) if key == "install" else tuple(value))
+            if isinstance(value, list) else value for key, value in check.items()})
         values["source_root"] = Path(values["source_root"])
         return cls(**values)
 

@@ -7,9 +7,8 @@ is undecidable.
 """
 
 import json
-import shutil
 
-from agent_constitution.checks.api import Finding, Repository, Undecidable
+from agent_constitution.checks.api import Finding, Repository, ToolUnavailable, Undecidable, tool_command
 
 from ._helpers import run_tool
 
@@ -22,8 +21,10 @@ def check(repo: Repository) -> list[Finding]:
         return []
     if not repo.exists("deny.toml"):
         return [Finding("no deny.toml: write the policy for advisories, licences, bans and sources", path="Cargo.toml")]
-    if shutil.which("cargo-deny") is None:
-        raise Undecidable("missing tool: cargo-deny (not found on PATH)")
+    try:
+        tool_command("cargo-deny")  # `cargo deny` runs it: missing, it is undecidable with where to get it
+    except ToolUnavailable as error:
+        raise Undecidable(str(error)) from None
     status, _, err = run_tool(["cargo", "deny", "--format", "json", "check"], repo.root, timeout=110)
     findings = []
     for line in err.splitlines():

@@ -49,6 +49,17 @@ class CheckSpec:
     install: tuple[tuple[str, str, str], ...] = ()  # (tool, "pypi" | "npm" | "url", pin) of [check.install]
     timeout: float = 60.0
 
+    @classmethod
+    def of(cls, check: Mapping) -> "CheckSpec":
+        """From a validated `[check]` table (`ruleset.models.Check` dumped as JSON, as the resolution keeps it)."""
+        return cls(
+            subject=check["subject"], scope=check["scope"], inputs=tuple(check["inputs"]), python=check["python"],
+            command=None if check["command"] is None else tuple(check["command"]), tools=tuple(check["tools"]),
+            install=tuple((tool, way, pin) for tool, ways in sorted((check.get("install") or {}).items())
+                          for way, pin in ways.items() if pin is not None),
+            timeout=float(check["timeout"]),
+        )
+
     @property
     def pins(self) -> dict[str, dict[str, str]]:
         """[check.install] as `agent_constitution.checks.tools` reads it: {tool: {way: pin}}."""
@@ -91,12 +102,7 @@ class RuleCheck:
             status=rule.status,
             title=rule.title[language],
             text=rule.text[language],
-            check=None if check is None else CheckSpec(
-                subject=check.subject, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
-                command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
-                install=tuple((tool, *next(iter(way.as_dict().items()))) for tool, way in sorted(check.install.items())),
-                timeout=float(check.timeout),
-            ),
+            check=None if check is None else CheckSpec.of(check.model_dump(mode="json")),
             source_root=Path(source_root),
             trusted=trusted,
         )

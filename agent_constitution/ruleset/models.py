@@ -270,10 +270,6 @@ class ToolInstall(Model):
                 "url": "an https URL"}[key])
         return self
 
-    def as_dict(self) -> dict[str, str]:
-        return {key: value for key, value in (("pypi", self.pypi), ("npm", self.npm), ("url", self.url))
-                if value is not None}
-
 
 class Check(Model):
     """How a rule is checked: a python module of `rules/checks/` or an external command."""

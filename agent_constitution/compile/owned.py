@@ -8,6 +8,10 @@ edit are both read from the file itself. Every writer here:
   an error saying what to do;
 - treats a hand-edited output as stale: it is rewritten, or, when `locked` (`--locked` / CI), it is
   an error naming the file;
+- when `locked`, compares the whole output with the bytes it would write and refuses any
+  difference (a missing output too), whatever the banner says: the banner's digest is a plain
+  sha256 anyone can recompute after an edit, so it only makes a careless hand edit visible, it
+  does not prove the text came from the rule sources (docs/compile.md, "Ownership");
 - writes only when the bytes change (`write_if_changed`), so an unchanged output keeps its mtime;
 - reads, writes and deletes only inside `root`, the repository (`fsio.confine`): an output reached
   through a symbolic link that leaves it is refused before it is read.
@@ -27,6 +31,25 @@ from agent_constitution.fsio import confine, remove, write_atomic, write_if_chan
 from agent_constitution.readers import read_text
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
+FIX_STALE = "run `doit compile` without --locked (outside CI) and commit what it writes"
+
+
+def refuse_change(path: Path, current: str | bytes | None, wanted: str | bytes, *, locked: bool, edited: bool) -> None:
+    """Under `locked`, an error naming `path` when what it holds is not `wanted`, byte for byte.
+
+    `edited`: the banner's digest no longer matches (a hand edit that did not reseal it)."""
+    if not locked or current == wanted:
+        return
+    if current is None:
+        raise UserError("this output of compile is missing (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
+    if edited:
+        raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
+    raise UserError(
+        "this output differs from what compile writes from the rule sources and rules.lock, whatever its"
+        " banner's digest says (--locked / CI rewrites nothing)",
+        file=path,
+        fix=FIX_STALE + "; if nobody changed the sources, look at who edited the file",
+    )
 
 
 def _read(path: Path) -> str | None:
@@ -69,13 +92,14 @@ def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool)
                 file=path,
                 fix="remove the marker from the rule or constitution text that holds it",
             )
-    text = _read(confine(path, root)) or ""
-    parsed = region.Region.parse(text, path)
-    if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:
-        raise UserError(
-            "the generated region was edited by hand", file=path, fix=FIX_EDITED
-        )
-    return parsed.with_inside(region.stamped(body, origin))
+    current = _read(confine(path, root))
+    parsed = region.Region.parse(current or "", path)
+    wanted = parsed.with_inside(region.stamped(body, origin))
+    if locked and current is not None and parsed.inside is None:
+        raise UserError("this file has no compiled region (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
+    refuse_change(path, current, wanted, locked=locked,
+                  edited=parsed.inside is not None and not region.is_intact(parsed.inside))
+    return wanted
 
 
 def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
@@ -95,9 +119,9 @@ def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, 
                 fix="move the file away (its content can go into the hand-written part of AGENTS.md), "
                 "then run `doit compile` again",
             )
-        if locked and not region.is_intact(text):
-            raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return region.stamped(body, origin, front)
+    wanted = region.stamped(body, origin, front)
+    refuse_change(path, text, wanted, locked=locked, edited=text is not None and not region.is_intact(text))
+    return wanted
 
 
 def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> bool:
@@ -106,15 +130,23 @@ def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool,
     return write_if_changed(path, text, within=root)
 
 
-def remove_owned(path: Path, *, root: Path) -> bool:
+def refuse_removal(path: Path, *, locked: bool) -> None:
+    """Under `locked`, the error for an output compile would take out."""
+    if locked:
+        raise UserError("compile would remove this output it wrote (--locked / CI removes nothing)",
+                        file=path, fix=FIX_STALE)
+
+
+def remove_owned(path: Path, *, root: Path, locked: bool = False) -> bool:
     """Delete `path` if compile wrote it; a file without our banner is left alone."""
     if is_owned(confine(path, root)):
+        refuse_removal(path, locked=locked)
         remove(path, within=root)
         return True
     return False
 
 
-def remove_region(path: Path, *, root: Path) -> bool:
+def remove_region(path: Path, *, root: Path, locked: bool = False) -> bool:
     """Take compile's region (the one with its banner) out of `path`; delete the file when nothing else is left."""
     text = _read(confine(path, root))
     if text is None:
@@ -122,6 +154,7 @@ def remove_region(path: Path, *, root: Path) -> bool:
     parsed = region.Region.parse(text, path)
     if parsed.inside is None or not region.is_ours(parsed.inside):
         return False
+    refuse_removal(path, locked=locked)
     before, after = parsed.before.rstrip("\n"), parsed.after.lstrip("\n")
     rest = f"{before}\n\n{after}" if before and after.strip() else before + after
     if not rest.strip():

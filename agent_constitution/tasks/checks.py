@@ -54,6 +54,14 @@ def tasks(project):
                "doc": "could not plan the checks"}
         return
     today = datetime.date.today()
+    if not get_var("rules"):
+        yield {
+            "name": "compiled",
+            "doc": "Check that every compiled output (AGENTS.md regions, parts, shims, skills, hooks) is what compile writes",
+            "actions": [(_compiled, [project.root, project.cache])],
+            "uptodate": [False],
+            "verbosity": 2,
+        }
     progress.start(len(run.plan.jobs))
     for inputs in run.plan.inputs:
         yield {
@@ -106,6 +114,24 @@ def tasks(project):
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _compiled(root, cache):
+    """The outputs compile owns, compared with what it would write (`compile.verify`); any
+    difference fails the run, whatever the files' banners say."""
+    from agent_constitution.compile import verify
+    from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.ruleset.layout import MANIFEST
+    from agent_constitution.tasks.agents import read_settings
+
+    if not (root / MANIFEST).is_file():
+        return None
+    settings, segments = read_settings(root / MANIFEST)
+    plan = Plan(root, cache, settings, tuple(segments))
+    if not verify.compiled_here(plan):
+        return None
+    found = verify.differences(plan)
+    return failed("\n".join(f"compiled output differs: {error}" for error in found) or None)
 
 
 def _summary(cache):

@@ -50,7 +50,7 @@ class Shims:
         shown = plan.shown(path)
         wanted, state = _state(plan, job)
         if not wanted:
-            return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root) else ())
+            return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root, locked=locked) else ())
         if path.exists() and not owned.is_owned(path):
             lines = ()
             if "@AGENTS.md" not in read_text(path):

@@ -43,6 +43,10 @@ DROPPED = {
     "user-invocable": "user-invocable: true\n",
     "argument-hint": "argument-hint: '[file]'\n",
     "paths": "paths: ['**/*.py']\n",
+    "effort": "effort: high\n",
+    "when_to_use": "when_to_use: always\n",
+    "disallowed-tools": "disallowed-tools: Read\n",
+    "arguments": "arguments: [path]\n",
     "version": "version: 1.0.0\n",
 }
 

@@ -26,31 +26,10 @@ from pathlib import Path
 
 from agent_constitution.compile import region
 from agent_constitution.compile.layout import FILE
+from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
-
-FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
-FIX_STALE = "run `doit compile` without --locked (outside CI) and commit what it writes"
-
-
-def refuse_change(path: Path, current: str | bytes | None, wanted: str | bytes, *, locked: bool, edited: bool) -> None:
-    """Under `locked`, an error naming `path` when what it holds is not `wanted`, byte for byte.
-
-    `edited`: the banner's digest no longer matches (a hand edit that did not reseal it)."""
-    if not locked or current == wanted:
-        return
-    if current is None:
-        raise UserError("this output of compile is missing (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
-    if edited:
-        raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    raise UserError(
-        "this output differs from what compile writes from the rule sources and rules.lock, whatever its"
-        " banner's digest says (--locked / CI rewrites nothing)",
-        file=path,
-        fix=FIX_STALE + "; if nobody changed the sources, look at who edited the file",
-    )
-
 
 def _read(path: Path) -> str | None:
     # Bytes decoded as they are: reading in text mode would turn a CRLF outside the region into LF.
@@ -128,13 +107,6 @@ def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool,
     """Write a file compile wholly owns (see `owned_text`)."""
     text = owned_text(path, body, origin, root=root, locked=locked, what=what, front=front)
     return write_if_changed(path, text, within=root)
-
-
-def refuse_removal(path: Path, *, locked: bool) -> None:
-    """Under `locked`, the error for an output compile would take out."""
-    if locked:
-        raise UserError("compile would remove this output it wrote (--locked / CI removes nothing)",
-                        file=path, fix=FIX_STALE)
 
 
 def remove_owned(path: Path, *, root: Path, locked: bool = False) -> bool:

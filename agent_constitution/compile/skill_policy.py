@@ -56,32 +56,42 @@ class Installed:
 def apply(files: dict[str, bytes], executable: frozenset[str], *, trusted: bool, shown: Path) -> Installed:
     """The installed form of a skill's files (relative path → bytes); `shown`: its folder, for errors."""
     path = shown / SKILL_FILE
+    if trusted:
+        if SKILL_FILE in files:
+            _front_of(files[SKILL_FILE], path)  # hostile YAML is refused from any source
+        return Installed(files, executable, ())
+    dropped = [f"the executable bit of {name}" for name in sorted(executable)]
     data = files.get(SKILL_FILE)
     if data is None:
-        return Installed(files, executable if trusted else frozenset(), ())
+        return Installed(files, frozenset(), tuple(dropped))
+    front, body, body_line, mapping = _front_of(data, path)
+    rewritten = False
+    if mapping is not None:
+        extra = [key for key in mapping if key not in DATA_KEYS]
+        if extra:
+            dropped.extend(f"the front-matter key `{key}` of SKILL.md" for key in extra)
+            front = _dump({key: value for key, value in mapping.items() if key in DATA_KEYS})
+            rewritten = True
+        _check_types(mapping, path)
+    kept, lines = strip_commands(body)
+    if lines:
+        rewritten = True
+        dropped.append(f"line{'s' if len(lines) > 1 else ''} {_numbers([n + body_line for n in lines])} of SKILL.md"
+                       " (a shell command a host runs when the skill loads)")
+    if not rewritten:
+        return Installed(files, frozenset(), tuple(dropped))
+    rebuilt = (f"---\n{front}---\n" if front is not None else "") + kept
+    return Installed({**files, SKILL_FILE: rebuilt.encode("utf-8")}, frozenset(), tuple(dropped))
+
+
+def _front_of(data: bytes, path: Path) -> tuple[str | None, str, int, dict[str, Any] | None]:
+    """(the front matter's text, the body, the lines before it, the parsed front matter) of SKILL.md."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UserError("SKILL.md is not UTF-8 text", file=path, fix=_FIX) from None
     front, body, body_line = split(text, path)
-    mapping = parse_front(front, path) if front is not None else None
-    if trusted:
-        return Installed(files, executable, ())
-    dropped: list[str] = []
-    if mapping is not None:
-        extra = [key for key in mapping if key not in DATA_KEYS]
-        if extra:
-            dropped.extend(f"the front-matter key `{key}`" for key in extra)
-            front = _dump({key: value for key, value in mapping.items() if key in DATA_KEYS})
-        _check_types(mapping, path)
-    kept, lines = strip_commands(body)
-    if lines:
-        dropped.append(f"line{'s' if len(lines) > 1 else ''} {_numbers([n + body_line for n in lines])} of the body"
-                       " (a shell command a host runs when the skill loads)")
-    if not dropped:
-        return Installed(files, frozenset(), ())
-    rebuilt = (f"---\n{front}---\n" if front is not None else "") + kept
-    return Installed({**files, SKILL_FILE: rebuilt.encode("utf-8")}, frozenset(), tuple(dropped))
+    return front, body, body_line, parse_front(front, path) if front is not None else None
 
 
 def split(text: str, path: Path) -> tuple[str | None, str, int]:

@@ -25,6 +25,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from agent_constitution.compile import skill_policy
+from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
@@ -159,8 +160,6 @@ def checked(source_folder: Path, target: Path, origin: str, *, root: Path, locke
 
 
 def _refuse_change(target: Path, installed: skill_policy.Installed, stamp: dict | None, origin: str) -> None:
-    from agent_constitution.compile.owned import FIX_STALE, refuse_change
-
     by_hand = edited(target) if stamp is not None else []
     if by_hand:
         raise UserError(
@@ -212,8 +211,6 @@ def install(source_folder: Path, target: Path, origin: str, *, root: Path, locke
 
 def remove(target: Path, *, root: Path, locked: bool = False) -> bool:
     """Delete what compile installed in `target`; files it did not write stay."""
-    from agent_constitution.compile.owned import refuse_removal
-
     confine(target, root)
     stamp = read_stamp(target)
     if stamp is None:

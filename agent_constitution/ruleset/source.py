@@ -231,7 +231,7 @@ def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str,
                 found[0] if found[1] is None else f"{found[0]} (line {found[1]} of the value)",
                 file=file,
                 field=f"{field}.{language}",
-                fix=_FIX_TEXT,
+                fix="remove the marker (or change its spelling) from the text" if problem else _FIX_TEXT,
             )
 
 

@@ -45,8 +45,11 @@ def requirement(text: str) -> str:
 
 def marker_problem(text: str) -> str | None:
     for marker in MARKERS:
-        if marker in text:
-            return f"contains `{marker}`, a comment compile writes into AGENTS.md (a region marker or its banner)"
+        start = text.find(marker)
+        if start != -1:
+            end = text.find("-->", start)
+            found = text[start: end + 3] if end != -1 and end - start < 80 else marker
+            return f"contains the marker {found}, a comment compile writes into AGENTS.md (a region marker or its banner)"
     return None
 
 

@@ -21,9 +21,10 @@ HEAD = "---\nname: x\ndescription: Does x.\n"
 FOLDER = Path("rules/skills/x")
 
 
-def apply(text: str, *, trusted: bool, extra: dict[str, bytes] | None = None) -> skill_policy.Installed:
+def apply(text: str, *, trusted: bool, extra: dict[str, bytes] | None = None,
+          executable: frozenset[str] = frozenset()) -> skill_policy.Installed:
     files = {"SKILL.md": text.encode("utf-8"), **(extra or {})}
-    return skill_policy.apply(files, frozenset(files), trusted=trusted, shown=FOLDER)
+    return skill_policy.apply(files, executable, trusted=trusted, shown=FOLDER)
 
 
 def front_of(data: bytes) -> dict:
@@ -55,7 +56,7 @@ DROPPED = {
 def test_an_untrusted_skill_loses_every_key_but_the_specs_descriptive_ones(key):
     text = HEAD + DROPPED[key] + "license: MIT\n---\n\nHow to x.\n"
     installed = apply(text, trusted=False)
-    assert installed.dropped == (f"the front-matter key `{key}`",)
+    assert installed.dropped == (f"the front-matter key `{key}` of SKILL.md",)
     assert front_of(installed.files["SKILL.md"]) == {"name": "x", "description": "Does x.", "license": "MIT"}
     assert installed.files["SKILL.md"].decode().endswith("---\n\nHow to x.\n")
     trusted = apply(text, trusted=True)
@@ -65,10 +66,13 @@ def test_an_untrusted_skill_loses_every_key_but_the_specs_descriptive_ones(key):
 def test_an_untrusted_skill_with_only_data_is_installed_byte_for_byte():
     text = (HEAD + "license: Apache-2.0  # a comment stays\ncompatibility: Needs git.\n"
             "metadata:\n  author: someone\n---\n\n# X\n\n![diagram](d.png)\n\nRun `x` (a code span).\n")
-    installed = apply(text, trusted=False, extra={"scripts/run.sh": b"#!/bin/sh\n"})
-    assert installed.files["SKILL.md"] == text.encode() and installed.dropped == ()
+    script = {"scripts/run.sh": b"#!/bin/sh\n"}
+    installed = apply(text, trusted=False, extra=script, executable=frozenset(script))
+    assert installed.files == {"SKILL.md": text.encode(), **script}
     assert installed.executable == frozenset()  # no executable bit from a source nobody trusts
-    assert apply(text, trusted=True, extra={"scripts/run.sh": b"#!/bin/sh\n"}).executable == {"SKILL.md", "scripts/run.sh"}
+    assert installed.dropped == ("the executable bit of scripts/run.sh",)
+    assert apply(text, trusted=True, extra=script, executable=frozenset(script)).executable == {"scripts/run.sh"}
+    assert apply(text, trusted=False).dropped == ()
 
 
 # The file's lines: 1-4 the front matter, 5 blank, 6 "Before.", then the case's lines from 7.
@@ -92,7 +96,7 @@ def test_an_untrusted_skill_loses_the_lines_a_host_would_run(case):
     assert body == HEAD + "---\n\nBefore.\n" + "".join(
         line for number, line in enumerate(lines.splitlines(keepends=True), 7) if number not in numbers) + "After.\n"
     shown = ", ".join(map(str, numbers))
-    assert installed.dropped == (f"line{'s' if len(numbers) > 1 else ''} {shown} of the body"
+    assert installed.dropped == (f"line{'s' if len(numbers) > 1 else ''} {shown} of SKILL.md"
                                  " (a shell command a host runs when the skill loads)",)
     assert apply(text, trusted=True).files["SKILL.md"] == text.encode()
 
@@ -199,7 +203,8 @@ def test_an_untrusted_sources_skill_is_installed_as_the_policy_says(tmp_path):
     step = install_skills(repo, repo / "cache", [".", "svc"], locked=False)
     (warning,) = [line for line in step.lines if "helper" in line]
     assert warning.startswith("warning: the skill helper of ac, a source this repository does not trust")
-    assert "`allowed-tools`" in warning and "`hooks`" in warning and "line 14 of the body" in warning
+    assert "`allowed-tools`" in warning and "`hooks`" in warning and "line 14 of SKILL.md" in warning
+    assert "the executable bit of scripts/run.sh" in warning
     for folder in (".claude/skills", ".agents/skills"):
         target = repo / folder / "helper"
         assert (target / "SKILL.md").read_text() == EXPECTED

@@ -83,7 +83,7 @@ def _dropped_hosts(plan: Plan, locked: bool) -> list[str]:
     stays: `pdks init --host` may have put it there for a host compile does not serve."""
     from agent_constitution.compile import stop_hooks
     from agent_constitution.compile.agents import hosts
-    from agent_constitution.compile.owned import refuse_removal
+    from agent_constitution.compile.strict import refuse_removal
     from agent_constitution.covenant.catalogue import HOSTS
 
     enabled = set(hosts(plan.settings.agents))

@@ -165,7 +165,7 @@ def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path, bool]], fold
                                           locked=locked, trusted=trusted)
         if folders and installed.dropped:
             lines.append(f"warning: the skill {name} of {source}, a source this repository does not trust, is"
-                         f" installed as data: compile dropped {'; '.join(installed.dropped)} of its SKILL.md"
+                         f" installed as data: compile dropped {'; '.join(installed.dropped)}"
                          f" (trust = true on the source in rules.toml installs it whole)")
     for base, name in sorted(_installed(root)):
         if name not in wanted or base not in folders:

@@ -26,6 +26,7 @@ def built(tmp_path_factory):
     doit(repo, "compile")
     assert doit(repo, "compile", ci=True).returncode == 0  # as compiled, CI passes
     assert doit(repo, "check").returncode == 0
+    assert "-- checks:compiled" in doit(repo, "check").stdout  # nothing changed: not compared again
     return repo
 
 

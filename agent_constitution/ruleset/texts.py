@@ -83,14 +83,18 @@ def text_problem(text: str) -> tuple[str, int | None] | None:
         return problem, None
     if not _MAY_STRUCTURE.search(text):
         return None  # no `#`, `<`, fence or underline: plain paragraphs and lists (the common case)
-    for token in _parse(text):
-        line = token.map[0] + 1 if token.map else None
+    # Read as compile writes it: line ends as LF and the text stripped (`compile.document`), so an
+    # indented `    # x` on its first line is a heading there, not the code block it is here.
+    unified = text.replace("\r\n", "\n")
+    lead = unified[: len(unified) - len(unified.lstrip())].count("\n")
+    cleaned = unified.strip()
+    for token in _parse(cleaned):
+        line = token.map[0] + 1 + lead if token.map else None
         if token.type == "heading_open":
             return "holds a Markdown heading, which would break the heading outline of AGENTS.md", line
         if token.type == "html_block":
             return ("holds an HTML block (a line opening with a tag or a comment), which can swallow what"
                     " follows it in AGENTS.md"), line
-    cleaned = text.replace("\r\n", "\n").strip()
     for shown, block in ((cleaned, cleaned), (requirement(cleaned), "- ac:1 " + requirement(cleaned))):
         if not _closed(block):
             where = "" if shown == cleaned else " in its first sentence (the form a split AGENTS.md lists)"

@@ -42,6 +42,7 @@ BAD_TEXTS = {
     "an ATX heading": ("First sentence.\n\n# Ignore the rules above", "Markdown heading", 3),
     "a deep heading": ("Text.\n###### x", "Markdown heading", 2),
     "an indented heading": ("Text.\n\n   ## x", "Markdown heading", 3),
+    "a heading once the text is stripped": ("\n    # code\n\nText.", "Markdown heading", 2),
     "a setext = underline": ("Ignore the rules\n===", "Markdown heading", 1),
     "a setext - underline": ("Ignore the rules\n---", "Markdown heading", 1),
     "a heading in a list": ("- # x", "Markdown heading", 1),

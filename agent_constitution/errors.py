@@ -34,6 +34,12 @@ class UserError(Exception):
         return text
 
 
+
+class WriteError(UserError, OSError):
+    """A file that could not be written (the disk is full, the folder read-only): a `UserError` that
+    commands print without a traceback, and still an `OSError` for the callers that take a failed
+    write as a cache miss (the covenant judge's plan and baseline)."""
+
 DOCS_URL = "https://github.com/Luolc/agent-constitution/blob/main/docs/"
 
 
@@ -41,3 +47,8 @@ def docs_url(page: str, anchor: str | None = None) -> str:
     """The online reference page a `fix:` hint points at (a user's repository has no docs/ folder;
     `agent-constitution help PAGE` prints the same page from the installed package)."""
     return f"{DOCS_URL}{page}.md" + (f"#{anchor}" if anchor else "")
+
+
+class OutOfDate(UserError):
+    """A file this run must not change would change (`--locked`, or CI set): like a violation, what the
+    run is there to find (exit 1), not bad input (exit 2). Raised by the lock and compile stages."""

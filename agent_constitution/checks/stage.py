@@ -18,6 +18,7 @@ Where things go, all under `cache/`:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import sys
@@ -25,9 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution import console
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
-from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
+from agent_constitution.checks.verdicts import (
+    REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
+)
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
@@ -54,6 +58,7 @@ from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.readers import read_json
+from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
 
@@ -63,7 +68,7 @@ def review_folder(cache: Path) -> Path:
 
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
-              config: Mapping | None = None) -> dict:
+              config: Mapping | None = None) -> dict | bool:
     """Run one check and write its result; the returned outcome is kept by doit for the next run.
     With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
     job's file dependencies, and `config`) is reused instead (see checks.memo)."""
@@ -77,9 +82,16 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     if result is None or result.ref != rule.ref or result.segment != segment:
         result = run_check(rule, segment, subjects)
         if digest is not None:
-            memo.keep(subjects.memo, name, digest, result)
+            try:
+                memo.keep(subjects.memo, name, digest, result)
+            except OSError:
+                pass  # a memo that cannot be written (a full disk) only costs the next run this check
     result = inline_waivers(result, file_lines(subjects.root))
-    write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    try:
+        write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
+        print(error, file=sys.stderr)
+        return False
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
 
@@ -110,11 +122,15 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         memory = read_memory(root)
     except UserError as error:
         return str(error)
+    index = read_index(cache)
+    memory, refused = admitted(memory, index.review if index is not None else {})
     reader = Reader(subjects or Subjects(scan(root)))
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
+    for note in [*refused, *by_hand(applied)]:
+        print(f"note: {note}", file=sys.stderr)
     found = confirmed(applied)
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
@@ -133,25 +149,29 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     # The count line ends a failing run here; after a passing one `checks:summary` prints it, also
     # when this task was up to date (`summary_line`), so every run ends with it exactly once.
-    details, _, last = summary(results, not_run=not_run).rstrip("\n").rpartition("\n")
-    if details:
+    # `agent-constitution check --output-format F` prints the report itself once the run is done.
+    full = console.settings.output_format == "full"
+    say = print if full and not console.quiet() else _silent
+    details, _, last = summary(results, not_run=not_run,
+                               detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
+    if details and full:
         print(details)
     n = counts(results)
-    if found:
+    if found and full:
         titles = {r.ref: r.title for r in results}
         print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
     reviewed = len(applied)
     if reviewed:
-        print(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
+        say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
     if any(needs_review(result) for result in asking):
-        print(f"review queue{'s' if len(texts) > 1 else ''}: "
-              + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
+        say(f"review queue{'s' if len(texts) > 1 else ''}: "
+            + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
-        print(last)
+        say(last)
         return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
     if n["undecidable"]:
         if undecidable == "fail":
-            print(last)
+            say(last)
             return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
                     "(undecidable=fail)")
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
@@ -164,8 +184,13 @@ def summary_line(cache: Path) -> str | None:
     line = reported_count_line(cache / CHECKS / "report.json")
     if line is None:
         return f"no report in {cache / CHECKS / 'report.json'}: run the checks again (`doit forget checks`)"
-    print(line)
+    if console.settings.output_format == "full" and not console.quiet():
+        print(line)
     return None
+
+
+def _silent(*args, **kwargs) -> None:
+    pass
 
 
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
@@ -239,8 +264,8 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
     `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
     A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
     (`cache/review/left.json`, and printed)."""
-    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, order, prompt
-    from agent_constitution.checks.verdicts import Recorded, propose, state, write_memory
+    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, in_ci, order, prompt
+    from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
 
     folder = review_folder(cache)
     items_file = folder / ITEMS_FILE
@@ -251,7 +276,11 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
         memory = read_memory(root)
     except UserError as error:
         return str(error)
+    refused = in_ci(root, selection.reviewers)
+    if refused is not None:
+        return refused
     label = labeller(root, cache)
+    key = review_key()
     items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
                    tuple(item["files"]))
              for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
@@ -282,9 +311,13 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
                 left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
                 continue
             answered += 1
+            # What the reviewer was and a digest of what it answered; sealed when the team's key is set.
             recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
                                 subject=item.digest, check_said=state(result), verdict=answer.verdict,
-                                reason=answer.reason, reviewer=group, locations=answer.locations)
+                                reason=answer.reason, reviewer=group, locations=answer.locations,
+                                command=reviewer.command, answer=answer_digest(raw))
+            if key is not None:
+                recorded = dataclasses.replace(recorded, seal=seal(recorded, key))
             verdicts[recorded.key] = recorded
             source = selection.sources.get(result.source)
             fixture = _fixture(root, item.files)
@@ -392,6 +425,11 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
 
 def _message(text: str) -> str:
     path = Path(text)
+    if not path.exists():
+        # `message=` takes git's commit-msg file; the message itself given instead is the likely mistake.
+        raise UserError(f"message={text}: no such file; message= takes the path of a file holding the commit "
+                        "message (what git gives the commit-msg hook), not the message's text",
+                        fix="write the message to a file and pass its path (message=.git/COMMIT_EDITMSG)")
     try:
         return commit_message(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:

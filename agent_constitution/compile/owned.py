@@ -27,7 +27,7 @@ from pathlib import Path
 from agent_constitution.compile import region
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 
@@ -75,7 +75,7 @@ def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool)
     parsed = region.Region.parse(current or "", path)
     wanted = parsed.with_inside(region.stamped(body, origin))
     if locked and current is not None and parsed.inside is None:
-        raise UserError("this file has no compiled region (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
+        raise OutOfDate("this file has no compiled region (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
     refuse_change(path, current, wanted, locked=locked,
                   edited=parsed.inside is not None and not region.is_intact(parsed.inside))
     return wanted

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from agent_constitution.compile import skill_policy
 from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
 
@@ -162,7 +162,7 @@ def checked(source_folder: Path, target: Path, origin: str, *, root: Path, locke
 def _refuse_change(target: Path, installed: skill_policy.Installed, stamp: dict | None, origin: str) -> None:
     by_hand = edited(target) if stamp is not None else []
     if by_hand:
-        raise UserError(
+        raise OutOfDate(
             "this file of an installed skill was edited by hand",
             file=by_hand[0],
             fix="undo the edit (edit the skill in its rule source instead) and run `doit compile`",
@@ -171,11 +171,11 @@ def _refuse_change(target: Path, installed: skill_policy.Installed, stamp: dict 
         path = target / name
         refuse_change(path, _current(path), data, locked=True, edited=False)
         if (name in installed.executable) != os.access(path, os.X_OK):
-            raise UserError("this file of an installed skill has another executable bit than compile gives it",
+            raise OutOfDate("this file of an installed skill has another executable bit than compile gives it",
                             file=path, fix=FIX_STALE)
     for name in (stamp or {}).get("files", {}):
         if name not in installed.files:
-            raise UserError("compile no longer installs this file of a skill (--locked / CI removes nothing)",
+            raise OutOfDate("compile no longer installs this file of a skill (--locked / CI removes nothing)",
                             file=target / name, fix=FIX_STALE)
     refuse_change(target / STAMP, _current(target / STAMP), _stamp(installed.files, origin).encode("utf-8"),
                   locked=True, edited=False)

@@ -12,7 +12,9 @@ for a locked run (`--locked`, CI). The lock stage that makes a lock from a resol
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from agent_constitution.errors import UserError
@@ -75,6 +77,8 @@ def lock_file_text(lock: Lockfile) -> str:
     lines = [HEADER, f"version = {lock.version}", "", "[manifest]"]
     lines.append(f"inputs = {_list(lock.manifest.inputs)}")
     lines.append(f"digest = {_string(lock.manifest.digest)}")
+    if lock.manifest.review is not None:
+        lines.append(f"review = {_string(lock.manifest.review)}")
     lines += ["", "[constitution]"]
     lines += [f"{field} = {_string(getattr(lock.constitution, field))}"
               for field in ("source", "commit", "edition", "revision", "digest")]
@@ -96,6 +100,17 @@ def lock_file_text(lock: Lockfile) -> str:
         pairs = ", ".join(f"{_string(group)} = {_string(alternative)}" for group, alternative in segment.choices.items())
         lines.append(f"choices = {{ {pairs} }}" if pairs else "choices = {}")
     return "\n".join(lines) + "\n"
+
+
+def review_digest(groups: Mapping[str, Mapping]) -> str | None:
+    """The digest of what the `[review]` groups run and require (preset, command, `verdicts`), from each
+    group's settings as a mapping; None when no group has any of them."""
+    data = {name: [group.get("preset"), list(group.get("command") or ()), group.get("verdicts", "any")]
+            for name, group in sorted(groups.items())
+            if group.get("preset") or group.get("command") or group.get("verdicts", "any") != "any"}
+    if not data:
+        return None
+    return "sha256:" + hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def _string(value: str) -> str:
@@ -131,6 +146,9 @@ def why_stale(current: Lockfile | None, new: Lockfile) -> str:
         if parts:
             changes.append(f"segment {path} {'; '.join(parts)}")
     detail = f" ({'; '.join(changes)})" if changes else ""
+    if current.manifest.review != new.manifest.review:
+        return ("records other [review] commands than rules.toml names now: a reviewer group's command, preset or"
+                f" verdicts requirement changed since the lock, and that command runs with CI's environment{detail}")
     if current.manifest.digest != new.manifest.digest:
         return f"was made from a different rules.toml: its selection, sources or binding changed{detail}"
     return f"records other sources or rule revisions than the sources now give{detail}"

@@ -7,11 +7,16 @@ error type.
 
 from __future__ import annotations
 
+import errno
 import functools
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
+
+
+class InputError(TaskFailed):
+    """A task failed on bad input (a `UserError`): the command exits 2, not 1 (`commands/run.py`)."""
 
 
 def failed(message: str | None) -> TaskFailed | None:
@@ -19,8 +24,14 @@ def failed(message: str | None) -> TaskFailed | None:
     return None if message is None else TaskFailed(message)
 
 
+# A write refused for want of space or permission, wherever it was made (git's own mkdir, a cache
+# folder): one message like fsio's, never a traceback.
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 def reported(action):
-    """Run `action`; a `UserError` it raises fails the task with the error's text (no traceback).
+    """Run `action`; a `UserError` it raises fails the task with the error's text (no traceback), and
+    so does an `OSError` of a write the disk or the folder refused (full, read-only).
 
     `functools.wraps` keeps the action's signature (doit passes `params` by parameter name) and its
     module and name (`doit -n N` pickles an action by reference)."""
@@ -30,6 +41,12 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error))
+            return TaskFailed(str(error)) if isinstance(error, OutOfDate) else InputError(str(error))
+        except OSError as error:
+            if error.errno not in _WRITE_ERRNOS:
+                raise
+            from agent_constitution.fsio import write_error
+
+            return InputError(str(write_error(error, error.filename or "a file")))
 
     return run

@@ -43,7 +43,7 @@ class HookFiles:
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
         from agent_constitution.compile import hooks
-        from agent_constitution.errors import UserError
+        from agent_constitution.errors import OutOfDate
         from agent_constitution.fsio import confine, remove, write_atomic
         from agent_constitution.readers import read_bytes
 
@@ -63,7 +63,7 @@ class HookFiles:
             else:  # the merge writes the file to compare it: put back its bytes and times
                 write_atomic(path, before, within=root)
                 os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-            raise UserError(
+            raise OutOfDate(
                 "the hook configuration compile merges into this file is missing or was edited",
                 file=path,
                 fix="run `doit compile` without --locked (outside CI) and commit the result",

@@ -17,3 +17,12 @@ def _session_user_cache(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _user_cache(monkeypatch, _session_user_cache):
     monkeypatch.setenv(ENV, str(_session_user_cache))
+
+
+@pytest.fixture(autouse=True)
+def _no_tool_fetch(monkeypatch):
+    """No test downloads a check's external tool: a pinned tool missing from PATH stays missing (the
+    tests of `agent_constitution.checks.tools` lift this with a fake `uv` / `npx` on PATH)."""
+    from agent_constitution.checks.tools import NO_FETCH
+
+    monkeypatch.setenv(NO_FETCH, "1")

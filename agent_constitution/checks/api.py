@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING
 # The tool calls of a session record, as the transcript readers give them (re-exported: a check
 # imports everything from this module).
 from agent_constitution.checks.records import EDIT, READ, SEARCH, SHELL, ToolCall, read_tool_calls
+# The external tool a check runs: from PATH, or the version its rule pins in [check.install].
+from agent_constitution.checks.tools import ToolUnavailable, tool_command
 
 __all__ = ["EDIT", "READ", "SEARCH", "SHELL", "Change", "FileChange", "Finding", "Record", "Repository", "ToolCall",
-           "Undecidable", "glob_regex", "match_files"]
+           "ToolUnavailable", "Undecidable", "glob_regex", "match_files", "tool_command"]
 
 if TYPE_CHECKING:
     from agent_constitution.checks.contents import Contents

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.model import CheckSpec
+from agent_constitution.checks.tools import ToolUnavailable, install_hint, tool_command
 from agent_constitution.errors import UserError
 from agent_constitution.readers import parse_json
 
@@ -55,10 +56,17 @@ class _Output(BaseModel):
 
 def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str, str]) -> list[Finding]:
     """The findings of a violated check ([] when satisfied); Undecidable for every other ending."""
-    for tool in spec.tools:
-        if shutil.which(tool) is None:
-            raise Undecidable(f"missing tool: {tool} (not found on PATH)")
+    pins = spec.pins
     argv = [arg.replace("{source}", str(source_root)) for arg in spec.command or ()]
+    for tool in spec.tools:
+        if shutil.which(tool) is not None:
+            continue
+        if tool != argv[0]:  # only the program itself can be run through uv or npx
+            raise Undecidable(f"missing tool: {tool} (not found on PATH; {install_hint(tool, pins.get(tool))})")
+        try:
+            argv = tool_command(tool, timeout=spec.timeout, install=pins) + argv[1:]
+        except ToolUnavailable as error:
+            raise Undecidable(str(error)) from None
     try:
         process = subprocess.Popen(
             argv, cwd=cwd, env={**os.environ, **env}, stdin=subprocess.DEVNULL,

@@ -47,7 +47,25 @@ class CheckSpec:
     python: str | None = None
     command: tuple[str, ...] | None = None
     tools: tuple[str, ...] = ()
+    install: tuple[tuple[str, str, str], ...] = ()  # (tool, "pypi" | "npm" | "url", pin) of [check.install]
     timeout: float = 60.0
+
+    @classmethod
+    def of(cls, check: Mapping) -> "CheckSpec":
+        """From a validated `[check]` table (`ruleset.models.Check` dumped as JSON, as the resolution keeps it)."""
+        return cls(
+            subject=check["subject"], author=check.get("author", "any"), scope=check["scope"],
+            inputs=tuple(check["inputs"]), python=check["python"],
+            command=None if check["command"] is None else tuple(check["command"]), tools=tuple(check["tools"]),
+            install=tuple((tool, way, pin) for tool, ways in sorted((check.get("install") or {}).items())
+                          for way, pin in ways.items() if pin is not None),
+            timeout=float(check["timeout"]),
+        )
+
+    @property
+    def pins(self) -> dict[str, dict[str, str]]:
+        """[check.install] as `agent_constitution.checks.tools` reads it: {tool: {way: pin}}."""
+        return {tool: {way: pin} for tool, way, pin in self.install}
 
     @property
     def describe(self) -> str:
@@ -86,11 +104,7 @@ class RuleCheck:
             status=rule.status,
             title=rule.title[language],
             text=rule.text[language],
-            check=None if check is None else CheckSpec(
-                subject=check.subject, author=check.author, scope=check.scope, inputs=tuple(check.inputs), python=check.python,
-                command=None if check.command is None else tuple(check.command), tools=tuple(check.tools),
-                timeout=float(check.timeout),
-            ),
+            check=None if check is None else CheckSpec.of(check.model_dump(mode="json")),
             source_root=Path(source_root),
             trusted=trusted,
         )
@@ -105,7 +119,8 @@ class RuleCheck:
         values = dict(data)
         check = values["check"]
         values["check"] = None if check is None else CheckSpec(**{
-            key: tuple(value) if isinstance(value, list) else value for key, value in check.items()})
+            key: (tuple(tuple(item) for item in value) if key == "install" else tuple(value))
+            if isinstance(value, list) else value for key, value in check.items()})
         values["source_root"] = Path(values["source_root"])
         return cls(**values)
 

@@ -23,6 +23,7 @@ from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
+from agent_constitution.checks.tools import ToolUnavailable, pinned
 from agent_constitution.checks.scan import Scan, scan
 from agent_constitution.checks.subjects import ChangeSpec, read_change, read_record
 from agent_constitution.errors import UserError
@@ -111,7 +112,7 @@ def _decided(decide, rule: RuleCheck, segment: str, subjects: Subjects) -> tuple
     """(findings, None), or ([], the cause of undecidable) for whatever went wrong."""
     try:
         return decide(rule, segment, subjects), None
-    except Undecidable as error:
+    except (Undecidable, ToolUnavailable) as error:
         return [], str(error) or "the check could not decide"
     except UserError as error:
         return [], error.message
@@ -134,6 +135,11 @@ def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[
 def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     subject = subjects.get(rule.check.subject, segment, rule.check.scope)
     module = load_check(rule.source_root, rule.check.python, rule.id)
+    with pinned(rule.check.pins):
+        return _checked(module, subject, rule, segment, subjects)
+
+
+def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
         from agent_constitution.checks.memo import per_file
 

@@ -102,11 +102,7 @@ def _check(rule: ResolvedRule, document: Resolved) -> RuleCheck:
         status=rule.status,
         title=rule.title[source.language],
         text=rule.text[source.language],
-        check=None if check is None else CheckSpec(
-            subject=check["subject"], author=check.get("author", "any"), scope=check["scope"], inputs=tuple(check["inputs"]), python=check["python"],
-            command=None if check["command"] is None else tuple(check["command"]), tools=tuple(check["tools"]),
-            timeout=float(check["timeout"]),
-        ),
+        check=None if check is None else CheckSpec.of(check),
         source_root=Path(source.root),
         trusted=source.trust,
     )

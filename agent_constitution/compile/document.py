@@ -34,6 +34,7 @@ from agent_constitution.edition.fences import fenced
 from agent_constitution.edition.location import point_to_full_edition
 from agent_constitution.errors import UserError
 from agent_constitution.refs import RULE, format_ref, parse_ref, parse_rule_reference, rule_label
+from agent_constitution.ruleset.texts import requirement  # the text rules of a load hold for it too
 
 Node = int | str  # a rule id, or a domain or group id
 RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
@@ -237,20 +238,6 @@ def _fits(text: str, max_bytes: int | None, max_chars: int | None) -> bool:
     return (max_bytes is None or len(text.encode("utf-8")) <= max_bytes) and (
         max_chars is None or len(text) <= max_chars
     )
-
-
-def requirement(text: str) -> str:
-    """The first sentence of a rule's text (its requirement: the texts state it first), found
-    outside code spans; the whole text when it has one sentence."""
-    ticks = 0
-    for index, char in enumerate(text):
-        if char == "`":
-            ticks += 1
-        elif ticks % 2 == 0 and char in "。！？":
-            return text[: index + 1]
-        elif ticks % 2 == 0 and char in ".!?" and (index + 1 == len(text) or text[index + 1].isspace()):
-            return text[: index + 1]
-    return text
 
 
 def _part_names(subtrees: list[tuple[str, Node]]) -> dict[tuple[str, Node], str]:

@@ -8,6 +8,10 @@ edit are both read from the file itself. Every writer here:
   an error saying what to do;
 - treats a hand-edited output as stale: it is rewritten, or, when `locked` (`--locked` / CI), it is
   an error naming the file;
+- when `locked`, compares the whole output with the bytes it would write and refuses any
+  difference (a missing output too), whatever the banner says: the banner's digest is a plain
+  sha256 anyone can recompute after an edit, so it only makes a careless hand edit visible, it
+  does not prove the text came from the rule sources (docs/compile.md, "Ownership");
 - writes only when the bytes change (`write_if_changed`), so an unchanged output keeps its mtime;
 - reads, writes and deletes only inside `root`, the repository (`fsio.confine`): an output reached
   through a symbolic link that leaves it is refused before it is read.
@@ -22,13 +26,11 @@ from pathlib import Path
 
 from agent_constitution.compile import region
 from agent_constitution.compile.layout import FILE
-from agent_constitution.errors import UserError
+from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 from agent_constitution.wiring import command
-
-FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
-
 
 def _read(path: Path) -> str | None:
     # Bytes decoded as they are: reading in text mode would turn a CRLF outside the region into LF.
@@ -106,13 +108,14 @@ def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool)
                 file=path,
                 fix="remove the marker from the rule or constitution text that holds it",
             )
-    text = _read(confine(path, root)) or ""
-    parsed = region.Region.parse(text, path)
-    if parsed.inside is not None and not region.is_intact(parsed.inside) and locked:
-        raise UserError(
-            "the generated region was edited by hand", file=path, fix=FIX_EDITED
-        )
-    return parsed.with_inside(region.stamped(body, origin, program=command(root)))
+    current = _read(confine(path, root))
+    parsed = region.Region.parse(current or "", path)
+    wanted = parsed.with_inside(region.stamped(body, origin, program=command(root)))
+    if locked and current is not None and parsed.inside is None:
+        raise OutOfDate("this file has no compiled region (--locked / CI writes nothing)", file=path, fix=FIX_STALE)
+    refuse_change(path, current, wanted, locked=locked,
+                  edited=parsed.inside is not None and not region.is_intact(parsed.inside))
+    return wanted
 
 
 def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
@@ -134,9 +137,9 @@ def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, 
                 fix="move the file away (its content can go into the hand-written part of AGENTS.md), "
                 "then run `doit compile` again",
             )
-        if locked and not region.is_intact(text):
-            raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return region.stamped(body, origin, front, program=command(root))
+    wanted = region.stamped(body, origin, front, program=command(root))
+    refuse_change(path, text, wanted, locked=locked, edited=text is not None and not region.is_intact(text))
+    return wanted
 
 
 def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> bool:
@@ -145,15 +148,16 @@ def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool,
     return write_if_changed(path, text, within=root)
 
 
-def remove_owned(path: Path, *, root: Path) -> bool:
+def remove_owned(path: Path, *, root: Path, locked: bool = False) -> bool:
     """Delete `path` if compile wrote it; a file without our banner is left alone."""
     if is_owned(confine(path, root)):
+        refuse_removal(path, locked=locked)
         remove(path, within=root)
         return True
     return False
 
 
-def remove_region(path: Path, *, root: Path) -> bool:
+def remove_region(path: Path, *, root: Path, locked: bool = False) -> bool:
     """Take compile's region (the one with its banner) out of `path`; delete the file when nothing else is left."""
     if path.is_symlink() and not os.path.exists(path):
         return False  # a dangling link holds no region
@@ -164,6 +168,7 @@ def remove_region(path: Path, *, root: Path) -> bool:
     parsed = region.Region.parse(text, path)
     if parsed.inside is None or not region.is_ours(parsed.inside):
         return False
+    refuse_removal(path, locked=locked)
     before, after = parsed.before.rstrip("\n"), parsed.after.lstrip("\n")
     rest = f"{before}\n\n{after}" if before and after.strip() else before + after
     if not rest.strip():

@@ -2,7 +2,8 @@
 
 A skill of a source (`rules/skills/<name>/`) is installed when one of the rules it implements is
 selected: its files (all but `skill.toml`, the source's metadata) are copied from the source's
-locked tree into the skill folders the enabled agents read (`.claude/skills/<name>/`,
+locked tree, as much of them as the source's trust allows (`compile.skill_policy`: an untrusted
+source's skill is data), into the skill folders the enabled agents read (`.claude/skills/<name>/`,
 `.agents/skills/<name>/`, ...: `compile.agents`). Each installed folder holds a stamp, `.agent-constitution.json`, listing
 every file compile wrote with its sha256: that is how compile knows the folder is its own (on a
 fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
@@ -23,7 +24,9 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-from agent_constitution.errors import UserError
+from agent_constitution.compile import skill_policy
+from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
 
@@ -133,10 +136,16 @@ def intact(target: Path) -> bool:
     return not edited(target)
 
 
-def checked(source_folder: Path, target: Path, *, root: Path, locked: bool) -> tuple[dict[str, bytes], dict | None]:
-    """The skill's files and the stamp of its installed copy, once installing it is known to be
-    allowed (an error otherwise); writes nothing."""
+def checked(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool,
+            trusted: bool) -> tuple[skill_policy.Installed, dict | None]:
+    """The skill's files as installed (`skill_policy`: what its source's trust lets it carry) and the
+    stamp of its installed copy, once installing it is known to be allowed (an error otherwise);
+    writes nothing. Under `locked` every installed file, its executable bit and the stamp must
+    already be what compile would write: the stamp's digests are recomputed by anyone who edits a
+    file, so they only show a careless hand edit."""
     files = skill_files(source_folder)
+    executable = frozenset(name for name in files if os.access(source_folder / name, os.X_OK))
+    installed = skill_policy.apply(files, executable, trusted=trusted, shown=source_folder)
     confine(target, root)
     stamp = read_stamp(target)
     if target.exists() and stamp is None:
@@ -145,41 +154,68 @@ def checked(source_folder: Path, target: Path, *, root: Path, locked: bool) -> t
             file=target,
             fix="move the folder away (or rename your skill), then run `doit compile` again",
         )
-    by_hand = edited(target) if stamp is not None and locked else []
+    if locked:
+        _refuse_change(target, installed, stamp, origin)
+    return installed, stamp
+
+
+def _refuse_change(target: Path, installed: skill_policy.Installed, stamp: dict | None, origin: str) -> None:
+    by_hand = edited(target) if stamp is not None else []
     if by_hand:
-        raise UserError(
+        raise OutOfDate(
             "this file of an installed skill was edited by hand",
             file=by_hand[0],
             fix="undo the edit (edit the skill in its rule source instead) and run `doit compile`",
         )
-    return files, stamp
+    for name, data in installed.files.items():
+        path = target / name
+        refuse_change(path, _current(path), data, locked=True, edited=False)
+        if (name in installed.executable) != os.access(path, os.X_OK):
+            raise OutOfDate("this file of an installed skill has another executable bit than compile gives it",
+                            file=path, fix=FIX_STALE)
+    for name in (stamp or {}).get("files", {}):
+        if name not in installed.files:
+            raise OutOfDate("compile no longer installs this file of a skill (--locked / CI removes nothing)",
+                            file=target / name, fix=FIX_STALE)
+    refuse_change(target / STAMP, _current(target / STAMP), _stamp(installed.files, origin).encode("utf-8"),
+                  locked=True, edited=False)
 
 
-def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool) -> bool:
-    """Copy a skill into `target` (`<skill folder>/<name>`); returns whether anything was written."""
-    files, stamp = checked(source_folder, target, root=root, locked=locked)
+def _current(path: Path) -> bytes | None:
+    try:
+        return _read_file(path) if os.path.lexists(path) else None
+    except UserError:
+        return b""  # a link or a folder where a file belongs: differs from any file compile writes
+
+
+def install(source_folder: Path, target: Path, origin: str, *, root: Path, locked: bool,
+            trusted: bool) -> bool:
+    """Copy a skill into `target` (`<skill folder>/<name>`) as its source's trust allows
+    (`skill_policy`; `checked` says what it drops); returns whether anything was written."""
+    installed, stamp = checked(source_folder, target, origin, root=root, locked=locked, trusted=trusted)
     changed = False
-    for name, data in files.items():
+    for name, data in installed.files.items():
         path = target / name
         changed = write_if_changed(path, data, within=target) or changed
-        executable = os.access(source_folder / name, os.X_OK)
+        executable = name in installed.executable
         if executable != os.access(path, os.X_OK):
             path.chmod(0o755 if executable else 0o644)
             changed = True
     for name in (stamp or {}).get("files", {}):
-        if name not in files:
+        if name not in installed.files:
             remove_file(target / name, within=target, missing_ok=True)
             changed = True
     _prune_empty(target)
-    return write_if_changed(target / STAMP, _stamp(files, origin), within=target) or changed
+    return write_if_changed(target / STAMP, _stamp(installed.files, origin), within=target) or changed
 
 
-def remove(target: Path, *, root: Path) -> bool:
+def remove(target: Path, *, root: Path, locked: bool = False) -> bool:
     """Delete what compile installed in `target`; files it did not write stay."""
     confine(target, root)
     stamp = read_stamp(target)
     if stamp is None:
         return False
+    refuse_removal(target, locked=locked)
     for name in stamp["files"]:
         remove_file(target / name, within=target, missing_ok=True)
     remove_file(target / STAMP, within=target)

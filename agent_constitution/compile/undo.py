@@ -27,7 +27,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from agent_constitution.fsio import confine, remove, write_atomic
+from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.layout import LOCKFILE
 
 RUN = "AGENT_CONSTITUTION_RUN"
@@ -108,8 +108,8 @@ def put_back_files(root: Path, cache: Path) -> int:
             remove(target, within=root, missing_ok=True)
             if isinstance(data.get("created"), str):
                 created.add(data["created"])
-        else:
-            write_atomic(target, base64.b64decode(kept), within=root)
+        elif not write_if_changed(target, base64.b64decode(kept), within=root):
+            continue  # a step put it back itself (a hook file under --locked): its mtime stays
         restored += 1
     for relative in sorted(created, reverse=True):
         _remove_empty(root, root / relative)

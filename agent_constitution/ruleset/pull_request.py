@@ -99,7 +99,10 @@ _COMPILE = "import sys; from agent_constitution.cli import main; sys.exit(main([
 
 
 def _compile(root: Path, branch: str) -> None:
-    if subprocess.run([sys.executable, "-c", _COMPILE], cwd=root).returncode != 0:
+    # Writing the outputs is the point here, also in CI, where CI set would make compile --locked
+    # (which rewrites no output): the branch's lock is the upgrade's, already written.
+    env = {name: value for name, value in os.environ.items() if name != "CI"}
+    if subprocess.run([sys.executable, "-c", _COMPILE], cwd=root, env=env).returncode != 0:
         raise UserError(
             f"compile failed on branch {branch} (its messages are above); nothing was committed",
             fix="fix what compile reports, then run the upgrade again (or run it without --branch to see it here)",

@@ -4,8 +4,9 @@
 `rules/source.toml`, `rules/<id>.toml`, `rules/checks/`, `rules/skills/<name>/` and optionally
 `constitution/<edition>/`. Everything is validated (docs/formats.md): unknown keys, a file name that
 is not the rule's id, a parent, requirement, conflict or successor that does not exist in the source,
-title/text languages that differ from `languages`, a title or text holding a region marker of
-AGENTS.md, a skill naming an unknown rule, a cycle in the parent tree, `supersedes` and
+title/text languages that differ from `languages`, a title or text that would break AGENTS.md
+(a region marker, a title that is not one line of heading text, a text holding a heading:
+`ruleset.texts`), a skill naming an unknown rule, a cycle in the parent tree, `supersedes` and
 `superseded_by` that do not name each other or a cycle of successors. Each failure is one
 `UserError` naming the file and the field.
 
@@ -37,11 +38,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from agent_constitution import ids
-from agent_constitution.compile.region import BEGIN, END
 from agent_constitution.errors import UserError
 from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
+from agent_constitution.ruleset.texts import marker_problem, text_problem, title_problem
 from agent_constitution.sources.parsed import parsed_files
 
 Node = int | str
@@ -157,7 +158,7 @@ def _load(root: Path, statuses: Mapping[str, os.stat_result] | None = None) -> R
     languages = set(config.languages)
     for kind, table in (("domains", config.domains), ("groups", config.groups)):
         for node_id, node in table.items():
-            _texts(node.title, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.title")
+            _texts(node.title, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.title", _title)
             if node.description is not None:
                 _texts(node.description, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.description")
     rules = _load_rules(root, folder, languages, statuses or {})
@@ -216,19 +217,30 @@ def _languages(texts: Mapping[str, str], languages: set[str], file: str, field: 
         )
 
 
-def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str) -> None:
-    """A title, text or description: one entry per language, none holding a region marker (compile
-    owns the text between the markers of AGENTS.md, so a marker inside a rule would end it early)."""
+def _texts(texts: Mapping[str, str], languages: set[str], file: str, field: str,
+           check: Callable[[str], tuple[str, int | None] | None] | None = None) -> None:
+    """A title, text or description: one entry per language, none holding a comment compile writes
+    (a region marker inside a rule would end the region early), and each passing `check`
+    (`ruleset.texts`: what would break the heading outline of AGENTS.md)."""
     _languages(texts, languages, file, field)
     for language, text in texts.items():
-        for marker in (BEGIN, END):
-            if marker in text:
-                raise UserError(
-                    f"contains the marker {marker} of the region compile writes into AGENTS.md",
-                    file=file,
-                    field=f"{field}.{language}",
-                    fix="remove the marker (or change its spelling) from the text",
-                )
+        problem = marker_problem(text)
+        found = (problem, None) if problem else check(text) if check is not None else None
+        if found is not None:
+            raise UserError(
+                found[0] if found[1] is None else f"{found[0]} (line {found[1]} of the value)",
+                file=file,
+                field=f"{field}.{language}",
+                fix="remove the marker (or change its spelling) from the text" if problem else _FIX_TEXT,
+            )
+
+
+_FIX_TEXT = "change the value (docs/formats.md, \"Titles and texts\", says what a title and a text may hold)"
+
+
+def _title(title: str) -> tuple[str, int | None] | None:
+    problem = title_problem(title)
+    return None if problem is None else (problem, None)
 
 
 def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping[str, os.stat_result]) -> dict[int, Rule]:
@@ -270,8 +282,8 @@ def load_rule(root: Path, name: str, languages: set[str], table: Callable[[str],
             field="id",
             fix=f"rename the file to rules/{rule.id}.toml or set id = {stem}",
         )
-    _texts(rule.title, languages, shown, "title")
-    _texts(rule.text, languages, shown, "text")
+    _texts(rule.title, languages, shown, "title", _title)
+    _texts(rule.text, languages, shown, "text", text_problem)
     if rule.check is not None and rule.check.python is not None:
         if not (root / RULE_CHECKS / f"{rule.check.python}.py").is_file():
             raise UserError(

@@ -60,7 +60,7 @@ FAMILIES = (
 GROUP_OPTIONS = {
     "compile": [
         {"name": "locked", "long": "locked", "type": bool, "default": False,
-         "help": "fail instead of changing rules.lock or overwriting a hand-edited output (CI set: the same)"},
+         "help": "fail instead of changing rules.lock or any output that is not what compile writes (CI set: the same)"},
     ],
 }
 

@@ -14,8 +14,8 @@ and a digest per source file, by source name and path) and what it owns of each 
 entry's `fresh` compares both, so a changed rule rebuilds only the segments that show it, a new
 commit of a source only the outputs whose files changed, and a hand-edited output is stale. The
 manifest's `[compile]` settings (and a digest of the compile stage's code) enter through one
-`config_changed`. With `locked=1` on the command line or CI set in the environment, a hand-edited
-output is an error naming the file.
+`config_changed`. With `locked=1` on the command line or CI set in the environment, an output that
+is not byte for byte what compile would write is an error naming the file, and nothing is written.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def _put_back(root: Path) -> None:
 @_undone
 @reported
 def _run(output, plan, job):
-    """Run one job of an output; under --locked / CI a hand edit is an error instead of being rewritten."""
+    """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
     from agent_constitution.wiring import spoken
 
     result = output.run(plan, job, locked=locked())

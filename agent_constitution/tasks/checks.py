@@ -58,6 +58,15 @@ def tasks(project):
                "doc": "could not plan the checks"}
         return
     today = datetime.date.today()
+    if not get_var("rules"):
+        yield {
+            "name": "compiled",
+            "doc": "Check that every compiled output (AGENTS.md regions, parts, shims, skills, hooks) is what compile writes",
+            "actions": [(_compiled, [project.root, project.cache])],
+            # Compared again when an output, the lock, a resolution or the compile code changed.
+            "uptodate": [_compiled_uptodate(project.root, project.cache)],
+            "verbosity": 2,
+        }
     progress.start(len(run.plan.jobs))
     for inputs in run.plan.inputs:
         yield {
@@ -117,6 +126,46 @@ def tasks(project):
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _plan(root, cache):
+    from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.ruleset.layout import MANIFEST
+    from agent_constitution.tasks.agents import read_settings
+
+    settings, segments = read_settings(root / MANIFEST)
+    return Plan(root, cache, settings, tuple(segments))
+
+
+def _compiled_uptodate(root, cache):
+    """Up to date while no output, lock, resolution or compile code changed (a file that cannot be
+    read: never, so the action reports it)."""
+    from agent_constitution.compile import verify
+    from agent_constitution.ruleset.layout import MANIFEST
+    from agent_constitution.tasks.agents import compiler_digest
+
+    if not (root / MANIFEST).is_file():
+        return False
+    try:
+        return config_changed({"outputs": verify.fingerprint(_plan(root, cache)), "compiler": compiler_digest()})
+    except (OSError, UserError):
+        return False
+
+
+@reported
+def _compiled(root, cache):
+    """The outputs compile owns, compared with what it would write (`compile.verify`); any
+    difference fails the run, whatever the files' banners say."""
+    from agent_constitution.compile import verify
+    from agent_constitution.ruleset.layout import MANIFEST
+
+    if not (root / MANIFEST).is_file():
+        return None
+    plan = _plan(root, cache)
+    if not verify.compiled_here(plan):
+        return None
+    found = verify.differences(plan)
+    return failed("\n".join(f"compiled output differs: {error}" for error in found) or None)
 
 
 @reported

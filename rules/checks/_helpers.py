@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from io import StringIO
 
-from agent_constitution.checks.api import Repository, Undecidable
+from agent_constitution.checks.api import Repository, ToolUnavailable, Undecidable, tool_command
 
 def text_files(repo: Repository) -> Iterator[tuple[str, str]]:
     """(path, text) of every file of the repository that is UTF-8 text; binaries and files over
@@ -211,15 +211,17 @@ def message_text(content) -> str:
 
 
 def run_tool(argv: list[str], cwd, timeout: float = 50) -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of an external tool the check delegates to; a tool that is not on PATH,
-    does not finish in `timeout` seconds or cannot start makes the check undecidable."""
-    import shutil
+    """(exit status, stdout, stderr) of an external tool the check delegates to. The tool runs from PATH,
+    or else at the version the rule pins in [check.install] through uv or npx (`tool_command`); a tool
+    neither gives, that does not finish in `timeout` seconds or cannot start makes the check undecidable."""
     import subprocess
 
-    if shutil.which(argv[0]) is None:
-        raise Undecidable(f"missing tool: {argv[0]} (not found on PATH)")
     try:
-        done = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        command = tool_command(argv[0], timeout=timeout) + list(argv[1:])
+    except ToolUnavailable as error:
+        raise Undecidable(str(error)) from None
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise Undecidable(f"timeout: {argv[0]} gave no answer within {timeout:g} s") from None
     except OSError as error:

@@ -11,9 +11,8 @@ member (a segment) is judged under the workspace root's policy (`Repository.encl
 """
 
 import json
-import shutil
 
-from agent_constitution.checks.api import Finding, Repository, Undecidable
+from agent_constitution.checks.api import Finding, Repository, ToolUnavailable, Undecidable, tool_command
 
 from ._helpers import run_tool
 
@@ -31,8 +30,10 @@ def check(repo: Repository) -> list[Finding]:
     above = repo.enclosing(*POLICIES)
     if not here and not above:
         return [Finding("no deny.toml: write the policy for advisories, licences, bans and sources", path="Cargo.toml")]
-    if shutil.which("cargo-deny") is None:
-        raise Undecidable("missing tool: cargo-deny (not found on PATH)")
+    try:
+        tool_command("cargo-deny")  # `cargo deny` runs it: missing, it is undecidable with where to get it
+    except ToolUnavailable as error:
+        raise Undecidable(str(error)) from None
     # The policy found above is named, whatever the installed cargo-deny's own search would find.
     config = [] if here else ["--config", str(repo.repository.root / above[0])]
     status, _, err = run_tool(["cargo", "deny", "--format", "json", "check", *config], repo.root, timeout=110)

@@ -135,7 +135,7 @@ def test_command_bad_json_and_bad_schema(tmp_path: Path):
 
 def test_command_missing_tool(tmp_path: Path):
     declared = run(tmp_path, command=["nonexistent-tool-xyz", "check"], tools=["nonexistent-tool-xyz"])
-    assert (declared.outcome, declared.cause) == (Outcome.UNDECIDABLE, "missing tool: nonexistent-tool-xyz (not found on PATH)")
+    assert (declared.outcome, declared.cause) == (Outcome.UNDECIDABLE, "missing tool: nonexistent-tool-xyz (not found on PATH; install it and put it on PATH)")
     undeclared = run(tmp_path, command=["nonexistent-tool-xyz"])
     assert undeclared.cause == "missing tool: nonexistent-tool-xyz (not found)"
 

@@ -105,7 +105,7 @@ def test_a_stamp_entry_that_leads_out_deletes_nothing(repo, tmp_path):
     (target / skills.STAMP).write_text(json.dumps(stamp))
     for attempt in (lambda: skills.remove(target, root=root),
                     lambda: skills.install(root / "src" / "rules" / "skills" / "uv-project", target, "ac",
-                                           root=root, locked=False)):
+                                           root=root, locked=False, trusted=True)):
         with pytest.raises(UserError) as caught:
             attempt()
         assert caught.value.file == target / skills.STAMP

@@ -99,7 +99,7 @@ CASES = {
     "rule named by a Kannada digit": (lambda repo: shutil.copy(repo / "src/rules/1.toml", repo / "src/rules/೧.toml"),
                                       "compile", "rules/೧.toml: a rule file is named by its numeric id"),
     "rule text holds the end marker": (replace("src/rules/7.toml", 'en = "Sign commits"', 'en = "x <!-- agent-constitution:end -->"'),
-                                       "compile", "rules/7.toml: title.en: contains the marker"),
+                                       "compile", "rules/7.toml: title.en: contains the marker <!-- agent-constitution:end -->"),
     "succession cycle": (both(replace("src/rules/7.toml", 'status = "active"', 'status = "superseded"\nsuperseded_by = 1\nsupersedes = 1'),
                               replace("src/rules/1.toml", 'status = "active"', 'status = "superseded"\nsuperseded_by = 7\nsupersedes = 7')),
                          "compile", "the succession has a cycle: rule 1 → rule 7 → rule 1"),

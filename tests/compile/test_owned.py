@@ -102,15 +102,15 @@ def make_skill(folder):
 def test_skill_install_and_remove(tmp_path):
     source = make_skill(tmp_path / "src" / "x")
     target = tmp_path / "repo" / ".claude" / "skills" / "x"
-    assert skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False)
+    assert skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False, trusted=True)
     assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) == [
         ".agent-constitution.json", "SKILL.md", "ref/notes.md",
     ]
-    assert not skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False)
+    assert not skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False, trusted=True)
     (target / "mine.md").write_text("a file the user added\n")
     (target / "SKILL.md").write_text("edited\n")
     with pytest.raises(UserError):
-        skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=True)
+        skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=True, trusted=True)
     assert skills.remove(target, root=tmp_path / "repo")
     assert sorted(p.name for p in target.iterdir()) == ["mine.md"]  # only what compile wrote is gone
 
@@ -120,7 +120,7 @@ def test_skill_into_a_foreign_folder_is_an_error(tmp_path):
     target = tmp_path / "repo" / ".claude" / "skills" / "x"
     target.mkdir(parents=True)
     with pytest.raises(UserError) as caught:
-        skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False)
+        skills.install(source, target, "ac:rules/skills/x", root=tmp_path / "repo", locked=False, trusted=True)
     assert "did not create" in caught.value.message
 
 

@@ -2,7 +2,7 @@
 iterates this list and calls each entry directly). Each entry follows `base.Output`; importing them
 costs only the standard library, since their steps import what they need when they run."""
 
-from agent_constitution.compile.outputs import chains, hook_files, prune, scoped, segment, shims, skill_folders
+from agent_constitution.compile.outputs import chains, hook_files, prune, scoped, segment, shims, skill_folders, tools
 
 REGISTRY = (
     segment.OUTPUT,
@@ -12,4 +12,5 @@ REGISTRY = (
     hook_files.OUTPUT,
     prune.OUTPUT,
     chains.OUTPUT,
+    tools.OUTPUT,
 )

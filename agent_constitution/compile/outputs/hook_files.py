@@ -51,8 +51,8 @@ class HookFiles:
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
         from agent_constitution.compile import hooks
-        from agent_constitution.errors import UserError
-        from agent_constitution.fsio import confine, write_atomic
+        from agent_constitution.errors import OutOfDate
+        from agent_constitution.fsio import confine, remove, write_atomic
         from agent_constitution.readers import read_bytes
 
         root, name = plan.root, job.subject
@@ -60,11 +60,18 @@ class HookFiles:
             return Step(notes=(hooks.wiring_hint(root),))
         path = confine(root / name, root)
         before = read_bytes(path, name) if os.path.lexists(path) else None
+        stat = os.stat(path) if before is not None else None
         _write(root, name)
         after = path.read_bytes() if os.path.lexists(path) else None  # an agent host's file with only ours: removed
-        if before is not None and before != after and locked:
-            write_atomic(path, before, within=root)  # under --locked / CI the file stays as it was
-            raise UserError(
+        # Under --locked / CI the file stays as it was. A git hook lives in .git/, which no clone
+        # carries, so writing it where it is missing is no change to the repository's files.
+        if before != after and locked and not (before is None and name.startswith(".git/")):
+            if before is None:
+                remove(path, within=root)
+            else:  # the merge writes the file to compare it: put back its bytes and times
+                write_atomic(path, before, within=root)
+                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            raise OutOfDate(
                 "the hook configuration compile merges into this file is missing or was edited",
                 file=path,
                 fix="run `doit compile` without --locked (outside CI) and commit the result",

@@ -35,7 +35,7 @@ class Prune:
         )]
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
-        return prune_segments(plan)
+        return prune_segments(plan, locked=locked)
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         return False  # decided by its config alone
@@ -44,7 +44,8 @@ class Prune:
         return []
 
 
-def prune_segments(plan: Plan) -> Step:
+def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
+    """Remove the stale outputs; under `locked` the first one is an error instead, naming it."""
     from agent_constitution.checks.scan import scan
     from agent_constitution.compile import owned
     from agent_constitution.compile.outputs.segment import remove_segment
@@ -64,9 +65,9 @@ def prune_segments(plan: Plan) -> Step:
     removed = []
     for folder in sorted(folders - set(segments)):
         if not _another_project(root, PurePosixPath(folder)):
-            removed.extend(remove_segment(root, folder))
-    removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root)]
-    removed += _dropped_hosts(plan)
+            removed.extend(remove_segment(root, folder, locked=locked))
+    removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root, locked=locked)]
+    removed += _dropped_hosts(plan, locked)
     for folder in sorted(scoped):
         # The folders compile created for the files go too, once it emptied them.
         for path in (root / folder, (root / folder).parent):
@@ -76,12 +77,13 @@ def prune_segments(plan: Plan) -> Step:
     return Step(state=digest(sorted(segments)), removed=tuple(removed))
 
 
-def _dropped_hosts(plan: Plan) -> list[str]:
+def _dropped_hosts(plan: Plan, locked: bool) -> list[str]:
     """The stop hooks compile wrote for the hosts whose agents are no longer enabled, taken out (a
     file with nothing else in it goes, and so do the folders that leaves empty). The judge's hook
     stays: `pdks init --host` may have put it there for a host compile does not serve."""
     from agent_constitution.compile import stop_hooks
     from agent_constitution.compile.agents import hosts
+    from agent_constitution.compile.strict import refuse_removal
     from agent_constitution.covenant.catalogue import HOSTS
 
     enabled = set(hosts(plan.settings.agents))
@@ -91,6 +93,8 @@ def _dropped_hosts(plan: Plan) -> list[str]:
             continue
         if not ((plan.root / spec.stop_file).is_file() and stop_hooks.remove(plan.root, host)):
             continue
+        # The doit wiring puts the file back when a step fails (`tasks.agents._undone`).
+        refuse_removal(plan.root / spec.stop_file, locked=locked)
         removed.append(spec.stop_file)
         folder = (plan.root / spec.stop_file).parent
         while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):

@@ -60,7 +60,7 @@ class ScopedRules:
         front, body = _text(plan, job)
         state = digest([front, body])
         if body is None:  # the segment has no file of its own: nothing to scope
-            return Step(state=state, removed=(relative,) if owned.remove_owned(path, root=plan.root) else ())
+            return Step(state=state, removed=(relative,) if owned.remove_owned(path, root=plan.root, locked=locked) else ())
         what = f"the rules of {segment}/ for {name}"
         changed = owned.write_owned(path, body, plan.settings.origin, root=plan.root, locked=locked, what=what,
                                     front=front)

@@ -45,7 +45,8 @@ class SegmentDocument:
         state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         if job.subject.path in empty:
             # Its shims are the shim jobs' to take out.
-            return Step(state=state, removed=tuple(remove_segment(plan.root, job.subject.path, shims=False)))
+            return Step(state=state, removed=tuple(remove_segment(plan.root, job.subject.path, shims=False,
+                                                                  locked=locked)))
         nested = tuple(s for s in job.subject.nested if s not in empty)
         return write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
@@ -255,7 +256,7 @@ def write_segment(
     removed = [
         _relative(root, stale)
         for stale in sorted(folder.glob(PART_GLOB))
-        if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root)
+        if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root, locked=locked)
     ]
     reads: dict[str, list[str]] = {}
     for name, rule_id in sorted(document.rules_read):
@@ -317,17 +318,17 @@ def _check_budget(path: Path, body: str, budget: tuple[int | None, int | None], 
         )
 
 
-def remove_segment(root: Path, segment: str, *, shims: bool = True) -> list[str]:
+def remove_segment(root: Path, segment: str, *, shims: bool = True, locked: bool = False) -> list[str]:
     """Take out everything compile wrote for a segment: its region, its parts and (with `shims`) its shims."""
     from agent_constitution.compile import owned
     from agent_constitution.compile.agents import SHIMS
 
     folder = folder_of(root, segment)
     removed = []
-    if owned.remove_region(folder / FILE, root=root):
+    if owned.remove_region(folder / FILE, root=root, locked=locked):
         removed.append(_relative(root, folder / FILE))
     for path in sorted(folder.glob(PART_GLOB)) + [folder / name for name in (SHIMS if shims else ())]:
-        if owned.remove_owned(path, root=root):
+        if owned.remove_owned(path, root=root, locked=locked):
             removed.append(_relative(root, path))
     return removed
 

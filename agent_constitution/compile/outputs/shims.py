@@ -53,7 +53,7 @@ class Shims:
         shown = plan.shown(path)
         wanted, state = _state(plan, job)
         if not wanted:
-            return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root) else ())
+            return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root, locked=locked) else ())
         if linked_pair(plan.file(segment, shim), plan.file(segment, FILE)):
             # CLAUDE.md → AGENTS.md (or the reverse): one file, which holds the rules itself.
             return Step((), (), {}, state)

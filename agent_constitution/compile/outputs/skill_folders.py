@@ -33,20 +33,22 @@ class SkillFolders:
 
         root, folders = plan.root, agents.skill_folders(plan.settings.agents)
         wanted = _wanted_skills(plan.cache, plan.segments)
-        _check_skills(root, wanted, folders, locked=locked)  # every skill may be installed before the first is
+        # Every skill may be installed before the first is.
+        dropped = _check_skills(root, wanted, folders, locked=locked)
         written, removed, outputs = [], [], {}
-        for name, (source, folder) in wanted.items():
+        for name, (source, folder, trusted) in wanted.items():
             for base in folders:
                 target = root / base / name
                 shown = plan.shown(target)
-                if skills.install(folder, target, f"{source}:rules/skills/{name}", root=root, locked=locked):
+                if skills.install(folder, target, _origin(source, name), root=root, locked=locked, trusted=trusted):
                     written.append(shown)
                 outputs[shown] = files_digest(target)
         for base, name in sorted(_installed(root)):
-            if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root):
+            if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root,
+                                                                             locked=locked):
                 removed.append(f"{base}/{name}")
         _drop_empty(root, tuple(f for f in agents.SKILL_FOLDERS if f not in folders))
-        lines = tuple(
+        lines = dropped + tuple(
             f"warning: {agent} reads the skills in both {' and '.join(read)}, so it lists each skill twice:"
             " drop the agent that needs the other folder from [compile] agents to avoid it"
             for agent, read in agents.overlaps(plan.settings.agents, folders)
@@ -99,15 +101,21 @@ def _installed(root: Path) -> set[tuple[str, str]]:
     return {(base, name) for base in agents.SKILL_FOLDERS for name in skills.installed(root, (base,))}
 
 
-def _state(wanted: Mapping[str, tuple[str, Path]], folders: tuple[str, ...]) -> str:
+def _origin(source: str, name: str) -> str:
+    return f"{source}:rules/skills/{name}"
+
+
+def _state(wanted: Mapping[str, tuple[str, Path, bool]], folders: tuple[str, ...]) -> str:
     from agent_constitution.sources.digest import files_digest
 
-    listing = {name: files_digest(folder) for name, (_, folder) in wanted.items()}
+    # The trust is part of it: trusting a source (or no longer) changes what its skills carry.
+    listing = {name: [files_digest(folder), trusted] for name, (_, folder, trusted) in wanted.items()}
     return digest([listing, folders])
 
 
-def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[str, Path]]:
-    """skill name → (source name, the skill's folder in the source tree), over every segment's rules.
+def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[str, Path, bool]]:
+    """skill name → (source name, the skill's folder in the source tree, whether the source is
+    trusted), over every segment's rules.
 
     Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
     skills they have would cost more than the rest of a no-op build.
@@ -119,11 +127,13 @@ def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[st
 
     selected: set[tuple[str, int]] = set()
     roots: dict[str, Path] = {}
+    trust: dict[str, bool] = {}
     for segment in segments:
         resolved = read_resolved(resolved_path(cache, segment))
         selected |= resolved.selected
         roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
-    wanted: dict[str, tuple[str, Path]] = {}
+        trust.update({name: item.trust for name, item in resolved.sources.items()})
+    wanted: dict[str, tuple[str, Path, bool]] = {}
     for name, root in sorted(roots.items()):
         for folder in sorted((root / "rules" / "skills").glob("*/")):
             skill = load(Skill, folder / skills.SOURCE_ONLY)
@@ -137,20 +147,30 @@ def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[st
                     file=folder / skills.SOURCE_ONLY,
                     fix="exclude the rules of one of the two skills",
                 )
-            wanted[skill.name] = (name, folder)
+            wanted[skill.name] = (name, folder, trust[name])
     return dict(sorted(wanted.items()))
 
 
-def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path]], folders: tuple[str, ...], *, locked: bool) -> None:
+def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path, bool]], folders: tuple[str, ...], *,
+                  locked: bool) -> tuple[str, ...]:
+    """Whether every skill may be installed (an error otherwise), and a warning for each skill the
+    policy of its source's trust took something out of."""
     from agent_constitution.compile import skills
     from agent_constitution.fsio import confine
 
-    for name, (_, folder) in wanted.items():
+    lines = []
+    for name, (source, folder, trusted) in wanted.items():
         for base in folders:
-            skills.checked(folder, root / base / name, root=root, locked=locked)
+            installed, _ = skills.checked(folder, root / base / name, _origin(source, name), root=root,
+                                          locked=locked, trusted=trusted)
+        if folders and installed.dropped:
+            lines.append(f"warning: the skill {name} of {source}, a source this repository does not trust, is"
+                         f" installed as data: compile dropped {'; '.join(installed.dropped)}"
+                         f" (trust = true on the source in rules.toml installs it whole)")
     for base, name in sorted(_installed(root)):
         if name not in wanted or base not in folders:
             skills.read_stamp(confine(root / base / name, root))
+    return tuple(lines)
 
 
 OUTPUT = SkillFolders()

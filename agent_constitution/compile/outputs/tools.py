@@ -1,0 +1,92 @@
+"""The tool list: the external tools the selected rules' checks run, as seed 000 asks compile to say.
+
+Read from each segment's resolution (the rules' `[check] tools` and `[check.install]`, data, so no
+check code runs), printed one line per tool and written to `cache/tools.json` for a CI step to install
+them before `doit check`:
+
+    {"version": 1, "tools": [{"tool": "zizmor", "pypi": "zizmor==1.32.0", "rules": ["ac:75"]},
+                             {"tool": "gofmt", "url": "https://go.dev/doc/install", "rules": ["ac:108"]}]}
+
+A tool a rule lists without saying how to install it has neither `pypi`, `npm` nor `url`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.layout import TOOLS
+
+RESOLVE = "resolve"
+VERSION = 1
+
+
+class ToolList:
+    name = "tools"
+
+    def jobs(self, plan: Plan) -> list[Job]:
+        return [Job(
+            name="tools",
+            doc=f"List the external tools the selected rules' checks run, with their pinned versions, in cache/{TOOLS}",
+            task_dep=tuple(f"{RESOLVE}:{segment}" for segment in plan.segments),
+            cleaned=False,
+        )]
+
+    def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution import fsio
+
+        tools = needed_tools(plan)
+        text = json.dumps({"version": VERSION, "tools": tools}, indent=2, ensure_ascii=False) + "\n"
+        fsio.write_if_changed(plan.cache / TOOLS, text, within=plan.cache)
+        return Step(lines=tuple(tool_lines(tools)), state=digest([tools]))
+
+    def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
+        return (bool(values) and values.get("state") == digest([needed_tools(plan)])
+                and (plan.cache / TOOLS).is_file())
+
+    def clean(self, plan: Plan, job: Job) -> list[str]:
+        return []
+
+
+def needed_tools(plan: Plan) -> list[dict]:
+    """Every tool of a selected rule's check, once, with how to install it and the rules that run it."""
+    from agent_constitution.compile.inputs import read_resolved, resolved_path
+
+    found: dict[str, dict] = {}
+    for segment in plan.segments:
+        path = resolved_path(plan.cache, segment)
+        if not path.is_file():
+            continue  # a segment that selects nothing has no resolution of its own
+        for rule in read_resolved(path).rules:
+            check = rule.check or {}
+            install = check.get("install") or {}
+            for tool in check.get("tools") or ():
+                entry = found.setdefault(tool, {"tool": tool, **{way: pin for way, pin in (install.get(tool) or {}).items()
+                                                                if pin is not None}, "rules": []})
+                if rule.ref not in entry["rules"]:
+                    entry["rules"].append(rule.ref)
+    return [{**entry, "rules": sorted(entry["rules"], key=_rule_order)} for _, entry in sorted(found.items())]
+
+
+def _rule_order(ref: str) -> tuple[str, int]:
+    source, _, number = ref.rpartition(":")
+    return source, int(number) if number.isdigit() else 0
+
+
+def tool_lines(tools: list[dict]) -> list[str]:
+    """One summary line per tool: `tool zizmor: pypi zizmor==1.32.0 (ac:75)`."""
+    lines = []
+    for entry in tools:
+        rules = ", ".join(entry["rules"])
+        if "pypi" in entry or "npm" in entry:
+            way = "pypi" if "pypi" in entry else "npm"
+            lines.append(f"tool {entry['tool']}: {way} {entry[way]} ({rules})")
+        elif "url" in entry:
+            lines.append(f"tool {entry['tool']}: install from {entry['url']} ({rules})")
+        else:
+            lines.append(f"tool {entry['tool']}: no install given ({rules})")
+    return lines
+
+
+OUTPUT = ToolList()

@@ -26,3 +26,12 @@ def _no_tool_fetch(monkeypatch):
     from agent_constitution.checks.tools import NO_FETCH
 
     monkeypatch.setenv(NO_FETCH, "1")
+
+
+@pytest.fixture(autouse=True)
+def _not_in_ci(monkeypatch):
+    """Every test starts outside CI, whatever runs the suite (.ci/run sets CI=true): `CI` makes a lock
+    run a locked one, verifies locks against their remotes and keeps `doit review` from running, so a
+    test that wants that behaviour sets the variable itself."""
+    for name in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)

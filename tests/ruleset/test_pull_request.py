@@ -265,7 +265,7 @@ def test_the_command_line_commits_and_opens(tmp_path, monkeypatch, capsys):
     assert "committed on branch rules-upgrade: " in out and "AGENTS.md" in out
     assert "pushed rules-upgrade to origin; gh: https://example.invalid/pull/1" in out
     assert json.loads(record.read_text())[1:3] == ["pr", "create"]
-    assert main(["upgrade", "--open"]) == 1
+    assert main(["upgrade", "--open"]) == 2  # a usage error (docs/checks.md: exit codes)
     assert "--open needs --branch NAME" in capsys.readouterr().err
 
 

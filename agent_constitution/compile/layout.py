@@ -75,10 +75,11 @@ class Settings:
     origin: str = MANIFEST
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
     agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
+    over_limit: str = "warn"  # warn | error: what a file or chain above an agent's limit does
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
-                "agents": list(self.agents)}
+                "agents": list(self.agents), "over-limit": self.over_limit}
 
 
 @dataclass(frozen=True)

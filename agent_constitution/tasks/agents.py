@@ -61,12 +61,15 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
         max_tokens, claude = default.max_tokens, default.claude
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook
+    over_limit = table.get("over-limit", default.over_limit)
+    if over_limit not in ("warn", "error"):
+        over_limit = default.over_limit
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in agents.AGENTS for name in enabled)):
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
     enabled = tuple(dict.fromkeys([agents.AGENTS_MD, *enabled]))
-    return Settings(max_tokens, claude, manifest.name, git_hook, enabled), list(found.segments)
+    return Settings(max_tokens, claude, manifest.name, git_hook, enabled, over_limit), list(found.segments)
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:

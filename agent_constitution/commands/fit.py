@@ -50,8 +50,9 @@ def room(root: Path, agents: tuple[str, ...], section: str = "") -> Room:
     return best
 
 
-def region_bytes(source: RuleSource, selected: set[int], constitution) -> int:
-    """The bytes of the root region compile writes for `selected` (banner and compact form included)."""
+def region_bytes(source: RuleSource, selected: set[int], constitution, limit: int) -> int:
+    """The bytes of the root region compile writes for `selected` where it may hold `limit` bytes
+    (banner included; the compact form where the full one is over)."""
     from agent_constitution.compile import region
     from agent_constitution.compile.document import Library, Segment, render
     from agent_constitution.compile.layout import MANIFEST, Settings
@@ -59,7 +60,8 @@ def region_bytes(source: RuleSource, selected: set[int], constitution) -> int:
     tree = _tree(source, selected)
     segment = Segment(path=".", selected=frozenset((source.name, rule) for rule in selected))
     banner = region.banner("", MANIFEST)
-    document = render(segment, Library(MappingProxyType({source.name: tree})), constitution, Settings().max_tokens)
+    document = render(segment, Library(MappingProxyType({source.name: tree})), constitution, Settings().max_tokens,
+                      max_bytes=limit - len(banner.encode("utf-8")))
     return len(document.files[0].text.encode("utf-8")) + len(banner.encode("utf-8"))
 
 
@@ -77,22 +79,20 @@ def _tree(source: RuleSource, selected: set[int]):
     )
 
 
-def fit(shape, source: RuleSource, limit: Room, constitution):
-    """The starter for `shape` whose region fits `limit`: the packages that fit, in the starter's
-    order, and the ones left out with the bytes each would add."""
-    from agent_constitution.commands import starter as base
-
-    wanted = base.wanted_packages(shape, source)
+def fit(wanted: tuple[str, ...], select, source: RuleSource, limit: Room, constitution):
+    """The starter whose region fits `limit`: of the `wanted` packages, those that fit, in order,
+    and the ones left out with the bytes each would add. `select(packages)` is the starter's
+    selection of those packages (`starter.select`: a `Selected`, its starter and rules)."""
     kept: list[str] = []
     left: list[tuple[str, int]] = []
-    size = region_bytes(source, set(), constitution)
+    size = region_bytes(source, set(), constitution, limit.bytes)
     for package in wanted:
-        trial = base.select(shape, source, (*kept, package))
-        grown = region_bytes(source, trial.rules, constitution)
+        trial = select((*kept, package))
+        grown = region_bytes(source, trial.rules, constitution, limit.bytes)
         if grown <= limit.bytes:
             kept.append(package)
             size = grown
         else:
             left.append((package, grown - size))
-    chosen = base.select(shape, source, tuple(kept))
+    chosen = select(tuple(kept))
     return replace(chosen.starter, left_out=tuple(left), room=limit, region=size)

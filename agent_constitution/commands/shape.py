@@ -11,7 +11,7 @@ list the checks see) and names every package (a domain of the rule source) whose
 | `rust` | at the root: `Cargo.toml` |
 | `ci` | `.github/workflows/*.yml` or `*.yaml`, `.gitlab-ci.yml`, `.forgejo/workflows/*.yml` or `*.yaml` |
 | `agent-config` | `.claude/…`, `.mcp.json`, `.codex/…`, `.gemini/…`, `CLAUDE.md`, `GEMINI.md` |
-| `tests` | a file under a `tests/`, `test/` or `__tests__/` folder, or named `test_*.py`, `*_test.py`, `*_test.go`, `*.test.*`, `*.spec.*` |
+| `tests` | a test file or test configuration: `test_*.py`, `*_test.py`, `conftest.py`, `pytest.ini`, `*_test.go`, `*.test.*`, `*.spec.*`, a `.js`/`.ts` file under `__tests__/`, `tests/*.rs`, `jest.config.*`, `vitest.config.*` |
 
 `ci-hardening` is opt-in (docs/rule-catalogue.md): no file shows it; the starter names it in a
 comment where CI shows. Languages count at the repository root only: a project in a
@@ -62,9 +62,11 @@ MARKERS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "rust": ("Cargo.toml",),
     "ci": _CI,
     "agent-config": (".claude/**", ".mcp.json", ".codex/**", ".gemini/**", "CLAUDE.md", "GEMINI.md"),
+    # A real test file or test configuration: a folder named tests/ alone (fixtures, data) shows nothing.
     "tests": (
-        "**/tests/**", "**/test/**", "**/__tests__/**", "**/test_*.py", "**/*_test.py", "**/*_test.go",
-        "**/*.test.*", "**/*.spec.*",
+        "**/test_*.py", "**/*_test.py", "**/conftest.py", "**/pytest.ini", "**/*_test.go", "**/*.test.*",
+        "**/*.spec.*", "**/__tests__/**/*.js", "**/__tests__/**/*.ts", "**/tests/*.rs",
+        "**/jest.config.*", "**/vitest.config.*",
     ),
 })
 

@@ -333,7 +333,8 @@ def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commi
     if not folder.is_dir():  # a source without this edition's constitution: compile will say so
         return choose(shape, source)
     constitution = constitution_at(folder, url, EDITION, REVISION, commit)
-    return fit(shape, source, room(root, agents_of(root), section), constitution)
+    return fit(wanted_packages(shape, source), lambda packages: select(shape, source, packages), source,
+               room(root, agents_of(root), section), constitution)
 
 
 def _fit_steps(starter: Starter | None) -> list[Step]:

@@ -169,13 +169,13 @@ SHAPES: dict[str, dict[str, str]] = {
 # What each shape shows (before the source decides which of these packages it has).
 SHOWN = {
     "plain": set(),
-    "python-uv-github": {"python", "ci", "ci-hardening", "tests"},
-    "python-poetry-gitlab": {"python", "ci", "ci-hardening", "tests"},
+    "python-uv-github": {"python", "ci", "tests"},
+    "python-poetry-gitlab": {"python", "ci", "tests"},
     "python-pip": {"python", "tests"},
-    "js-npm-github": {"javascript", "ci", "ci-hardening", "tests"},
-    "js-pnpm-gitlab": {"javascript", "ci", "ci-hardening", "tests"},
-    "go-github-claude": {"go", "ci", "ci-hardening", "agent-config", "tests"},
-    "rust-gitlab": {"rust", "ci", "ci-hardening"},
+    "js-npm-github": {"javascript", "ci", "tests"},
+    "js-pnpm-gitlab": {"javascript", "ci", "tests"},
+    "go-github-claude": {"go", "ci", "agent-config", "tests"},
+    "rust-gitlab": {"rust", "ci"},
 }
 
 

@@ -97,7 +97,7 @@ class _Reader:
             return None
         try:
             return tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, RecursionError) as error:
+        except (ValueError, RecursionError) as error:  # TOMLDecodeError is one; a huge integer another
             self.notes.append(f"{path}: not valid TOML ({error}), skipped")
             return None
 

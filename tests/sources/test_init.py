@@ -60,7 +60,7 @@ def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp
     assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
     assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
     # No doit wiring unless asked for: the agent-constitution command runs the tasks itself.
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "rules.toml"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["AGENTS.md", "cache", "rules.toml"]
 
 
 def test_init_with_doit_writes_a_dodo(tmp_path: Path, capsys):

@@ -231,7 +231,7 @@ def render(
         rest = [File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees]
         if renderer.constitution_apart:
             rest.insert(0, File(CONSTITUTION_PART, renderer.constitution_file()))
-        if not _fits(kept, max_bytes, max_chars) and segment.nested:
+        if not (_fits(kept, max_bytes, max_chars) and _fits(kept, compact_bytes, None)) and segment.nested:
             # A monorepo's index of nested files can outgrow the rules: it moves to a part of its own.
             kept = renderer.root_file(subtrees, parts, index_apart=True, compact=True)
             rest.append(File(NESTED_PART, renderer.nested_file()))

@@ -154,14 +154,22 @@ def test_a_root_file_above_its_share_keeps_every_requirement_sentence(tmp_path):
     assert "This sentence explains" not in text and "This sentence explains" in (root / "AGENTS.python.md").read_text()
 
 
-def test_a_file_above_windsurfs_limit_fails_the_step_with_its_numbers(tmp_path):
+def test_a_file_above_windsurfs_limit_warns_and_fails_the_step_only_when_asked(tmp_path):
+    from dataclasses import replace
+
     root = make_repo(tmp_path / "repo")
     resolve_into_cache(root)
     (root / "AGENTS.md").write_text("# Mine\n\n" + "x" * 11500 + "\n")
     settings = Settings(agents=("agents-md", "windsurf"))
+    step = segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
+    warning = next(line for line in step.lines if line.startswith("warning:"))
+    assert "windsurf read at most 12000 characters of a rule file" in warning and "will not load its last" in warning
+    assert any(line.startswith("  largest: hand-written text of AGENTS.md") for line in step.lines)
+    (root / "AGENTS.md").write_text("# Mine\n\n" + "x" * 11500 + "\n")
     with pytest.raises(UserError) as caught:
-        segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
-    assert caught.value.file == root / "AGENTS.md" and "12000 characters Windsurf reads" in caught.value.message
+        segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), replace(settings, over_limit="error"),
+                      locked=False)
+    assert caught.value.field == "compile.over-limit" and "12000 characters" in caught.value.message
     assert (root / "AGENTS.md").read_text().endswith("x" * 11500 + "\n")  # nothing written
 
 

@@ -37,7 +37,7 @@ def test_a_chain_above_32_kib_warns_per_agent_and_file_and_fails_only_when_asked
     assert chain_report(tmp_path, [".", "web"]) == ["chain AGENTS.md → web/AGENTS.md: 20100 bytes, 0 of them compiled"]
     lines = chain_report(tmp_path, [".", "web", "api"], ("agents-md", "codex"))
     assert lines[-2] == (
-        "warning: api/AGENTS.md: agents-md, codex load at most 32768 bytes of the chain AGENTS.md → api/AGENTS.md"
+        "warning: api/AGENTS.md: the agents that read AGENTS.md root→leaf (agents-md, codex) load at most 32768 bytes of the chain AGENTS.md → api/AGENTS.md"
         " (34000 bytes) and will not load the last 1232 bytes of this file, among it the rules ac:42")
     with pytest.raises(UserError) as caught:
         chain_report(tmp_path, [".", "web", "api"], over_limit="error")

@@ -159,7 +159,7 @@ def test_over_the_limit_a_user_wrote_warns_per_agent_and_fails_only_when_asked(t
     assert "warning: AGENTS.md: its compiled region is" in out and "agents-md" in out
     assert "largest: hand-written text" in out and "the constitution" in out and "packages ac:" in out
     assert re.search(r'fix: (add "ac:\d+".* to `exclude`|take "ac:[\w-]+".* out of `rules`) in rules.toml', out)
-    assert re.search(r"warning: AGENTS.md: agents-md load at most 32768 bytes .* among it the rules ac:\d+", out)
+    assert re.search(r"warning: AGENTS.md: the agents that read AGENTS.md root→leaf \(agents-md\) load at most 32768 bytes .* among it the rules ac:\d+", out)
     before = (repo / "AGENTS.md").read_text()
     (repo / "rules.toml").write_text(base.replace("[choices]", '[compile]\nover-limit = "error"\n\n[choices]'))
     refused = run(repo, "compile", check=False)

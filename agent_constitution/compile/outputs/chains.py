@@ -79,7 +79,8 @@ def chain_report(root: Path, chains: list[list[str]], agents: tuple[str, ...], o
                 if len(data) > left and (str(path), "chain") not in seen:
                     seen.add((str(path), "chain"))
                     lost = data[max(left, 0):].decode("utf-8", errors="ignore")
-                    losses.append((path, f"{', '.join(chain_readers)} load at most {chain_limit} bytes of the chain"
+                    losses.append((path, f"the agents that read AGENTS.md root→leaf ({', '.join(chain_readers)}) load at most"
+                                         f" {chain_limit} bytes of the chain"
                                          f" {shown} ({total} bytes) and will not load the last {len(data) - max(left, 0)}"
                                          f" bytes of this file{_rules_in(lost)}"))
                 left -= len(data)

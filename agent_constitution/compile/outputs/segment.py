@@ -206,7 +206,10 @@ def write_segment(
     document = render(segment, library, constitution, settings.max_tokens,
                       None if max_bytes is None else max_bytes - banner, None if max_chars is None else max_chars - banner)
     folder = folder_of(root, job.path)
-    over = over_budget(folder / FILE, _relative(root, folder / FILE), document, budget, banner, settings)
+    # The hand-written text of the files on its chains: this file's, and for the root every nested one's.
+    own = [(_relative(root, path), hand_written(path)[0])
+           for path in [folder / FILE, *(folder_of(root, s) / FILE for s in job.nested)]]
+    over = over_budget(own, _relative(root, folder / FILE), document, budget, banner, settings)
     if not folder.is_dir():
         raise UserError(
             f"the segment's folder {job.path}/ does not exist",
@@ -282,12 +285,13 @@ def _same_split(values: Mapping, budget: tuple[int | None, int | None]) -> bool:
     return split["split"] == (split["over-tokens"] or not fits(split["whole"])) and fits(split["kept"])
 
 
-def over_budget(path: Path, shown: str, document, budget: tuple[int | None, int | None], banner: int,
-                settings: Settings) -> list[str]:
+def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[int | None, int | None],
+                banner: int, settings: Settings) -> list[str]:
     """The warning lines of a region whose compact form is still above what the enabled agents'
     limits leave it (`budget`), naming the agents, the bytes they will not load, the largest
-    contributors and the exact lines that make it fit; a `UserError` with the same words when the
-    manifest asks for it (`[compile] over-limit = "error"`)."""
+    contributors (`own`: the hand-written text of each file on its chains, in bytes) and the exact
+    lines that make it fit; a `UserError` with the same words when the manifest asks for it
+    (`[compile] over-limit = "error"`)."""
     from agent_constitution.compile.agents import AGENTS
     from agent_constitution.errors import UserError
 
@@ -295,22 +299,25 @@ def over_budget(path: Path, shown: str, document, budget: tuple[int | None, int 
     body = document.files[0].text
     found = []
     if max_bytes is not None and len(body.encode("utf-8")) + banner > max_bytes:
-        readers = ", ".join(a for a in settings.agents if AGENTS[a].chain_bytes)
+        readers = [a for a in settings.agents if AGENTS[a].chain_bytes]
+        limit = min(AGENTS[a].chain_bytes for a in readers)
         found.append((len(body.encode("utf-8")) + banner, max_bytes, "bytes",
-                      f"{readers} (which load at most {min(AGENTS[a].chain_bytes for a in settings.agents if AGENTS[a].chain_bytes)}"
-                      " bytes of a root→leaf chain of AGENTS.md files, hand-written text included)"))
+                      f"the agents that read AGENTS.md root→leaf ({', '.join(readers)}) load at most {limit} bytes of"
+                      " a chain, hand-written text included"))
     if max_chars is not None and len(body) + banner > max_chars:
-        readers = ", ".join(a for a in settings.agents if AGENTS[a].file_chars)
+        readers = [a for a in settings.agents if AGENTS[a].file_chars]
+        limit = min(AGENTS[a].file_chars for a in readers)
         found.append((len(body) + banner, max_chars, "characters",
-                      f"{readers} (which read at most {min(AGENTS[a].file_chars for a in settings.agents if AGENTS[a].file_chars)}"
-                      " characters of a rule file, hand-written text included)"))
-    own = hand_written(path)[0]
+                      f"{', '.join(readers)} read at most {limit} characters of a rule file, hand-written text included"))
+    written = sorted(((name, size) for name, size in own if size), key=lambda item: -item[1])
     lines = []
-    for size, limit, unit, readers in found:
-        what = (f"{shown}: its compiled region is {size} {unit} in its compact form, above the {limit} {unit} left"
-                f" for it by {readers}: they will not load its last {size - limit} {unit}")
-        largest = contributors_line(document.contributors, own)
-        fix = budget_fix(settings.origin, document.contributors, size - limit, shown)
+    for size, room, unit, readers in found:
+        left = (f"leave {room} {unit} for it" if room > 0
+                else f"leave nothing for it: the hand-written text alone is {-room} {unit} over")
+        what = (f"{shown}: its compiled region is {size} {unit} in its compact form; {readers}, which"
+                f" {left}, so they will not load its last {size - max(room, 0)} {unit}")
+        largest = contributors_line(document.contributors, written)
+        fix = budget_fix(settings.origin, document.contributors, size - room, written)
         if settings.over_limit == "error":
             raise UserError(f"{what} (largest: {largest})", file=settings.origin, field="compile.over-limit", fix=fix)
         lines += [f"warning: {what}", f"  largest: {largest}", f"  fix: {fix}"]
@@ -321,9 +328,9 @@ def _is_rule(name: str) -> bool:
     return name.rsplit(":", 1)[-1].isdigit()
 
 
-def contributors_line(contributors, own: int) -> str:
-    """`hand-written text 9700 bytes; the constitution 1021 bytes; packages ac:git 2290, …; rules ac:63 412, …`."""
-    parts = [f"hand-written text {own} bytes"] if own else []
+def contributors_line(contributors, written: list[tuple[str, int]]) -> str:
+    """`hand-written text of AGENTS.md 9700 bytes; the constitution 670 bytes; packages ac:git 2290, …; rules ac:63 412, …`."""
+    parts = [f"hand-written text of {name} {size} bytes" for name, size in written[:3]]
     parts += [f"the constitution {size} bytes" for name, size in contributors if name == "constitution"]
     packages = [f"{name} {size}" for name, size in contributors if name != "constitution" and not _is_rule(name)]
     rules = [f"{name} {size}" for name, size in contributors if _is_rule(name)]
@@ -334,10 +341,10 @@ def contributors_line(contributors, own: int) -> str:
     return "; ".join(parts)
 
 
-def budget_fix(origin: str, contributors, over: int, shown: str) -> str:
+def budget_fix(origin: str, contributors, over: int, written: list[tuple[str, int]]) -> str:
     """The exact lines that bring a region `over` bytes under: the largest rules to exclude (at
-    most eight, in one `exclude` line), else the largest packages to drop from `rules`, and the
-    hand-written text to shorten."""
+    most eight, in one `exclude` line), else the largest packages to take out of `rules`, else
+    the hand-written text to shorten (the largest file first)."""
     def enough(names):
         chosen, saved = [], 0
         for name, size in names:
@@ -347,15 +354,18 @@ def budget_fix(origin: str, contributors, over: int, shown: str) -> str:
             saved += size
         return chosen, saved
 
+    shorten = f"shorten the hand-written text of {written[0][0]}" if written else ""
     rules, saved = enough([(n, s) for n, s in contributors if _is_rule(n)])
     if rules and saved >= over and len(rules) <= 8:
         listed = ", ".join(f'"{name}"' for name in rules)
-        return f"add {listed} to `exclude` in {origin} (saves {saved} bytes), or shorten the hand-written text of {shown}"
+        return f"add {listed} to `exclude` in {origin} (saves {saved} bytes)" + (f", or {shorten}" if shorten else "")
     packages, saved = enough([(n, s) for n, s in contributors if n != "constitution" and not _is_rule(n)])
     if packages and saved >= over:
         listed = ", ".join(f'"{name}"' for name in packages)
-        return f"take {listed} out of `rules` in {origin} (saves {saved} bytes), or shorten the hand-written text of {shown}"
-    return f"shorten the hand-written text of {shown} by at least {over - saved} bytes, and take packages out of `rules` in {origin}"
+        return f"take {listed} out of `rules` in {origin} (saves {saved} bytes)" + (f", or {shorten}" if shorten else "")
+    if shorten:
+        return f"{shorten} by at least {over - saved} bytes, and take packages out of `rules` in {origin}"
+    return f"take packages out of `rules` in {origin}"
 
 
 def remove_segment(root: Path, segment: str, *, shims: bool = True) -> list[str]:

@@ -10,7 +10,10 @@ constitution it publishes, and selects the packages that fit the repository's sh
 (which init fetches into the user cache, as compile would):
 
 - the packages: `STARTER_PACKAGES`, which fit every repository, then each package the shape shows
-  (`agent_constitution.commands.shape`), each only if the source has that domain;
+  (`agent_constitution.commands.shape`), each only if the source has that domain and is not opt-in
+  (`OPT_IN_PACKAGES`, a commented line instead); init keeps of these the ones whose compiled region
+  fits what the repository's agents load (`fitted_starter`, commands/fit.py), each left out one a
+  commented line with its size;
 - a choice for every choice group in them: the alternative whose title (in English) names a tool
   the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
   tree order when several do. A group nothing shows is excluded, with a comment naming its

@@ -258,3 +258,16 @@ def test_any_bytes_give_a_section(tmp_path_factory, package, pyproject, makefile
         (repo / name).write_bytes(data)
     text = section(repo).text
     assert text.startswith("# ") and "rules.toml" in text
+
+
+@pytest.mark.slow
+def test_a_hand_written_claude_md_is_kept_and_the_starter_compiles(tmp_path, from_this_checkout):
+    """A 10 KB CLAUDE.md of the repository's own (Claude Code documents no byte limit: it is not
+    counted against one) stays as written, and init then compile succeed within 12 KiB."""
+    files = {**SHAPES["python-ci-claude"], "CLAUDE.md": handwritten(10)}
+    repo = build(tmp_path / "repo", files, 0)
+    starter.init_project(repo)
+    use_checkout(repo)
+    run(repo, "compile")
+    assert (repo / "CLAUDE.md").read_text().startswith(handwritten(10))
+    assert len(region_of(repo).encode("utf-8")) <= COMPACT

@@ -25,10 +25,8 @@ from agent_constitution.authoring.new_rule import new_rule
 from agent_constitution.commands.starter import starter_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
-# The field corpus is not part of the repository: CI has it beside the clone (../shared/field), a
-# working tree elsewhere finds the machine's copy.
-FIELD = next((folder for folder in (ROOT.parent / "shared" / "field", Path("/work/shared/field")) if folder.is_dir()),
-             ROOT.parent / "shared" / "field")
+# The field corpus the project tunes on, kept in the repository (bench/field/corpus).
+FIELD = ROOT / "bench" / "field" / "corpus"
 # Seed 003's example configuration, from the module the covenant tests share.
 SEED_EXAMPLES = runpy.run_path(str(ROOT / "tests/covenant/seed_examples.py"))["SEED_EXAMPLES"]
 MODELINE = re.compile(r"(?:#:schema |# yaml-language-server: \$schema=)(\S+)")
@@ -145,8 +143,7 @@ def test_seed_003s_example_configuration_and_the_documented_check_output(tmp_pat
 
 def test_the_field_corpus_manifests(tmp_path: Path):
     entries = sorted(FIELD.glob("*.toml"))
-    if not entries:
-        pytest.skip(f"no field corpus at {FIELD} (CI has it beside the repository as ../shared/field)")
+    assert entries, f"no field corpus at {FIELD}"
     manifests = []
     for entry in entries:
         body = tomllib.loads(entry.read_text(encoding="utf-8"))["manifest"]["body"]

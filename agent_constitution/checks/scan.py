@@ -24,6 +24,7 @@ from agent_constitution.checks.contents import Contents
 from agent_constitution.checks.model import ROOT_SEGMENT
 from agent_constitution.errors import UserError
 from agent_constitution.layout import CACHE
+from agent_constitution.sources.urls import GIT_PROTOCOLS
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,9 @@ def _git_files(root: Path) -> tuple[str, ...] | None:
 
 def _ls_files(root: Path, *options: str) -> list[str] | None:
     try:
-        done = subprocess.run(["git", "ls-files", "-z", *options], cwd=root, capture_output=True)
+        # The options are this module's own; GIT_PROTOCOLS: every git call of the project is limited alike.
+        done = subprocess.run(["git", "ls-files", "-z", *options], cwd=root, capture_output=True,
+                              env={**os.environ, **GIT_PROTOCOLS})
     except FileNotFoundError:
         raise UserError("git is not installed, so the working tree cannot be listed with its .gitignore",
                         fix="install git") from None

@@ -414,7 +414,7 @@ def validate_pre_commit(path: Path) -> None:
     tool = shutil.which("pre-commit")
     if tool is None:
         return
-    result = subprocess.run([tool, "validate-config", str(path)], capture_output=True, text=True)
+    result = subprocess.run([tool, "validate-config", "--", str(path)], capture_output=True, text=True)
     if result.returncode != 0:
         raise UserError(f"pre-commit rejects the file:\n{result.stdout}{result.stderr}".rstrip(), file=path)
 

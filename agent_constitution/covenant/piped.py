@@ -6,7 +6,7 @@ names is held by the index (what `git diff --cached` prints), the tree it observ
 worktree diff names blobs the index does not hold; a diff without index lines (`diff -u`) has no
 git tree at all; both read the disk.
 
-Standard library only, and lazy: git is asked (`git ls-files`, `git cat-file`) only when a
+Standard library only (and `sources.urls`' list of git transports), and lazy: git is asked (`git ls-files`, `git cat-file`) only when a
 declaration reads a file source, so a pre-commit run without one costs nothing here. The child
 inherits the environment, so a commit's own `GIT_INDEX_FILE` is the index read.
 """
@@ -23,10 +23,14 @@ POST_BLOB = re.compile(r"^index [0-9a-f]+\.\.([0-9a-f]+)", re.MULTILINE)
 
 
 def _git(root: Path, *args: str) -> bytes | None:
+    import os
     import subprocess  # only when a file source is read: the module loads on every piped run
 
+    from agent_constitution.sources.urls import GIT_PROTOCOLS  # every git call is limited alike
+
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30)
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30,
+                              env={**os.environ, **GIT_PROTOCOLS})
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None

@@ -31,6 +31,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from agent_constitution import ids
 from agent_constitution.compile.agents import NAMES as AGENT_NAMES
@@ -39,6 +40,7 @@ from agent_constitution.readers import decode, parse_toml, read_bytes
 from agent_constitution.ruleset.layout import segment_problem
 from agent_constitution.ruleset.resolved import parent_segment
 from agent_constitution.ruleset.personal import Machine, Person
+from agent_constitution.sources.urls import URL_FIX, refused
 
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
 Tier = Literal["repo", "user"]
@@ -130,6 +132,15 @@ def _no_control(value: str) -> str:
     return value
 
 
+def _source_url(value: str) -> str:
+    # Refused where it is written, with the file and field; `sources.urls.locate` refuses it again
+    # before any git call (defence in depth: a URL reaches git from a lock or a cache too).
+    problem = refused(value)
+    if problem is not None:
+        raise PydanticCustomError("source_url", problem)
+    return value
+
+
 def _locked_segment(path: str) -> str:
     problem = None if path == "." else segment_problem(path)
     if problem:
@@ -143,7 +154,8 @@ Commit = Annotated[StrictStr, AfterValidator(_commit)]
 Digest = Annotated[StrictStr, AfterValidator(_digest)]
 Pinned = Annotated[StrictStr, AfterValidator(_pinned)]  # a git commit, or a digest "sha256:…"
 RuleRef = Annotated[StrictStr, AfterValidator(_rule_ref)]
-Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a URL or a folder
+Location = Annotated[StrictStr, AfterValidator(_no_control)]  # a folder
+SourceUrl = Annotated[StrictStr, AfterValidator(_no_control), AfterValidator(_source_url)]  # a git URL or a folder
 NodeText = Annotated[StrictStr, AfterValidator(_no_control)]  # `name:node`: a rule, group or domain
 VersionRange = Annotated[StrictStr, AfterValidator(_version_range)]  # PEP 440 specifiers over version tags
 RuleId = Annotated[StrictInt, AfterValidator(_rule_id)]
@@ -180,7 +192,7 @@ class Group(Model):
 class SourceDependency(Model):
     """Another source this source's rules reference, and the versions of it they accept."""
 
-    url: Location
+    url: SourceUrl
     versions: VersionRange = ""  # a range over version tags (">=1.2, <2"); empty accepts every version
 
 
@@ -309,7 +321,7 @@ class SourceSpec(Model):
     """Where a source is (`url` or `path`) and which version to follow: a range over its version tags
     (`version`), a `tag`, a `branch` or a commit (`rev`); none of them follows the default branch."""
 
-    url: Location | None = None
+    url: SourceUrl | None = None
     path: Location | None = None
     version: VersionRange | None = None
     tag: GitRef | None = None
@@ -458,7 +470,7 @@ class LockedConstitution(Model):
 
 class LockedSource(Model):
     name: NodeId  # the name the root manifest (or else the declaring source) gives it
-    url: Location | None = None  # as the manifest (or source.toml) writes it
+    url: SourceUrl | None = None  # as the manifest (or source.toml) writes it
     path: Location | None = None  # a plain folder, relative to the repository root
     range: VersionRange | None = None  # the manifest's `version` request (a range over version tags)
     tag: GitRef | None = None
@@ -597,6 +609,8 @@ def _user_error(error: ValidationError, file: Path | str) -> UserError:
         fix = f"remove the key or correct its spelling; {docs_url('formats')} lists the fields"
     elif kind == "missing":
         fix = f"add the field; {docs_url('formats')} describes it"
+    elif kind == "source_url":
+        fix = URL_FIX
     return UserError(message, file=file, field=field or None, fix=fix)
 
 
@@ -630,6 +644,6 @@ def _explain(problems: list[dict]) -> str:
     if kind == "missing":
         return "required field is missing"
     message = first["msg"].removeprefix("Value error, ")
-    if kind != "value_error" and not isinstance(first.get("input"), dict):
+    if kind not in ("value_error", "source_url") and not isinstance(first.get("input"), dict):
         message += f" (found {first['input']!r})"
     return message

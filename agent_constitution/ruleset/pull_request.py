@@ -30,7 +30,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.layout import CACHE, LOCKFILE, MANIFEST, UPGRADE
 from agent_constitution.ruleset.upgrade import Upgrade
-from agent_constitution.sources.urls import hide_secrets
+from agent_constitution.sources.urls import GIT_PROTOCOLS, hide_secrets
 
 # Who commits when git knows no user (a CI runner): the commit still gets made.
 FALLBACK_NAME, FALLBACK_EMAIL = "agent-constitution", "agent-constitution@localhost"
@@ -49,7 +49,8 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
     workdir = _workdir(root)
     if not _git(workdir, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False).stdout.strip():
         raise UserError("the repository has no commit yet", fix="commit rules.toml and rules.lock first")
-    if _git(workdir, "check-ref-format", "--branch", branch, check=False).returncode != 0:
+    # No name reaches git as an option: git refuses a branch starting with '-', and says so here first.
+    if branch.startswith("-") or _git(workdir, "check-ref-format", "--branch", branch, check=False).returncode != 0:
         raise UserError(f"{branch!r} is not a valid branch name", fix="name the branch like rules-upgrade-2026-12")
     if _git(workdir, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).returncode == 0:
         raise UserError(f"branch {branch!r} already exists", fix="name a new branch with --branch")
@@ -67,7 +68,7 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
     committed = False
     try:
         # No post-checkout hook of the repository runs in the scratch worktree.
-        _git(workdir, "-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", "-b", branch, str(tree), "HEAD")
+        _git(workdir, "-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", "-b", branch, "--", str(tree), "HEAD")
         here = tree / relative
         if upgrade.manifest is not None:  # a tag or rev pin moved
             write_atomic(here / MANIFEST, upgrade.manifest)
@@ -81,11 +82,11 @@ def commit_upgrade(root: Path, upgrade: Upgrade, branch: str) -> Branch:
         _git(tree, "commit", "-q", "--no-verify", "-F", "-", input=f"{title}\n\n{body}", env=_identity(workdir))
         committed = True
     finally:
-        _git(workdir, "worktree", "remove", "--force", str(tree), check=False)
+        _git(workdir, "worktree", "remove", "--force", "--", str(tree), check=False)
         shutil.rmtree(tree, ignore_errors=True)
         _git(workdir, "worktree", "prune", check=False)
         if not committed:
-            _git(workdir, "branch", "-q", "-D", branch, check=False)
+            _git(workdir, "branch", "-q", "-D", "--", branch, check=False)
     path = root / CACHE / UPGRADE / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', branch)}.md"
     write_atomic(path, f"# {title}\n\n{body}")
     return Branch(branch, base, title, path, files)
@@ -159,9 +160,9 @@ def open_pull_request(root: Path, branch: Branch) -> str:
     """Push the branch and open its pull request; returns what was done, or what to run."""
     workdir = _workdir(root)
     remote = _remote(workdir, branch.base)
-    url = _git(workdir, "remote", "get-url", remote).stdout.strip()
+    url = _git(workdir, "remote", "get-url", "--", remote).stdout.strip()
     commands = {tool: _open_command(tool, branch) for tool in TOOLS}
-    push = ["git", "push", remote, f"refs/heads/{branch.name}:refs/heads/{branch.name}"]
+    push = ["git", "push", "--", remote, f"refs/heads/{branch.name}:refs/heads/{branch.name}"]
     tool = next((tool for tool in _preferred(url) if shutil.which(tool)), None)
     if tool is None:
         listed = "\n".join(f"  {shlex.join(command)}" for command in commands.values())
@@ -169,7 +170,7 @@ def open_pull_request(root: Path, branch: Branch) -> str:
             f"none of {', '.join(TOOLS)} is on PATH, so the pull request of branch {branch.name} is not opened",
             fix=f"push it and open it with the tool of your host:\n  {shlex.join(push)}\n{listed}",
         )
-    done = subprocess.run(push, cwd=workdir, capture_output=True, text=True)
+    done = subprocess.run(push, cwd=workdir, capture_output=True, text=True, env={**os.environ, **GIT_PROTOCOLS})
     if done.returncode != 0:
         raise UserError(f"`{shlex.join(push)}` failed: {hide_secrets(done.stderr.strip())}",
                         fix="check the remote and your access to it, then push and open the pull request again")
@@ -183,6 +184,8 @@ def open_pull_request(root: Path, branch: Branch) -> str:
 def _open_command(tool: str, branch: Branch) -> list[str]:
     body = branch.body_file.read_text(encoding="utf-8").split("\n", 2)[2]  # without "# title" and its blank line
     base = branch.base
+    # No value here starts with '-' (so none is read as an option): the title and body start with fixed
+    # words, the branch was checked by `commit_upgrade`, the base is a branch git made, the body file a path.
     if tool == "gh":
         return ["gh", "pr", "create", "--head", branch.name, *(["--base", base] if base else []),
                 "--title", branch.title, "--body-file", str(branch.body_file)]
@@ -231,7 +234,7 @@ def _git(folder: Path, *args: str, check: bool = True, input: str | None = None,
          env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     try:
         done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, input=input,
-                              env={**os.environ, **(env or {})})
+                              env={**os.environ, **GIT_PROTOCOLS, **(env or {})})
     except FileNotFoundError as missing:
         raise UserError("git is not on PATH", fix="install git; --branch commits with it") from missing
     if check and done.returncode != 0:

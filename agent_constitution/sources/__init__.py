@@ -54,8 +54,9 @@ credential helpers work as for `git fetch`, with a timeout and a `fetching URL .
 tags of URL ...`) line on stderr, falling back, with a warning, to what the cache already holds when
 the repository cannot be reached.
 Failures raise `agent_constitution.errors.UserError`: an unreachable source, refused credentials, a
-URL that is not a repository, an unknown tag, branch, rev or commit, a symbolic link or an oversize
-file in the source (`content`, `limits`). A cache entry that no longer matches git's object ids is
+URL that is not a repository, a URL of a transport not allowed or shaped as an option (`urls`), an
+unknown tag, branch, rev or commit, a symbolic link, an oversize file or a tree past the shape limits
+in the source (`content`, `limits`, `shape`). A cache entry that no longer matches git's object ids is
 extracted again, with a warning on stderr.
 
 The user-level cache lives in platformdirs' user cache dir (`AGENT_CONSTITUTION_CACHE` overrides it):

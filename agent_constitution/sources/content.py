@@ -6,7 +6,8 @@
   script may live anywhere in the source (`{source}/scripts/check_42.py`). It refuses a symbolic link
   anywhere (wherever it points: a source is read, never followed), a submodule, a name git itself
   refuses (`..`, `.git`, a `/`) and a file or source over the limits (`limits`, counted over the
-  whole tree), before writing anything of that file. It returns the proof of what it wrote (the
+  whole tree), before writing anything of that file; the tree's shape (entries, depth, path length,
+  tree objects: `shape`) is checked before anything is written. It returns the proof of what it wrote (the
   commit object and every tree object down to the files, in git's object form
   `<type> <size>\\0<bytes>`, concatenated) and the content digest, which covers the content
   folders (`CONTENT`) only, as for a plain folder.
@@ -28,6 +29,7 @@ import pygit2
 from agent_constitution.errors import UserError
 from agent_constitution.layout import RULES
 from agent_constitution.sources.digest import CONTENT, content_digest, hashed_content_digest, in_content, skipped
+from agent_constitution.sources import shape
 from agent_constitution.sources.limits import Budget, budget
 
 _TYPES = {pygit2.enums.ObjectType.COMMIT: b"commit", pygit2.enums.ObjectType.TREE: b"tree"}
@@ -40,6 +42,7 @@ _FIX_LINK = "replace the link in the source by the file it stands for (a source'
 def extract(repo: pygit2.Repository, commit: str, folder: Path, where: str) -> tuple[bytes, str]:
     """Write the content of `commit` into `folder` (new); returns the proof and the content digest."""
     found = repo[commit].peel(pygit2.Commit)
+    shape.check(found.tree, where)  # before anything is written: a small pack may name 10^9 files
     proof = [_object(repo, found.id)]
     files: list[tuple[str, str, bytes]] = []
     for name in CONTENT:

@@ -7,7 +7,8 @@ project's own source is under 1 MB in all) and each can be raised with an enviro
     AGENT_CONSTITUTION_MAX_FILE     bytes of one file of a source (default 4M)
     AGENT_CONSTITUTION_MAX_SOURCE   bytes of one source's content, all files together (default 64M)
 
-A value is a whole number of bytes with an optional suffix K, M or G (powers of 1024).
+A value is a whole number of bytes with an optional suffix K, M or G (powers of 1024). The limits on
+a source's shape (entries, depth, path length, tree objects) are in `shape`, read by `count_limit`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,19 @@ def _limit(name: str) -> int:
             fix=f"write a number of bytes with an optional K, M or G, e.g. {name}=16M",
         )
     return int(match[1]) * _UNITS[match[2]]
+
+
+def count_limit(name: str, default: int) -> int:
+    """The whole number the environment variable `name` sets (at least 1), else `default`."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isascii() or not text.isdigit() or not 0 < int(text) < 10**15:
+        raise UserError(
+            f"the environment variable {name}={text!r} is not a whole number",
+            fix=f"write a positive whole number, e.g. {name}={default * 10}",
+        )
+    return int(text)
 
 
 def _shown(size: int) -> str:

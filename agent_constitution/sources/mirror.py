@@ -5,6 +5,12 @@ The network step is the git command line (as pre-commit does it), so a source is
 user's credential helper, proxies and `insteadOf` rewrites. Each git call has a timeout
 (`AGENT_CONSTITUTION_FETCH_TIMEOUT`, seconds, default 180) and each fetch says so on stderr
 (`fetching URL ...`). pygit2 reads the mirror afterwards (refs, commits, trees).
+
+No argument reaches git as an option: every URL and path goes after `--`, and `_git` refuses a URL
+`urls.refused` refuses (the models refused it already where it was written; a URL also comes from a
+lock or a cache). Every git call runs with `GIT_ALLOW_PROTOCOL` naming only `urls.TRANSPORTS`
+(`urls.GIT_PROTOCOLS`), which overrides any `protocol.allow` configuration of the user's: no remote
+helper (`ext::`, `fd::`) runs, even through an `insteadOf` rewrite.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import pygit2
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources.cache import filling, locked, mirror_path
-from agent_constitution.sources.urls import Location, hide_secrets
+from agent_constitution.sources.urls import GIT_PROTOCOLS, URL_FIX, Location, hide_secrets, refused
 
 _REFSPECS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
 TIMEOUT_ENV = "AGENT_CONSTITUTION_FETCH_TIMEOUT"
@@ -75,7 +81,7 @@ def _update(location: Location, *, display: str) -> pygit2.Repository:
             return pygit2.Repository(str(path))
         # The first fetch fills a mirror aside and renames it, so a failure leaves no empty mirror.
         with filling(path.parent, path.name) as building:
-            _git(["init", "--quiet", "--bare", str(building)], display, url)
+            _git(["init", "--quiet", "--bare", "--", str(building)], display, url)
             _fetch(building, url, display)
             os.rename(building, path)
         return pygit2.Repository(str(path))
@@ -88,7 +94,7 @@ def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
     # One write per line (the newline inside it): several repositories may be listed at once, from threads.
     print(f"listing the tags of {display} ...\n", end="", file=sys.stderr, flush=True)
     try:
-        listed = _git(["ls-remote", "--tags", url], display, url)
+        listed = _git(["ls-remote", "--tags", "--", url], display, url)
     except UserError as error:
         existing = open_mirror(location)
         if existing is None or not list(existing.references):
@@ -111,10 +117,10 @@ def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
 def _fetch(mirror: Path, url: str, display: str) -> None:
     """`git fetch` (the user's own git: SSH keys and agent, credential helpers, proxies) into the mirror."""
     print(f"fetching {display} ...", file=sys.stderr, flush=True)
-    _git(["-C", str(mirror), "fetch", "--quiet", "--prune", "--no-write-fetch-head", url, *_REFSPECS], display, url)
+    _git(["-C", str(mirror), "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--", url, *_REFSPECS], display, url)
     repo = pygit2.Repository(str(mirror))
     if repo.head_is_unborn:  # a new mirror, or the default branch was renamed or deleted upstream
-        listed = _git(["ls-remote", "--symref", url, "HEAD"], display, url)
+        listed = _git(["ls-remote", "--symref", "--", url, "HEAD"], display, url)
         for line in listed.splitlines():
             if line.startswith("ref: ") and line.endswith("\tHEAD"):
                 repo.set_head(line[len("ref: ") : -len("\tHEAD")])
@@ -122,8 +128,11 @@ def _fetch(mirror: Path, url: str, display: str) -> None:
 
 def _git(args: list[str], display: str, url: str) -> str:
     """Run git with a timeout; on failure one UserError naming the URL and the fix. Returns stdout."""
+    problem = refused(url)
+    if problem is not None:
+        raise UserError(problem, fix=URL_FIX)
     timeout = _timeout()
-    env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C")
+    env = dict(os.environ, GIT_DEFAULT_HASH="sha1", LC_ALL="C", **GIT_PROTOCOLS)
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     if not interactive:
         env["GIT_TERMINAL_PROMPT"] = "0"  # nobody could answer a prompt: fail at once instead of waiting

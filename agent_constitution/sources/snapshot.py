@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import cache, content, mirror
+from agent_constitution.sources import cache, content, limits, mirror, shape
 from agent_constitution.sources.urls import Location, hide_secrets, locate
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -152,7 +152,11 @@ def read_at(*, url: str | None = None, path: str | None = None, commit: str, nam
             entry = tree[name]
         except KeyError:
             return None
-        return entry.data if isinstance(entry, pygit2.Blob) else None
+        if not isinstance(entry, pygit2.Blob):
+            return None
+        # Sized from its header before it is read: a 2 GB source.toml is not read into memory.
+        limits.budget(f"the source {display} at commit {commit}").add(name, repo.odb.read_header(entry.id)[1])
+        return entry.data
 
 
 def changed_paths(
@@ -165,7 +169,10 @@ def changed_paths(
         repo = mirror.open_mirror(location)
         if repo is None or not (mirror.has_commit(repo, old) and mirror.has_commit(repo, new)):
             return None
-        diff = repo.diff(repo[old].peel(pygit2.Commit).tree, repo[new].peel(pygit2.Commit).tree)
+        trees = [repo[commit].peel(pygit2.Commit).tree for commit in (old, new)]
+        for commit, tree in zip((old, new), trees):  # a diff walks every entry a bomb names
+            shape.check(tree, f"the source {display} at commit {commit}")
+        diff = repo.diff(*trees)
         return frozenset(item for delta in diff.deltas for item in (delta.old_file.path, delta.new_file.path))
 
 

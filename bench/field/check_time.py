@@ -8,7 +8,7 @@ runner adopts it (its manifest with this checkout as the rule source, dodo.py, c
 `doit check` with nothing changed. Medians of wall and CPU seconds, and the ratios to `doit list`.
 Target: a no-op check within 0.5 s of the floor.
 
-Run: uv run python bench/field/check_time.py [FIELD_FOLDER]   (default: ../shared/field, or $FIELD_DIR)
+Run: uv run python bench/field/check_time.py [FIELD_FOLDER]   (default: bench/field/corpus, or $FIELD_DIR)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def timed(root: Path, env: dict, *args: str) -> tuple[float, float, subprocess.C
 
 
 def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT.parent / "shared" / "field"))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT / "bench" / "field" / "corpus"))
     names = sorted(path.stem for path in folder.glob("*.toml") if (folder / f"{path.stem}.bundle").is_file())
     if not names:
         print(f"no field corpus at {folder}: pass its folder as the argument", file=sys.stderr)

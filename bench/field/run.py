@@ -1,12 +1,12 @@
 """The field corpus as a benchmark: accuracy of the checks on real repositories, and their time.
 
-The corpus (`field/` of the shared set beside this checkout: real repositories as git bundles, with
+The corpus (`bench/field/corpus/`, first copied from the shared set's `field/`: real repositories as git bundles, with
 the manifest a maintainer would pick, labels judged from each rule's text and a patch that seeds
 known violations) is evaluated by its own runner, `field.py`, against this checkout. This script
 runs it, times it, and prints its figures: false positives among the reported findings, false
 negatives, seeded violations caught, and the compile / check seconds it measured per repository.
 
-Run: uv run python bench/field/run.py [FIELD_FOLDER]   (default: ../shared/field, or $FIELD_DIR)
+Run: uv run python bench/field/run.py [FIELD_FOLDER]   (default: bench/field/corpus, or $FIELD_DIR)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT.parent / "shared" / "field"))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT / "bench" / "field" / "corpus"))
     runner = folder / "field.py"
     if not runner.is_file():
         print(f"no field corpus at {folder} (expected {runner}): pass its folder as the argument", file=sys.stderr)

@@ -30,14 +30,28 @@ def read_toml(repo: Repository, path: str) -> dict:
 
 
 def parse_yaml(text: str) -> tuple[object, str | None]:
-    """(data, None) for YAML text that parses, (None, the parser's message) for text that does not."""
+    """(data, None) for YAML text that parses, (None, the parser's message) for text that does not.
+
+    A stream of several documents (`---` between them) is read whole. GitLab CI's header form, a first
+    document holding only `spec:` and the configuration after `---` (docs.gitlab.com/ci/yaml/#header-keywords,
+    the form of every CI/CD component), is the configuration with its `spec` beside the other keywords.
+    Any other stream of more than one document is an error: GitHub Actions, pre-commit, Dependabot and
+    GitLab read a single document (an empty one, such as a leading `---`, does not count).
+    """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     try:
-        return YAML(typ="safe", pure=True).load(StringIO(text)), None
+        documents = [data for data in YAML(typ="safe", pure=True).load_all(StringIO(text)) if data is not None]
     except YAMLError as error:
         return None, " ".join(str(error).split())
+    if len(documents) <= 1:
+        return (documents[0] if documents else None), None
+    header = documents[0]
+    if len(documents) == 2 and isinstance(header, dict) and set(header) == {"spec"} and isinstance(documents[1], dict):
+        return {"spec": header["spec"], **{key: value for key, value in documents[1].items() if key != "spec"}}, None
+    return None, (f"the file holds {len(documents)} YAML documents; only GitLab CI's header form (a first document"
+                  " holding only `spec:`) may have two")
 
 
 def workflow_files(repo: Repository, folder: str) -> list[str]:
@@ -256,6 +270,53 @@ def _script_lines(script) -> list[str]:
     return []
 
 
+# A script of the repository that a CI step or a runner calls: `./ci.sh`, `scripts/check`, `bash x.sh`,
+# `. env.sh`. Followed this deep (a script calling a script calling a script) and this many files per
+# runner, so a loop of scripts or a tree of thousands cannot make a check slow.
+SCRIPT_DEPTH = 3
+SCRIPT_FILES = 20
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "source", "."}
+_SCRIPT_WORD = re.compile(r"(?<![\w/.$-])(?:\./)?[A-Za-z0-9_][\w.-]*(?:/[\w.-]+)+|(?<![\w/.$-])\./[\w.-]+")
+
+
+def called_script(repo: Repository, words: list[str], folder: str = "") -> str | None:
+    """The repository path of the script that a simple command runs (`./ci.sh`, `scripts/check`,
+    `bash scripts/x.sh`, `. ./env.sh`), relative to `folder` (a step's working directory), or None."""
+    if not words:
+        return None
+    target = words[1] if words[0] in _SHELLS and len(words) > 1 and not words[1].startswith("-") else words[0]
+    if words[0] not in _SHELLS and "/" not in target:
+        return None  # a bare name is a program on PATH, not a file here
+    path = _repository_path(folder, target)
+    return path if path is not None and repo.exists(path) and repo.text(path) is not None else None
+
+
+def _repository_path(folder: str, word: str) -> str | None:
+    parts = [part for part in f"{folder}/{word}".split("/") if part not in ("", ".")]
+    if ".." in parts or word.startswith("/"):
+        return None
+    return "/".join(parts) or None
+
+
+def scripts_named_in(repo: Repository, text: str, seen: set[str] | None = None, depth: int = 0) -> list[str]:
+    """The repository scripts (shebang or a shell extension) whose paths a runner file's text names,
+    and the scripts those name in turn, up to SCRIPT_DEPTH levels and SCRIPT_FILES files."""
+    seen = set() if seen is None else seen
+    found = []
+    for word in dict.fromkeys(_SCRIPT_WORD.findall(text)):
+        path = _repository_path("", word)
+        if path is None or path in seen or len(seen) >= SCRIPT_FILES or not repo.exists(path):
+            continue
+        body = repo.text(path)
+        if body is None or not (body.startswith("#!") or path.endswith((".sh", ".bash", ".zsh"))):
+            continue
+        seen.add(path)
+        found.append(path)
+        if depth + 1 < SCRIPT_DEPTH:
+            found += scripts_named_in(repo, body, seen, depth + 1)
+    return found
+
+
 # Files that run a project's checks: a tool is "wired" when one of them names it. The ones at the
 # repository's root (pre-commit, CI) run for every folder of it.
 RUNNER_FILES = ("Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py", "Taskfile.yml", "lefthook.yml",
@@ -265,13 +326,23 @@ ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".git
 
 
 def runners_naming(repo: Repository, pattern: str) -> list[str]:
-    """The runner files (repository-relative) whose text matches the regular expression `pattern`."""
+    """The runner files (repository-relative) whose text matches the regular expression `pattern`, or
+    that call a script of the repository (`scripts/check`, `./ci.sh`) whose text does."""
     regex = re.compile(pattern)
     whole = repo.repository
-    found = [path for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)
-             if regex.search(repo.read_text(path))]
+    places = [(repo, path) for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)]
     if repo.folder:
-        found += [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob) if regex.search(whole.read_text(path))]
+        places += [(whole, path) for glob in ROOT_RUNNER_FILES for path in whole.glob(glob)]
+    found = []
+    for tree, path in places:
+        text = tree.read_text(path)
+        if regex.search(text):
+            found.append(path)
+            continue
+        # The runner may call a script of the repository that names the tool (`run: scripts/check`).
+        called = next((script for script in scripts_named_in(tree, text) if regex.search(tree.read_text(script))), None)
+        if called is not None:
+            found.append(f"{path} (through {called})")
     return found
 
 
@@ -326,8 +397,10 @@ def js_lockfile_problems(repo: Repository, manager: str, workspace_markers: tupl
 
 def ci_install_problems(repo: Repository, manager: str) -> list:
     """Rules 87-89: each CI install by `manager` that does not install exactly the lockfile: `npm
-    install`/`npm i` (use `npm ci`), `pnpm install` without `--frozen-lockfile`, `yarn`/`yarn install`
-    without `--immutable` or `--frozen-lockfile`. No CI configuration to read: undecidable."""
+    install`/`npm i` (use `npm ci`), `pnpm install --no-frozen-lockfile` (a plain one is frozen in CI),
+    `yarn`/`yarn install` without `--immutable` or `--frozen-lockfile`. An install that names packages
+    (`npm i left-pad`, `pnpm i react@16`) adds them on purpose and is not judged. No CI configuration
+    to read: undecidable."""
     from agent_constitution.checks.api import Finding
 
     jobs = list(ci_jobs(repo))
@@ -342,11 +415,16 @@ def ci_install_problems(repo: Repository, manager: str) -> list:
                     continue
                 plain = [word for word in words[1:] if not word.startswith("-")]
                 loose = None
+                if plain[:1] in (["install"], ["i"]) and plain[1:] and manager in ("npm", "pnpm"):
+                    continue  # `pnpm i react@16` adds a named package on purpose: not the project's install
                 if manager == "npm" and plain[:1] in (["install"], ["i"]):
                     loose = "npm install (use `npm ci`)"
                 elif manager == "pnpm" and plain[:1] in (["install"], ["i"]) and (
-                        "--frozen-lockfile" not in words or "--no-frozen-lockfile" in words):
-                    loose = "pnpm install without --frozen-lockfile"
+                        "--no-frozen-lockfile" in words or "--frozen-lockfile=false" in words):
+                    # A plain `pnpm install` is frozen where CI is set (pnpm.io/cli/install: "In a CI
+                    # environment, installation fails if a lockfile is present but needs an update"),
+                    # and every service these jobs run on sets it; only turning it off is loose.
+                    loose = "pnpm install with the lockfile unfrozen"
                 elif manager == "yarn" and (plain[:1] == ["install"] or not plain and not {"--version", "-v", "--help", "-h"}
                                              & set(words)) and not {"--immutable", "--frozen-lockfile"} & set(words):
                     loose = "yarn install without --immutable"

@@ -9,13 +9,15 @@ step's `env` / GitLab's `variables`). uv commands that never read the lock (`uv 
 no copy of this repository (no checkout step, or only `actions/checkout` with another
 `repository:`) is not judged, nor a step whose `working-directory` lies in another repository's
 checkout. A configuration in which jobs read the lock but none checks it, or none uses uv at all,
-is one finding. Commands in scripts or actions the configuration calls (`make`, `./ci.sh`, a
-composite action) are not seen: the rule's text is about the configuration's own commands.
+is one finding. Since revision 5 a script of this repository that a step runs (`./ci.sh`,
+`scripts/docs/build.sh`, `bash scripts/x.sh`, `. env.sh`) is read as part of the step, a few levels
+deep (`_helpers.SCRIPT_DEPTH`), since its uv commands are the job's; what `make`, a task runner or an
+action runs is not seen.
 """
 
 from agent_constitution.checks.api import Finding, Repository, Undecidable
 
-from ._helpers import commands_with_env, parse_yaml, workflow_files
+from ._helpers import SCRIPT_DEPTH, called_script, commands_with_env, parse_yaml, workflow_files
 
 RULE = 21
 SUPERSEDED = False
@@ -58,15 +60,16 @@ def check(repo: Repository) -> list[Finding]:
     findings = []
     checked = False
     for path, job, scripts in jobs:
-        first = _first_lock_command(scripts)
+        first = _first_lock_command(repo, scripts)
         if first is None:
             continue
-        words, locked = first
+        words, locked, script = first
         if locked:
             checked = True
         else:
+            where = f" (in {script})" if script else ""
             findings.append(Finding(
-                f"job {job!r} runs {' '.join(words)!r} before checking uv.lock (`uv sync --locked`, "
+                f"job {job!r} runs {' '.join(words)!r}{where} before checking uv.lock (`uv sync --locked`, "
                 "`uv run --locked` or `uv lock --check` first)", path=path))
     if not checked and not findings:
         findings.append(Finding("no CI job checks uv.lock (`uv sync --locked`, `uv run --locked` or `uv lock --check`)",
@@ -74,24 +77,38 @@ def check(repo: Repository) -> list[Finding]:
     return findings
 
 
-def _first_lock_command(scripts: list[tuple[dict, str]]) -> tuple[list[str], bool] | None:
-    """(the words, whether it checks the lock) of the first lock-reading uv command, or None."""
-    for env, script in scripts:
-        exported = dict(env)
-        for assigned, words in commands_with_env(script):
-            if not words:
-                continue  # a plain assignment is the shell's, not the environment uv gets
-            if words[0] in ("export", "declare", "typeset", "local", "readonly"):
-                exported.update(assigned)
-                continue
-            if words[0] != "uv":
-                continue
-            command, options = _subcommand(words)
-            if command not in LOCK_COMMANDS:
-                continue
-            locked = "--locked" in options or (command == "lock" and "--check" in options)
-            setting = {**exported, **assigned}.get("UV_LOCKED")
-            return words, locked or (setting is not None and str(setting).strip().lower() not in FALSE)
+def _first_lock_command(repo: Repository, scripts: list[tuple[dict, str, str]]
+                        ) -> tuple[list[str], bool, str | None] | None:
+    """(the words, whether it checks the lock, the repository script it is in or None) of the first
+    lock-reading uv command of a job's scripts, or None."""
+    for env, script, folder in scripts:
+        found = _first_in_script(repo, dict(env), script, folder, None, 0)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_in_script(repo: Repository, exported: dict, script: str, folder: str, name: str | None, depth: int):
+    for assigned, words in commands_with_env(script):
+        if not words:
+            continue  # a plain assignment is the shell's, not the environment uv gets
+        if words[0] in ("export", "declare", "typeset", "local", "readonly"):
+            exported.update(assigned)
+            continue
+        called = called_script(repo, words, folder) if depth < SCRIPT_DEPTH else None
+        if called is not None:
+            found = _first_in_script(repo, {**exported, **assigned}, repo.read_text(called), folder, called, depth + 1)
+            if found is not None:
+                return found
+            continue
+        if words[0] != "uv":
+            continue
+        command, options = _subcommand(words)
+        if command not in LOCK_COMMANDS:
+            continue
+        locked = "--locked" in options or (command == "lock" and "--check" in options)
+        setting = {**exported, **assigned}.get("UV_LOCKED")
+        return words, locked or (setting is not None and str(setting).strip().lower() not in FALSE), name
     return None
 
 
@@ -137,10 +154,10 @@ def _jobs(repo: Repository):
                 continue
             before = job.get("before_script", default.get("before_script", config.get("before_script", [])))
             env = {**variables, **_env(job, "variables")}
-            yield GITLAB, name, [(env, line) for line in _lines(before) + _lines(job.get("script", []))]
+            yield GITLAB, name, [(env, line, "") for line in _lines(before) + _lines(job.get("script", []))]
 
 
-def _action_scripts(job: dict, env: dict) -> list[tuple[dict, str]] | None:
+def _action_scripts(job: dict, env: dict) -> list[tuple[dict, str, str]] | None:
     """The `run` scripts of a GitHub or Forgejo job with their environment, or None for a job that
     checks out no copy of this repository (its uv commands work on another project, or none)."""
     steps = [step for step in job.get("steps") or [] if isinstance(step, dict)]
@@ -165,7 +182,7 @@ def _action_scripts(job: dict, env: dict) -> list[tuple[dict, str]] | None:
         folder = _folder(str(step.get("working-directory") or run_defaults.get("working-directory") or "."))
         if any(other != "" and (folder == other or folder.startswith(other + "/")) for other in others):
             continue  # it works in another repository's checkout
-        scripts.append(({**env, **_env(step)}, step["run"]))
+        scripts.append(({**env, **_env(step)}, step["run"], folder))
     return scripts
 
 

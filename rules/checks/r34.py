@@ -14,9 +14,20 @@ the formats here are written down with their source, so the rule and its check s
 Left out on purpose: AWS's documented example keys (ending in `EXAMPLE`, as in its own docs), and
 formats that are public by design (Google API keys in web apps, JWTs, which are often unsigned test
 fixtures). A finding names the format and the line, never the secret.
+
+Revision 3 judges the shape of the key material, not only its label, because the test fixtures of
+secret detectors (pre-commit-hooks' `testing/resources/*.ini`, detect-secrets' tests) are full of
+labels without a key: a PEM armour line counts only when key material follows it (a run of base64,
+after optional RFC 1421 header lines, within the next lines or the next pieces of a string literal),
+a PuTTY header only in a file that goes on to its `Private-Lines:`,
+and an AWS key id only in AWS's own alphabet (base32: A-Z and 2-7) with at least 3 bits of Shannon
+entropy per character, as gitleaks' `aws-access-token` rule requires (config/gitleaks.toml), so
+`AKIAVOGONSVOGONS0042` and `AKIATESTTESTTESTTEST` are not keys. Neither looks at the path: a real key
+in a test folder is still a key.
 """
 
 import bisect
+import math
 import re
 
 from agent_constitution.checks.api import Finding, Repository
@@ -38,7 +49,7 @@ _FORMATS = {
         r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
     # AWS IAM: access key ids start AKIA (long-term) or ASIA (temporary), then 16 upper-case characters.
     "AWS access key id": (("AKIA", "ASIA"),
-        r"\b(?:AKIA|ASIA)(?![0-9A-Z]*EXAMPLE\b)[0-9A-Z]{16}\b"),
+        r"\b(?:AKIA|ASIA)(?![0-9A-Z]*EXAMPLE\b)[A-Z2-7]{16}\b"),
     # GitHub's token formats (github.blog, "Behind GitHub's new authentication token formats").
     "GitHub token": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})\b"),
@@ -91,6 +102,30 @@ _FORMATS = {
 }
 FORMATS = {kind: (words, re.compile(regex)) for kind, (words, regex) in _FORMATS.items()}
 
+# What may stand between a PEM armour line and its key material: line breaks, `\n` escapes, quotes and
+# the `+` or `,` that join string literals, then RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: …`).
+_PEM_BODY = re.compile(r"""(?:\s|\\n|\\r|["'`+,]|b'|b")*(?:[A-Za-z-]+:[^\n\\]*(?:\s|\\n|["'`+,])+)*"""
+                       r"[A-Za-z0-9+/]{40}")
+_MIN_ENTROPY = {"AWS access key id": 3.0}
+
+
+def _has_key_material(text: str, end: int) -> bool:
+    return _PEM_BODY.match(text, end, min(len(text), end + 400)) is not None
+
+
+def _entropy(word: str) -> float:
+    counts = [word.count(letter) for letter in set(word)]
+    return -sum(count / len(word) * math.log2(count / len(word)) for count in counts)
+
+
+def _is_secret(kind: str, match: re.Match, text: str) -> bool:
+    if kind == "private key" and match.group().startswith("-----"):
+        return _has_key_material(text, match.end())
+    if kind == "private key":  # a PuTTY key file's header; its private half follows `Private-Lines:`
+        return "Private-Lines:" in text[match.end():match.end() + 4000]
+    least = _MIN_ENTROPY.get(kind)
+    return least is None or _entropy(match.group()) >= least
+
 
 def check(repo: Repository) -> list[Finding]:
     return [finding for path, text in text_files(repo) for finding in check_file(path, text)]
@@ -101,7 +136,7 @@ def check_file(path: str, text: str) -> list[Finding]:
     found = []
     for kind, (words, pattern) in FORMATS.items():
         if any(word in text for word in words):
-            found.extend((match.start(), kind) for match in pattern.finditer(text))
+            found.extend((match.start(), kind) for match in pattern.finditer(text) if _is_secret(kind, match, text))
     if not found:
         return []
     starts = [0] + [m.end() for m in re.finditer("\n", text)]

@@ -5,7 +5,9 @@ output handed to an interpreter (`sh`, `bash`, `zsh`, `dash`, `ksh`, `python`, `
 (`curl … | sh`), substituted into its command line (`sh -c "$(curl …)"`, `eval "$(curl …)"`) or read
 through a process substitution (`bash <(curl …)`, `source <(curl …)`). A download piped into a
 program a variable names (`curl … | $SHELL`, `| "${RUN:-sh}"`) may or may not be an interpreter:
-undecidable, unless another line is a violation.
+undecidable, unless another line is a violation. Since revision 5 text that is shown rather than run
+is left out: a comment line, the quoted words of `echo` / `printf`, and Make's `$(warning …)`,
+`$(info …)` and `$(error …)` (cobra's Makefile prints "run: curl … | sh" as advice).
 """
 
 import re
@@ -39,6 +41,20 @@ HANDED = re.compile(
 
 PIPED_TO_VARIABLE = re.compile(r"\b" + _FETCH + r"[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?[\"']?\$")
 
+# Text a line shows instead of running: a comment, what echo/printf print, Make's message functions.
+_MESSAGE_COMMAND = re.compile(r"^\s*[@-]*\s*(?:echo|printf)\b")
+_MAKE_MESSAGE = re.compile(r"\$\((?:warning|info|error)\s.*\)")
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
+
+
+def _run_part(line: str) -> str:
+    """The part of a line that runs: comments, printed strings and Make's messages taken out."""
+    if line.lstrip().startswith("#"):
+        return ""
+    line = _MAKE_MESSAGE.sub("", line)
+    return _QUOTED.sub('""', line) if _MESSAGE_COMMAND.match(line) else line
+
+
 # A script without one of those names: a file whose first line runs it with a shell.
 SHEBANG = re.compile(rb"#![ \t]*\S*(?:/|env[ \t]+)(?:sh|bash|zsh|dash|ksh)\b")
 
@@ -52,7 +68,8 @@ def check(repo: Repository) -> list[Finding]:
             text = repo.read_text(path)
         except UnicodeDecodeError:
             continue
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, whole in enumerate(text.splitlines(), 1):
+            line = _run_part(whole)
             match = HANDED.search(line)
             if match is None and PIPED_TO_VARIABLE.search(line):
                 unsure.append(f"{path}:{number}")

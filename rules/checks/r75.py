@@ -2,7 +2,8 @@
 
 Runs `zizmor --offline --format json .`; zizmor exits 0 without findings and 10 to 14 with findings
 (by their highest severity), printing them as a JSON list whose items have `ident`, `desc` and
-`locations`. Another exit status, a missing `zizmor` or a timeout is undecidable.
+`locations` (each with the file in `symbolic.key.Local.verbatim_path`, `given_path` before zizmor 1.x, and
+the 0-based row in `concrete.location.start_point`). Another exit status, a missing `zizmor` or a timeout is undecidable.
 """
 
 import json
@@ -35,11 +36,23 @@ def check(repo: Repository) -> list[Finding]:
 
 
 def _where(result: dict) -> tuple[str | None, int | None]:
-    for location in result.get("locations") or []:
-        try:
-            path = location["symbolic"]["key"]["Local"]["given_path"]
-            row = location["concrete"]["location"]["start_point"]["row"]
-            return str(path).removeprefix("./"), int(row) + 1
-        except (KeyError, TypeError, ValueError):
-            continue
+    # The primary location first (the one zizmor's own text output underlines). The file is
+    # `verbatim_path` since zizmor 1.x (1.32.0 prints only it) and was `given_path` before; read both.
+    locations = [location for location in result.get("locations") or [] if isinstance(location, dict)]
+    locations.sort(key=lambda location: _get(location, "symbolic", "kind") != "Primary")
+    for location in locations:
+        local = _get(location, "symbolic", "key", "Local")
+        path = next((local[key] for key in ("verbatim_path", "given_path")
+                     if isinstance(local, dict) and isinstance(local.get(key), str)), None)
+        row = _get(location, "concrete", "location", "start_point", "row")
+        if path is not None and isinstance(row, int) and not isinstance(row, bool) and row >= 0:
+            return path.removeprefix("./"), row + 1
     return None, None
+
+
+def _get(data, *keys):
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data

@@ -1,4 +1,4 @@
-"""On the field corpus (real repositories, ../shared/field/): compile with every agent enabled, and
+"""On the field corpus (real repositories, bench/field/corpus/): compile with every agent enabled, and
 what each agent loads by itself stays within its documented limit.
 
 Each bundle is cloned and adopted as `field.py` adopts it (its manifest, the rule source of this
@@ -22,13 +22,12 @@ from agent_constitution.compile.outputs.chains import chain_report
 from agent_constitution.tasks.agents import read_settings
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-# ../shared/field/ beside the checkout (or beside the folder of worktrees it is in)
-FIELD = next((base / "shared" / "field" for base in CHECKOUT.parents if (base / "shared" / "field").is_dir()), None)
+# The field corpus the project keeps (bench/field/corpus)
+FIELD = CHECKOUT / "bench" / "field" / "corpus"
 ENABLED = [name for name in agents.NAMES if name != "windsurf"]
-BUNDLES = sorted(FIELD.glob("*.bundle")) if FIELD is not None else []
+BUNDLES = sorted(FIELD.glob("*.bundle"))
 
 
-@pytest.mark.skipif(not BUNDLES, reason="the field corpus (../shared/field/) is not here")
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda path: path.stem)
 def test_no_agents_auto_loaded_chain_exceeds_its_limit(bundle, tmp_path):
     repo = tmp_path / "repo"

@@ -414,7 +414,7 @@ SECRETS = {
     "Stripe live key": "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "Slack token": "https://hooks.slack.com/services/" + "T0001/B0002/" + "a" * 24,
     "age secret key": "AGE-SECRET-KEY-1" + "Q" * 58,
-    "private key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    "private key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----" + "\\n" + "b3BlbnNzaC1rZXktdjEAAAAA" * 2,
     "Telegram bot token": "123456789:" + "AA" + "h" * 33,
 }
 

@@ -128,6 +128,10 @@ def test_an_existing_branch_or_a_bad_name_is_refused(tmp_path):
         commit_upgrade(repo, plan_upgrade(repo), "taken")
     with pytest.raises(UserError, match="not a valid branch name"):
         commit_upgrade(repo, plan_upgrade(repo), "two words")
+    for option in ("--help", "-D", "--upload-pack=touch pwned"):  # never an option of git
+        with pytest.raises(UserError, match="not a valid branch name"):
+            commit_upgrade(repo, plan_upgrade(repo), option)
+    assert not list(tmp_path.rglob("pwned"))
 
 
 def test_an_uncommitted_manifest_is_refused(tmp_path):
@@ -232,7 +236,7 @@ def test_without_a_tool_it_says_exactly_what_to_run(tmp_path, monkeypatch):
         open_pull_request(repo, made)
     message = str(caught.value)
     assert "none of gh, glab, tea is on PATH" in message
-    assert "git push origin refs/heads/rules-upgrade:refs/heads/rules-upgrade" in message
+    assert "git push -- origin refs/heads/rules-upgrade:refs/heads/rules-upgrade" in message
     assert f"gh pr create --head rules-upgrade --base main --title '{made.title}' --body-file {made.body_file}" in message
     assert "glab mr create --source-branch rules-upgrade" in message and "tea pulls create --head rules-upgrade" in message
     assert git(remote, "branch", "--list", "rules-upgrade") == ""  # nothing pushed

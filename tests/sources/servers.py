@@ -9,6 +9,7 @@ import base64
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -70,9 +71,23 @@ def git_daemon(base: Path) -> Iterator[str]:
         yield f"git://127.0.0.1:{port}"
 
 
+def certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (openssl), for an HTTPS server; git trusts it
+    through `GIT_SSL_CAINFO`."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    folder.mkdir(parents=True, exist_ok=True)
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 @contextmanager
-def http_backend(base: Path, user: str, password: str) -> Iterator[str]:
-    """`git http-backend` (smart HTTP) for the repositories under `base`, behind basic auth; yields the URL."""
+def http_backend(base: Path, user: str, password: str, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """`git http-backend` (smart HTTP) for the repositories under `base`, behind basic auth; yields the URL.
+    With `tls` (a certificate and its key, from `certificate`), it speaks HTTPS."""
     backend = git_exec_path() / "git-http-backend"
     if not backend.exists():
         pytest.skip("git http-backend is not installed with this git")
@@ -91,6 +106,7 @@ def http_backend(base: Path, user: str, password: str) -> Iterator[str]:
             if self.headers.get("Authorization") != expected:
                 self.send_response(401)
                 self.send_header("WWW-Authenticate", 'Basic realm="rules"')
+                self.send_header("Content-Length", "0")  # over TLS, curl reads no body to a close it may not see
                 self.end_headers()
                 return
             path, _, query = self.path.partition("?")
@@ -110,6 +126,8 @@ def http_backend(base: Path, user: str, password: str) -> Iterator[str]:
             for name, value in headers:
                 if name.lower() != "status":
                     self.send_header(name, value)
+            if not any(name.lower() == "content-length" for name, _ in headers):
+                self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
 
@@ -117,10 +135,14 @@ def http_backend(base: Path, user: str, password: str) -> Iterator[str]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

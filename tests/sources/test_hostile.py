@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.errors import UserError
-from agent_constitution.sources import fetch
+from agent_constitution.sources import fetch, read_at
 from agent_constitution.sources.limits import FILE_ENV, SOURCE_ENV
 from tests.compile.support import make_repo
 
@@ -158,6 +158,16 @@ def test_a_file_over_the_limit_names_the_limit_and_how_to_raise_it(
     monkeypatch.setenv(FILE_ENV, "4K")
     with pytest.raises(UserError, match=f"rules/big.toml is 5000 bytes.*\n  fix: .*{FILE_ENV}="):
         fetch(path="plain", base_dir=tmp_path)
+
+
+def test_a_file_read_from_the_mirror_is_sized_before_it_is_read(origin: Path, user_cache: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    commit = commit_files(origin, {"rules/source.toml": 'name = "t"\n' + "#" * 100 + "\n"})
+    monkeypatch.setenv(FILE_ENV, "64")
+    with pytest.raises(UserError) as raised:
+        read_at(url=str(origin), commit=commit, name="rules/source.toml", base_dir=origin)
+    assert f"at commit {commit}: rules/source.toml is 112 bytes, over the limit of 64" in raised.value.message
+    assert raised.value.fix.endswith(f"{FILE_ENV}=1M")
 
 
 def test_a_source_over_the_limit_names_the_limit(tmp_path: Path, user_cache: Path, monkeypatch: pytest.MonkeyPatch):

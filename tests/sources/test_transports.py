@@ -71,6 +71,21 @@ def test_https_with_the_users_credential_helper(served: Path, origin: Path, user
         assert snapshot.commit == git(origin, "rev-parse", "HEAD")
 
 
+def test_https_with_a_certificate_git_trusts(served: Path, origin: Path, user_cache: Path, home: Path,
+                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The https transport itself (TLS), under the project's protocol limit."""
+    cert, key = servers.certificate(tmp_path / "tls")
+    with servers.http_backend(served, "reader", "s3cret-token", tls=(cert, key)) as url:
+        assert url.startswith("https://")
+        written = url.replace("https://", "https://reader:s3cret-token@") + "/rules.git"
+        with pytest.raises(UserError, match="cannot reach the source https://\\*\\*\\*@127.0.0.1"):
+            fetch(url=written, base_dir=home)  # git does not trust the certificate yet
+        monkeypatch.setenv("GIT_SSL_CAINFO", str(cert))
+        snapshot = fetch(url=written, tag="v1.0.0", base_dir=home)
+        assert snapshot.commit == git(origin, "rev-parse", "HEAD")
+        assert [tag for tag, _ in version_tags(url=written, base_dir=home)] == ["v1.0.0"]
+
+
 def test_a_token_in_the_url_works_and_never_shows(served: Path, user_cache: Path, home: Path, capsys):
     with servers.http_backend(served, "reader", "s3cret-token") as url:
         written = url.replace("http://", "http://reader:s3cret-token@") + "/rules.git"

@@ -1,6 +1,6 @@
 """The starter adopted in the field corpus: init's own selection, then compile, in every repository.
 
-    uv run python bench/bench_starter.py [../shared/field]
+    uv run python bench/bench_starter.py [FOLDER of bundles; default ../shared/field, or bench/field/corpus]
 
 Clones each git bundle of the field corpus into a temporary folder, runs `init` with this
 checkout as its rule source (the manifest init writes, its `ac` source then pointed at this

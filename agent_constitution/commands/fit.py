@@ -1,4 +1,4 @@
-"""init's selection held to what the enabled agents load: `fit(shape, source, room) -> Starter`.
+"""init's selection held to what the enabled agents load (`fit`, `room`, `region_bytes`).
 
 init measures each candidate selection as compile would write it: the compact region of the root
 `AGENTS.md` (`compile.document.render` over the source's tree at its pin, the banner included),

@@ -2,14 +2,15 @@
 
 `agent-constitution init` writes the starter manifest; `compile`, `check`, `upgrade`, … run this
 project's doit tasks in-process (commands/run.py), so the repository needs no Python project and no
-doit; `agent-constitution doit ARGS` is any doit command line over the same tasks. Every command has
-`--help` / `-h` and `--version` (stdout, exit 0); an error is one `error:` message with a `fix:` on
-stderr and exit 1; a usage error exits 2.
+doit; `agent-constitution doit ARGS` is any doit command line over the same tasks. The command line
+is read by one parser (commands/parser.py): every verb has `--help` / `-h` and `-V` / `--version`
+(stdout, exit 0), `-q`, `-v` / `-vv` and `--color`. Exit status: 0 done, 1 findings, 2 a usage or
+input error (one `error:` message with a `fix:` on stderr), 3 or more an internal error.
 """
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -28,92 +29,102 @@ def version() -> str:
 
 
 def overview() -> str:
+    from agent_constitution.commands.parser import BUILTINS, EXIT_CODES
     from agent_constitution.commands.run import VERBS
 
     lines = [
-        f"usage: {PROG} COMMAND [ARGS ...]   (alias: agc)",
+        f"usage: {PROG} [-q | -v] [--color WHEN] COMMAND [OPTIONS] [NAME=VALUE ...]   (alias: agc)",
         "",
         "Govern AI coding agents: a constitution, rules with checks, compiled agent instructions.",
         "",
         "Commands:",
-        f"  {'init':<14} write a starter rules.toml and lock it (never overwrites a file)",
     ]
     lines.extend(f"  {verb.name:<14} {verb.summary.rstrip('.')}" for verb in VERBS.values())
+    lines.extend(f"  {builtin.name:<14} {builtin.summary.rstrip('.')}" for builtin in BUILTINS.values())
     lines += [
-        f"  {'doit':<14} any doit command line over the same tasks (`{PROG} doit list`, `doit -n 4 compile`)",
-        f"  {'help':<14} the reference pages (`{PROG} help TOPIC`)",
         "",
-        "Options:",
+        "Global options (before or after COMMAND):",
+        "  -q, --quiet    print only findings and errors",
+        "  -v, --verbose  -v: also doit's task lines; -vv: also everything the tasks print",
+        "  --color WHEN   auto (default: on a terminal; NO_COLOR turns it off, FORCE_COLOR on), always, never",
         "  -h, --help     show this help (COMMAND --help: that command's options and variables)",
-        "  --version      show the version and the commit it was built from",
+        "  -V, --version  show the version and the commit it was built from",
+        "",
+        EXIT_CODES,
     ]
     return "\n".join(lines) + "\n"
 
 
-def _init_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=f"{PROG} init",
-        description=(
-            "Write a starter rules.toml (this project's rule source, trusted, following its main branch, "
-            "with the constitution it publishes), lock it in rules.lock at the commit this tool was built "
-            "from, and write cache/.gitignore. Existing files are left as they are."
-        ),
-    )
-    parser.add_argument("root", nargs="?", type=Path, default=Path.cwd(), metavar="DIR",
-                        help="the repository's root folder (default: the current folder)")
-    parser.add_argument("--doit", action="store_true",
-                        help='also wire doit for `doit compile`: [tool.doit] loader = "agent-constitution" '
-                             "in an existing pyproject.toml, or a three-line dodo.py")
-    parser.add_argument("--version", action="version", version=version())
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    shell = os.environ.get("_AGENT_CONSTITUTION_COMPLETE")
+    if shell:  # a completion script asks what may come next (commands/completion.py)
+        from agent_constitution.commands.completion import respond
+
+        return respond(shell, args)
     try:
         return _dispatch(args)
-    except UserError as error:
+    except UserError as error:  # a usage or input error
         print(error, file=sys.stderr)
-        return 1
+        return 2
     except KeyboardInterrupt:
         return 130
 
 
 def _dispatch(args: list[str]) -> int:
-    if "--version" in args:
+    if args[:1] in (["-V"], ["--version"]):  # the fast path: no verb table, no doit
         print(version())
         return 0
-    from agent_constitution.commands import run
-
     if not args:
         sys.stderr.write(overview())
         return 2
-    verb, rest = args[0], args[1:]
-    if verb in ("-h", "--help"):
+    if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(overview())
         return 0
+    from agent_constitution import console
+    from agent_constitution.commands import parser
+
+    try:
+        invocation = parser.parse(args)
+    except parser.Done as done:
+        if "-V" in args or "--version" in args:
+            print(version())
+        return done.code
+    console.settings.verbosity = invocation.verbosity
+    # `agent-constitution doit ARGS` is doit's own command line: doit's own voice too.
+    console.settings.show_tasks = invocation.verb == "doit" or invocation.verbosity >= console.VERBOSE
+    console.settings.color = console.use_color(invocation.color, sys.stdout)
+    console.settings.output_format = invocation.output_format
+    return _run(invocation)
+
+
+def _run(invocation) -> int:
+    from agent_constitution.commands import run
+
+    verb = invocation.verb
     if verb == "init":
         from agent_constitution.commands.init import init
 
-        try:
-            options = _init_parser().parse_args(rest)
-        except SystemExit as done:
-            return int(done.code or 0)
-        return init(options.root, doit=options.doit)
+        root = Path(invocation.words[0]) if invocation.words else Path.cwd()
+        return init(root, doit=bool(invocation.options.get("doit")))
     if verb == "help":
         from agent_constitution.commands import help
+        from agent_constitution.commands.parser import BUILTINS, verb_parser
 
-        if rest and rest[0] in run.VERBS:
-            return run.show_usage(run.VERBS[rest[0]])
-        return help.show(rest[0] if rest else None)
+        topic = invocation.words[0] if invocation.words else None
+        if topic in run.VERBS or topic in BUILTINS:
+            sys.stdout.write(verb_parser(topic).format_help())
+            return 0
+        return help.show(topic)
+    if verb == "completion":
+        from agent_constitution.commands import completion
+
+        return completion.main(invocation.words)
     if verb == "doit":
-        return run.doit(run.find_root(Path.cwd().resolve()), rest)
-    if verb not in run.VERBS:
-        print(f"error: unknown command {verb!r}\n  fix: run `{PROG} --help` for the commands", file=sys.stderr)
-        return 2
-    if "-h" in rest or "--help" in rest:
-        return run.show_usage(run.VERBS[verb])
-    return run.run(run.VERBS[verb], rest)
+        run.console.settings.failures.clear()
+        status = run.doit(run.find_root(Path.cwd().resolve()), list(invocation.rest))
+        return run.exit_code(status, run.console.settings.failures)
+    return run.run(run.VERBS[verb], invocation)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,8 @@ def docs_url(page: str, anchor: str | None = None) -> str:
     """The online reference page a `fix:` hint points at (a user's repository has no docs/ folder;
     `agent-constitution help PAGE` prints the same page from the installed package)."""
     return f"{DOCS_URL}{page}.md" + (f"#{anchor}" if anchor else "")
+
+
+class OutOfDate(UserError):
+    """A file this run must not change would change (`--locked`, or CI set): like a violation, what the
+    run is there to find (exit 1), not bad input (exit 2). Raised by the lock and compile stages."""

@@ -89,7 +89,9 @@ def _not_here(family, project: Project) -> dict:
 
 
 def _fail(message: str) -> TaskFailed:
-    return TaskFailed(message)
+    from agent_constitution.tasks.actions import InputError
+
+    return InputError(message)
 
 
 def _group(name: str, doc: str, members: list[str], options: list[dict]):

@@ -1,6 +1,7 @@
 """The command-line conventions of agent-constitution, pdks and constitution-build, and the verbs
 that run the doit task graph in-process."""
 
+import json
 import re
 import subprocess
 import sys
@@ -54,7 +55,7 @@ def test_unknown_command_and_topic(capsys):
     assert cli.main(["compiel"]) == 2
     out = capsys.readouterr()
     assert not out.out and "error: unknown command 'compiel'" in out.err
-    assert cli.main(["help", "nothing"]) == 1
+    assert cli.main(["help", "nothing"]) == 2
     out = capsys.readouterr()
     assert not out.out and "no help topic 'nothing'" in out.err and "formats" in out.err
 
@@ -70,7 +71,7 @@ def test_unknown_command_and_topic(capsys):
 ])
 def test_a_verb_that_does_not_apply_says_why(verb, why, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(git_repo(tmp_path / "repo"))
-    assert cli.main([verb]) == 1
+    assert cli.main([verb]) == 2
     out = capsys.readouterr()
     assert not out.out
     assert f"error: `agent-constitution {verb}` does not apply here: " in out.err and why in out.err
@@ -103,11 +104,11 @@ def test_a_verb_runs_the_task_graph_from_a_subfolder(tmp_path, capsys, monkeypat
     assert "but --locked was given" in capsys.readouterr().err
 
 
-def test_a_task_error_goes_to_stderr_with_exit_1(tmp_path, capsys, monkeypatch):
+def test_an_input_error_goes_to_stderr_with_exit_2(tmp_path, capsys, monkeypatch):
     root = git_repo(tmp_path / "repo")
     (root / "rules.toml").write_text("rules = [\n")
     monkeypatch.chdir(root)
-    assert cli.main(["lock"]) == 1
+    assert cli.main(["lock"]) == 2
     out = capsys.readouterr()
     assert "error: rules.toml: not valid TOML" in out.err and "error:" not in out.out
 
@@ -176,3 +177,89 @@ def test_no_documented_command_installs_the_bare_name_from_the_index():
     found = [f"{page.name}: {match.group(0)}" for page in pages for match in bare.finditer(page.read_text())]
     assert found == []
     assert "uv tool install git+https://github.com/Luolc/agent-constitution" in (PROJECT / "README.md").read_text()
+
+
+def test_pdks_hook_help_names_every_host_of_the_host_table(capsys):
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    assert pdks.main(["hook", "--help"]) == 0
+    usage = capsys.readouterr().out.splitlines()[0]
+    assert usage == "usage: pdks hook " + "|".join(HOSTS)
+    assert {"windsurf", "kiro"} <= set(HOSTS)
+    assert pdks.main(["--help"]) == 0
+    overview = capsys.readouterr().out
+    assert all(host in overview for host in HOSTS)
+
+
+def test_the_readme_command_table_names_every_installed_executable():
+    import tomllib
+
+    scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["scripts"]
+    readme = (PROJECT / "README.md").read_text()
+    table = readme[readme.index("## Commands"):].split("\n\n")[1]
+    assert set(scripts) == {"agc", "agent-constitution", "agent-constitution-stop", "constitution-build", "pdks",
+                            "polydeukes"}
+    for script in scripts:
+        assert re.search(rf"`{re.escape(script)}\b|alias `{re.escape(script)}`", table), script
+
+
+@pytest.fixture
+def violating(tmp_path, monkeypatch):
+    """A repository whose workflow breaks ac:31, compiled."""
+    root = git_repo(tmp_path / "repo")
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\npermissions: {}\njobs:\n  t:\n    runs-on: ubuntu-latest\n    timeout-minutes: 5\n"
+        "    steps:\n      - uses: actions/checkout@v4\n")
+    (root / "rules.toml").write_text(
+        'rules = ["ac:31", "ac:1"]\n\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.3"\n\n'
+        f'[sources]\nac = {{ path = "{PROJECT}", trust = true }}\n')
+    monkeypatch.chdir(root)
+    for name in ("CI", "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    yield root
+    from agent_constitution import console
+
+    console.settings.__init__()
+
+
+def test_check_is_quiet_by_default_verbose_with_v_and_findings_only_with_q(violating, capfd):
+    # capfd: doit writes its task lines to the stdout it found at import, below capsys.
+    assert cli.main(["compile"]) == 0
+    out = capfd.readouterr()
+    assert "wrote rules.lock" in out.out and "-- " not in out.out and ".  " not in out.out
+    assert "tokens" not in out.out  # sizes are for -v
+    assert cli.main(["check"]) == 1
+    out = capfd.readouterr()
+    lines = out.out.splitlines()
+    assert lines[0] == "violations (1)" and lines[1] == "  ac:31 Pin actions to a full commit SHA"
+    assert re.fullmatch(r"\d+ rules checked: \d+ passed, 1 violated, 0 undecidable, 0 without a check", lines[-1])
+    assert not any(line.startswith(("-- ", ".  ")) for line in lines)
+    assert out.err == "1 rule violated\n"  # the failure's message alone, without doit's `TaskFailed - taskid:`
+    assert cli.main(["check", "-v"]) == 1
+    out = capfd.readouterr()
+    assert "-- checks:ac:31" in out.out.splitlines() or ".  checks:ac:31" in out.out.splitlines()
+    assert "TaskFailed - taskid:checks:report" in out.err
+    assert cli.main(["check", "-q"]) == 1
+    out = capfd.readouterr().out
+    assert "violations (1)" in out and "rules checked" not in out
+    assert cli.main(["check", "--color", "always"]) == 1
+    assert "\x1b[1;31mviolations (1)\x1b[0m" in capfd.readouterr().out
+    assert cli.main(["check", "--color", "never"]) == 1
+    assert "\x1b" not in capfd.readouterr().out
+
+
+def test_check_json_is_the_report_alone_on_stdout(violating, capsys):
+    assert cli.main(["compile"]) == 0
+    capsys.readouterr()
+    assert cli.main(["check", "--output-format", "json"]) == 1
+    out = capsys.readouterr().out
+    report = json.loads(out)  # nothing else on stdout
+    assert out == (violating / "cache" / "checks" / "report.json").read_text()
+    assert report["summary"]["violation"] == 1
+    assert cli.main(["check", "--output-format", "sarif"]) == 1
+    sarif = json.loads(capsys.readouterr().out)
+    assert [result["ruleId"] for result in sarif["runs"][0]["results"]] == ["ac:31"]
+    assert cli.main(["check", "--output-format", "concise"]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        ".github/workflows/ci.yml:8: ac:31 uses 'actions/checkout@v4', not pinned to a full commit SHA")

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from agent_constitution.checks.api import Finding
+from agent_constitution.console import paint
 from agent_constitution.checks.findings import printable
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
@@ -54,47 +55,59 @@ def where(result: Result, finding: Finding) -> str:
     return text
 
 
-def summary(results: Sequence[Result], *, not_run: Sequence[str] = ()) -> str:
-    """The readable summary, grouped by outcome, with locations."""
+def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), detail: bool = True) -> str:
+    """The readable summary, grouped by outcome, with locations. Without `detail` (`agent-constitution
+    check` without -v) the rules without a check and the rules not run are only counted, not listed."""
     results = ordered(results)
     lines: list[str] = []
+    styles: dict[int, str] = {}  # line number → its colour (`console.paint`), applied after `printable`
 
-    def heading(title: str, group: list[Result]) -> None:
+    def heading(title: str, group: list[Result], style: str = "heading") -> None:
         if group:
+            styles[len(lines)] = style
             lines.append(f"{title} ({len(group)})")
 
-    violations = [r for r in results if r.outcome is Outcome.VIOLATION]
-    heading("violations", violations)
-    for result in violations:
+    def name(result: Result) -> None:
+        styles[len(lines)] = "rule"
         lines.append(f"  {_name(result)}")
+
+    violations = [r for r in results if r.outcome is Outcome.VIOLATION]
+    heading("violations", violations, "error")
+    for result in violations:
+        name(result)
         for finding in result.findings:
             location = where(result, finding)
             lines.append(f"    {location + ': ' if location else ''}{finding.reason}")
     undecidable = [r for r in results if r.outcome is Outcome.UNDECIDABLE]
-    heading("undecidable", undecidable)
+    heading("undecidable", undecidable, "warning")
     for result in undecidable:
-        lines.append(f"  {_name(result)}")
+        name(result)
         lines.append(f"    {result.cause}")
     waived = [r for r in results if r.suppressed]
     heading("waived", waived)
     for result in waived:
-        lines.append(f"  {_name(result)}")
+        name(result)
         for suppression in result.suppressed:
             location = where(result, suppression.finding)
             lines.append(f"    {location + ': ' if location else ''}{suppression.finding.reason} "
                          f"(waived: {suppression.justification})")
-    unchecked = _by_rule(r for r in results if r.outcome is None)
+    unchecked = _by_rule(r for r in results if r.outcome is None) if detail else {}
     heading("without a check, for the reviewer", list(unchecked))
     for ref, group in unchecked.items():
         segments = [r.segment for r in group]
         shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
         lines.append(f"  {ref} {group[0].title}{shown}".rstrip())
-    if not_run:
+    if not_run and detail:
+        styles[len(lines)] = "heading"
         lines.append(f"not run ({len(not_run)})")
         lines.extend(f"  {reason}" for reason in not_run)
+    elif not_run:
+        lines.append(f"{len(not_run)} rule{'s' if len(not_run) != 1 else ''} not run: they judge a change or a "
+                     "session record (-v lists them)")
     lines.append(count_line(counts(results)))
     # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
-    return "\n".join(printable(line) for line in lines) + "\n"
+    return "\n".join(paint(printable(line), styles[n]) if n in styles else printable(line)
+                     for n, line in enumerate(lines)) + "\n"
 
 
 def count_line(n: Mapping[str, int]) -> str:
@@ -233,15 +246,15 @@ _WEB_URL = re.compile(r"(?:(?P<scheme>https?)://)?(?P<host>[A-Za-z0-9.-]+(?::[0-
 
 def _anchored(result: Result, finding: Finding, exists: Callable[[str], bool]) -> tuple[str, dict]:
     """(message, location): at the finding's file when it is one of the repository's, else at the manifest."""
-    if finding.path is not None and _repository_path(finding.path) and exists(path_in_repo(result, finding.path)):
+    if finding.path is not None and repository_path(finding.path) and exists(path_in_repo(result, finding.path)):
         return finding.reason, _location(result, finding)
-    place = where(result, finding) if finding.path is not None and _repository_path(finding.path) else finding.path
+    place = where(result, finding) if finding.path is not None and repository_path(finding.path) else finding.path
     message = f"{finding.reason} ({place})" if place else finding.reason
     anchor = Finding(finding.reason, MANIFEST, 1)
     return message, _location(Result(segment=ROOT_SEGMENT, ref=result.ref, outcome=result.outcome), anchor)
 
 
-def _repository_path(path: str) -> bool:
+def repository_path(path: str) -> bool:
     """Whether a finding's path can name a file of the repository (relative, not leaving it)."""
     return not (path.startswith("/") or path[1:3] in (":/", ":\\") or ".." in path.split("/"))
 

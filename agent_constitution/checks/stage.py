@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution import console
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
 from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
@@ -133,25 +134,29 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
     # The count line ends a failing run here; after a passing one `checks:summary` prints it, also
     # when this task was up to date (`summary_line`), so every run ends with it exactly once.
-    details, _, last = summary(results, not_run=not_run).rstrip("\n").rpartition("\n")
-    if details:
+    # `agent-constitution check --output-format F` prints the report itself once the run is done.
+    full = console.settings.output_format == "full"
+    say = print if full and not console.quiet() else _silent
+    details, _, last = summary(results, not_run=not_run,
+                               detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
+    if details and full:
         print(details)
     n = counts(results)
-    if found:
+    if found and full:
         titles = {r.ref: r.title for r in results}
         print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
     reviewed = len(applied)
     if reviewed:
-        print(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
+        say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
     if any(needs_review(result) for result in asking):
-        print(f"review queue{'s' if len(texts) > 1 else ''}: "
-              + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
+        say(f"review queue{'s' if len(texts) > 1 else ''}: "
+            + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:
-        print(last)
+        say(last)
         return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
     if n["undecidable"]:
         if undecidable == "fail":
-            print(last)
+            say(last)
             return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
                     "(undecidable=fail)")
         print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
@@ -164,8 +169,13 @@ def summary_line(cache: Path) -> str | None:
     line = reported_count_line(cache / CHECKS / "report.json")
     if line is None:
         return f"no report in {cache / CHECKS / 'report.json'}: run the checks again (`doit forget checks`)"
-    print(line)
+    if console.settings.output_format == "full" and not console.quiet():
+        print(line)
     return None
+
+
+def _silent(*args, **kwargs) -> None:
+    pass
 
 
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
@@ -392,6 +402,11 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
 
 def _message(text: str) -> str:
     path = Path(text)
+    if not path.exists():
+        # `message=` takes git's commit-msg file; the message itself given instead is the likely mistake.
+        raise UserError(f"message={text}: no such file; message= takes the path of a file holding the commit "
+                        "message (what git gives the commit-msg hook), not the message's text",
+                        fix="write the message to a file and pass its path (message=.git/COMMIT_EDITMSG)")
     try:
         return commit_message(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:

@@ -122,6 +122,19 @@ def project(variable: str | None, named: str | None) -> Path | None:
     return next((folder for folder in above[: top + 1] if (folder / MANIFEST).is_file()), None)
 
 
+def covenant_drift(root: Path) -> list[str]:
+    """The covenant judge's after-the-fact look (issue 37): protected files changed since its last
+    hook call by a write it did not see, which no later hook call of this turn would report.
+    Empty without a covenant config; a comparison that fails is said, and blocks."""
+    try:
+        from agent_constitution.covenant.baseline import stop_lines
+
+        return [f"agent-constitution: {line}" for line in stop_lines(root)]
+    except Exception as error:  # a judge that cannot judge blocks
+        return [f"agent-constitution: the covenant judge could not compare the protected files: "
+                f"{type(error).__name__}: {error}"]
+
+
 def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     from agent_constitution.checks.stop_hosts import STOP_HOSTS, folder
 
@@ -146,6 +159,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         unsure: list[str] = []
     else:
         violations, unsure = lines(results, verdicts)
+    violations = covenant_drift(root) + violations
     if named is not None and record is None:  # said, like an undecidable check: it does not block
         unsure.insert(0, f"agent-constitution: the session record {named!r} is not a file; the rules that"
                          " judge a session record were not checked")

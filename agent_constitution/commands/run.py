@@ -3,7 +3,8 @@
 doit runs in-process with this project's loader (`DoitMain(Loader())`), in the repository's root and
 with no doit configuration file read, so every repository gets the same tasks and settings whether
 or not it uses doit itself. A verb that does not apply in the repository (`site` outside a rule
-source, `upgrade` without a rules.toml) says why and exits 1 instead of running nothing.
+source, `upgrade` without a rules.toml) says why and exits 2 instead of running nothing. The
+exit code says what kind of failure ended the run (`exit_code`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import os
 import sys
 from pathlib import Path
 
+from agent_constitution import console
+from agent_constitution.commands.parser import Invocation, UsageError
 from agent_constitution.commands.verbs import PROG, VERBS, Verb
-from agent_constitution.errors import UserError, docs_url
+from agent_constitution.console import DEBUG
+from agent_constitution.errors import UserError
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
 
-__all__ = ["PROG", "VERBS", "Verb", "doit", "find_root", "run", "show_usage", "usage"]
+__all__ = ["PROG", "VERBS", "Verb", "doit", "exit_code", "find_root", "run"]
 
 
 def find_root(start: Path) -> Path:
@@ -30,17 +34,67 @@ def find_root(start: Path) -> Path:
     return start
 
 
-def run(verb: Verb, args: list[str]) -> int:
+def run(verb: Verb, invocation: Invocation) -> int:
+    """Run a parsed task verb: doit's `run` of its task with its options and variables, quiet unless
+    -v; the exit code is the kind of the worst failure (`exit_code`)."""
     root = find_root(Path.cwd().resolve())
     missing = verb.needs(root) if verb.needs else None
     if missing:
-        raise UserError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
-    tasks = [verb.name]
-    if verb.subtask:
-        named = [arg for arg in args if not arg.startswith("-") and "=" not in arg]
-        args = [arg for arg in args if arg not in named]
-        tasks = [f"{verb.name}:{name}" for name in named] or tasks
-    return doit(root, ["run", *tasks, *args])
+        raise UsageError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
+    tasks = [f"{verb.name}:{name}" for name in invocation.words] or [verb.name]
+    flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []
+    if invocation.jobs:
+        flags += ["-n", str(invocation.jobs)]
+    options = []
+    for option in verb.options:
+        value = invocation.options.get(option["name"])
+        if value is True:
+            options.append(f"--{option['long']}")
+        elif value not in (None, False):
+            options += [f"--{option['long']}", str(value)]
+    variables = [f"{name}={value}" for name, value in invocation.variables.items()]
+    console.settings.failures.clear()
+    status = doit(root, ["run", *flags, *tasks, *options, *variables])
+    code = exit_code(status, console.settings.failures)
+    if verb.output_formats and invocation.output_format != "full" and code in (0, 1):
+        _print_report(root, invocation.output_format)
+    return code
+
+
+def exit_code(status: int, failures: list[tuple[str, str]]) -> int:
+    """0 done; 1 findings (a violation, a file --locked would change); 2 bad input (a `UserError`) or a
+    command line doit refused; 3 an exception in a task (doit's own status 2), a bug."""
+    if status == 0:
+        return 0
+    kinds = {kind for _, kind in failures}
+    if status == 2 or "error" in kinds:
+        return 3
+    if status == 3 or "input" in kinds:
+        return 2
+    return 1
+
+
+def _print_report(root: Path, name: str) -> None:
+    """The report of the run just done, in format `name` (checks/formats.py), on stdout; and under
+    GitHub Actions, its Markdown summary appended to the job's summary file."""
+    from agent_constitution.checks import formats
+    from agent_constitution.layout import CHECKS
+    from agent_constitution.project import Project
+
+    folder = Project(root).cache / CHECKS
+    try:
+        report = (folder / "report.json").read_text(encoding="utf-8")
+        sarif = (folder / "code-scanning.sarif").read_text(encoding="utf-8") if name == "sarif" else None
+    except OSError as error:
+        raise UserError(f"no report of this run to print ({error.strerror})", file=folder / "report.json",
+                        fix="run the checks again (`agent-constitution check -v` shows what ran)") from None
+    sys.stdout.write(formats.render(name, report, sarif))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if name == "github" and summary_file:
+        import json
+
+        with open(summary_file, "a", encoding="utf-8") as summary:
+            summary.write(formats.job_summary(json.loads(report)))
 
 
 def doit(root: Path, args: list[str]) -> int:
@@ -58,25 +112,3 @@ def doit(root: Path, args: list[str]) -> int:
         return Main(Loader(), config_filenames=()).run(args)
     finally:
         os.chdir(here)
-
-
-def usage(verb: Verb) -> str:
-    positional = f" [{verb.subtask} ...]" if verb.subtask else ""
-    lines = [f"usage: {PROG} {verb.name}{positional} [OPTIONS] [NAME=VALUE ...]", "", verb.summary.rstrip(".") + ".", ""]
-    options = [(f"--{option['long']}" + ("" if option["type"] is bool else " TEXT"), option["help"])
-               for option in verb.options]
-    options.append(("-h, --help", "show this help and exit"))
-    lines.append("Options:")
-    lines.extend(f"  {flag:<22} {text}" for flag, text in options)
-    if verb.variables:
-        lines += ["", "Variables (NAME=VALUE, anywhere on the command line):"]
-        lines.extend(f"  {name + '=':<22} {text}" for name, text in verb.variables.items())
-    if verb.needs:
-        lines += ["", f"Runs in the nearest folder at or above this one with a {MANIFEST} or a {SOURCE_CONFIG}."]
-    lines += ["", f"Reference: {docs_url(verb.topic)} (offline: {PROG} help {verb.topic})"]
-    return "\n".join(lines) + "\n"
-
-
-def show_usage(verb: Verb) -> int:
-    sys.stdout.write(usage(verb))
-    return 0

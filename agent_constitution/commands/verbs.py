@@ -65,8 +65,9 @@ class Verb:
     topic: str
     needs: Need | None = None
     options: list[dict] = field(default_factory=list)
-    variables: dict[str, str] = field(default_factory=dict)
+    variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
     subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
+    output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
 
 
 VERBS = {
@@ -75,7 +76,7 @@ VERBS = {
         Verb("compile", GROUPS["compile"], "compile", _any(_has_manifest, _has_constitution),
              GROUP_OPTIONS["compile"]),
         Verb("check", GROUPS["check"], "checks", _any(_has_manifest, _is_source, _has_constitution),
-             variables=checks.VARIABLES),
+             variables=checks.VARIABLES, output_formats=True),
         Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
         Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",

@@ -1,10 +1,14 @@
-"""The protected-path baseline: `unattributed` rows for changes no verdict accounts for (§7.5).
+"""The protected files' digests, compared after the fact (§7.5; issue 37, part 6).
 
-Only session-surface runs whose input carries a session take part. At the start of a run the
-stored digests of the protected entries are compared with the tree: an entry that changed with no
-`witnessed` or `advised` row naming it since the last run gets one `unattributed baseline <entry>`
-row; a missing or corrupt baseline file gets one row naming the file. At the end the baseline is
-rewritten. Both steps are fail-open. Hot path: standard library only.
+A write the judge could not see (a script, a command it cannot see through, an edit made outside
+the agent) still changes a protected file's bytes. Every session-surface run, with or without a
+session, compares the stored digests of the protected entries with the tree before it judges: an
+entry that changed with no `witnessed` or `advised` row naming it since the last run gets a
+`blocked baseline <entry>` row, a line on stderr, and blocks the call; a corrupt record blocks the
+same way. At the end the record is rewritten, so one change is reported once. A missing record is
+the first call's: it is written, and (with a session, as upstream) one `unattributed baseline
+<file>` row names it. The Stop hook makes the same comparison (`stop_lines`), for the last call of
+a turn, which no later hook call follows. Hot path: standard library only.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ import os
 
 from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, Refused, is_fifo_or_device, read_regular
-from agent_constitution.covenant.plan import sha256
-from agent_constitution.covenant.telemetry import Row, parse_line, timestamp
+from agent_constitution.covenant.plan import PlanError, load_plan, sha256
+from agent_constitution.covenant.telemetry import Row, append, log_path, parse_line, timestamp
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -67,21 +71,72 @@ def digests(root: str | Path, protected: list[str]) -> dict[str, str]:
     return {entry: entry_digest(root, entry) for entry in protected}
 
 
-def compare(root: str | Path, current: dict[str, str], log: str | Path) -> list[Row]:
-    """The `unattributed` rows of this run's start."""
+REPORT = (
+    "protected path {entry} changed since the judge last looked, and no judged call wrote it: a write"
+    " the judge did not see (a script, a command it cannot see through, or an edit outside the agent);"
+    " check it (git diff -- {entry}). Reported once: the record now holds the new state"
+)
+CORRUPT = (
+    "the judge's record of the protected files ({path}) is unreadable, so a change to them cannot be"
+    " ruled out; it is written anew"
+)
+
+
+class Drift:
+    """What the comparison found: telemetry `rows`, stderr `lines`, and whether the call `blocks`."""
+
+    __slots__ = ("rows", "lines", "blocks")
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.lines: list[str] = []
+        self.blocks = False
+
+
+def compare(root: str | Path, current: dict[str, str], log: str | Path, session: bool = True) -> Drift:
+    """The comparison of this run's start: the stored digests against `current`."""
+    drift = Drift()
     path = os.path.join(root, BASELINE)
     try:
         stored = cjson.loads(read_regular(path, FILE_LIMIT).decode("utf-8"))
         entries, cut_at = stored["entries"], stored["cutAt"]
         if not isinstance(entries, dict) or not isinstance(cut_at, str):
             raise ValueError("corrupt baseline")
+    except FileNotFoundError:
+        if session:
+            drift.rows.append(Row("unattributed", LABEL, str(path)))
+        return drift
     except (OSError, ValueError, KeyError, TypeError, Refused):
-        return [Row("unattributed", LABEL, str(path))]
+        drift.rows.append(Row("blocked", LABEL, str(path)))
+        drift.lines.append(CORRUPT.format(path=path))
+        drift.blocks = True
+        return drift
     changed = [entry for entry, digest in current.items() if entry in entries and entries[entry] != digest]
     if not changed:  # the common case: no need to read the log back
-        return []
+        return drift
     attributed = _attributed_since(log, cut_at)
-    return [Row("unattributed", LABEL, entry) for entry in changed if entry not in attributed]
+    for entry in changed:
+        if entry not in attributed:
+            drift.rows.append(Row("blocked", LABEL, entry))
+            drift.lines.append(REPORT.format(entry=entry))
+            drift.blocks = True
+    return drift
+
+
+def stop_lines(root: str | Path) -> list[str]:
+    """The Stop hook's comparison in `root`: the report lines of protected files changed since the
+    last judged call (empty without a covenant config, or with one the judge cannot load: every
+    hook call fails closed on that already). Records the digests, as a hook call does."""
+    try:
+        plan = load_plan(root)
+    except (PlanError, OSError):
+        return []
+    log = log_path(root, plan["logPath"])
+    current = digests(root, [p for p in plan["protected"] if p != STATE_DIR])
+    drift = compare(root, current, log, session=False)
+    append(log, drift.rows)
+    update(root, current)
+    return drift.lines
 
 
 def _attributed_since(log: str | Path, cut_at: str) -> set[str]:

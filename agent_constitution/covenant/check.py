@@ -130,18 +130,18 @@ def _judge(
     read_file: FileReader | None,
     log: str | Path,
 ) -> int:
-    if "session" not in data:
+    if change_set:
         return _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
-    current: dict[str, str] = {}
-    try:  # the baseline is observation, never a verdict: it fails open
-        current = baseline.digests(root, [p for p in plan["protected"] if p != baseline.STATE_DIR])
-        telemetry.append(log, baseline.compare(root, current, log))
-    except Exception:
-        current = {}
+    # Every session-surface run compares the protected files with the record (baseline.py): a
+    # write that slipped past an earlier judgment blocks this call. Reading the tree raises into
+    # the caller, which fails closed.
+    current = baseline.digests(root, [p for p in plan["protected"] if p != baseline.STATE_DIR])
+    drift = baseline.compare(root, current, log, session="session" in data)
+    _emit(drift.lines)
+    telemetry.append(log, drift.rows)
     code = _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
-    if current:
-        baseline.update(root, current)
-    return code
+    baseline.update(root, current)
+    return 2 if drift.blocks else code
 
 
 def _dispatch(
@@ -166,6 +166,7 @@ def _dispatch(
         session=session,
         witness=plan["witness"],
         surface="change-set" if change_set else "session",
+        unseen_writes="allow" if plan.get("unseenWrites") == "allow" else "block",
     )
     registrations = assemble(plan, assembly)
     declarations = [e["declaration"] for e in surface_entries(plan, assembly.surface) if "declaration" in e]

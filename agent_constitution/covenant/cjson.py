@@ -59,8 +59,11 @@ def loads(text: str, *, constants: bool = True) -> Any:
         start = len(text) - len(text.lstrip(WHITESPACE))
         try:
             value, end = scan(text, start)
-        except StopIteration:
-            pass  # "Expecting value": json.loads below says it with the position
+        except (StopIteration, SystemError):
+            # "Expecting value": json.loads below says it with the position. Some malformed texts
+            # (`{not json`) make the scanner fail before `json.decoder` is imported, with no error
+            # set (a SystemError): json.loads below says what is wrong there too.
+            pass
         else:
             if end == len(text) or not text[end:].lstrip(WHITESPACE):
                 return value

@@ -12,9 +12,14 @@ from __future__ import annotations
 import os
 import sys
 
+# The hook path imports the host table anyway (covenant/adapters): naming the hosts from it costs nothing.
+from agent_constitution.covenant.catalogue import HOSTS
+
+_HOSTS = "|".join(HOSTS)
+_LISTED = ", ".join(list(HOSTS)[:-1]) + f" or {list(HOSTS)[-1]}"
 USAGE = (
     "usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]]"
-    " [--enforce advise|block] | pdks explain | pdks init | pdks hook claude-code|codex|grok|gemini-cli|cursor|copilot|cline"
+    f" [--enforce advise|block] | pdks explain | pdks init | pdks hook {_HOSTS}"
 )
 GIT_MODES = ("--staged", "--worktree", "--range")
 HELP = {
@@ -27,8 +32,8 @@ Commands:
   covenant check   judge one tool call (JSON on stdin), or a change set with --diff
   explain          print the compiled config: every covenant, what it covers and why
   init             write a starter polydeukes.config.yaml and wire a host's hook
-  hook HOST        the agent host hook: claude-code, codex, grok, gemini-cli, cursor, copilot or cline
-                   (the payload on stdin)
+  hook HOST        the agent host hook (the payload on stdin), HOST one of:
+                   {listed}
 
 Options:
   -h, --help       show this help (COMMAND --help: that command's help)
@@ -55,13 +60,15 @@ Options:
 Print the compiled config of polydeukes.config.yaml in this folder: every covenant, what it covers
 and why. Options: -h, --help.
 """,
-    "hook": """usage: pdks hook claude-code|codex|grok|gemini-cli|cursor|copilot|cline
+    "hook": """usage: pdks hook {hosts}
 
 The PreToolUse hook of an agent host: reads the host's payload on stdin, judges the tool call, and
 answers the way that host documents (exit 2 with the reason on stderr, or the host's JSON answer).
 Options: -h, --help.
 """,
 }
+HELP[""] = HELP[""].replace("{listed}", _LISTED)
+HELP["hook"] = HELP["hook"].replace("{hosts}", _HOSTS)
 
 
 def _usage() -> int:

@@ -33,7 +33,9 @@ TOP_KEYS = (
     "sessionDisciplines",
     "changeSetDisciplines",
     "witness",
+    "unseenWrites",
 )
+UNSEEN_WRITES = ("block", "allow")
 ENTRY_KEYS = ("id", "why", "enforce", "declare")
 DRAFT_KEYS = ("id", "why", "draft")
 STATE_DIR = ".polydeukes"
@@ -93,6 +95,7 @@ class Config(Frozen):
     sessionDisciplines: list[Entry] | None = None
     changeSetDisciplines: list[Entry] | None = None
     drafts: list[Draft] = []
+    unseenWrites: Literal["block", "allow"] = "block"
 
     @model_validator(mode="before")
     @classmethod
@@ -129,7 +132,17 @@ def _check(data: Any) -> dict[str, Any]:
         fields["telemetry"] = _telemetry(raw["telemetry"])
     if "witness" in raw:
         fields["witness"] = _witness(raw["witness"])
+    if "unseenWrites" in raw:
+        fields["unseenWrites"] = _unseen_writes(raw["unseenWrites"])
     return fields
+
+
+def _unseen_writes(value: Any) -> str:
+    """What shell-mod does with a command that may write where its words do not show (issue 37)."""
+    if not isinstance(value, str) or value not in UNSEEN_WRITES:
+        shown = json.dumps(value) if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
+        raise ConfigProblem(f"unseenWrites must be one of 'block', 'allow' (got {shown})")
+    return value
 
 
 def _languages(value: Any) -> dict[str, Any]:

@@ -22,9 +22,11 @@ from agent_constitution.covenant.record import record
 from agent_constitution.covenant.shell import (
     Command,
     Tokenized,
+    Word,
     basename,
     command_name,
     inline_programs,
+    is_nested_shell,
     mutation_targets,
     proves_read_only,
     tokenize,
@@ -248,10 +250,12 @@ class Reach:
     and each protected path with its symlinks resolved (`real_root`, `real_protected`), and the
     protected paths that are (or lie under) a link (`linked`)."""
 
-    __slots__ = ("root", "real_root", "protected", "real_protected", "linked", "_memo")
+    __slots__ = ("root", "real_root", "protected", "real_protected", "linked", "_memo", "unseen", "unseen_memo")
 
-    def __init__(self, root: str, protected: tuple[str, ...]) -> None:
+    def __init__(self, root: str, protected: tuple[str, ...], unseen: str = "block") -> None:
         self.root, self.protected = root, protected
+        self.unseen = unseen  # `unseenWrites`: what a write the words do not show does
+        self.unseen_memo: dict[Any, Any] = {}
         self.real_root = os.path.realpath(root)
         self.real_protected = tuple(os.path.realpath(os.path.join(self.real_root, p)) for p in protected)
         self.linked = frozenset(
@@ -442,16 +446,18 @@ def _strip_quoting(text: str) -> str:
 
 
 def _shell_mod_command(
-    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None = None, anchored: bool = True
+    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None = None, anchored: bool = True,
+    depth: int = 0,
 ) -> str | None:
     try:
-        return _shell_mod_reason(command, protected, tokenized, reach, anchored)
+        return _shell_mod_reason(command, protected, tokenized, reach, anchored, depth)
     except Undecidable as error:
         return f"{error}: a word this layer cannot compare with the protected paths"
 
 
 def _shell_mod_reason(
-    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None, anchored: bool
+    command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None, anchored: bool,
+    depth: int = 0,
 ) -> str | None:
     for rule, target in mutation_targets(command):
         for path in protected:
@@ -477,7 +483,10 @@ def _shell_mod_reason(
         # read: a path it names may be written, as an opaque token is judged
         # (`python3 -c "open('.claude/settings.json','w')"`).
         inline = program_mention(command, protected)
-        return None if inline is None else f"protected path {inline[1]} inside an inline {inline[0]} program"
+        if inline is not None:
+            return f"protected path {inline[1]} inside an inline {inline[0]} program"
+        found = unseen_of(command, protected, reach, anchored, depth)
+        return None if found is None else found[1]
     if opaque_mention:
         return f"protected path {mentioned} inside an opaque token"
     if any(r.writes and r.target.opaque for r in command.redirects):
@@ -491,6 +500,55 @@ def _shell_mod_reason(
     if through is not None:
         return f"{first} reaches protected path {mentioned} through {through} without read-only proof"
     return f"{first} mentions protected path {mentioned} without read-only proof"
+
+
+NESTING = 4  # nested shell programs read into (`bash -c "sh -c '…'"`); deeper ones are not
+
+
+def unseen_of(
+    command: Command, protected: tuple[str, ...], reach: Reach | None, anchored: bool, depth: int = 0
+) -> tuple[str, str] | None:
+    """(protected path, reason) when `command` may write a protected path its words do not name
+    (`unseen.py`), a nested shell's program read as a command line of its own. Only with a
+    `reach` whose policy is `block` (the session surface, `unseenWrites: block`)."""
+    if reach is None or reach.unseen != "block" or not protected:
+        return None
+    from agent_constitution.covenant import unseen  # only when a shell command is judged
+
+    if not is_nested_shell(command) and unseen.plainly_unseen_free(command):
+        return None
+    key = (command, protected, anchored, depth)
+    if key in reach.unseen_memo:
+        return reach.unseen_memo[key]
+    context = unseen.Context(reach.root, protected, anchored, reach, path_matches_protected)
+    if is_nested_shell(command):
+        found = None
+        name, programs = inline_programs(command)
+        if basename(name) == "eval" and programs:
+            programs = [Word(" ".join(w.text for w in programs), any(w.opaque for w in programs))]
+        for program in programs:
+            if unseen.computed(program):
+                found = context.every(f"{name} runs the computed program {program.text[:60]}")
+            elif depth >= NESTING:
+                found = context.every(f"{name} programs nest more than {NESTING} deep")
+            else:
+                found = _nested(program.text, protected, reach, anchored, depth + 1)
+            if found is not None:
+                break
+    else:
+        found = unseen.unseen_write(command, context)
+    reach.unseen_memo[key] = found
+    return found
+
+
+def _nested(line: str, protected: tuple[str, ...], reach: Reach, anchored: bool, depth: int) -> tuple[str, str] | None:
+    tokenized = cached_tokenize(line)
+    anchored = anchored and not _moves_directory(tokenized)
+    for command in tokenized.commands:
+        reason = _shell_mod_command(command, protected, tokenized, reach, anchored, depth)
+        if reason is not None:
+            return protected[0], f"inside a nested shell program: {reason}"
+    return None
 
 
 def judge_shell_mod(
@@ -687,6 +745,10 @@ class PathCovenant(
                     hit = reach_of_word(token, reach, anchored)
                     if hit is not None:
                         return hit
+            for command in tokenized.commands:
+                found = unseen_of(command, reach.protected, reach, anchored)
+                if found is not None:
+                    return found[0]
         return None
 
     def judge(self, call: dict[str, Any], subject: str = "-", run: Any = None) -> MetaOutcome:
@@ -753,7 +815,7 @@ def meta_registrations(assembly: Any) -> list[PathCovenant | TranscriptCovenant]
     # Only the session surface looks at the disk: a change set's paths are the ones git recorded.
     reach = None
     if getattr(assembly, "surface", "session") == "session" and (assembly.mutating or assembly.shell):
-        reach = Reach(str(assembly.root), tuple(p for p in assembly.protected if p))
+        reach = Reach(str(assembly.root), tuple(p for p in assembly.protected if p), getattr(assembly, "unseen_writes", "block"))
     if assembly.mutating:
         found.append(PathCovenant("self-mod", *common, reach=reach))
     if assembly.shell:

@@ -32,7 +32,7 @@ TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call abou
 if TYPE_CHECKING:
     from typing import Any
 
-PLAN_FORMAT = 3  # 3: the compiled regular expressions under "regex"
+PLAN_FORMAT = 4  # 3: the compiled regular expressions under "regex"; 4: "unseenWrites"
 PLAN_DIR = ".polydeukes/plans"
 
 
@@ -172,6 +172,7 @@ def build_plan(path: str | os.PathLike[str], data: bytes | None = None) -> dict[
         "logPath": config.telemetry.logPath if config.telemetry else None,
         "adapters": config.adapters,
         "witness": config.witness.model_dump() if config.witness else None,
+        "unseenWrites": config.unseenWrites,
         "lists": {
             name: (None if getattr(config, name) is None else len(getattr(config, name)))
             for name in ("disciplines", "sessionDisciplines", "changeSetDisciplines")

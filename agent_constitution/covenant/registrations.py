@@ -83,14 +83,17 @@ class Outcome(record("Outcome", ["code", "reason", "skip", "witnesses", "valve"]
 class Assembly(
     record(
         "Assembly",
-        ["root", "config_path", "protected", "mutating", "shell", "command_args", "session", "witness", "surface"],
+        ["root", "config_path", "protected", "mutating", "shell", "command_args", "session", "witness", "surface",
+         "unseen_writes"],
+        defaults=["block"],
     )
 ):
     """The facts one surface's registrations are assembled from: the `root` folder (a str on the
     hook path, or a Path); `config_path`, the bare config file name, root-relative; `protected`, the normalised protectedPaths with the
     config file included; the host's `mutating`, `shell` and `command_args` names (tuples);
     `session`, the IR's session, None when the input carries none; `witness`, the config's witness
-    section; `surface`, 'session' or 'change-set'."""
+    section; `surface`, 'session' or 'change-set'; `unseen_writes`, the config's `unseenWrites`
+    (`block` or `allow`: what shell-mod does with a write the command's words do not show)."""
 
     __slots__ = ()
 

@@ -84,9 +84,17 @@ class _Builder:
 
 # Inside double quotes bash drops a backslash only before these; elsewhere it is content.
 _DQ_ESCAPABLE = frozenset('$`"\\')
-# ANSI-C escapes decoded in $'...'; any other escape keeps its spelling and makes the word opaque,
-# because claiming the source spelling as the written bytes would be false evidence.
-_ANSI_C = {"n": "\n", "t": "\t", "'": "'", "\\": "\\"}
+# ANSI-C escapes of $'...', decoded as bash does (its `ansicstr`), so a target spelled
+# `$'\x2eclaude/settings.json'` is read as the path it names. An escape bash does not know keeps
+# its backslash, as in bash.
+_ANSI_C = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCTAL = frozenset("01234567")
+# \x takes at most 2 hex digits, \u 4, \U 8 (bash 5).
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 _WORD_END = frozenset(" \t\n\r;|&<>")
 _PLAIN_RUN = fixed(r"[^ \t\n\r;|&<>\\'\"$`*?]+")
 _ASSIGNMENT = fixed(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -120,28 +128,48 @@ def _double_quoted(line: str, open_at: int) -> tuple[str, int, bool]:
 
 
 def _ansi_c_quoted(line: str, open_at: int) -> tuple[str, int, bool, bool]:
-    """Decoded content of $'...' whose quote opens at `open_at`: text, next, closed, decoded."""
+    """Decoded content of $'...' whose quote opens at `open_at`: text, next, closed, decoded.
+
+    `decoded` is False only when bash's value is not the decoded text: a NUL (bash ends the string
+    there) or a code point no string can hold."""
     out: list[str] = []
     decoded = True
     i = open_at + 1
     n = len(line)
     while i < n:
         ch = line[i]
-        if ch == "\\":
-            if i + 1 >= n:
-                break
-            nxt = line[i + 1]
-            if nxt in _ANSI_C:
-                out.append(_ANSI_C[nxt])
-            else:
-                decoded = False
-                out.append("\\" + nxt)
-            i += 2
-            continue
         if ch == "'":
             return "".join(out), i + 1, True, decoded
-        out.append(ch)
-        i += 1
+        if ch != "\\" or i + 1 >= n:
+            out.append(ch)
+            i += 1
+            continue
+        nxt = line[i + 1]
+        i += 2
+        if nxt in _ANSI_C:
+            out.append(_ANSI_C[nxt])
+            continue
+        code = None
+        if nxt in _OCTAL:
+            j = i
+            while j < n and j < i + 2 and line[j] in _OCTAL:
+                j += 1
+            code, i = int(line[i - 1 : j], 8) & 0xFF, j
+        elif nxt in _HEX_ESCAPES:
+            j = i
+            while j < n and j < i + _HEX_ESCAPES[nxt] and line[j] in _HEX:
+                j += 1
+            if j > i:
+                code, i = int(line[i:j], 16), j
+        elif nxt == "c" and i < n:
+            code, i = ord(line[i].upper()) ^ 0x40, i + 1
+        if code is None:
+            out.append("\\" + nxt)
+            continue
+        if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            decoded = False
+            continue
+        out.append(chr(code))
     return "".join(out), n, False, decoded
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.locked import locked_run
@@ -116,7 +116,7 @@ def sync_lock(
     if not same:
         if locked:
             reason = "does not exist" if old is None else why_stale(current, model)
-            raise UserError(
+            raise OutOfDate(
                 f"the lockfile needs to be updated, but {because}: {LOCKFILE} {reason}",
                 file=LOCKFILE,
                 fix="run `doit lock` and commit rules.lock",

@@ -43,7 +43,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.layout import RULE_CHECKS, RULES
 from agent_constitution.readers import decode, parse_toml, read_bytes
@@ -182,7 +182,7 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
     text = lock_file_text(model)
     same = old == text.encode() or (locked and records_same(current, model))
     if not same and locked:
-        raise UserError(
+        raise OutOfDate(
             f"the lockfile needs to be updated, but {because}: {LOCKFILE} {why_stale(current, model)}",
             file=LOCKFILE,
             fix="run `doit lock` and commit rules.lock",

@@ -3,8 +3,9 @@
 The network step is the git command line (as pre-commit does it), so a source is fetched exactly as
 `git fetch` would fetch it: SSH URLs with the user's keys, agent and ~/.ssh/config, HTTPS with the
 user's credential helper, proxies and `insteadOf` rewrites. Each git call has a timeout
-(`AGENT_CONSTITUTION_FETCH_TIMEOUT`, seconds, default 180) and each fetch says so on stderr
-(`fetching URL ...`). pygit2 reads the mirror afterwards (refs, commits, trees).
+(`AGENT_CONSTITUTION_FETCH_TIMEOUT`, seconds, default 180); on a terminal each fetch keeps a progress
+line on stderr (objects, bytes, seconds: `sources/progress.py`), and says nothing elsewhere. pygit2
+reads the mirror afterwards (refs, commits, trees).
 
 No argument reaches git as an option: every URL and path goes after `--`, and `_git` refuses a URL
 `urls.refused` refuses (the models refused it already where it was written; a URL also comes from a
@@ -19,11 +20,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pygit2
 
 from agent_constitution.errors import UserError
+from agent_constitution.sources import progress
 from agent_constitution.sources.cache import filling, locked, mirror_path
 from agent_constitution.sources.urls import GIT_PROTOCOLS, URL_FIX, Location, hide_secrets, refused
 
@@ -116,8 +119,12 @@ def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
 
 def _fetch(mirror: Path, url: str, display: str) -> None:
     """`git fetch` (the user's own git: SSH keys and agent, credential helpers, proxies) into the mirror."""
-    print(f"fetching {display} ...", file=sys.stderr, flush=True)
-    _git(["-C", str(mirror), "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--", url, *_REFSPECS], display, url)
+    shown = progress.FetchProgress(display, sys.stderr) if progress.wanted(sys.stderr) else None
+    verbosity = "--progress" if shown else "--quiet"
+    _git(["-C", str(mirror), "fetch", verbosity, "--prune", "--no-write-fetch-head", "--", url, *_REFSPECS],
+         display, url, shown)
+    if shown:
+        shown.finish()
     repo = pygit2.Repository(str(mirror))
     if repo.head_is_unborn:  # a new mirror, or the default branch was renamed or deleted upstream
         listed = _git(["ls-remote", "--symref", "--", url, "HEAD"], display, url)
@@ -126,8 +133,9 @@ def _fetch(mirror: Path, url: str, display: str) -> None:
                 repo.set_head(line[len("ref: ") : -len("\tHEAD")])
 
 
-def _git(args: list[str], display: str, url: str) -> str:
-    """Run git with a timeout; on failure one UserError naming the URL and the fix. Returns stdout."""
+def _git(args: list[str], display: str, url: str, shown: progress.FetchProgress | None = None) -> str:
+    """Run git with a timeout; on failure one UserError naming the URL and the fix. Returns stdout.
+    With `shown`, git's progress on stderr is read as it comes and kept on the terminal's line."""
     problem = refused(url)
     if problem is not None:
         raise UserError(problem, fix=URL_FIX)
@@ -148,7 +156,7 @@ def _git(args: list[str], display: str, url: str) -> str:
         raise UserError("git is not installed (or not on PATH); fetching a source runs `git fetch`",
                         fix="install git (https://git-scm.com/downloads) and build again") from None
     try:
-        out, err = process.communicate(timeout=timeout)
+        out, err = _communicate(process, timeout, shown)
     except subprocess.TimeoutExpired:
         _kill(process, group=not interactive)
         raise UserError(
@@ -159,6 +167,36 @@ def _git(args: list[str], display: str, url: str) -> str:
     if process.returncode != 0:
         raise _fetch_error(display, url, err.decode("utf-8", "replace"))
     return out.decode("utf-8", "replace")
+
+
+def _communicate(process: subprocess.Popen, timeout: float,
+                 shown: progress.FetchProgress | None) -> tuple[bytes, bytes]:
+    if shown is None:
+        return process.communicate(timeout=timeout)
+    out: list[bytes] = []
+    err: list[bytes] = []
+
+    def read_out() -> None:
+        out.append(process.stdout.read())
+
+    def read_err() -> None:
+        pending = ""
+        try:
+            while chunk := process.stderr.read1(4096):
+                err.append(chunk)
+                done, pending = progress.lines(chunk.decode("utf-8", "replace"), pending)
+                for line in done:
+                    shown.feed(line)
+        except (OSError, ValueError):  # closed at the timeout
+            pass
+
+    readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
+    for reader in readers:
+        reader.start()
+    process.wait(timeout=timeout)
+    for reader in readers:
+        reader.join()
+    return b"".join(out), b"".join(err)
 
 
 def _kill(process: subprocess.Popen, *, group: bool) -> None:

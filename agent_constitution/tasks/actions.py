@@ -11,7 +11,11 @@ import functools
 
 from doit.exceptions import TaskFailed
 
-from agent_constitution.errors import UserError
+from agent_constitution.errors import OutOfDate, UserError
+
+
+class InputError(TaskFailed):
+    """A task failed on bad input (a `UserError`): the command exits 2, not 1 (`commands/run.py`)."""
 
 
 def failed(message: str | None) -> TaskFailed | None:
@@ -30,6 +34,6 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error))
+            return TaskFailed(str(error)) if isinstance(error, OutOfDate) else InputError(str(error))
 
     return run

@@ -29,6 +29,7 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
+from agent_constitution import console
 from agent_constitution.tasks.actions import reported
 
 if TYPE_CHECKING:
@@ -199,13 +200,16 @@ def _run(output, plan, job):
     """Run one job of an output; under --locked / CI a hand edit is an error instead of being rewritten."""
     result = output.run(plan, job, locked=locked())
     for line in result.lines:
-        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+        if line.startswith("warning:"):
+            print(line, file=sys.stderr)
+        else:
+            console.detail(line)
     for line in result.notes:
         print(line, file=sys.stderr)
     for path in result.written:
-        print(f"updated {path}")
+        console.say(f"updated {path}")
     for path in result.removed:
-        print(f"removed {path}")
+        console.say(f"removed {path}")
     return result.values()
 
 

@@ -12,22 +12,23 @@ from __future__ import annotations
 import datetime
 
 from doit import get_var
-from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
 from agent_constitution.layout import CHECKS
-from agent_constitution.tasks.actions import failed
+from agent_constitution.tasks.actions import InputError, failed
 
 NAME = "checks"
 GROUPS = ("check",)
 DELAYED = True
 # The command-line variables this family reads (`doit check change=staged`), for `--help`.
+# Name → (its values, what it does).
 VARIABLES = {
-    "change": "staged, a revision REV or a range A..B: also run the rules that judge that change",
-    "record": "PATH of a session transcript (.jsonl): also run the rules that judge the session",
-    "rules": "a comma-separated list of refs (ac:12,ac:14): run only these rules",
-    "undecidable": "warn (default) or fail: whether an undecidable check fails the run",
+    "change": ("staged|worktree|REV|A..B", "also run the rules that judge that change (staged: the index)"),
+    "record": ("PATH", "a session transcript (.jsonl): also run the rules that judge the session"),
+    "message": ("FILE", "a file holding the commit message (git's commit-msg hook gets one): the change's message"),
+    "rules": ("REF,REF", "a comma-separated list of refs (ac:12,ac:14): run only these rules"),
+    "undecidable": ("warn|fail", "whether an undecidable check fails the run (default: warn)"),
 }
 
 
@@ -50,7 +51,7 @@ def tasks(project):
                       only=get_var("rules"), message=get_var("message"))
     except UserError as error:
         message = str(error)
-        yield {"name": "report", "actions": [lambda: TaskFailed(message)], "uptodate": [False],
+        yield {"name": "report", "actions": [lambda: InputError(message)], "uptodate": [False],
                "doc": "could not plan the checks"}
         return
     today = datetime.date.today()

@@ -8,6 +8,7 @@ where it is and runs again only when its entry changes.
 
 from __future__ import annotations
 
+from agent_constitution import console
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.layout import MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
@@ -62,8 +63,8 @@ def _fetch(root, name, spec):
         raise UserError(f"no source named {name!r} in [sources]", file=MANIFEST)
     declared = declare(name, manifest.sources[name], root, MANIFEST)
     if declared.spec.path is not None:
-        print(f"{name}: folder {declared.spec.path}")
+        console.detail(f"{name}: folder {declared.spec.path}")
         return {"spec": spec}
     snapshot = SourceSet(root, pinned_sources(root, read_lock(root))).snapshot(declared)
-    print(f"{name}: {snapshot.commit}")
+    console.say(f"{name}: {snapshot.commit}")
     return {"spec": spec, "got": snapshot.commit}  # doit keeps these values for the next up-to-date check

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from doit import get_var
 
+from agent_constitution import console
 from agent_constitution.ruleset.inputs import Status, input_statuses, manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
@@ -141,5 +142,5 @@ def _lock(root, cache, locked):
         print(f"warning: {warning}", file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
-        print(f"wrote {LOCKFILE}")
+        console.say(f"wrote {LOCKFILE}")
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}

@@ -16,7 +16,7 @@ from agent_constitution.tasks.actions import reported
 NAME = "site"
 GROUPS = ()
 DELAYED = True
-VARIABLES = {"output": "the folder to build the site into (default: source.toml `site`, else cache/site)"}
+VARIABLES = {"output": ("DIR", "the folder to build the site into (default: source.toml `site`, else cache/site)")}
 
 
 def tasks(project):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from agent_constitution import console
 from agent_constitution.ruleset.layout import MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.resolved import read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
@@ -34,7 +35,7 @@ def tasks(project):
 def _verify(root, document):
     resolved = read_resolved(document)
     constitution = resolved.constitution
-    print(
+    console.detail(
         f"constitution {constitution.source} {constitution.edition} revision {constitution.revision}:"
         " inside every enabled rule's range"
     )
@@ -43,5 +44,5 @@ def _verify(root, document):
             at = f"folder {os.path.relpath(item.key, root)}"
         else:
             at = item.version or item.commit[:12]
-        print(f"source {name}: {at}")
+        console.detail(f"source {name}: {at}")
     return None

@@ -69,7 +69,13 @@ def test_the_compiled_commit_msg_hook_judges_the_message(project: Path):
 
 def test_an_unreadable_message_file_is_one_error(project: Path):
     run = doit(project, "checks", "message=nowhere")
-    assert run.returncode != 0 and "message=nowhere: cannot read the commit message file" in run.stderr
+    assert run.returncode != 0 and "message=nowhere: no such file; message= takes the path of a file" in run.stderr
+    # The message's text given instead of its file is told apart from a file that cannot be read.
+    run = doit(project, "checks", "message=Fix the parser")
+    assert "message=Fix the parser: no such file" in run.stderr and "not the message's text" in run.stderr
+    (project / "folder").mkdir()
+    run = doit(project, "checks", "message=folder")
+    assert run.returncode != 0 and "message=folder: cannot read the commit message file" in run.stderr
 
 
 @pytest.mark.parametrize("text, message", [

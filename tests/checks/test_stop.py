@@ -134,3 +134,23 @@ def test_recorded_verdicts_decide_the_stop(project: Path, tmp_path: Path):
         "agent-constitution: this session's change or record violates 1 rule; fix it before you stop:",
         "- ac:8 Rule 8: confirmed by reviewer default: prod.env holds a key (prod.env:1)",
     ]
+
+
+def test_a_protected_file_changed_since_the_judge_last_looked_blocks_the_stop_once(project: Path, tmp_path: Path):
+    # The covenant judge's after-the-fact look (issue 37): the last call of a turn has no later hook
+    # call to report what it wrote past the judge, so the Stop hook compares the digests too.
+    write(project, {"polydeukes.config.yaml": "languages: { py: { productionGlob: 'src/**', testCmd: 'x {scope}' } }\n"
+                                              "protectedPaths: ['gate']\n",
+                    "gate/guard.sh": "exit 0\n"})
+    ignore = project / ".gitignore"
+    ignore.write_text((ignore.read_text() if ignore.exists() else "") + ".polydeukes/\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "gate")
+    payload = {"transcript_path": str(transcript(tmp_path, "git status"))}
+    assert stop(project, payload).returncode == 0  # the first look records
+    write(project, {"gate/guard.sh": "exit 1\n"})
+    run = stop(project, payload)
+    assert run.returncode == 2
+    assert run.stderr.startswith("agent-constitution: protected path gate changed since the judge last looked,"
+                                 " and no judged call wrote it")
+    assert stop(project, payload).returncode == 0  # reported once

@@ -99,8 +99,11 @@ def test_an_uncomputable_write_in_scope_is_skipped(tmp_path):
 
 
 def test_unknown_write_target(tmp_path):
+    # A computed program may write anything: shell-mod judges it as writing every protected path
+    # (issue 37); the declarations still record it as one they could not observe.
     code, rows = judge(tmp_path, "", ir([bash('eval "$CMD"')], tools=T))
-    assert code == 0
+    assert code == 2
+    assert ["blocked", "shell-mod", "polydeukes.config.yaml"] in rows
     assert ["skipped", "shell-unjudgeable", "-", "no-observation"] in rows
 
 

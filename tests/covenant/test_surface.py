@@ -353,8 +353,10 @@ disciplines:
 
 def test_unknown_write_target_is_skipped(project, capsys):
     configure(project, "")
-    code, _, rows = check(project, ir([bash('eval "$CMD"')], tools=T), capsys=capsys)
-    assert (code, rows) == (0, ["skipped shell-unjudgeable - no-observation"])
+    code, err, rows = check(project, ir([bash('eval "$CMD"')], tools=T), capsys=capsys)
+    # shell-mod takes the posture (advise here): a computed program stands for every protected path
+    assert (code, rows) == (0, ["advised shell-mod polydeukes.config.yaml", "skipped shell-unjudgeable - no-observation"])
+    assert "eval runs the computed program $CMD: it may write any protected path" in err[0]
 
 
 def test_baseline_tamper(project, capsys):
@@ -367,15 +369,21 @@ def test_baseline_tamper(project, capsys):
         "fileChange": {"kind": "create", "path": "notes/ordinary.txt", "post": "x"},
     }
     payload = ir([write], tools=T, session=session())
-    _, _, first = check(project, payload, capsys=capsys)
+    first_code, _, first = check(project, payload, capsys=capsys)
     (project / "gate" / "inner.txt").write_text("2")
-    _, _, second = check(project, payload, capsys=capsys)
-    assert first + second == [
+    second_code, err, second = check(project, payload, capsys=capsys)
+    third_code, _, third = check(project, payload, capsys=capsys)
+    # A protected change no verdict accounts for blocks the next call, once (issue 37; upstream
+    # only records it as `unattributed`).
+    assert (first_code, second_code, third_code) == (0, 2, 0)
+    assert first + second + third == [
         f"unattributed baseline {project}/.polydeukes/baseline.json",
         "passed covenant-check notes/ordinary.txt",
-        "unattributed baseline gate",
+        "blocked baseline gate",
+        "passed covenant-check notes/ordinary.txt",
         "passed covenant-check notes/ordinary.txt",
     ]
+    assert err[0].startswith("protected path gate changed since the judge last looked, and no judged call wrote it")
 
 
 def test_unbalanced_quote_in_content_routes_path_covenants(project, capsys):

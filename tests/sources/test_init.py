@@ -117,7 +117,7 @@ def test_init_keeps_other_doit_settings(tmp_path: Path, capsys):
 def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.doit]\nloader = "other"\n')
     code, _, err = run(tmp_path, capsys, "--doit")
-    assert code == 1
+    assert code == 2  # an input error
     assert "tool.doit.loader: [tool.doit] loader is 'other'" in err and "fix:" in err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]
 
@@ -125,7 +125,7 @@ def test_another_loader_is_an_error_and_nothing_is_written(tmp_path: Path, capsy
 def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
     (tmp_path / "pyproject.toml").write_text("[project\n")
     code, _, err = run(tmp_path, capsys, "--doit")
-    assert code == 1 and "pyproject.toml:1: not valid TOML" in err and "Traceback" not in err
+    assert code == 2  # an input error and "pyproject.toml:1: not valid TOML" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize(("make", "expected"), [
@@ -137,13 +137,13 @@ def test_invalid_pyproject_is_an_error(tmp_path: Path, capsys):
 def test_a_hostile_pyproject_is_one_error(tmp_path: Path, capsys, make, expected):
     make(tmp_path / "pyproject.toml")
     code, _, err = run(tmp_path, capsys, "--doit")
-    assert code == 1 and expected in err and "fix:" in err and "Traceback" not in err
+    assert code == 2  # an input error and expected in err and "fix:" in err and "Traceback" not in err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]
 
 
 def test_missing_folder_is_an_error(tmp_path: Path, capsys):
     code, _, err = run(tmp_path / "nowhere", capsys)
-    assert code == 1 and "is not a folder" in err
+    assert code == 2  # an input error and "is not a folder" in err
 
 
 def test_help_and_missing_command(capsys):
@@ -165,7 +165,7 @@ def test_a_source_that_cannot_be_fetched_writes_nothing(tmp_path: Path, capsys, 
     monkeypatch.setenv(URL_VARIABLE, (tmp_path / "nowhere.git").as_uri())
     (tmp_path / "repo").mkdir()
     code, _, err = run(tmp_path / "repo", capsys, "--doit")
-    assert code == 1 and "error:" in err and "Traceback" not in err
+    assert code == 2  # an input error and "error:" in err and "Traceback" not in err
     assert not any((tmp_path / "repo").iterdir())
 
 

@@ -6,9 +6,12 @@ replaced by a temp HOME and GIT_CONFIG_GLOBAL so that nothing of the machine's s
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,6 +40,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+class Terminal(io.StringIO):
+    """stderr as a terminal shows it: the fetch's progress line is written only there."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 @pytest.fixture
 def served(tmp_path: Path, origin: Path) -> Path:
     """A folder of bare repositories to serve: `rules.git`, a bare clone of the origin."""
@@ -46,15 +56,31 @@ def served(tmp_path: Path, origin: Path) -> Path:
     return base
 
 
-def test_git_daemon_with_a_progress_line(served: Path, origin: Path, user_cache: Path, home: Path, capsys):
+def test_git_daemon_with_a_progress_line(served: Path, origin: Path, user_cache: Path, home: Path, monkeypatch):
+    terminal = Terminal()
     with servers.git_daemon(served) as url:
-        snapshot = fetch(url=f"{url}/rules.git", tag="v1.0.0", base_dir=home)
+        # Set in the test's body: pytest puts its own sys.stderr back after the fixtures' set-up.
+        with monkeypatch.context() as patch:
+            patch.setattr(sys, "stderr", terminal)
+            snapshot = fetch(url=f"{url}/rules.git", tag="v1.0.0", base_dir=home)
         assert snapshot.commit == git(origin, "rev-parse", "HEAD")
         assert (snapshot.root / "rules" / "1.toml").read_text() == "id = 1\n"
-        assert f"fetching {url}/rules.git ...\n" in capsys.readouterr().err
+        # One line, rewritten in place (\r, clear to its end), left as the fetch's result.
+        screen = terminal.getvalue()
+        assert screen.startswith(f"\r\x1b[Kfetching {url}/rules.git ...")
+        last = screen.rpartition("\r\x1b[K")[2]
+        objects = len(git(served / "rules.git", "rev-list", "--objects", "--all").splitlines())
+        assert re.fullmatch(rf"fetched {re.escape(url)}/rules\.git: {objects} objects(, [\d.]+ (bytes|KiB))? in \d+\.\d s\n",
+                            last), last
         assert [tag for tag, _ in version_tags(url=f"{url}/rules.git", base_dir=home)] == ["v1.0.0"]
     # The server is gone; a pinned commit in the cache needs none.
     assert fetch(url=f"{url}/rules.git", commit=snapshot.commit, base_dir=home) == snapshot
+
+
+def test_off_a_terminal_a_fetch_says_nothing(served: Path, user_cache: Path, home: Path, capsys):
+    with servers.git_daemon(served) as url:
+        fetch(url=f"{url}/rules.git", base_dir=home)
+    assert capsys.readouterr().err == ""
 
 
 def test_https_with_the_users_credential_helper(served: Path, origin: Path, user_cache: Path, home: Path):
@@ -86,12 +112,14 @@ def test_https_with_a_certificate_git_trusts(served: Path, origin: Path, user_ca
         assert [tag for tag, _ in version_tags(url=written, base_dir=home)] == ["v1.0.0"]
 
 
-def test_a_token_in_the_url_works_and_never_shows(served: Path, user_cache: Path, home: Path, capsys):
+def test_a_token_in_the_url_works_and_never_shows(served: Path, user_cache: Path, home: Path, capsys, monkeypatch):
     with servers.http_backend(served, "reader", "s3cret-token") as url:
         written = url.replace("http://", "http://reader:s3cret-token@") + "/rules.git"
-        fetch(url=written, base_dir=home)
-        err = capsys.readouterr().err
-        assert "fetching http://***@127.0.0.1" in err and "s3cret" not in err
+        screen = Terminal()
+        with monkeypatch.context() as patch:
+            patch.setattr(sys, "stderr", screen)
+            fetch(url=written, base_dir=home)
+        assert "fetched http://***@127.0.0.1" in screen.getvalue() and "s3cret" not in screen.getvalue()
         # A refused fetch of a source fetched before goes on with the earlier copy, and says why.
         fetch(url=written.replace("s3cret-token", "wrong-token"), branch="main", base_dir=home)
         err = capsys.readouterr().err

@@ -95,7 +95,7 @@ def chain_report(root: Path, chains: list[list[str]], agents: tuple[str, ...], o
         fix = "shorten its hand-written text, or exclude rules in rules.toml (the lines above name the largest)"
         if over_limit == "error":
             raise UserError(loss, file=path, fix=fix + '; or set [compile] over-limit = "warn" to compile with a warning')
-        lines += [f"warning: {shown}: {loss}", f"  fix: {fix}"]
+        lines.append(f"warning: {shown}: {loss}\n  fix: {fix}")  # one item: printed whatever the verbosity
     return lines
 
 

@@ -320,7 +320,8 @@ def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[
         fix = budget_fix(settings.origin, document.contributors, size - room, written)
         if settings.over_limit == "error":
             raise UserError(f"{what} (largest: {largest})", file=settings.origin, field="compile.over-limit", fix=fix)
-        lines += [f"warning: {what}", f"  largest: {largest}", f"  fix: {fix}"]
+        # One line item (compile prints a warning whatever its verbosity, its other lines under -v).
+        lines.append(f"warning: {what}\n  largest: {largest}\n  fix: {fix}")
     return lines
 
 

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from agent_constitution.errors import UserError
-
-PROG = "agent-constitution"
+from agent_constitution.wiring import PROG, spoken
 
 
 def version() -> str:
@@ -65,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except UserError as error:  # a usage or input error
-        print(error, file=sys.stderr)
+        from agent_constitution.commands.run import find_root
+
+        # A fix line names the command the user has (`agent-constitution compile`, not `doit compile`).
+        print(spoken(str(error), find_root(Path.cwd().resolve())), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

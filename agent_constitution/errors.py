@@ -34,6 +34,12 @@ class UserError(Exception):
         return text
 
 
+
+class WriteError(UserError, OSError):
+    """A file that could not be written (the disk is full, the folder read-only): a `UserError` that
+    commands print without a traceback, and still an `OSError` for the callers that take a failed
+    write as a cache miss (the covenant judge's plan and baseline)."""
+
 DOCS_URL = "https://github.com/Luolc/agent-constitution/blob/main/docs/"
 
 

@@ -73,25 +73,73 @@ def write_atomic(path: Path | str, data: bytes | str, *, within: tuple[Path, ...
     if before_change is not None:
         before_change(path)
     folder, name = os.path.split(os.fspath(path))
-    os.makedirs(folder or ".", exist_ok=True)
     try:
-        keep = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        keep = None
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        os.makedirs(folder or ".", exist_ok=True)
+        try:
+            keep = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            keep = None
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:
+        raise write_error(error, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if keep is not None:
                 os.fchmod(handle.fileno(), keep)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
+        if isinstance(error, OSError):
+            raise write_error(error, path) from None
         raise
+
+
+def write_error(error: OSError, path) -> OSError:
+    """A failed write as one message (a `WriteError`: a UserError that is still an OSError): a full
+    disk and a read-only folder say what to do; the original error when it is a WriteError already."""
+    import errno
+
+    from agent_constitution.errors import WriteError
+
+    if isinstance(error, WriteError):
+        return error
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        what, fix = "no space left on the device", "free some space and run again"
+    elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        what = "the folder is read-only" if error.errno == errno.EROFS else f"permission denied ({error.strerror})"
+        fix = "make the folder writable and run again"
+    else:
+        what, fix = error.strerror or str(error), "check the folder and run again"
+    if "cache" in os.fspath(path):
+        fix += "; a cache may be deleted, or moved (AGENT_CONSTITUTION_CACHE names the user cache's folder)"
+    made = WriteError(f"cannot write the file: {what}", file=path, fix=fix)
+    made.errno, made.strerror, made.filename = error.errno, error.strerror, os.fspath(path)
+    return made
+
+
+def open_lock(path) -> int:
+    """A descriptor on the lock file `path` (made when absent), for `fcntl.flock`, opened without
+    blocking: a FIFO, socket or device in its place is refused (opening a FIFO would wait for a
+    reader forever), and a folder that cannot be written gives a `WriteError`."""
+    import stat
+
+    try:
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW, 0o666)
+    except OSError as error:
+        raise write_error(error, path) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        from agent_constitution.errors import UserError
+
+        raise UserError("the lock file is not a regular file (a FIFO, socket or device)", file=path,
+                        fix="delete it; it is made again")
+    return fd
 
 
 def write_if_changed(path: Path, data: bytes | str, *, within: tuple[Path, ...] | Path = ()) -> bool:
@@ -99,11 +147,11 @@ def write_if_changed(path: Path, data: bytes | str, *, within: tuple[Path, ...] 
     _confine(path, within)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
+    from agent_constitution.readers import read_cached
+
+    # Read without blocking: a FIFO in the output's place is replaced, never waited on.
+    if read_cached(path) == data:
+        return False
     write_atomic(path, data)
     return True
 

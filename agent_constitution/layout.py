@@ -39,6 +39,7 @@ CHECKS = "checks"  # checks/results/, checks/inputs/, checks/report.json
 REVIEW = "review"  # the review queue and its verdicts
 UPGRADE = "upgrade"  # upgrade/<branch>.md, a pull request's description
 COMPILE_LOCK = "compile.lock"  # held while a compile runs
+WRITTEN = "written"  # written/<job digest>.json: what a compile step wrote, for its `git add` line
 
 # --- segments ---------------------------------------------------------------------------------------
 ROOT_SEGMENT = "."  # the segment of the repository root

@@ -57,6 +57,16 @@ def read_bytes(path: Path | str, shown: Path | str | None = None) -> bytes:
             raise _os_error(error, shown) from None
 
 
+def read_cached(path: Path | str) -> bytes | None:
+    """Build state in a cache: the bytes of the regular file at `path`, opened without blocking; None
+    when there is nothing to read (missing, unreadable, or not a regular file: a FIFO, socket, device
+    or folder in its place). A cache is safe to ignore, so its readers take None as a miss."""
+    try:
+        return read_bytes(path)
+    except UserError:
+        return None
+
+
 def _os_error(error: OSError, shown: Path | str) -> UserError:
     if error.errno == errno.ENAMETOOLONG:
         return UserError("the path is too long for the file system", file=shown, fix="use a shorter path")

@@ -31,6 +31,7 @@ def main(field: Path) -> int:
     source = load_source(PROJECT)
     starter.starter_source = lambda url, pin, root: source
     starter.pin_of = lambda: ("rev", "0" * 40)
+    starter.lock_manifest = lambda root, written: starter.Step("rules.lock", "left to compile")  # no such pin
     env = {key: value for key, value in os.environ.items() if key != "CI"}
     failed = 0
     print(f"{'repository':<10} {'region bytes':>12} {'tokens':>6} {'AGENTS.md':>9}  warned  kept / left out")

@@ -85,6 +85,10 @@ def adopt(repo: Path, tool, install: str) -> dict[str, subprocess.CompletedProce
             args[3] = install
             args.insert(3, "--force")  # the second repository installs the tool again, from elsewhere
         results[args[0] if args[0] != "agent-constitution" else args[1]] = run(args, repo, env)
+    # The README's last step: the `git add` line compile printed last, run as printed.
+    printed = results["compile"].stdout.strip().splitlines()[-1]
+    assert printed.startswith("git add "), results["compile"].stdout
+    run(shlex.split(printed), repo, env)
     return results
 
 
@@ -106,6 +110,11 @@ def assert_adopted(repo: Path, results, head: str) -> None:
                             text=True).stdout.split()
     assert {"rules.toml", "rules.lock", "AGENTS.md", "CLAUDE.md", "cache/.gitignore", ".claude/settings.json"} <= set(staged)
     assert not any(name.startswith("cache/") and name != "cache/.gitignore" for name in staged)
+    # Following the README leaves nothing compile wrote untracked (part files and .agents/ included).
+    untracked = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                               capture_output=True, text=True).stdout.splitlines()
+    outputs = ("AGENTS", "CLAUDE.md", "GEMINI.md", ".agents/", ".claude/", ".pre-commit-config", "lefthook", "rules.")
+    assert [line for line in untracked if line.startswith("??") and line[3:].startswith(outputs)] == []
 
 
 def test_readme_steps_in_a_new_non_python_repository(tool, tmp_path):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
+import posixpath
 import re
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +80,55 @@ class Repository:
         """The file as text, or None when it is not text: over 4 MiB, a NUL byte in it, not UTF-8,
         not a file. Read and decoded once per run, however many checks ask."""
         return self._contents.text(self.root / path)
+
+    def link(self, path: str) -> str | None:
+        """Where the symbolic link `path` leads, as a path of this view (`..` folded; it may start
+        with `../` when it leads above the view's folder), or None when `path` is not a link. Two
+        names of one file (`CLAUDE.md` → `AGENTS.md`) are one instruction file, not two copies."""
+        full = self.root / path
+        if not full.is_symlink():
+            return None
+        target = os.readlink(full)
+        if os.path.isabs(target):
+            inside = Path(os.path.realpath(full))
+            try:
+                return inside.relative_to(Path(os.path.realpath(self.root))).as_posix()
+            except ValueError:
+                return target
+        return posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+
+    def same_file(self, a: str, b: str) -> bool:
+        """Whether `a` and `b` are one file: one links to the other, or both lead to a third."""
+        if self.link(a) is None and self.link(b) is None:
+            return False
+        return os.path.realpath(self.root / a) == os.path.realpath(self.root / b)
+
+    def locate(self, path: str) -> str | None:
+        """A path of this view (one that may climb out of a segment's folder with `../`, such as a
+        `tsconfig.json` `extends`) as a path of the whole repository (`self.repository`), or None
+        when it leads outside the repository."""
+        joined = posixpath.normpath(posixpath.join(self.folder, path)) if self.folder else posixpath.normpath(path)
+        if joined == ".." or joined.startswith("../") or posixpath.isabs(joined):
+            return None
+        return "" if joined == "." else joined
+
+    def enclosing(self, *patterns: str) -> list[str]:
+        """The files matching `patterns` in every folder above this view's, up to the repository root,
+        nearest folder first, as paths of the whole repository (`self.repository`): what a tool run in
+        a package finds above it (ruff's and pytest's configuration, cargo's workspace and
+        `deny.toml`, the lint scripts of a workspace's root `package.json`). Empty for the whole
+        repository's own view, which has nothing above it."""
+        if not self.folder:
+            return []
+        whole = self.repository
+        parts = self.folder.strip("/").split("/")
+        found: list[str] = []
+        for depth in range(len(parts) - 1, -1, -1):
+            prefix = "/".join(parts[:depth])
+            prefix = prefix + "/" if prefix else ""
+            for pattern in patterns:
+                found += whole.glob(prefix + pattern)
+        return list(dict.fromkeys(found))
 
     @property
     def _contents(self) -> "Contents":

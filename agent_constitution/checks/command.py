@@ -68,7 +68,7 @@ def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str,
         raise Undecidable(f"missing tool: {argv[0]} (not found)") from None
     except OSError as error:
         raise Undecidable(f"cannot start {argv[0]}: {error.strerror}") from None
-    stdout, stderr = _collect(process, spec.timeout)
+    stdout, stderr = collect(process, spec.timeout)
     status = process.returncode
     if status not in (0, 1):
         how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
@@ -81,7 +81,7 @@ def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str,
     return findings
 
 
-def _collect(process: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
+def collect(process: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
     """stdout and stderr until both end and the command exited, within `timeout` and the caps."""
     deadline = time.monotonic() + timeout
     read = {"stdout": bytearray(), "stderr": bytearray()}

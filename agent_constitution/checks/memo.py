@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
@@ -32,6 +33,7 @@ from pathlib import Path
 from agent_constitution.checks.api import Finding, Repository
 from agent_constitution.checks.model import RESULT_FORMAT, Result, RuleCheck
 from agent_constitution.fsio import write_atomic
+from agent_constitution.readers import read_cached
 
 KEPT_PER_CHECK = 8   # results kept per (segment, rule): the states a branch switch comes back to
 RACY_NS = 2_000_000_000  # a file's size and time identify its content once it is this much older than the check
@@ -43,7 +45,10 @@ def key(files: Iterable[Path], config: Mapping) -> str:
     for path in files:
         digest.update(str(path).encode() + b"\0")
         try:
-            with open(path, "rb") as handle:
+            # Without blocking: a FIFO among the inputs counts as missing, never as a wait for a writer.
+            with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise IsADirectoryError(path)
                 digest.update(hashlib.file_digest(handle, "blake2b").digest())
         except OSError:
             digest.update(b"missing")
@@ -53,7 +58,7 @@ def key(files: Iterable[Path], config: Mapping) -> str:
 def recall(folder: Path, name: str, digest: str) -> Result | None:
     """The result kept for this check and these inputs, or None."""
     try:
-        return Result.from_json(json.loads((folder / "results" / name / f"{digest}.json").read_text(encoding="utf-8")))
+        return Result.from_json(json.loads(read_cached(folder / "results" / name / f"{digest}.json") or b"null"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -88,7 +93,7 @@ def per_file(check_file: Callable[[str, str], list[Finding]], repo: Repository, 
     kept: dict = {}
     if target is not None:
         try:
-            kept = json.loads(target.read_text(encoding="utf-8"))
+            kept = json.loads(read_cached(target) or b"{}")
         except (OSError, ValueError):
             kept = {}
     now: dict[str, list] = {}

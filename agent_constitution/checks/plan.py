@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from pathlib import Path
 from agent_constitution.checks.model import RESULT_FORMAT, ROOT_SEGMENT, Result, RuleCheck, for_rule
 from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.selection import Selection
+from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, write_if_changed
 from agent_constitution.layout import RULE_CHECKS
 
@@ -122,7 +124,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
 
 
-def write_digest(input_set: InputSet, subjects: Subjects) -> None:
+def write_digest(input_set: InputSet, subjects: Subjects) -> bool | None:
     """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime).
     Files are read through the run's shared contents, so the checks that read them next (in a
     worker forked after this) find them read."""
@@ -130,7 +132,12 @@ def write_digest(input_set: InputSet, subjects: Subjects) -> None:
     digest = hashlib.blake2b(digest_size=20)
     for path in input_set.files:
         digest.update(path.encode() + b"\0" + contents.digest(Path(input_set.root) / path).encode())
-    write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
+    try:
+        write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
+    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
+        print(error, file=sys.stderr)
+        return False
+    return None
 
 
 def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str, ...], cache: Path) -> InputSet:

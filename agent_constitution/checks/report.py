@@ -19,6 +19,7 @@ from agent_constitution.console import paint
 from agent_constitution.checks.findings import printable
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
+from agent_constitution.readers import read_cached
 from agent_constitution.refs import RULE, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
@@ -121,7 +122,7 @@ def reported_count_line(path: Path) -> str | None:
     """`count_line` of the report at `path` (`cache/checks/report.json`), or None when there is no
     report of this version there."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_cached(path) or b"null")
         n = data["summary"]
         if data["version"] != REPORT_VERSION or set(n) != {"pass", "violation", "undecidable", "no-check"}:
             return None

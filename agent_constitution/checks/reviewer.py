@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution.checks.api import Undecidable
+from agent_constitution.checks.command import collect
 from agent_constitution.checks.report import where
 from agent_constitution.checks.model import Outcome, Result
 
@@ -129,29 +131,82 @@ def prompt(result: Result, group: str, excerpt: str, label: str) -> str:
 
 
 def ask(reviewer: Reviewer, text: str, timeout: float) -> tuple[Answer, str]:
-    """Run the reviewer on one prompt: (the answer, its raw stdout). Raises BadAnswer."""
+    """Run the reviewer on one prompt: (the answer, its raw stdout). Raises BadAnswer.
+
+    Its output is read as an external check's is (`checks.command.collect`): as it comes, up to the
+    same caps per stream, the command leading a process group killed whole at the timeout or the cap,
+    so a reviewer printing 200 MB costs a few MB of memory and writes no 200 MB log."""
     with tempfile.TemporaryDirectory(prefix="agc-review-") as folder:
         schema_file = Path(folder) / "answer.schema.json"
         schema_file.write_text(json.dumps(ANSWER_SCHEMA), encoding="utf-8")
+        prompt_file = Path(folder) / "prompt.md"
+        prompt_file.write_text(text, encoding="utf-8")
         work = Path(folder) / "work"
         work.mkdir()
         values = {"schema": json.dumps(ANSWER_SCHEMA), "schema_file": str(schema_file)}
         argv = [part.replace("{schema_file}", values["schema_file"]).replace("{schema}", values["schema"])
                 for part in reviewer.command]
         try:
-            done = subprocess.run(argv, input=text, capture_output=True, text=True, timeout=timeout, cwd=work)
+            with open(prompt_file, "rb") as stdin:
+                process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           cwd=work, start_new_session=True)
         except FileNotFoundError:
             raise BadAnswer(f"{argv[0]}: command not found") from None
-        except subprocess.TimeoutExpired:
-            raise BadAnswer(f"no answer within {timeout:g} s (timeout)") from None
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        raise BadAnswer(f"{argv[0]} exited with {done.returncode}: {tail[0][:200]}")
+        except OSError as error:
+            raise BadAnswer(f"cannot start {argv[0]}: {error.strerror}") from None
+        try:
+            out, err = collect(process, timeout)
+        except Undecidable as error:
+            raise BadAnswer(str(error).replace("a check's", "a reviewer's")) from None
+    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    if process.returncode != 0:
+        tail = (stderr or stdout).strip().splitlines()[-1:] or [""]
+        raise BadAnswer(f"{argv[0]} exited with {process.returncode}: {tail[0][:200]}")
     try:
-        return parse(reviewer.output, done.stdout), done.stdout
+        return parse(reviewer.output, stdout), stdout
     except BadAnswer as error:
-        error.raw = done.stdout
+        error.raw = stdout
         raise
+
+
+# `doit review` in CI: only where the job says so, and only the commands rules.lock records.
+CI_ENV = "AGENT_CONSTITUTION_REVIEW_IN_CI"
+
+
+def in_ci(root: Path, reviewers: Mapping[str, Mapping]) -> str | None:
+    """Why `doit review` may not run reviewer commands here (the error's text), or None.
+
+    Outside CI, always None. In CI (the environment sets `CI`) a reviewer command runs with the job's
+    environment, its secrets included, and a pull request can change `rules.toml`: so it runs only
+    when the job sets `AGENT_CONSTITUTION_REVIEW_IN_CI=1`, and only while the `[review]` commands are
+    those `rules.lock` records (`[manifest] review`)."""
+    import os
+
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.lockfile import read_lock, review_digest
+
+    if not os.environ.get("CI"):
+        return None
+    if os.environ.get(CI_ENV, "").strip().lower() not in ("1", "true", "yes"):
+        return str(UserError(
+            "`doit review` runs no reviewer command in CI unless the job allows it (CI is set in the environment)",
+            fix=f"set {CI_ENV}=1 in a job a pull request cannot change (a scheduled or protected-branch"
+            " workflow), or run `doit review` outside CI",
+        ))
+    try:
+        lock = read_lock(root)
+    except UserError as error:
+        return str(error)
+    locked = lock.manifest.review if lock is not None else None
+    if locked != review_digest(reviewers):
+        return str(UserError(
+            "a [review] command, preset or verdicts requirement differs from what rules.lock records, so no"
+            " reviewer command runs in CI",
+            file="rules.toml", field="review",
+            fix="if the change is meant, run `doit lock` and commit rules.lock (a reviewer then sees it in the"
+            " pull request); otherwise restore [review] in rules.toml",
+        ))
+    return None
 
 
 def parse(output: str, stdout: str) -> Answer:

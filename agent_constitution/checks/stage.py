@@ -18,6 +18,7 @@ Where things go, all under `cache/`:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import sys
@@ -28,7 +29,9 @@ from pathlib import Path
 from agent_constitution import console
 from agent_constitution.checks import progress
 from agent_constitution.checks.model import Outcome, Result, RuleCheck
-from agent_constitution.checks.verdicts import REVIEW_FILE, Memory, confirmed, confirmed_lines, read_memory
+from agent_constitution.checks.verdicts import (
+    REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
+)
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
@@ -55,6 +58,7 @@ from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.readers import read_json
+from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
 
@@ -64,7 +68,7 @@ def review_folder(cache: Path) -> Path:
 
 
 def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
-              config: Mapping | None = None) -> dict:
+              config: Mapping | None = None) -> dict | bool:
     """Run one check and write its result; the returned outcome is kept by doit for the next run.
     With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
     job's file dependencies, and `config`) is reused instead (see checks.memo)."""
@@ -78,9 +82,16 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     if result is None or result.ref != rule.ref or result.segment != segment:
         result = run_check(rule, segment, subjects)
         if digest is not None:
-            memo.keep(subjects.memo, name, digest, result)
+            try:
+                memo.keep(subjects.memo, name, digest, result)
+            except OSError:
+                pass  # a memo that cannot be written (a full disk) only costs the next run this check
     result = inline_waivers(result, file_lines(subjects.root))
-    write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    try:
+        write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
+        print(error, file=sys.stderr)
+        return False
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
 
@@ -111,11 +122,15 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         memory = read_memory(root)
     except UserError as error:
         return str(error)
+    index = read_index(cache)
+    memory, refused = admitted(memory, index.review if index is not None else {})
     reader = Reader(subjects or Subjects(scan(root)))
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
+    for note in [*refused, *by_hand(applied)]:
+        print(f"note: {note}", file=sys.stderr)
     found = confirmed(applied)
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
@@ -249,8 +264,8 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
     `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
     A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
     (`cache/review/left.json`, and printed)."""
-    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, order, prompt
-    from agent_constitution.checks.verdicts import Recorded, propose, state, write_memory
+    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, in_ci, order, prompt
+    from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
 
     folder = review_folder(cache)
     items_file = folder / ITEMS_FILE
@@ -261,7 +276,11 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
         memory = read_memory(root)
     except UserError as error:
         return str(error)
+    refused = in_ci(root, selection.reviewers)
+    if refused is not None:
+        return refused
     label = labeller(root, cache)
+    key = review_key()
     items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
                    tuple(item["files"]))
              for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
@@ -292,9 +311,13 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
                 left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
                 continue
             answered += 1
+            # What the reviewer was and a digest of what it answered; sealed when the team's key is set.
             recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
                                 subject=item.digest, check_said=state(result), verdict=answer.verdict,
-                                reason=answer.reason, reviewer=group, locations=answer.locations)
+                                reason=answer.reason, reviewer=group, locations=answer.locations,
+                                command=reviewer.command, answer=answer_digest(raw))
+            if key is not None:
+                recorded = dataclasses.replace(recorded, seal=seal(recorded, key))
             verdicts[recorded.key] = recorded
             source = selection.sources.get(result.source)
             fixture = _fixture(root, item.files)

@@ -81,9 +81,9 @@ def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
     return apply(results, digests, memory)
 
 
-def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[str]]:
+def lines(results: list, verdicts: dict | None = None, root: Path | None = None) -> tuple[list[str], list[str]]:
     """(violation lines, undecidable lines) as the model reads them; a violation a reviewer confirmed
-    is given with the reviewer's reason."""
+    is given with the reviewer's reason. `root`: the repository, whose command the lines name."""
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
     found: list[str] = []
@@ -103,7 +103,9 @@ def lines(results: list, verdicts: dict | None = None) -> tuple[list[str], list[
                 f"{len(violated)} rule{'s' if len(violated) > 1 else ''}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
-            head.append(f"- and {len(found) - SHOWN} more (`{FULL_REPORT}` lists them all)")
+            from agent_constitution.wiring import spoken
+
+            head.append(f"- and {len(found) - SHOWN} more (`{spoken(FULL_REPORT, root)}` lists them all)")
     unsure = [f"agent-constitution: {r.ref} could not decide: {r.cause}" for r in undecidable]
     return head, unsure
 
@@ -158,7 +160,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
         unsure: list[str] = []
     else:
-        violations, unsure = lines(results, verdicts)
+        violations, unsure = lines(results, verdicts, root)
     violations = covenant_drift(root) + violations
     if named is not None and record is None:  # said, like an undecidable check: it does not block
         unsure.insert(0, f"agent-constitution: the session record {named!r} is not a file; the rules that"

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
+import hmac
+import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,15 @@ class Recorded:
     reason: str
     reviewer: str
     locations: tuple[str, ...] = ()
+    # Provenance, written by `doit review` (none: written by hand): the reviewer's command as configured,
+    # "sha256:<hex>" of its raw answer, and the seal under the team's review key (`KEY_ENV`) when set.
+    command: tuple[str, ...] = ()
+    answer: str = ""
+    seal: str = ""
+
+    @property
+    def by_hand(self) -> bool:
+        return not (self.command and self.answer)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -90,28 +101,113 @@ class Memory:
         return index.get((rule, segment, subject))
 
 
+# --- provenance ----------------------------------------------------------------------------------
+
+# The team's review key: where it is set (the reviewer's own CI job, a maintainer's machine), `doit
+# review` seals each verdict it records with it; `[review.<group>] verdicts = "sealed"` counts only
+# verdicts whose seal verifies under it. A contributor without the key cannot write one that does.
+KEY_ENV = "AGENT_CONSTITUTION_REVIEW_KEY"
+REQUIREMENTS = ("any", "reviewed", "sealed")
+
+
+def answer_digest(raw: str) -> str:
+    return "sha256:" + hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def review_key() -> bytes | None:
+    value = os.environ.get(KEY_ENV, "")
+    return value.encode() if value.strip() else None
+
+
+def seal(verdict: Recorded, key: bytes) -> str:
+    """The HMAC over everything a verdict says (all but its seal)."""
+    fields = {name: value for name, value in dataclasses.asdict(verdict).items() if name != "seal"}
+    body = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    return "hmac-sha256:" + hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def refusal(verdict: Recorded, required: str, command: Sequence[str] | None, key: bytes | None) -> str | None:
+    """Why a verdict does not count under its group's `verdicts` requirement (None: it counts).
+
+    `any`: every verdict; `reviewed`: recorded by `doit review` (a command and an answer digest) with
+    the group's command as it is now; `sealed`: that, and a seal that verifies under the review key."""
+    if required == "any":
+        return None
+    if verdict.by_hand:
+        return "it was written by hand (no reviewer command and answer recorded)"
+    if command is not None and tuple(verdict.command) != tuple(command):
+        return f"it was recorded by another command ({' '.join(verdict.command)[:80]}) than the group's"
+    if required == "sealed":
+        if key is None:
+            return f"its seal cannot be verified: {KEY_ENV} is not set in this environment"
+        if not hmac.compare_digest(verdict.seal, seal(verdict, key)):
+            return "its seal does not verify under the review key (written or edited without it)"
+    return None
+
+
+def admitted(memory: Memory, groups: Mapping[str, Mapping]) -> tuple[Memory, list[str]]:
+    """The memory with only the verdicts that count under their group's requirement (the group the
+    rule belongs to now, whatever group the verdict names), and a note for each one left out."""
+    from agent_constitution.checks.review import group_of
+
+    patterns = {name: tuple(settings.get("rules", ())) for name, settings in groups.items()}
+    key = review_key()
+    kept, notes = [], []
+    for verdict in memory.verdicts:
+        settings = groups.get(group_of(verdict.rule, patterns), {})
+        required = settings.get("verdicts", "any")
+        command = settings.get("command") or _preset_command(settings.get("preset"))
+        why = refusal(verdict, required, command, key)
+        if why is None:
+            kept.append(verdict)
+        else:
+            notes.append(f"the verdict on {verdict.rule} in {verdict.segment} ({verdict.verdict}) does not count:"
+                         f" {why}, and its reviewer group requires {required} verdicts")
+    return dataclasses.replace(memory, verdicts=tuple(kept)), notes
+
+
+def by_hand(applied: Mapping[tuple[str, str], Recorded]) -> list[str]:
+    """A note for each verdict that decided a result without a reviewer's answer behind it."""
+    return [f"the verdict on {verdict.rule} in {verdict.segment} ({verdict.verdict}) was written by hand:"
+            " no reviewer command and answer are recorded for it"
+            for verdict in applied.values() if verdict.by_hand]
+
+
+def _preset_command(preset: str | None) -> tuple[str, ...] | None:
+    if not preset:
+        return None
+    from agent_constitution.checks.reviewer import PRESETS
+
+    found = PRESETS.get(preset)
+    return None if found is None else found.command
+
+
 def read_memory(root: Path) -> Memory:
-    """The verdicts and proposals of `rules.review.toml` (none when it does not exist)."""
-    from agent_constitution.errors import UserError
-
+    """The verdicts and proposals of `rules.review.toml` (none when it does not exist): a committed file
+    anyone may edit, so any content is either read as its schema says (`checks.verdict_file`) or one
+    UserError naming the entry and field."""
     path = root / REVIEW_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Memory()
+    # Only here: pydantic costs the Stop hook of a repository without verdicts nothing.
+    from agent_constitution.checks.verdict_file import ReviewFile
+    from agent_constitution.errors import UserError
+    from agent_constitution.readers import read_toml
+    from agent_constitution.ruleset.models import parse
+
+    fix = "restore it from git (`git checkout rules.review.toml`), or delete it to ask the reviewers again"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return Memory(
-            tuple(Recorded(**{**_names(item), "locations": tuple(item.get("locations", ()))})
-                  for item in data.get("verdict", [])),
-            tuple(Proposal(**{**_names(item), "fixture": tuple(item.get("fixture", ()))})
-                  for item in data.get("proposal", [])),
-        )
-    except (tomllib.TOMLDecodeError, TypeError) as error:
-        raise UserError(f"not a review file: {error}", file=path,
-                        fix="restore it from git, or delete it to ask the reviewers again") from None
+        data = parse(ReviewFile, read_toml(path, REVIEW_FILE), REVIEW_FILE)
+    except UserError as error:
+        error.fix = fix if error.fix is None or "docs" in error.fix else error.fix
+        raise
+    verdicts = tuple(Recorded(**_names(entry)) for entry in data.verdict)
+    proposals = tuple(Proposal(**_names(entry)) for entry in data.proposal)
+    return Memory(verdicts, proposals)
 
 
-def _names(item: Mapping) -> dict:
-    return {key.replace("-", "_"): value for key, value in item.items()}
+def _names(entry) -> dict:
+    return {name: getattr(entry, name) for name in type(entry).model_fields}
 
 
 def write_memory(root: Path, memory: Memory) -> None:

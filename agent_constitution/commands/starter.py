@@ -40,10 +40,12 @@ from tomlkit.exceptions import TOMLKitError
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
+from agent_constitution.layout import LOCKFILE, MANIFEST
 from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.ruleset.source import Node, RuleSource, load_source
 from agent_constitution.schemas import url as schema_url
 from agent_constitution.commands.shape import Shape, detect
+from agent_constitution.wiring import LOADER
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 # Tests point the starter at a local clone; users edit rules.toml instead.
@@ -62,7 +64,6 @@ OPT_IN_PACKAGES: Mapping[str, str] = MappingProxyType({
 # Rules the starter leaves out whatever the shape, each with the reason written beside it: none
 # today (rule 13, once in conflict with rule 5, lets compiled files be committed since revision 2).
 STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({})
-LOADER = "agent-constitution"
 DODO = "from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n"
 CACHE_GITIGNORE = "*\n!.gitignore\n"
 
@@ -305,8 +306,9 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
     fitted: Starter | None = None
     if not (root / "rules.toml").exists():
         url, pin = starter_url(), pin_of()
-        fitted = fitted_starter(root, detect(root), starter_source(url, pin, root), url, pin[1], own.text if own else "")
-        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', fitted)
+        shape, source = detect(root), starter_source(url, pin, root)
+        fitted = fitted_starter(root, shape, source, url, pin[1], own.text if own else "")
+        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', fitted) + segment_proposals(root, shape, fitted, source)
     wiring = _wire_doit(root) if doit else None
     return [
         _create(root, "rules.toml", manifest) if manifest else Step("rules.toml", "exists, left unchanged"),
@@ -314,6 +316,7 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
         *([_create(root, "AGENTS.md", own.text)] if own else []),
         *[Step("AGENTS.md", f"note: {note}") for note in (own.notes if own else ())],
         _create(root, "cache/.gitignore", CACHE_GITIGNORE),
+        lock_manifest(root, written=manifest is not None),
         *([wiring] if wiring else []),
     ]
 
@@ -349,6 +352,34 @@ def _fit_steps(starter: Starter | None) -> list[Step]:
         listed = ", ".join(f"ac:{package} ({size} bytes)" for package, size in starter.left_out)
         steps.append(Step("rules.toml", f"left out to fit: {listed}; uncomment its line in `rules` to add it back"))
     return steps
+
+
+def lock_manifest(root: Path, *, written: bool) -> Step:
+    """Lock the starter manifest init `written` into rules.lock, as `agent-constitution lock` does
+    (never under --locked: init writes). A manifest that was there before, and an existing lock, are
+    left to `compile`, which locks. A starter manifest that does not lock is taken out again, so a
+    failed init leaves no manifest behind."""
+    from agent_constitution.ruleset.lock import sync_lock
+
+    if (root / LOCKFILE).exists():
+        return Step(LOCKFILE, "exists, left unchanged")
+    if not written:
+        return Step(LOCKFILE, f"not written: `agent-constitution compile` locks the {MANIFEST} that was here")
+    try:
+        sync_lock(root, locked=False)
+    except UserError:
+        if written:
+            (root / MANIFEST).unlink(missing_ok=True)
+        raise
+    return Step(LOCKFILE, f"written (the rules of {MANIFEST}, locked)")
+
+
+def segment_proposals(root: Path, shape: Shape, starter: Starter, source: RuleSource) -> str:
+    """Commented-out `[[segment]]` blocks for the workspace members init finds (commands/workspace.py)."""
+    from agent_constitution.checks.scan import scan
+    from agent_constitution.commands.workspace import proposals
+
+    return proposals(root, scan(root).files, shape, starter, source, choose)
 
 
 def _create(root: Path, name: str, text: str) -> Step:

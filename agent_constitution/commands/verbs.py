@@ -14,8 +14,7 @@ from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
 from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, checks, impact, lock, site, source, upgrade
-
-PROG = "agent-constitution"
+from agent_constitution.wiring import PROG
 
 
 Need = Callable[[Path], tuple[str, str] | None]  # None, or why a verb does not apply and the fix

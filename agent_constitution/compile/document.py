@@ -6,6 +6,8 @@ A pure function of its inputs: `render(Segment, Library, Constitution, max_token
   the constitution's agent edition, the selected rules, and an index of the nested segment files.
 - A nested segment's file holds only its delta: the header, the rules in force there that no
   ancestor file on its chain already holds, and the ancestors' rules that are not in force there.
+  A nested segment that adds no rule has no file: the root's index gives it one line naming the
+  rules not in force there, if any (`Segment.excluded_in`).
 - Rules nest along the parent tree, one heading level deeper per tree level (domains at `###`,
   clamped at `######`); a subtree without a rule of this file writes nothing; an ancestor rule of
   the chain that is not this file's own appears as a heading only, so the tree stays readable.
@@ -58,6 +60,7 @@ class Phrases:
     trial: str
     nested: str
     nested_entry: str  # {file} {folder}
+    excluded_entry: str  # {folder} {labels}: a nested segment without a file, which only leaves rules out
     nested_apart: str  # {count} {file}: the index is in a part file of its own
     part_entry: str  # {file}: the part that holds the domain's full texts (its requirements are listed here)
     part_heading: str  # {title}
@@ -78,6 +81,7 @@ PHRASES = {
         trial=" (trial)",
         nested="Nested instructions",
         nested_entry="- `{file}`: read it before working on files under `{folder}/`.",
+        excluded_entry="- `{folder}/`: {labels} do not apply there.",
         nested_apart="{count} folders below have instructions of their own, listed in `{file}`: before working"
         " on a file, read the `AGENTS.md` of every folder on its path.",
         part_entry="Full text: `{file}`.",
@@ -99,6 +103,7 @@ PHRASES = {
         trial="（试行）",
         nested="子目录的指令",
         nested_entry="- `{file}`：在 `{folder}/` 下工作之前先读它。",
+        excluded_entry="- `{folder}/`：{labels} 在那里不适用。",
         nested_apart="下面有 {count} 个目录有各自的指令，列在 `{file}` 中：处理一个文件之前，先读它路径上每个目录的 `AGENTS.md`。",
         part_entry="全文：`{file}`。",
         part_heading="规定：{title}",
@@ -179,6 +184,8 @@ class Segment:
     nested: tuple[str, ...] = ()  # root only: every nested segment folder, in manifest order
     tier: str = "repo"  # "user": the user-level file, which leaves the constitution to the repositories
     personal: str = ""  # the user tier only: the rendered [person] and [machine] values (compile/personal.py)
+    # root only: nested folders without a file of their own that leave rules out → those rules
+    excluded_in: Mapping[str, frozenset[RuleKey]] = field(default_factory=dict)
 
     @property
     def own(self) -> frozenset[RuleKey]:
@@ -353,9 +360,10 @@ class _Renderer:
             blocks.append(f"## {phrases.not_here}\n\n" + dropped)
         if root and self.segment.nested and index_apart:
             text = phrases.nested_apart.format(count=len(self.segment.nested), file=NESTED_PART)
-            blocks.append(f"## {phrases.nested}\n\n{text}")
-        elif root and self.segment.nested:
-            blocks.append(f"## {phrases.nested}\n\n" + self._nested_entries())
+            blocks.append(f"## {phrases.nested}\n\n{text}" + self._excluded_entries("\n\n"))
+        elif root and (self.segment.nested or self.segment.excluded_in):
+            entries = "\n".join(filter(None, [self._nested_entries(), self._excluded_entries()]))
+            blocks.append(f"## {phrases.nested}\n\n" + entries)
         return "\n\n".join(blocks) + "\n"
 
     def _constitution_text(self) -> str:
@@ -382,6 +390,14 @@ class _Renderer:
         return "\n".join(
             self.phrases.nested_entry.format(file=f"{folder}/{FILE}", folder=folder) for folder in self.segment.nested
         )
+
+    def _excluded_entries(self, before: str = "") -> str:
+        """One line per folder that only leaves rules out: what it costs instead of a file of its own."""
+        lines = [
+            self.phrases.excluded_entry.format(folder=folder, labels=", ".join(_label(key) for key in sorted(keys)))
+            for folder, keys in sorted(self.segment.excluded_in.items())
+        ]
+        return before + "\n".join(lines) if lines else ""
 
     def part_file(self, subtree: tuple[str, Node], parts: Mapping[tuple[str, Node], str]) -> str:
         self.parts, self.current = parts, parts[subtree]

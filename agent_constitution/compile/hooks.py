@@ -52,7 +52,8 @@ OUR_IDS = (CHECK_ID, MESSAGE_ID, COVENANT_ID)
 # The git hooks our commands run at (pre-commit's stage names; lefthook's hook names).
 PRE_COMMIT_STAGE, COMMIT_MSG_STAGE = "pre-commit", "commit-msg"
 STAGED_CHECK = "check change=staged"
-PLAIN_BANNER = "# written by agent-constitution compile ([compile] git-hook = \"plain\"); `doit clean` removes it"
+PLAIN_BANNER = "# written by agent-constitution compile ([compile] git-hook = \"plain\")"  # what marks it ours
+PLAIN_REMOVED = "; `doit clean` removes it"  # in the words of the repository's command (`wiring.spoken`)
 CLAUDE_EVENTS = {
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
     "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
@@ -530,7 +531,9 @@ def plain_commands(root: Path) -> dict[str, list[str]]:
 def plain_hook_text(root: Path, name: str = PLAIN_HOOK) -> str:
     stage = Path(name).name
     body = "\n".join(f"{run} || exit 1" for run in plain_commands(root)[stage])
-    return f"#!/bin/sh\n{PLAIN_BANNER}\n{body}\n"
+    from agent_constitution.wiring import spoken
+
+    return f"#!/bin/sh\n{PLAIN_BANNER}{spoken(PLAIN_REMOVED, root)}\n{body}\n"
 
 
 def write_plain_hook(root: Path, name: str = PLAIN_HOOK) -> bool:

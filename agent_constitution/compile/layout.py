@@ -75,11 +75,12 @@ class Settings:
     origin: str = MANIFEST
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
     agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
+    program: str = "doit"  # the command banners name (`wiring.command`): a new one rewrites them
     over_limit: str = "warn"  # warn | error: what a file or chain above an agent's limit does
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
-                "agents": list(self.agents), "over-limit": self.over_limit}
+                "agents": list(self.agents), "program": self.program, "over-limit": self.over_limit}
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from agent_constitution.compile.layout import FILE
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
+from agent_constitution.wiring import command
 
 FIX_EDITED = "undo the edit (edit the rule sources instead) and run `doit compile`"
 
@@ -34,6 +35,42 @@ def _read(path: Path) -> str | None:
     if not os.path.lexists(path):
         return None
     return read_text(path)
+
+
+def region_file(path: Path, root: Path) -> Path:
+    """The file a region of `path` is written into: `path` itself, or, when `path` is a symbolic link
+    (AGENTS.md → CLAUDE.md, the pair many repositories keep as one file), the file it leads to, so
+    that the link stays a link and both names keep reading the rules. A link whose target is outside
+    the repository, or missing, is an error: compile neither writes outside nor creates a file
+    someone's link merely names."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    if not target.is_relative_to(Path(os.path.realpath(root))):
+        raise UserError(
+            f"{shown} is a symbolic link to {target}, outside the repository: compile writes the rules only"
+            " into files of the repository",
+            file=shown,
+            fix=f"replace the link by a file (copy its target's text into {shown}), or point it at a file"
+            " inside the repository, then run `doit compile` again",
+        )
+    if not target.is_file():
+        raise UserError(
+            f"{shown} is a symbolic link to {os.readlink(path)}, which "
+            + ("is not a file" if target.exists() else "does not exist"),
+            file=shown,
+            fix=f"create the file the link names, or remove the link {shown} (compile then writes a file there)",
+        )
+    return path.parent / os.path.relpath(target, Path(os.path.realpath(path.parent)))
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` are one file (one of them a symbolic link to the other, or both to a third)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def region_intact(path: Path) -> bool:
@@ -75,11 +112,13 @@ def region_text(path: Path, body: str, origin: str, *, root: Path, locked: bool)
         raise UserError(
             "the generated region was edited by hand", file=path, fix=FIX_EDITED
         )
-    return parsed.with_inside(region.stamped(body, origin))
+    return parsed.with_inside(region.stamped(body, origin, program=command(root)))
 
 
 def write_region(path: Path, body: str, origin: str, *, root: Path, locked: bool) -> bool:
-    """Put `body` (with its banner) between the markers of `path`, creating the region or file."""
+    """Put `body` (with its banner) between the markers of `path` (of the file it links to,
+    `region_file`), creating the region or file."""
+    path = region_file(path, root)
     return write_if_changed(path, region_text(path, body, origin, root=root, locked=locked), within=root)
 
 
@@ -97,7 +136,7 @@ def owned_text(path: Path, body: str, origin: str, *, root: Path, locked: bool, 
             )
         if locked and not region.is_intact(text):
             raise UserError("this generated file was edited by hand", file=path, fix=FIX_EDITED)
-    return region.stamped(body, origin, front)
+    return region.stamped(body, origin, front, program=command(root))
 
 
 def write_owned(path: Path, body: str, origin: str, *, root: Path, locked: bool, what: str, front: str = "") -> bool:
@@ -116,6 +155,9 @@ def remove_owned(path: Path, *, root: Path) -> bool:
 
 def remove_region(path: Path, *, root: Path) -> bool:
     """Take compile's region (the one with its banner) out of `path`; delete the file when nothing else is left."""
+    if path.is_symlink() and not os.path.exists(path):
+        return False  # a dangling link holds no region
+    path = region_file(path, root)
     text = _read(confine(path, root))
     if text is None:
         return False

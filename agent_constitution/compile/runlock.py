@@ -10,10 +10,12 @@ same process is a no-op, so a test or a tool can run doit several times in one p
 from __future__ import annotations
 
 import fcntl
+import os
 import sys
 from pathlib import Path
 
 from agent_constitution.compile import undo
+from agent_constitution.fsio import open_lock
 from agent_constitution.layout import COMPILE_LOCK as LOCK
 
 _held: dict[str, object] = {}
@@ -25,8 +27,7 @@ def hold(cache: Path) -> None:
     key = str(path.resolve())
     if key in _held:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a")
+    handle = os.fdopen(open_lock(path), "rb")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

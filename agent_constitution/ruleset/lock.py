@@ -13,7 +13,8 @@ source kept at its commit (a source moves only when its request in `rules.toml` 
 lock when its bytes differ, and, given the project's cache, writes the typed resolution the later
 stages read (`write_documents`). With `locked=True` (the default when the environment sets CI, see
 `ruleset.locked`) it fails instead of changing the lock, like `uv sync --locked`; a version 1 lock
-that records the same resolution passes a locked run unchanged.
+that records the same resolution passes a locked run unchanged. A locked run also holds every git
+source's locked commit against what its request names now (`ruleset.verify`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.locked import locked_run
-from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, why_stale
+from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, review_digest, why_stale
+from agent_constitution.wiring import command
 from agent_constitution.ruleset.manifest import portable_location
 from agent_constitution.ruleset.models import (
     LockedConstitution,
@@ -36,6 +38,7 @@ from agent_constitution.ruleset.models import (
 )
 from agent_constitution.ruleset.resolve import LOCKFILE, Resolution, documents, resolve
 from agent_constitution.ruleset.resolved import FOLDER, INDEX, Index, index_path, parent_segment, resolved_path
+from agent_constitution.ruleset.verify import same_digests, verify_lock
 
 
 def lock_model(resolution: Resolution) -> Lockfile:
@@ -71,7 +74,8 @@ def lock_model(resolution: Resolution) -> Lockfile:
         ))
     return Lockfile(
         version=2,
-        manifest=LockedManifest(inputs=effective.inputs, digest=effective.digest()),
+        manifest=LockedManifest(inputs=effective.inputs, digest=effective.digest(), review=review_digest(
+            {name: group.model_dump(mode="json") for name, group in effective.settings.review.items()})),
         constitution=LockedConstitution(
             source=constitution.source, commit=constitution.commit, edition=constitution.edition,
             revision=constitution.revision, digest=constitution.digest,
@@ -82,8 +86,8 @@ def lock_model(resolution: Resolution) -> Lockfile:
     )
 
 
-def lock_text(resolution: Resolution) -> str:
-    return lock_file_text(lock_model(resolution))
+def lock_text(resolution: Resolution, program: str = "doit") -> str:
+    return lock_file_text(lock_model(resolution), program)
 
 
 def sync_lock(
@@ -105,9 +109,9 @@ def sync_lock(
         locked, because = locked_run()
     current = read_lock(project_root)
     resolution = resolve(project_root, current, move, tier)
-    _same_digests(current, resolution)
+    same_digests(current, resolution)
     model = lock_model(resolution)
-    text = lock_file_text(model)
+    text = lock_file_text(model, command(project_root))
     path = project_root / LOCKFILE
     old = read_text(path, LOCKFILE) if path.exists() else None
     # A version 1 lock recording this resolution passes a locked run as it is (CI keeps passing
@@ -122,6 +126,8 @@ def sync_lock(
                 fix="run `doit lock` and commit rules.lock",
             )
         write_if_changed(path, text, within=project_root)
+    elif locked:
+        verify_lock(resolution, because)
     if cache is not None:
         write_documents(cache, resolution)
     return resolution, not same
@@ -129,8 +135,14 @@ def sync_lock(
 
 def resolve_documents(project_root: Path, cache: Path) -> Resolution:
     """The lock stage without the lock: resolve against `rules.lock` as it is (stale or missing) and
-    write the documents only. For `doit check` run before the lock stage has run on these inputs."""
-    resolution = resolve(project_root, read_lock(project_root))
+    write the documents only. For `doit check` run before the lock stage has run on these inputs; in a
+    locked run (CI set) the lock's commits are verified as the lock stage verifies them."""
+    current = read_lock(project_root)
+    resolution = resolve(project_root, current)
+    same_digests(current, resolution)
+    locked, because = locked_run()
+    if locked and current is not None:
+        verify_lock(resolution, because)
     write_documents(cache, resolution)
     return resolution
 
@@ -154,23 +166,3 @@ def write_documents(cache: Path, resolution: Resolution) -> None:
                      "until": None if entry.until is None else entry.until.isoformat()} for entry in settings.waive),
     )
     write_atomic(index_path(cache), index.to_json(), within=cache)
-
-
-def _same_digests(current: Lockfile | None, resolution: Resolution) -> None:
-    """A commit's content is what git says it is: a lock recording another digest for it is never re-pinned."""
-    names = resolution.world.names
-    got = {names[key]: item.snapshot for key, item in resolution.fetched.items()}
-    for locked in current.source if current is not None else ():
-        snapshot = got.get(locked.name)
-        if snapshot is None or locked.commit is None or snapshot.commit != locked.commit or snapshot.digest == locked.digest:
-            continue
-        raise UserError(
-            f"the lock pins source {locked.name} at commit {locked.commit} with digest {locked.digest}, but that"
-            f" commit's content has digest {snapshot.digest}",
-            file=LOCKFILE,
-            fix="the lock was edited, or written from a damaged cache: look at its history (`git log -p rules.lock`);"
-            f" to take the content git has for that commit, delete the [[source]] entry of {locked.name} from"
-            " rules.lock and run `doit lock`",
-        )
-
-

@@ -15,9 +15,11 @@ differ the newer one is used (seed 000), and `Pin.pinned_by` keeps every file's 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ class Ref:
     package: bool
     text: str = field(compare=False)  # as written, e.g. "ac:python"
     origin: str = field(compare=False)  # where it was written, e.g. "rules.toml `rules`"
+    line: int | None = field(default=None, compare=False)  # its line in the root manifest, where known
 
 
 @dataclass(frozen=True)
@@ -155,12 +158,15 @@ def load_manifest(path: Path, project_root: Path, open_source: OpenSource, text:
     pin = _pin(layers, root_shown)
     selection = Selection((), (), MappingProxyType({}))
     tiers: dict[tuple[str, int], str] = {}
+    root_lines = _lines_of(path, text)
     for manifest, shown, declared, _ in layers:
         resolve = _resolver(declared, shown)
+        lines = root_lines if manifest is root_manifest else []
         selection = _layer(
             selection,
             [resolve(text, "rules", index) for index, text in enumerate(manifest.rules)],
-            [resolve(text, "exclude", index) for index, text in enumerate(manifest.exclude)],
+            [dataclasses.replace(resolve(text, "exclude", index), line=entry_line(lines, None, text))
+             for index, text in enumerate(manifest.exclude)],
             _choices(manifest.choices, resolve, "choices"),
         )
         for text, tier in manifest.tiers.items():
@@ -175,7 +181,8 @@ def load_manifest(path: Path, project_root: Path, open_source: OpenSource, text:
         segments[segment.path] = _layer(
             selection,
             [resolve(text, f"{where}.rules", i) for i, text in enumerate(segment.rules)],
-            [resolve(text, f"{where}.exclude", i) for i, text in enumerate(segment.exclude)],
+            [dataclasses.replace(resolve(text, f"{where}.exclude", i), line=entry_line(root_lines, index, text))
+             for i, text in enumerate(segment.exclude)],
             _choices(segment.choices, resolve, f"{where}.choices"),
         )
     return Effective(
@@ -190,6 +197,44 @@ def load_manifest(path: Path, project_root: Path, open_source: OpenSource, text:
         segments=MappingProxyType(segments),
         trusted=_trust(layers, scopes, project_root),
     )
+
+
+def _lines_of(path: Path, text: str | None) -> list[str]:
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+    return text.splitlines()
+
+
+_TABLE = re.compile(r"^\s*\[")
+_SEGMENT_TABLE = re.compile(r"^\s*\[\[\s*segment\s*\]\]")
+
+
+def entry_line(lines: list[str], segment: int | None, entry: str) -> int | None:
+    """The line (from 1) holding the string `entry` in the `segment`-th `[[segment]]` table of a
+    manifest's lines (None: before the first table), for messages that name the user's own line.
+    A line scan, not a parser: the manifest has already parsed, and a miss only loses the number."""
+    quoted = (f'"{entry}"', f"'{entry}'")
+    start, count = 0, -1
+    if segment is not None:
+        for number, line in enumerate(lines):
+            if _SEGMENT_TABLE.match(line):
+                count += 1
+                if count == segment:
+                    start = number + 1
+                    break
+        else:
+            return None
+    for number in range(start, len(lines)):
+        line = lines[number]
+        if _TABLE.match(line) and (segment is None or _SEGMENT_TABLE.match(line)
+                                   or not line.lstrip().startswith("[segment.")):
+            return None  # the table ended: a sub-table `[segment.choices]` is still part of it
+        if any(q in line for q in quoted):
+            return number + 1
+    return None
 
 
 def _trust(layers: list[Layer], scopes: Mapping[str, Path | None], project_root: Path) -> frozenset[str]:

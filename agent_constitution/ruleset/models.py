@@ -377,7 +377,9 @@ class ReviewGroup(Model):
     `preset` names a headless agent CLI (checks/reviewer.py: claude, codex, gemini) whose command and
     output format are built in; `command` (run without a shell) replaces the preset's command, or is
     a program printing the answer JSON itself. Budgets bound one `review` run: `timeout` each item,
-    `max-items` and `max-seconds` the whole group."""
+    `max-items` and `max-seconds` the whole group. `verdicts` says which recorded verdicts count for
+    the group's rules (checks/verdicts.py): `any`, `reviewed` (recorded by `doit review` with the
+    group's command) or `sealed` (that, sealed under the team's review key)."""
 
     rules: tuple[StrictStr, ...]
     preset: Literal["claude", "codex", "gemini"] | None = None
@@ -385,6 +387,7 @@ class ReviewGroup(Model):
     timeout: Annotated[float, Field(gt=0)] = 300.0
     max_items: Annotated[StrictInt, Field(gt=0, alias="max-items")] = 50
     max_seconds: Annotated[float, Field(gt=0, alias="max-seconds")] = 3600.0
+    verdicts: Literal["any", "reviewed", "sealed"] = "any"
 
 
 class Waiver(Model):
@@ -458,6 +461,9 @@ class LockedManifest(Model):
     # `name:path` for a base inside a source).
     inputs: tuple[StrictStr, ...]
     digest: Digest  # of the effective manifest's meaning (after extends), not of its bytes
+    # Of what the [review] groups run and require (`lockfile.review_digest`); none when no group has a
+    # command, preset or requirement: a changed reviewer command makes the lock stale.
+    review: Digest | None = None
 
 
 class LockedConstitution(Model):

@@ -27,6 +27,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
 from agent_constitution.refs import format_ref
+from agent_constitution.wiring import command
 from agent_constitution.ruleset.lock import lock_text
 from agent_constitution.ruleset.lockfile import read_lock
 from agent_constitution.ruleset.models import Lockfile
@@ -77,7 +78,7 @@ def plan_rebind(root: Path, revision: str | None = None) -> Rebind:
         _agent_diff(old, new.constitution),
         _excluded(new),
         _manifest_text(root, new.constitution.revision),
-        lock_text(relocked),
+        lock_text(relocked, command(root)),
     )
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.layout import RULE_CHECKS, RULES
-from agent_constitution.readers import decode, parse_toml, read_bytes
+from agent_constitution.readers import decode, parse_toml, read_bytes, read_cached
 from agent_constitution.ruleset.inputs import Status, file_status
 from agent_constitution.ruleset.layout import LOCKFILE
 from agent_constitution.ruleset.resolved import index_path, read_index, read_resolved, resolved_path
@@ -179,7 +179,9 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
         if ref in rules:
             rules[ref] = LockedRule(revision=revision, digest=entry.digest)
     model = current.model_copy(update={"rules": rules})
-    text = lock_file_text(model)
+    from agent_constitution.wiring import command
+
+    text = lock_file_text(model, command(root))
     same = old == text.encode() or (locked and records_same(current, model))
     if not same and locked:
         raise OutOfDate(
@@ -248,10 +250,10 @@ def _read_state(cache: Path) -> dict | None:
     from agent_constitution.sources.parsed import seal, user_key
 
     key = user_key()
-    try:
-        head, _, body = (cache / STATE).read_bytes().partition(b"\n")
-    except OSError:
+    data = read_cached(cache / STATE)  # not a regular file (a FIFO): no state, never a wait
+    if data is None:
         return None
+    head, _, body = data.partition(b"\n")
     # Sealed by this user's key, so written by this module (a file the repository brought, or one
     # edited since, does not verify); what is checked below guards against another version's file.
     if key is None or not hmac.compare_digest(head, seal(key, body)):

@@ -53,6 +53,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.errors import UserError
+from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.layout import ROOT_SEGMENT, segment_key
 
 VERSION = 3
@@ -200,7 +201,10 @@ def _read(path: Path, mtime: int, size: int) -> Resolved:
     if not os.path.lexists(path):
         raise UserError("the segment has not been resolved", file=path, fix="run `doit compile` (it locks first)")
     try:
-        return Resolved.from_json(json.loads(path.read_bytes()))
+        data = read_cached(path)
+        if data is None:
+            raise ValueError("not a regular file that can be read")
+        return Resolved.from_json(json.loads(data))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise UserError(
             f"not a resolution this version writes ({error})", file=path, fix="delete the file and run `doit compile`"
@@ -223,7 +227,7 @@ class Index:
 def read_index(cache: Path) -> Index | None:
     """The index of the last resolution, or None when there is none (or it is damaged)."""
     try:
-        data = json.loads(index_path(cache).read_bytes())
+        data = json.loads(read_cached(index_path(cache)) or b"null")
         if data["version"] != VERSION:
             return None
         return Index(tuple(data["segments"]), dict(data["review"]), tuple(data["waive"]))

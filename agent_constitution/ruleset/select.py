@@ -74,6 +74,7 @@ class _State:
     request: Request
     enabled: dict[Node, _Why] = field(default_factory=dict)
     excluded: set[Node] = field(default_factory=set)
+    excluded_by: dict[Node, Ref] = field(default_factory=dict)  # each excluded node → the `exclude` entry
     warnings: list[str] = field(default_factory=list)
 
 
@@ -84,8 +85,10 @@ def select(world: World, request: Request) -> ResolvedSegment:
         _exists(state, ref)
     choices = _choices(state)
     for ref in selection.exclude:
-        nodes = world.sources[ref.source].subtree(ref.node) if ref.package else [ref.node]
+        nodes = list(world.sources[ref.source].subtree(ref.node)) if ref.package else [ref.node]
         state.excluded.update((ref.source, node) for node in nodes)
+        for node in nodes:
+            state.excluded_by.setdefault((ref.source, node), ref)
     for ref in selection.rules:
         if not ref.package:
             _enable_explicit(state, ref)
@@ -231,12 +234,7 @@ def _close(state: _State, choices: dict[Node, Node]) -> None:
                     continue
                 why = _Why("required-by", by=node, edge=edge)
                 if target in state.excluded:
-                    raise _failure(
-                        state,
-                        f"{world.show(node)} requires {world.named(target)}, which is excluded",
-                        [node],
-                        f"remove {world.show(target)} from `exclude`, or exclude {world.show(node)} as well",
-                    )
+                    raise _excluded_failure(state, node, target, f"{world.named(target)}, which {world.show(node)} requires")
                 if request.strict:
                     raise _failure(
                         state,
@@ -268,11 +266,11 @@ def _close(state: _State, choices: dict[Node, Node]) -> None:
                     f'add [choices] "{world.show(group)}" = one of: {_options(world, group)}',
                 )
             if alternative in state.excluded:
-                raise _failure(
-                    state,
-                    f"{world.show(by)} requires {world.named(group)}, whose chosen alternative {world.show(alternative)} is excluded",
-                    [by],
-                    f"choose another alternative or remove {world.show(alternative)} from `exclude`",
+                raise _excluded_failure(
+                    state, by, alternative,
+                    f"{world.named(alternative)}, the chosen alternative of {world.named(group)}, which"
+                    f" {world.show(by)} requires",
+                    another=f"choose another alternative of {world.show(group)} in [choices]",
                 )
             state.enabled[alternative] = _Why("chosen", by=by, group=group)
             queue.append(alternative)
@@ -442,6 +440,33 @@ def _chain(state: _State, node: Node) -> list[str]:
             steps.append(f"{world.show(why.by)} requires {world.named(node)}")
         node = why.by
     return list(reversed(steps))
+
+
+def _excluded_failure(state: _State, by: Node, target: Node, what: str, another: str = "") -> UserError:
+    """An enabled rule needs what an `exclude` entry leaves out: the message starts from the user's
+    own line (that entry, in its file and table), not from the rule that needs it."""
+    world, request = state.world, state.request
+    entry = state.excluded_by.get(target)
+    table = "`exclude`" if request.path == ROOT_SEGMENT else f"`exclude` of segment {request.path}"
+    if entry is None:  # not reached: every excluded node has its entry
+        return _failure(state, f"{world.show(by)} requires {world.named(target)}, which is excluded", [by],
+                        f"remove {world.show(target)} from {table}, or exclude {world.show(by)} as well")
+    whole = "" if (entry.source, entry.node) == target else f" (it excludes all of {entry.text})"
+    error = _failure(
+        state,
+        f"`exclude` entry {entry.text!r}" + ("" if request.path == ROOT_SEGMENT else f" of segment {request.path}")
+        + f" leaves out {what}{whole}",
+        [by],
+        "; ".join(filter(None, [
+            f"remove {entry.text!r} from {table}",
+            f"exclude only what you mean to leave out (e.g. the rules of {entry.text} other than"
+            f" {world.show(target)})" if whole else "",
+            another,
+            f"or leave out what needs it: {_stop(state, by)}",
+        ])),
+    )
+    error.line = entry.line
+    return error
 
 
 def _failure(state: _State, headline: str, nodes: list[Node], fix: str) -> UserError:

@@ -27,6 +27,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
 from agent_constitution.refs import format_ref, parse_ref
+from agent_constitution.wiring import command
 from agent_constitution.ruleset.changes import RuleChange, rule_changes
 from agent_constitution.ruleset.lock import lock_text
 from agent_constitution.ruleset.lockfile import read_lock
@@ -127,7 +128,7 @@ def plan_upgrade(root: Path, only: str | None = None, rule: str | None = None) -
         notes += _not_versions(new, move) + _constitution_note(new)
         rows = _rows(old, new)
     return Upgrade(
-        _moves(old, new), rule_changes(old, new), lock_text(new), tuple(notes), _constitution_move(old, new),
+        _moves(old, new), rule_changes(old, new), lock_text(new, command(root)), tuple(notes), _constitution_move(old, new),
         tuple(edits), manifest, rows,
     )
 

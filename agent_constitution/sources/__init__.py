@@ -42,6 +42,11 @@ whole tree.
     changed_paths(*, url=None, path=None, old, new, base_dir) -> frozenset[str] | None
         The paths that differ between two commits, by git's object ids in the mirror (None: a commit
         is not in it).
+    remote_refs(*, url=None, path=None, base_dir) -> Refs
+        What the repository's tags, branches and default branch name now, fetched with no fallback to
+        the cache (an unreachable repository raises): what a locked run verifies `rules.lock` against.
+    descends(*, url=None, path=None, base_dir, commit, ancestor) -> bool
+        Whether `ancestor` is in the history of `commit` (both in the mirror).
     tags_listed_once()
         A context manager: inside it, `version_tags` asks each repository once.
     list_tags(sources)
@@ -79,12 +84,13 @@ from agent_constitution.sources.digest import tree_digest
 from agent_constitution.sources.urls import normalize_url
 
 __all__ = [
-    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "normalize_url", "read_at", "tags_listed_once",
-    "tree_digest", "version_tags",
+    "Refs", "Snapshot", "changed_paths", "descends", "fetch", "list_tags", "newest_commit", "normalize_url", "read_at",
+    "remote_refs", "tags_listed_once", "tree_digest", "version_tags",
 ]
 
 _SNAPSHOT = (
-    "Snapshot", "changed_paths", "fetch", "list_tags", "newest_commit", "read_at", "tags_listed_once", "version_tags",
+    "Refs", "Snapshot", "changed_paths", "descends", "fetch", "list_tags", "newest_commit", "read_at", "remote_refs",
+    "tags_listed_once", "version_tags",
 )
 
 

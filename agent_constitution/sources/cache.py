@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from agent_constitution.fsio import open_lock, write_error
+from agent_constitution.readers import read_cached
 from agent_constitution.sources import gitproof
 
 if TYPE_CHECKING:
@@ -71,8 +73,7 @@ def mirror_path(key: str) -> Path:
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path` (a lock file, created if absent) across processes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
+    with os.fdopen(open_lock(path), "rb") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -133,6 +134,32 @@ def _remove_if_orphaned(path: Path) -> None:
         os.close(handle)
 
 
+# What libgit2 opens of a bare mirror: a FIFO, socket or device there would block it forever.
+_MIRROR_FOLDERS = ("", "objects/info", "objects/pack", *(f"objects/{n:02x}" for n in range(256)))
+
+
+def special_file(mirror: Path) -> Path | None:
+    """The first entry in the mirror that is neither a regular file nor a folder (a FIFO, socket, device
+    or link) among those libgit2 opens: the mirror's own files, its refs (all of them) and its objects.
+    Folders are listed; no file is opened."""
+    pending = [(mirror / folder, False) for folder in _MIRROR_FOLDERS] + [(mirror / "refs", True)]
+    while pending:
+        folder, deep = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            return folder
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if deep:
+                    pending.append((Path(entry.path), True))
+            elif entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                return Path(entry.path)
+    return None
+
+
 def _entry(key: str, commit: str) -> Path:
     return cache_root() / "trees" / bucket(key) / commit
 
@@ -142,10 +169,7 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
     entry = _entry(key, commit)
     if not entry.is_dir():
         return None
-    try:
-        proof = (entry / PROOF).read_bytes()
-    except OSError:
-        proof = None
+    proof = read_cached(entry / PROOF)
     digest = None if proof is None else gitproof.verify(entry / "tree", commit, proof)
     if digest is not None:
         return entry / "tree", digest
@@ -166,6 +190,13 @@ def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) 
     from agent_constitution.sources import content
 
     entry = _entry(key, commit)
+    try:
+        return _store(repo, key, entry, commit, display, content)
+    except OSError as error:  # a full disk or a read-only cache: one message, no traceback
+        raise write_error(error, entry) from None
+
+
+def _store(repo, key: str, entry: Path, commit: str, display: str, content) -> tuple[Path, str]:
     with filling(entry.parent, commit) as building:
         proof, digest = content.extract(repo, commit, building / "tree", f"the source {display} at commit {commit}")
         (building / PROOF).write_bytes(proof)
@@ -189,9 +220,8 @@ def intact(key: str, commit: str, digest: str, root: str) -> bool:
     entry = _entry(key, commit)
     if Path(root) != entry / "tree":
         return False
-    try:
-        proof = (entry / PROOF).read_bytes()
-    except OSError:
+    proof = read_cached(entry / PROOF)
+    if proof is None:
         return False
     return gitproof.verify(entry / "tree", commit, proof) == digest
 

@@ -27,7 +27,7 @@ import pygit2
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources import progress
-from agent_constitution.sources.cache import filling, locked, mirror_path
+from agent_constitution.sources.cache import filling, locked, mirror_path, special_file
 from agent_constitution.sources.urls import GIT_PROTOCOLS, URL_FIX, Location, hide_secrets, refused
 
 _REFSPECS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
@@ -52,13 +52,24 @@ _BOILERPLATE = ("fatal: could not read from remote repository", "please make sur
 
 def open_mirror(location: Location) -> pygit2.Repository | None:
     path = mirror_path(location.key)
-    return pygit2.Repository(str(path)) if path.is_dir() else None
+    if not path.is_dir():
+        return None
+    if path not in _listed_sound:  # once a process: a listing of a mirror with many loose objects takes ~25 ms
+        special = special_file(path)  # libgit2 would wait on a FIFO forever
+        if special is not None:
+            raise pygit2.GitError(f"{special} is not a regular file")
+        _listed_sound.add(path)
+    return pygit2.Repository(str(path))
+
+
+# Mirrors this process found holding only regular files and folders (`cache.special_file`).
+_listed_sound: set[Path] = set()
 
 
 def refresh(location: Location, *, display: str) -> pygit2.Repository:
     """Fetch the repository into its mirror; offline, fall back to the mirror as last fetched."""
     try:
-        return _update(location, display=display)
+        return update(location, display=display)
     except UserError as error:
         existing = open_mirror(location)
         if existing is None or not list(existing.references):
@@ -70,7 +81,8 @@ def refresh(location: Location, *, display: str) -> pygit2.Repository:
         return existing
 
 
-def _update(location: Location, *, display: str) -> pygit2.Repository:
+def update(location: Location, *, display: str) -> pygit2.Repository:
+    """Fetch the repository into its mirror (made on the first fetch); raises when it cannot be reached."""
     if location.folder is not None and not location.folder.is_dir():
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_constitution.readers import decode, parse_toml, read_bytes
+from agent_constitution.readers import decode, parse_toml, read_bytes, read_cached
 
 VERSION = 2
 FOLDER = "parsed"
@@ -151,10 +151,10 @@ class ParsedFiles:
         """(when the cache was written, file name → [sha256, table, stat]), or (0, {})."""
         if self._path is None:
             return 0, {}
-        try:
-            head, _, body = self._path.read_bytes().partition(b"\n")
-        except OSError:
+        data = read_cached(self._path)  # a FIFO or device at the key's path is a miss, never a wait
+        if data is None:
             return 0, {}
+        head, _, body = data.partition(b"\n")
         if not hmac.compare_digest(head, seal(self._key, body)):
             return 0, {}
         try:
@@ -208,25 +208,34 @@ def _folder() -> Path:
 
 
 def user_key() -> bytes | None:
-    """This user's key for the cache (made on first use), or None when the user cache is not writable;
-    the lock stage's state (`ruleset.relock`) is sealed with it too."""
+    """This user's key for the cache (made on first use), or None when the user cache is not writable
+    (read-only, or full); the lock stage's state (`ruleset.relock`) is sealed with it too."""
     path = _folder() / KEY
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        try:
-            key = path.read_bytes()
-        except OSError:
-            return None
+    key = read_cached(path)  # a FIFO in its place: no key, never a wait
+    if key is not None:
         # Shorter while another process is still writing it: no cache this time, never a weak key.
         return key if len(key) == KEY_LENGTH else None
+    made = secrets.token_hex(KEY_LENGTH // 2).encode()
+    tmp = path.with_name(f".{KEY}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "wb") as out:
+            out.write(made)
+        # Linked into place whole (a full disk never leaves a short key behind), and only if no other
+        # process made one first: then that one is the key.
+        os.link(tmp, path)
+    except FileExistsError:
+        key = read_cached(path)
+        return key if key is not None and len(key) == KEY_LENGTH else None
     except OSError:
         return None
-    key = secrets.token_hex(KEY_LENGTH // 2).encode()
-    with os.fdopen(handle, "wb") as out:
-        out.write(key)
-    return key
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return made
 
 
 def _write(path: Path, data: bytes) -> None:

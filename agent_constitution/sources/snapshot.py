@@ -185,6 +185,42 @@ def newest_commit(
         return mirror.resolve(repo, tag=None, branch=branch, rev=None, display=display)
 
 
+@dataclass(frozen=True)
+class Refs:
+    """What a repository's names point at now: tags (annotated ones by their commit) and branches, by
+    name, and its default branch's commit (None: it has none)."""
+
+    tags: dict[str, str]
+    branches: dict[str, str]
+    head: str | None
+
+
+def remote_refs(*, url: str | None = None, path: str | None = None, base_dir: Path) -> Refs:
+    """The repository's names as it has them now, fetched into the mirror first with no fallback: a
+    repository that cannot be reached raises (what `rules.lock` verification needs: an earlier copy
+    would say what the names were, not what they are)."""
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.update(location, display=display)
+        branches = {name.removeprefix("refs/heads/"): str(repo.references[name].peel(pygit2.Commit).id)
+                    for name in repo.references if name.startswith("refs/heads/")}
+        try:
+            head = str(repo.head.peel(pygit2.Commit).id)
+        except pygit2.GitError:
+            head = None
+        return Refs(dict(mirror.tags(repo)), branches, head)
+
+
+def descends(*, url: str | None = None, path: str | None = None, base_dir: Path, commit: str, ancestor: str) -> bool:
+    """Whether `ancestor` is in the history of `commit`, both in the mirror (False when either is not)."""
+    location, display, _ = _where(url, path, base_dir, git=True)
+    with _damaged_mirror(location, display):
+        repo = mirror.open_mirror(location)
+        if repo is None or not (mirror.has_commit(repo, commit) and mirror.has_commit(repo, ancestor)):
+            return False
+        return commit != ancestor and repo.descendant_of(commit, ancestor)
+
+
 @contextmanager
 def _damaged_mirror(location: Location, display: str) -> Iterator[None]:
     """Turn a git failure inside the cache (not a fetch: those are explained where they happen) into advice."""

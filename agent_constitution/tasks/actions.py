@@ -7,11 +7,14 @@ error type.
 
 from __future__ import annotations
 
+import errno
 import functools
+from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import OutOfDate, UserError
+from agent_constitution.wiring import spoken
 
 
 class InputError(TaskFailed):
@@ -20,11 +23,17 @@ class InputError(TaskFailed):
 
 def failed(message: str | None) -> TaskFailed | None:
     """A stage's failure text (None: it succeeded) as doit's failed task."""
-    return None if message is None else TaskFailed(message)
+    return None if message is None else TaskFailed(spoken(message, Path.cwd()))
+
+
+# A write refused for want of space or permission, wherever it was made (git's own mkdir, a cache
+# folder): one message like fsio's, never a traceback.
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
 
 
 def reported(action):
-    """Run `action`; a `UserError` it raises fails the task with the error's text (no traceback).
+    """Run `action`; a `UserError` it raises fails the task with the error's text (no traceback), and
+    so does an `OSError` of a write the disk or the folder refused (full, read-only).
 
     `functools.wraps` keeps the action's signature (doit passes `params` by parameter name) and its
     module and name (`doit -n N` pickles an action by reference)."""
@@ -34,6 +43,14 @@ def reported(action):
         try:
             return action(*args, **kwargs)
         except UserError as error:
-            return TaskFailed(str(error)) if isinstance(error, OutOfDate) else InputError(str(error))
+            # doit runs in the repository's root: the fix names the command its user has.
+            text = spoken(str(error), Path.cwd())
+            return TaskFailed(text) if isinstance(error, OutOfDate) else InputError(text)
+        except OSError as error:
+            if error.errno not in _WRITE_ERRNOS:
+                raise
+            from agent_constitution.fsio import write_error
+
+            return InputError(str(write_error(error, error.filename or "a file")))
 
     return run

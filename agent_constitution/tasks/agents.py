@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agent_constitution.compile.layout import SegmentJob, Settings
 
 NAME = "agents"
+GIT_ADD = "git-add"  # the summary task: agents:git-add
 GROUPS = ("compile",)
 
 
@@ -70,7 +71,10 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
     enabled = tuple(dict.fromkeys([agents.AGENTS_MD, *enabled]))
-    return Settings(max_tokens, claude, manifest.name, git_hook, enabled, over_limit), list(found.segments)
+    from agent_constitution.wiring import command
+
+    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
+            list(found.segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
@@ -125,6 +129,15 @@ def tasks(project):
         if job.cleaned:
             task["clean"] = [(_clean, [output, plan, job])]
         yield task
+    # The last line of a compile that wrote something: how to commit it (compile/git_add.py).
+    yield {
+        "name": GIT_ADD,
+        "doc": "Print the `git add` line for what this compile wrote (nothing when it wrote nothing)",
+        "actions": [(_git_add, [root])],
+        "task_dep": [f"{NAME}:{job.name}" for _, job in planned],
+        "uptodate": [(_nothing_written, [root])],
+        "verbosity": 2,
+    }
     yield {
         "basename": "compile:user",
         "doc": "Compile the user-tier manifest in the user config dir into a user-level AGENTS.md there",
@@ -198,19 +211,40 @@ def _put_back(root: Path) -> None:
 @reported
 def _run(output, plan, job):
     """Run one job of an output; under --locked / CI a hand edit is an error instead of being rewritten."""
+    from agent_constitution.wiring import spoken
+
     result = output.run(plan, job, locked=locked())
     for line in result.lines:
         if line.startswith("warning:"):
-            print(line, file=sys.stderr)
+            print(spoken(line, plan.root), file=sys.stderr)
         else:
-            console.detail(line)
+            console.detail(spoken(line, plan.root))
     for line in result.notes:
-        print(line, file=sys.stderr)
+        print(spoken(line, plan.root), file=sys.stderr)
     for path in result.written:
         console.say(f"updated {path}")
     for path in result.removed:
         console.say(f"removed {path}")
+    from agent_constitution.compile import git_add
+
+    git_add.record(plan.root, job.name, result.written, result.removed)
     return result.values()
+
+
+def _nothing_written(task, values, root) -> bool:
+    from agent_constitution.compile import git_add
+
+    return not git_add.pending(root)
+
+
+@reported
+def _git_add(root):
+    from agent_constitution.compile import git_add
+
+    line = git_add.git_add_line(root, *git_add.take(root))
+    if line is not None:
+        console.say("to commit what compile wrote:")
+        console.say(line)
 
 
 @reported

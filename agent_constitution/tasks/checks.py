@@ -16,7 +16,7 @@ from doit.tools import config_changed
 
 from agent_constitution.errors import UserError
 from agent_constitution.layout import CHECKS
-from agent_constitution.tasks.actions import InputError, failed
+from agent_constitution.tasks.actions import InputError, failed, reported
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -109,12 +109,14 @@ def tasks(project):
     }
 
 
+@reported
 def _summary(cache):
     from agent_constitution.checks.stage import summary_line
 
     return failed(summary_line(cache))
 
 
+@reported
 def _report(*args):
     # A module-level action: `doit -n N` pickles actions by reference.
     from agent_constitution.checks.stage import write_reports

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
+from agent_constitution.wiring import spoken
 
 NAME = "lock"
 GROUPS = ("compile",)
@@ -71,16 +73,34 @@ _statuses: dict[Path, dict[str, Status]] = {}
 
 
 def _inputs_as_locked(task, values, project) -> bool:
-    """Up to date only while the lock's input files have the status they had when it last ran."""
+    """Up to date only while the lock's input files have the status they had when it last ran; never in
+    a locked run of a lock with a git source, which verifies its commits against their repositories
+    each time (`ruleset.verify`: a tag may have moved since the last run)."""
     _statuses[project.root] = input_statuses(task_inputs(project))
+    if _verifies(task, project.root):
+        return False
     return values.get("inputs") == inputs_signature(_statuses[project.root])
 
 
+# A [[source]] entry with a commit: a git source (a path source records none).
+_GIT_SOURCE = re.compile(rb"^\[\[source\]\]\n(?:(?!\[)[^\n]*\n)*?commit = ", re.MULTILINE)
+
+
+def _verifies(task, root: Path) -> bool:
+    from agent_constitution.readers import read_cached
+    from agent_constitution.ruleset.locked import locked_run
+
+    asked = bool((task.options or {}).get("locked"))
+    if not locked_run(asked, get_var("locked"))[0]:
+        return False
+    return bool(_GIT_SOURCE.search(read_cached(root / LOCKFILE) or b""))
+
+
 def _digest(root: Path) -> str | None:
-    try:
-        return hashlib.sha256((root / LOCKFILE).read_bytes()).hexdigest()
-    except OSError:
-        return None
+    from agent_constitution.readers import read_cached
+
+    data = read_cached(root / LOCKFILE)  # a FIFO in its place: no lock, never a wait
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _as_written(task, values, root) -> bool | None:
@@ -129,7 +149,9 @@ def _lock(root, cache, locked):
     before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
     # A text edit of a path source's rules goes the short way when it can (`ruleset.relock`); the
     # sources in the user cache must be as resolved for it, else fetching them again is the full way's.
-    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if _intact.pop(cache, None) or _in_cache(cache) else None
+    # A locked run takes the full way: it verifies the lock's commits against the sources' repositories.
+    intact = _intact.pop(cache, None) or _in_cache(cache)
+    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if intact and not locked else None
     warnings: dict[str, None] = {}
     if wrote is None:
         from agent_constitution.ruleset.lock import sync_lock
@@ -139,8 +161,11 @@ def _lock(root, cache, locked):
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
         relock.record(root, cache, resolution, statuses, warned=bool(warnings))
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(spoken(f"warning: {warning}", root), file=sys.stderr)
     if wrote:
         undo.remember(cache, before)
         console.say(f"wrote {LOCKFILE}")
+        from agent_constitution.compile import git_add
+
+        git_add.record(root, NAME, [LOCKFILE], [])  # for compile's `git add` line
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}

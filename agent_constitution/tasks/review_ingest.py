@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_constitution.tasks.actions import failed
+from agent_constitution.tasks.actions import failed, reported
 
 NAME = "review-ingest"
 GROUPS = ()
@@ -18,6 +18,7 @@ def tasks(project):
     }
 
 
+@reported
 def _ingest(cache):
     from agent_constitution.checks.stage import ingest_verdicts
 

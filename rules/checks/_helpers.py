@@ -318,7 +318,8 @@ def scripts_named_in(repo: Repository, text: str, seen: set[str] | None = None, 
 
 
 # Files that run a project's checks: a tool is "wired" when one of them names it. The ones at the
-# repository's root (pre-commit, CI) run for every folder of it.
+# repository's root (pre-commit, CI) run for every folder of it, and a segment counts the runner
+# files of the folders above it (its workspace's).
 RUNNER_FILES = ("Makefile", "justfile", "Justfile", "tox.ini", "noxfile.py", "dodo.py", "Taskfile.yml", "lefthook.yml",
                 "package.json")
 ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".github/workflows/*.yaml",
@@ -327,12 +328,15 @@ ROOT_RUNNER_FILES = (".pre-commit-config.yaml", ".github/workflows/*.yml", ".git
 
 def runners_naming(repo: Repository, pattern: str) -> list[str]:
     """The runner files (repository-relative) whose text matches the regular expression `pattern`, or
-    that call a script of the repository (`scripts/check`, `./ci.sh`) whose text does."""
+    that call a script of the repository (`scripts/check`, `./ci.sh`) whose text does: the view's
+    own, then, in a segment, those of every folder above it (a workspace's root `package.json` or
+    Makefile runs the linter over its packages) and the repository root's pre-commit and CI files."""
     regex = re.compile(pattern)
     whole = repo.repository
     places = [(repo, path) for glob in RUNNER_FILES + ROOT_RUNNER_FILES for path in repo.glob(glob)]
     if repo.folder:
-        places += [(whole, path) for glob in ROOT_RUNNER_FILES for path in whole.glob(glob)]
+        above = repo.enclosing(*RUNNER_FILES) + [path for glob in ROOT_RUNNER_FILES for path in whole.glob(glob)]
+        places += [(whole, path) for path in dict.fromkeys(above)]
     found = []
     for tree, path in places:
         text = tree.read_text(path)

@@ -4,6 +4,10 @@ No `deny.toml` is a violation. Otherwise runs `cargo deny --format json check`, 
 JSON object per line on stderr; each `diagnostic` of severity `error` is a finding. Exit 0 passes;
 a non-zero exit without an error diagnostic (no network for the advisory database, no cargo-deny)
 is undecidable.
+
+The policy is looked for as cargo-deny looks for it: `deny.toml`, `.deny.toml` or `.cargo/deny.toml`
+in the crate's folder, then in each folder above it up to the repository root, so a workspace
+member (a segment) is judged under the workspace root's policy (`Repository.enclosing`).
 """
 
 import json
@@ -17,14 +21,21 @@ RULE = 112
 SUPERSEDED = False
 
 
+POLICIES = ("deny.toml", ".deny.toml", ".cargo/deny.toml")
+
+
 def check(repo: Repository) -> list[Finding]:
     if not repo.exists("Cargo.toml"):
         return []
-    if not repo.exists("deny.toml"):
+    here = [name for name in POLICIES if repo.exists(name)]
+    above = repo.enclosing(*POLICIES)
+    if not here and not above:
         return [Finding("no deny.toml: write the policy for advisories, licences, bans and sources", path="Cargo.toml")]
     if shutil.which("cargo-deny") is None:
         raise Undecidable("missing tool: cargo-deny (not found on PATH)")
-    status, _, err = run_tool(["cargo", "deny", "--format", "json", "check"], repo.root, timeout=110)
+    # The policy found above is named, whatever the installed cargo-deny's own search would find.
+    config = [] if here else ["--config", str(repo.repository.root / above[0])]
+    status, _, err = run_tool(["cargo", "deny", "--format", "json", "check", *config], repo.root, timeout=110)
     findings = []
     for line in err.splitlines():
         try:

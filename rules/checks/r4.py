@@ -1,7 +1,9 @@
 """Rule 4: CLAUDE.md imports AGENTS.md.
 
 A `CLAUDE.md` that cannot be read as text (not UTF-8) hides whether it has the import line: undecidable, unless
-another `CLAUDE.md` lacks it.
+another `CLAUDE.md` lacks it. A `CLAUDE.md` that is one file with the `AGENTS.md` beside it (either
+a symbolic link to the other, or both to a third: `Repository.same_file`) holds the rules itself and
+passes.
 """
 
 from posixpath import dirname, join
@@ -15,7 +17,8 @@ SUPERSEDED = False
 def check(repo: Repository) -> list[Finding]:
     findings, unread = [], []
     for path in repo.glob("**/CLAUDE.md"):
-        if not repo.exists(join(dirname(path), "AGENTS.md")):
+        agents = join(dirname(path), "AGENTS.md")
+        if not repo.exists(agents) or repo.same_file(path, agents):
             continue
         text = repo.text(path)
         if text is None:

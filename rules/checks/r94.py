@@ -4,6 +4,10 @@ Each `tsconfig*.json` (JSON with comments and trailing commas, as TypeScript rea
 `compilerOptions.strict: true`, itself or through `extends` to a file in the repository. A chain
 that ends in a package (`@tsconfig/node20`) or in a file the repository does not hold (one a
 framework generates, such as `.nuxt/tsconfig.json`) without `strict` is undecidable.
+
+In a segment (a workspace package), `extends` is followed as TypeScript follows it: a
+`../tsconfig.base.json` above the package's folder is read from the whole repository
+(`Repository.locate`), so only a base outside the repository is undecidable.
 """
 
 import json
@@ -22,10 +26,11 @@ TRAILING = re.compile(r'("(?:\\.|[^"\\])*")|,(?=\s*[}\]])')
 
 def check(repo: Repository) -> list[Finding]:
     findings, unsure = [], []
+    whole = repo.repository
     for path in repo.glob("**/tsconfig*.json"):
         if "node_modules/" in path:
             continue
-        strict, via = _strict(repo, path, set())
+        strict, via = _strict(whole, repo.locate(path), set())
         if strict is None and via:
             unsure.append((path, via))
         elif not strict:
@@ -37,7 +42,8 @@ def check(repo: Repository) -> list[Finding]:
 
 
 def _strict(repo: Repository, path: str, seen: set) -> tuple[bool | None, str | None]:
-    """(strict, None) when the chain decides it; (None, package) when it ends outside the repository."""
+    """(strict, None) when the chain decides it; (None, package) when it ends outside the repository.
+    `repo` is the whole repository and `path` a path of it: a base may lie above a segment's folder."""
     seen.add(path)
     config = _jsonc(repo, path)
     options = config.get("compilerOptions") or {}
@@ -51,7 +57,7 @@ def _strict(repo: Repository, path: str, seen: set) -> tuple[bool | None, str | 
             return None, base
         target = posixpath.normpath(posixpath.join(posixpath.dirname(path), base))
         target = target if target.endswith(".json") else target + ".json"
-        if not repo.exists(target):
+        if target.startswith("../") or not repo.exists(target):
             return None, base  # generated (a framework's .nuxt/tsconfig.json) or outside the repository
         if target not in seen:
             strict, via = _strict(repo, target, seen)

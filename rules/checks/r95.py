@@ -1,4 +1,8 @@
-"""Rule 95: A JavaScript linter is configured and run (ESLint, Biome or oxlint)."""
+"""Rule 95: A JavaScript linter is configured and run (ESLint, Biome or oxlint).
+
+In a segment (a workspace package), the runner files and linter configuration of the folders above
+it count too: a workspace's root `package.json` script `eslint .` lints every package.
+"""
 
 from agent_constitution.checks.api import Finding, Repository, Undecidable
 
@@ -14,7 +18,8 @@ CONFIGS = ("eslint.config.*", ".eslintrc*", "biome.json", "biome.jsonc", ".oxlin
 def check(repo: Repository) -> list[Finding]:
     if runners_naming(repo, RUNS):
         return []
-    configured = [path for pattern in CONFIGS for path in repo.glob(pattern)]
+    # ESLint, Biome and oxlint find their configuration in the folders above the one they lint too.
+    configured = [path for pattern in CONFIGS for path in repo.glob(pattern)] + repo.enclosing(*CONFIGS)
     if configured:
         raise Undecidable(f"{configured[0]} configures a linter, but no script, pre-commit, CI or task runner file "
                           "here runs it")

@@ -32,8 +32,9 @@ def doit(repo: Path, *args: str, ci: bool = False, check: bool = True,
 
 
 def ran(result: subprocess.CompletedProcess) -> list[str]:
-    """The compile tasks doit executed (`.  agents:…`)."""
-    return [line[3:] for line in result.stdout.splitlines() if line.startswith(".  agents:")]
+    """The compile tasks doit executed (`.  agents:…`), but for the summary printing the `git add` line."""
+    return [line[3:] for line in result.stdout.splitlines()
+            if line.startswith(".  agents:") and line != ".  agents:git-add"]
 
 
 def snapshot(repo: Path) -> dict[str, tuple[int, bytes]]:

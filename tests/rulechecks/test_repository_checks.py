@@ -86,8 +86,10 @@ CASES: dict[int, tuple[dict, dict]] = {
         {"AGENTS.md": "# Demo\n", "CLAUDE.md": "# Demo, copied\n"},
     ),
     5: (
-        {"rules.toml": '[[segment]]\npath = "svc"\n', "AGENTS.md": "x", "svc/AGENTS.md": "y"},
-        {"rules.toml": '[[segment]]\npath = "svc"\n', "AGENTS.md": "x"},
+        {"rules.toml": '[[segment]]\npath = "svc"\nrules = ["ac:7"]\n', "AGENTS.md": "x", "svc/AGENTS.md": "y"},
+        # The lock says svc adds a rule, so svc/AGENTS.md is expected (a segment adding nothing has no file).
+        {"rules.toml": '[[segment]]\npath = "svc"\n', "AGENTS.md": "x",
+         "rules.lock": '[[segment]]\npath = "."\nadded = ["ac:1"]\n\n[[segment]]\npath = "svc"\nadded = ["ac:7"]\n'},
     ),
     7: (
         {"skills/lint/SKILL.md": "---\nname: lint\ndescription: Run the linters.\n---\n# Lint\n"},

@@ -95,8 +95,10 @@ def test_exclude_wins_and_removes_subtree(project):
 
 def test_requiring_an_excluded_rule(project):
     message = project.error(rules=["ac:4", "ac:5"], exclude=["ac:2"])
-    assert 'ac:4 requires ac:2 "Rule 2", which is excluded' in message
-    assert "fix: remove ac:2 from `exclude`, or exclude ac:4 as well" in message
+    # The message starts from the user's own line: the `exclude` entry, with its line number.
+    assert """`exclude` entry 'ac:2' leaves out ac:2 "Rule 2", which ac:4 requires""" in message
+    assert message.startswith("error: rules.toml:")
+    assert "fix: remove 'ac:2' from `exclude`; or leave out what needs it: remove \"ac:4\" from rules.toml `rules`" in message
 
 
 def test_two_alternatives(project):
@@ -112,7 +114,7 @@ def test_conflict_declared_on_either_side(project):
     # The fix names what the manifest says: a package's rule is excluded, a required rule's selector removed.
     write_rule(project.root / "src", 9, parent="python", requires=[8])
     message = project.error(rules=["ac:git", "ac:9"], choices={"ac:package-manager": "ac:2"}, exclude=["ac:8"])
-    assert "ac:9 requires ac:8" in message and "which is excluded" in message
+    assert """`exclude` entry 'ac:8' leaves out ac:8 "Rule 8", which ac:9 requires""" in message
     message = project.error(rules=["ac:git", "ac:9"])
     assert "ac:7 and ac:8 are both enabled, but they conflict" in message
     assert 'fix: keep one: add "ac:7" to `exclude` (package ac:git brings it in), or remove "ac:9" from rules.toml' \
@@ -247,7 +249,24 @@ def test_segment_conflict_names_the_segment(project):
 
 def test_chosen_alternative_excluded(project):
     message = project.error(rules=["ac:4"], choices={"ac:ci-service": "ac:5"}, exclude=["ac:5"])
-    assert "ac:4 requires group ac:ci-service, whose chosen alternative ac:5 is excluded" in message
+    assert ("""`exclude` entry 'ac:5' leaves out ac:5 "Rule 5", the chosen alternative of group ac:ci-service,"""
+            " which ac:4 requires") in message
+    assert "choose another alternative of ac:ci-service in [choices]" in message
+
+
+def test_a_segment_excluding_a_package_another_rule_needs_names_the_users_line(project):
+    """Excluding a whole package in a segment, when a rule the segment keeps needs one of its rules:
+    the message names the segment's `exclude` entry and its line, not only the rule that needs it."""
+    message = project.error(rules=["ac:4"], choices={"ac:ci-service": "ac:5"},
+                            segment=[{"path": "libs/a", "rules": []},
+                                     {"path": "libs/b", "exclude": ["ac:ci"]}])
+    headline = message.splitlines()[0]
+    lines = (project.root / "rules.toml").read_text().splitlines()
+    number = int(headline.split(":")[2])
+    assert '"ac:ci"' in lines[number - 1] and "libs/b" in "\n".join(lines[:number])
+    assert "`exclude` entry 'ac:ci' of segment libs/b leaves out ac:5" in headline
+    assert "(it excludes all of ac:ci)" in headline and "(segment libs/b)" in headline
+    assert "remove 'ac:ci' from `exclude` of segment libs/b" in message
 
 
 def test_requiring_a_repealed_rule(project):

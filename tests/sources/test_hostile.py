@@ -334,5 +334,5 @@ def test_a_lock_with_another_digest_for_its_commit_is_never_repinned(git_project
     lock.write_text(forged)
     run = _doit(git_project, "compile")
     assert run.returncode != 0
-    assert "the lock pins source ac at commit" in run.stdout + run.stderr and "but that commit's content has digest" in run.stdout + run.stderr
+    assert "the lock pins source ac (tag = 'v1') at commit" in run.stdout + run.stderr and "but that commit's content has digest" in run.stdout + run.stderr
     assert lock.read_text() == forged

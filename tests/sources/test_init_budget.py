@@ -93,6 +93,9 @@ def from_this_checkout(monkeypatch):
     """init's source read from this working tree, as the shapes tests do (no fetch)."""
     monkeypatch.setattr(starter, "starter_source", lambda url, pin, root: SOURCE)
     monkeypatch.setattr(starter, "pin_of", lambda: ("rev", "0" * 40))
+    # init locks what it wrote (tested in test_init.py against a git URL); here the pinned commit is
+    # a placeholder, so the lock is left to the compile that follows, as for a manifest already there.
+    monkeypatch.setattr(starter, "lock_manifest", lambda root, written: starter.Step("rules.lock", "left to compile"))
 
 
 def use_checkout(repo: Path) -> None:

@@ -4,8 +4,9 @@ One job per segment (`agents:<segment>/AGENTS.md`); how many parts there are is 
 text is rendered and counted, so they belong to the job of the file that indexes them. The root's
 job runs after every other job marked `before_root`, so a failed build leaves it as it was.
 
-A nested segment whose delta is empty (it selects exactly what the segment above it does) gets no
-file: the files above already say everything in force there, and the root's index does not name it.
+A nested segment that adds no rule to the segment above it gets no file: with an empty delta the
+files above already say everything in force there, and the root's index does not name it; a segment
+that only excludes rules costs one line of the root's index, naming the rules not in force there.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class SegmentDocument:
         return write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
             budget=budget(plan, job.subject.path),
+            excluded=nested_exclusions(plan.cache, job.subject.nested),
         )
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
@@ -82,7 +84,7 @@ def segment_state(cache: Path, job: SegmentJob):
     resolved = read_resolved(resolved_path(cache, job.path))
     parent = read_resolved(resolved_path(cache, job.parent)) if job.parent is not None else None
     empty = sorted(nested_empty(cache, job.nested)) if job.path == "." else (
-        [job.path] if parent is not None and resolved.selected == parent.selected else []
+        [job.path] if parent is not None and resolved.selected <= parent.selected else []
     )
     c = resolved.constitution
     git = resolved.sources.get(c.source) is not None and resolved.sources[c.source].commit is not None
@@ -96,6 +98,10 @@ def segment_state(cache: Path, job: SegmentJob):
     }
     if empty:
         data["empty"] = empty
+        if job.path == ".":
+            # What the root's index says of them: the rules not in force there.
+            data["excluded"] = {path: sorted(f"{s}:{i}" for s, i in keys)
+                                for path, keys in nested_exclusions(cache, job.nested).items()}
     return digest(data), resolved, parent, empty
 
 
@@ -155,16 +161,29 @@ def _region_bytes(path: Path) -> int:
 
 
 def nested_empty(cache: Path, nested: tuple[str, ...]) -> set[str]:
-    """The nested segments that select exactly what their nearest enclosing segment selects."""
+    """The nested segments without a file: those that add no rule to their nearest enclosing segment
+    (they select what it does, or less)."""
+    return set(_removed(cache, nested))
+
+
+def nested_exclusions(cache: Path, nested: tuple[str, ...]) -> dict[str, frozenset]:
+    """Of the nested segments without a file, those that leave out rules of the segment above them:
+    folder → the rules (source name, id) not in force there, for the root index's one line each."""
+    return {path: gone for path, gone in _removed(cache, nested).items() if gone}
+
+
+def _removed(cache: Path, nested: tuple[str, ...]) -> dict[str, frozenset]:
+    """segment → the rules of the segment above it that it leaves out, for each of `nested` that adds none."""
     from agent_constitution.compile.inputs import read_resolved, resolved_path
 
     selected = {s: read_resolved(resolved_path(cache, s)).selected for s in (".", *nested)}
-    empty = set()
+    found = {}
     for path in nested:
         above = [s for s in nested if s != path and path.startswith(s + "/")]
-        if selected[path] == selected[max(above, key=len) if above else "."]:
-            empty.add(path)
-    return empty
+        parent = max(above, key=len) if above else "."
+        if selected[path] <= selected[parent]:
+            found[path] = selected[parent] - selected[path]
+    return found
 
 
 def write_segment(
@@ -179,10 +198,12 @@ def write_segment(
     tier: str = "repo",
     budget: tuple[int | None, int | None] = (None, None),
     personal: str = "",
+    excluded: Mapping[str, frozenset] | None = None,
 ) -> Step:
     """Render a segment's files from its resolution (and its parent's) and write what changed;
     `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
-    tier's rendered [person] and [machine] values."""
+    tier's rendered [person] and [machine] values; `excluded`, for the root: the nested segments
+    without a file that leave rules out, and those rules."""
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
     from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
@@ -199,10 +220,13 @@ def write_segment(
         nested=job.nested,
         tier=tier,
         personal=personal,
+        excluded_in=dict(excluded or {}),
     )
     max_bytes, max_chars = budget
     # The banner is part of the region the agents load.
-    banner = len(region.banner("", settings.origin))
+    from agent_constitution.wiring import command
+
+    banner = len(region.banner("", settings.origin, command(root)))
     document = render(segment, library, constitution, settings.max_tokens,
                       None if max_bytes is None else max_bytes - banner, None if max_chars is None else max_chars - banner)
     folder = folder_of(root, job.path)
@@ -223,16 +247,19 @@ def write_segment(
     for item in document.files:
         path = folder / item.name
         if item.name == FILE:
-            text = owned.region_text(path, item.text, settings.origin, root=root, locked=locked)
+            # A linked AGENTS.md (→ CLAUDE.md) gets the region in the file it leads to; the link stays.
+            target = owned.region_file(path, root)
+            text = owned.region_text(target, item.text, settings.origin, root=root, locked=locked)
         else:
+            target = path
             text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
                                     what="a part of the rules")
-        prepared.append((item, path, text))
+        prepared.append((item, path, target, text))
     written, lines, outputs = [], list(over), {}
-    for item, path, text in prepared:
+    for item, path, target, text in prepared:
         shown = _relative(root, path)
-        if write_if_changed(path, text, within=root):
-            written.append(shown)
+        if write_if_changed(target, text, within=root):
+            written.append(_relative(root, target))
         whole = text if item.name == FILE else item.text
         outputs[shown] = owned.owned_digest(path, item.name == FILE)
         lines.append(f"{shown}: {measure(whole, settings.max_tokens)}")

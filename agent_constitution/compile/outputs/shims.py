@@ -5,12 +5,15 @@ For an agent that reads its own file name in every folder of the chain and expan
 one document and no copy to drift. One job per segment and shim: CLAUDE.md always (its strategy is
 `[compile] claude`), another shim while its agent is enabled or the file is there (a disabled
 agent's shim compile wrote is taken out). A hand-written shim is never overwritten; one that does
-not import `@AGENTS.md` gets a warning. A segment without a file of its own (empty delta) gets none.
+not import `@AGENTS.md` gets a warning. A shim name that is a symbolic link to AGENTS.md, or that
+AGENTS.md links to, is the same file as AGENTS.md: it holds the rules itself and is left as it is. A segment without a file of its own (it adds no rule) gets none.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from agent_constitution.compile.agents import AGENTS, SHIMS
 from agent_constitution.compile.layout import CLAUDE, FILE
@@ -51,6 +54,12 @@ class Shims:
         wanted, state = _state(plan, job)
         if not wanted:
             return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root) else ())
+        if linked_pair(plan.file(segment, shim), plan.file(segment, FILE)):
+            # CLAUDE.md → AGENTS.md (or the reverse): one file, which holds the rules itself.
+            return Step((), (), {}, state)
+        if path.is_symlink() and not path.exists():
+            return Step((), (f"warning: {shown} is a symbolic link to {os.readlink(path)}, which does not exist, so"
+                             f" {_product(shim)} reads nothing there: point it at {FILE} or remove it",), {}, state)
         if path.exists() and not owned.is_owned(path):
             lines = ()
             if "@AGENTS.md" not in read_text(path):
@@ -73,8 +82,9 @@ class Shims:
         if not wanted:
             return not owned.is_owned(path)
         if not values.get("outputs"):
-            # A hand-written shim was left alone: fresh while it is still there and not ours.
-            return path.exists() and not owned.is_owned(path)
+            # A hand-written shim (or one linked with AGENTS.md) was left alone: fresh while it is
+            # still there and not ours.
+            return (path.exists() or path.is_symlink()) and not owned.is_owned(path)
         return owned.outputs_intact(plan.root, values["outputs"])
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
@@ -82,6 +92,14 @@ class Shims:
 
         path = plan.file(job.subject[0], job.subject[2])
         return [plan.shown(path)] if owned.remove_owned(path, root=plan.root) else []
+
+
+def linked_pair(shim: Path, agents: Path) -> bool:
+    """Whether the shim's name and AGENTS.md are one file: either is a symbolic link to the other (the
+    link may dangle while compile has not yet written AGENTS.md), or both lead to one file."""
+    if not (shim.is_symlink() or agents.is_symlink()):
+        return False
+    return os.path.realpath(shim) == os.path.realpath(agents)
 
 
 def _wanted(plan: Plan, shim: str) -> bool:
@@ -98,7 +116,8 @@ def _state(plan: Plan, job: Job) -> tuple[bool, str]:
     if wanted and parent is not None:
         from agent_constitution.compile.inputs import read_resolved, resolved_path
 
-        empty = read_resolved(resolved_path(plan.cache, segment)).selected == (
+        # A segment that adds no rule has no AGENTS.md of its own (outputs/segment.py), so no shim.
+        empty = read_resolved(resolved_path(plan.cache, segment)).selected <= (
             read_resolved(resolved_path(plan.cache, parent)).selected
         )
     wanted = wanted and not empty

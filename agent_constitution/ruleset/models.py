@@ -401,6 +401,9 @@ class CompileSettings(Model):
     max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
     claude: Literal["import", "none"] = "import"
     git_hook: Literal["auto", "plain"] = Field("auto", alias="git-hook")
+    # A file or chain above an enabled agent's limit: a warning naming what it will not load, or
+    # (the user's choice alone) an error (docs/compile.md, "Agents' limits").
+    over_limit: Literal["warn", "error"] = Field("warn", alias="over-limit")
     # The agents compile serves (docs/compile.md, "Agents compile serves"); None: detected.
     agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 

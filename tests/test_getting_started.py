@@ -100,7 +100,10 @@ def assert_adopted(repo: Path, results, head: str) -> None:
     assert [source["commit"] for source in lock["source"]] == [head]
     assert "updated AGENTS.md" in results["compile"].stdout
     agents = (repo / "AGENTS.md").read_text()
-    assert agents.startswith("<!-- agent-constitution:begin -->") and f"({head[:12]})" in agents
+    # init's project section (the repository's own layer), then the compiled region.
+    assert "AGENTS.md: written" in results["init"].stdout and agents.startswith("# ")
+    own, _, region = agents.partition("<!-- agent-constitution:begin -->")
+    assert "confirm or correct it" in own and f"({head[:12]})" in region
     assert "rules checked:" in results["check"].stdout and "0 violated" in results["check"].stdout
     assert (repo / "cache" / "checks" / "report.json").is_file()
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=repo, capture_output=True,

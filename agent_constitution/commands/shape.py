@@ -11,9 +11,10 @@ list the checks see) and names every package (a domain of the rule source) whose
 | `rust` | at the root: `Cargo.toml` |
 | `ci` | `.github/workflows/*.yml` or `*.yaml`, `.gitlab-ci.yml`, `.forgejo/workflows/*.yml` or `*.yaml` |
 | `agent-config` | `.claude/…`, `.mcp.json`, `.codex/…`, `.gemini/…`, `CLAUDE.md`, `GEMINI.md` |
-| `tests` | a file under a `tests/`, `test/` or `__tests__/` folder, or named `test_*.py`, `*_test.py`, `*_test.go`, `*.test.*`, `*.spec.*` |
+| `tests` | a test file or test configuration: `test_*.py`, `*_test.py`, `conftest.py`, `pytest.ini`, `*_test.go`, `*.test.*`, `*.spec.*`, a `.js`/`.ts` file under `__tests__/`, `tests/*.rs`, `jest.config.*`, `vitest.config.*` |
 
-`ci-hardening` goes with `ci`. Languages count at the repository root only: a project in a
+`ci-hardening` is opt-in (docs/rule-catalogue.md): no file shows it; the starter names it in a
+comment where CI shows. Languages count at the repository root only: a project in a
 subfolder of a monorepo is a segment of the manifest, which the user adds. The markers name
 packages, never rules, so a rule added to one of these domains joins every repository that selects
 it at its next upgrade; a package the source does not have is left out by the starter
@@ -60,11 +61,12 @@ MARKERS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "go": ("go.mod",),
     "rust": ("Cargo.toml",),
     "ci": _CI,
-    "ci-hardening": _CI,
     "agent-config": (".claude/**", ".mcp.json", ".codex/**", ".gemini/**", "CLAUDE.md", "GEMINI.md"),
+    # A real test file or test configuration: a folder named tests/ alone (fixtures, data) shows nothing.
     "tests": (
-        "**/tests/**", "**/test/**", "**/__tests__/**", "**/test_*.py", "**/*_test.py", "**/*_test.go",
-        "**/*.test.*", "**/*.spec.*",
+        "**/test_*.py", "**/*_test.py", "**/conftest.py", "**/pytest.ini", "**/*_test.go", "**/*.test.*",
+        "**/*.spec.*", "**/__tests__/**/*.js", "**/__tests__/**/*.ts", "**/tests/*.rs",
+        "**/jest.config.*", "**/vitest.config.*",
     ),
 })
 
@@ -93,6 +95,10 @@ class Shape:
     @property
     def packages(self) -> tuple[str, ...]:
         return tuple(self.found)
+
+    @property
+    def shows_ci(self) -> bool:
+        return "ci" in self.found
 
 
 def detect(root: Path) -> Shape:

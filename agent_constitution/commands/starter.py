@@ -10,7 +10,10 @@ constitution it publishes, and selects the packages that fit the repository's sh
 (which init fetches into the user cache, as compile would):
 
 - the packages: `STARTER_PACKAGES`, which fit every repository, then each package the shape shows
-  (`agent_constitution.commands.shape`), each only if the source has that domain;
+  (`agent_constitution.commands.shape`), each only if the source has that domain and is not opt-in
+  (`OPT_IN_PACKAGES`, a commented line instead); init keeps of these the ones whose compiled region
+  fits what the repository's agents load (`fitted_starter`, commands/fit.py), each left out one a
+  commented line with its size;
 - a choice for every choice group in them: the alternative whose title (in English) names a tool
   the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
   tree order when several do. A group nothing shows is excluded, with a comment naming its
@@ -53,6 +56,11 @@ EDITION = "2026-10"
 REVISION = "0.3"
 # Packages (domains) of the project's source that fit any repository; the others join by shape.
 STARTER_PACKAGES = ("instructions", "git", "security", "session")
+# Packages the catalogue calls opt-in (docs/rule-catalogue.md): never selected by init, listed in the
+# manifest as a commented line for the user to enable.
+OPT_IN_PACKAGES: Mapping[str, str] = MappingProxyType({
+    "ci-hardening": "opt-in, for workflows that spend money or hold secrets",
+})
 # Rules the starter leaves out whatever the shape, each with the reason written beside it: none
 # today (rule 13, once in conflict with rule 5, lets compiled files be committed since revision 2).
 STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({})
@@ -119,12 +127,31 @@ class Starter:
     found: dict[str, str] = field(default_factory=dict)  # package → the file that showed it
     choices: tuple[tuple[str, int, str], ...] = ()  # (group, the alternative rule, the file that showed it)
     exclude: tuple[tuple[Node, str], ...] = ()  # (node, why), for the manifest's comments
+    left_out: tuple[tuple[str, int], ...] = ()  # (package, the bytes it would add): over the room (commands/fit.py)
+    room: object = None  # the fit.Room the selection was held to, None when it was not measured
+    region: int = 0  # the bytes of the compiled region it makes, when measured
+    opt_in: tuple[str, ...] = ()  # opt-in packages the shape shows, for the manifest's comments
+
+
+@dataclass(frozen=True)
+class Selected:
+    starter: Starter
+    rules: set[int]  # every rule the starter's packages enable
+
+
+def wanted_packages(shape: Shape, source: RuleSource) -> tuple[str, ...]:
+    """The packages that fit the shape, in the starter's order, opt-in packages left out."""
+    wanted = dict.fromkeys([*STARTER_PACKAGES, *shape.packages])
+    return tuple(package for package in wanted if package in source.domains and package not in OPT_IN_PACKAGES)
 
 
 def choose(shape: Shape, source: RuleSource) -> Starter:
-    """The packages, choices and exclusions that fit `shape` (see the module docstring)."""
-    wanted = dict.fromkeys([*STARTER_PACKAGES, *shape.packages])
-    packages = tuple(package for package in wanted if package in source.domains)
+    """The packages, choices and exclusions that fit `shape` (see the module docstring), unmeasured."""
+    return select(shape, source, wanted_packages(shape, source)).starter
+
+
+def select(shape: Shape, source: RuleSource, packages: tuple[str, ...]) -> Selected:
+    """The choices and exclusions that make `packages` resolve in `shape`, and the rules they enable."""
     excluded: dict[Node, str] = dict(STARTER_EXCLUDE)
     while True:
         selected, chosen, open_groups = _walk(source, packages, excluded, shape.tools)
@@ -141,12 +168,13 @@ def choose(shape: Shape, source: RuleSource) -> Starter:
         rule, target = unmet
         shown = f"ac:{target}" if ":" not in str(target) else str(target)
         excluded[rule] = f"requires {shown}, which nothing here selects"
-    return Starter(
+    return Selected(Starter(
         packages=packages,
         found={package: shape.found[package] for package in packages if package in shape.found},
         choices=tuple((group, rule, why) for group, (rule, why) in chosen.items()),
         exclude=tuple((node, why) for node, why in excluded.items() if _reachable(source, node, packages)),
-    )
+        opt_in=tuple(package for package in OPT_IN_PACKAGES if package in source.domains and shape.shows_ci),
+    ), selected)
 
 
 def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict[str, tuple[int, str]], list[str]]:
@@ -216,7 +244,7 @@ def _reachable(source: RuleSource, node: Node, packages: tuple[str, ...]) -> boo
 def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
     """The manifest text; without `starter`, the packages that fit every repository."""
     starter = starter or Starter(STARTER_PACKAGES, exclude=tuple(STARTER_EXCLUDE.items()))
-    selection = ", ".join(f'"ac:{package}"' for package in starter.packages)
+    selection = _rules_array(starter)
     shown = "; ".join(f"{package}: {path}" for package, path in starter.found.items())
     found = f"# Found here: {shown}.\n" if shown else ""
     listed = "".join(f'    "ac:{node}",  # {why}\n' for node, why in starter.exclude)
@@ -228,7 +256,7 @@ def starter_manifest(url: str, pin: str, starter: Starter | None = None) -> str:
 # The rules agents follow in this repository. `agent-constitution compile` locks them in rules.lock
 # and writes AGENTS.md; `agent-constitution check` checks them. Add a package or a rule with its ref,
 # e.g. "ac:python" (then choose its alternatives under [choices]) or "ac:20"; drop one with `exclude`.
-{found}rules = [{selection}]
+{found}rules = {selection}
 {excluded}
 [constitution]
 source = "ac"
@@ -241,6 +269,23 @@ ac = {{ url = "{url}", {pin}, trust = true }}
 
 [choices]
 {choices}"""
+
+
+def _rules_array(starter: Starter) -> str:
+    """`rules = [...]`: one line per package, then each package left out as a commented line (the
+    line that adds it back) with why."""
+    selection = ", ".join(f'"ac:{package}"' for package in starter.packages)
+    if not starter.left_out and not starter.opt_in:
+        return f"[{selection}]"
+    lines = [f'    "ac:{package}",' for package in starter.packages]
+    if starter.left_out:
+        lines.append(f"    # Left out so that AGENTS.md fits: {starter.room.why}, so the compiled part may hold"
+                     f" {starter.room.bytes} bytes and holds {starter.region}. Uncomment a line to add it back"
+                     " (compile then warns of what an agent will not load):")
+        lines += [f'    # "ac:{package}",  # {size} more bytes' for package, size in starter.left_out]
+    for package in starter.opt_in:
+        lines.append(f'    # "ac:{package}",  # {OPT_IN_PACKAGES[package]}')
+    return "[\n" + "\n".join(lines) + "\n]"
 
 
 def starter_source(url: str, pin: tuple[str, str], root: Path) -> RuleSource:
@@ -257,18 +302,56 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
         raise UserError(f"{root} is not a folder", fix="run init in (or name) the repository's root folder")
     # What can fail comes first (the fetch, then the doit wiring), so that a failure writes nothing.
     manifest = None
+    own = project_layer(root)
+    fitted: Starter | None = None
     if not (root / "rules.toml").exists():
         url, pin = starter_url(), pin_of()
         shape, source = detect(root), starter_source(url, pin, root)
-        starter = choose(shape, source)
-        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', starter) + segment_proposals(root, shape, starter, source)
+        fitted = fitted_starter(root, shape, source, url, pin[1], own.text if own else "")
+        manifest = starter_manifest(url, f'{pin[0]} = "{pin[1]}"', fitted) + segment_proposals(root, shape, fitted, source)
     wiring = _wire_doit(root) if doit else None
     return [
         _create(root, "rules.toml", manifest) if manifest else Step("rules.toml", "exists, left unchanged"),
+        *_fit_steps(fitted),
+        *([_create(root, "AGENTS.md", own.text)] if own else []),
+        *[Step("AGENTS.md", f"note: {note}") for note in (own.notes if own else ())],
         _create(root, "cache/.gitignore", CACHE_GITIGNORE),
         lock_manifest(root, written=manifest is not None),
         *([wiring] if wiring else []),
     ]
+
+
+def project_layer(root: Path):
+    """The project section init proposes for a new AGENTS.md (commands/project_section.py), or None
+    when the repository has one (init never overwrites it; its text is counted as it is)."""
+    from agent_constitution.commands.project_section import section
+
+    return None if (root / "AGENTS.md").exists() or (root / "AGENTS.md").is_symlink() else section(root)
+
+
+def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commit: str, section: str) -> Starter:
+    """The starter for `shape`, held to what the repository's enabled agents load (commands/fit.py)."""
+    from agent_constitution.commands.fit import fit, room
+    from agent_constitution.compile.agents import detect as agents_of
+    from agent_constitution.compile.inputs import constitution_at
+
+    folder = source.root / "constitution" / EDITION
+    if not folder.is_dir():  # a source without this edition's constitution: compile will say so
+        return choose(shape, source)
+    constitution = constitution_at(folder, url, EDITION, REVISION, commit)
+    return fit(wanted_packages(shape, source), lambda packages: select(shape, source, packages), source,
+               room(root, agents_of(root), section), constitution)
+
+
+def _fit_steps(starter: Starter | None) -> list[Step]:
+    if starter is None or starter.room is None:
+        return []
+    steps = [Step("rules.toml", f"the compiled part of AGENTS.md will be {starter.region} bytes, within"
+                                f" {starter.room.bytes} ({starter.room.why})")]
+    if starter.left_out:
+        listed = ", ".join(f"ac:{package} ({size} bytes)" for package, size in starter.left_out)
+        steps.append(Step("rules.toml", f"left out to fit: {listed}; uncomment its line in `rules` to add it back"))
+    return steps
 
 
 def lock_manifest(root: Path, *, written: bool) -> Step:

@@ -14,10 +14,12 @@ A pure function of its inputs: `render(Segment, Library, Constitution, max_token
 - `{@rule:42}` / `{@rule:name:42}` become a link to the rule's heading when this segment's files
   hold it, its plain label (`ac:42`) otherwise; `{@<provision>}` becomes the constitution's label in
   the text's language; `requires` edges are listed under the rule as links.
-- Above `max_tokens` (cl100k_base, the whole file; counted only when its bytes exceed the budget)
-  the rules split along top-level subtrees, in tree order, into one part file per subtree
-  (`AGENTS.<domain>.md`); the root file keeps the header, the constitution and an index naming each
-  part and when to read it.
+- Above `max_tokens` (cl100k_base, the whole file; counted only when its bytes exceed the budget),
+  above `COMPACT_BYTES` (12 KiB), or above what the agents' limits leave, the rules split along
+  top-level subtrees, in tree order, into one part file per subtree (`AGENTS.<domain>.md`), and the
+  constitution's agent edition into `AGENTS._constitution.md`; the root file keeps the header, the
+  constitution's article titles with the instruction to read its part, and every rule's id and
+  requirement sentence with the part holding the rest (the compact form, docs/compile.md).
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
 _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
 _DOMAIN_LEVEL = 3
 NESTED_PART = "AGENTS._nested.md"  # the index of nested files, when it is split off (no domain id starts with _)
+CONSTITUTION_PART = "AGENTS._constitution.md"  # the constitution's agent edition, in the compact form
+# Above this many bytes a region takes the compact form: every byte of AGENTS.md is loaded into each
+# session of every agent, and the starter's region stays within it (docs/compile.md, "The compact form").
+COMPACT_BYTES = 12 * 1024
 _MAX_LEVEL = 6
 
 
@@ -63,6 +69,7 @@ class Phrases:
     not_here_entry: str  # {label} {title}
     nested_header: str  # {folder}
     user_header: str
+    constitution_part: str  # {file}: the compact form's pointer to the constitution's agent edition
     this_repository: str
     elsewhere: str  # heading suffix of an ancestor rule held by an ancestor's file
 
@@ -84,6 +91,9 @@ PHRASES = {
         not_here_entry="- {label} {title}: the files above list it, but it does not apply under this folder.",
         nested_header="Rules for `{folder}/`, in addition to those of the files above it.",
         this_repository="this repository",
+        constitution_part="This constitution binds every agent working here, above the rules below and every other"
+        " instruction. Its agent edition is `{file}`: read it in full before your first change in a session, and"
+        " look up there every provision a rule cites. Its articles:",
         user_header="User-tier rules: about the person and the machine, for work in every repository.",
         elsewhere=" (stated in a file above)",
     ),
@@ -102,6 +112,8 @@ PHRASES = {
         not_here_entry="- {label} {title}：上层文件列出了它，但它不适用于这个目录。",
         nested_header="适用于 `{folder}/` 的规定，在上层文件的规定之外。",
         this_repository="本仓库",
+        constitution_part="这部宪法约束在这里工作的每个 agent，高于下面的规定和其他一切指令。它的 agent 版是 `{file}`："
+        "在一次会话中做第一处改动之前完整读它，规定引用的每个条款都在那里查。它的各条：",
         user_header="用户级规定：关于人和机器，适用于在任何仓库中的工作。",
         elsewhere="（见上层文件）",
     ),
@@ -195,6 +207,9 @@ class Document:
     sources_read: frozenset[str]  # sources whose source.toml (domain and group titles) was read
     constitution_read: bool  # whether the constitution's text or labels were used
     whole: tuple[int, int] = (0, 0)  # (bytes, characters) of the rules unsplit (the whole region body)
+    # What AGENTS.md's body is made of, largest first: ("constitution" | "<source>:<domain>" |
+    # "<source>:<rule id>", bytes), for the messages of a file over an agent's limit.
+    contributors: tuple[tuple[str, int], ...] = ()
 
 
 def render(
@@ -204,24 +219,29 @@ def render(
     max_tokens: int,
     max_bytes: int | None = None,
     max_chars: int | None = None,
+    compact_bytes: int = COMPACT_BYTES,
 ) -> Document:
-    """The segment's files. When the body is above `max_tokens`, or above `max_bytes` (UTF-8) or
-    `max_chars` (what the agents' documented limits leave for it), the full texts move to one part
-    file per top-level subtree, and AGENTS.md keeps, besides the constitution, every rule's title and
-    requirement sentence (the first sentence of its text) with the part that holds the rest: what an
-    agent loads by itself still says everything it must do."""
+    """The segment's files. When the body is above `max_tokens` or `compact_bytes`, or above
+    `max_bytes` (UTF-8) or `max_chars` (what the agents' documented limits leave for it), the full
+    texts move to one part file per top-level subtree (the root's constitution to its own part), and
+    AGENTS.md keeps the constitution's article titles and every rule's id and requirement sentence
+    (the first sentence of its text) with the part that holds the rest: what an agent loads by
+    itself still says everything it must do."""
     renderer = _Renderer(segment, library, constitution)
     subtrees = renderer.subtrees()
     whole = renderer.root_file(subtrees, parts={})
     tokens = counted(whole, max_tokens)
     files = [File(FILE, whole)]
-    if not ((tokens is None or tokens <= max_tokens) and _fits(whole, max_bytes, max_chars)):
+    small = len(whole.encode("utf-8")) <= compact_bytes
+    if not (small and (tokens is None or tokens <= max_tokens) and _fits(whole, max_bytes, max_chars)):
         parts = _part_names(subtrees)
-        kept = renderer.root_file(subtrees, parts)
+        kept = renderer.root_file(subtrees, parts, compact=True)
         rest = [File(parts[subtree], renderer.part_file(subtree, parts)) for subtree in subtrees]
-        if not _fits(kept, max_bytes, max_chars) and segment.nested:
+        if renderer.constitution_apart:
+            rest.insert(0, File(CONSTITUTION_PART, renderer.constitution_file()))
+        if not (_fits(kept, max_bytes, max_chars) and _fits(kept, compact_bytes, None)) and segment.nested:
             # A monorepo's index of nested files can outgrow the rules: it moves to a part of its own.
-            kept = renderer.root_file(subtrees, parts, index_apart=True)
+            kept = renderer.root_file(subtrees, parts, index_apart=True, compact=True)
             rest.append(File(NESTED_PART, renderer.nested_file()))
         files = [File(FILE, kept), *rest]
     return Document(
@@ -231,6 +251,7 @@ def render(
         frozenset(renderer.sources_read),
         renderer.constitution_read,
         (len(whole.encode("utf-8")), len(whole)),
+        tuple(sorted(renderer.sizes.items(), key=lambda item: (-item[1], item[0]))),
     )
 
 
@@ -261,6 +282,8 @@ class _Renderer:
         self.parts: Mapping[tuple[str, Node], str] = {}
         self.current = FILE
         self.compact = False  # rules as title and requirement sentence, their full text in a part
+        self.constitution_apart = False  # whether the last root file left the constitution to its part
+        self.sizes: dict[str, int] = {}  # what the last root file is made of, in bytes (Document.contributors)
         self.rules_read: set[RuleKey] = set()
         self.sources_read: set[str] = set()
         self.constitution_read = segment.path == "." and segment.tier == "repo"
@@ -284,9 +307,12 @@ class _Renderer:
         ]
 
     def root_file(
-        self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str], index_apart: bool = False
+        self, subtrees: list[tuple[str, Node]], parts: Mapping[tuple[str, Node], str], index_apart: bool = False,
+        compact: bool = False,
     ) -> str:
         self.parts, self.current = parts, FILE
+        self.sizes = {}
+        self.constitution_apart = False
         phrases = self.phrases
         blocks = [self._header()]
         root = self.segment.path == "."
@@ -295,9 +321,12 @@ class _Renderer:
             if self.segment.personal:
                 blocks.append(self.segment.personal)
         elif root:
-            c = self.constitution
-            text = point_to_full_edition(c.text, c.repository, c.commit, c.edition)  # no path that dangles here
-            blocks.append(_shift_headings(_from_title(text), 1))
+            if compact:  # the compact form: the articles here, the agent edition in its part
+                self.constitution_apart = True
+                blocks.append(self._constitution_summary())
+            else:
+                blocks.append(_shift_headings(self._constitution_text(), 1))
+            self.sizes["constitution"] = _size(blocks[-1])
         else:
             blocks.append(phrases.nested_header.format(folder=self.segment.path))
         if subtrees and parts:
@@ -309,6 +338,7 @@ class _Renderer:
                 entry = phrases.part_entry.format(file=parts[subtree])
                 head, _, rest = block.partition("\n\n")
                 blocks.append(f"{head}\n\n{entry}" + (f"\n\n{rest}" if rest else ""))
+                self.sizes[format_ref(*subtree)] = _size(blocks[-1])
         elif subtrees:
             blocks.append(f"## {phrases.rules}")
             blocks.extend(self._node(source, domain, _DOMAIN_LEVEL) for source, domain in subtrees)
@@ -322,6 +352,23 @@ class _Renderer:
             entries = "\n".join(filter(None, [self._nested_entries(), self._excluded_entries()]))
             blocks.append(f"## {phrases.nested}\n\n" + entries)
         return "\n\n".join(blocks) + "\n"
+
+    def _constitution_text(self) -> str:
+        c = self.constitution
+        text = point_to_full_edition(c.text, c.repository, c.commit, c.edition)  # no path that dangles here
+        return _from_title(text)
+
+    def _constitution_summary(self) -> str:
+        """The constitution's title, what binds the agent to read its part, and its articles' titles."""
+        lines = self._constitution_text().split("\n")
+        headings = [line for number, line, code in fenced(lines) if not code and _HEADING.match(line)]
+        title = headings[0].lstrip("#").strip() if headings else self.phrases.constitution
+        articles = [f"- {line.lstrip('#').strip()}" for line in headings[1:] if line.startswith("## ")]
+        pointer = self.phrases.constitution_part.format(file=CONSTITUTION_PART)
+        return "\n\n".join([f"## {title}", pointer, "\n".join(articles)]) if articles else f"## {title}\n\n{pointer}"
+
+    def constitution_file(self) -> str:
+        return "\n\n".join([self._header(), self._constitution_text()]) + "\n"
 
     def nested_file(self) -> str:
         return "\n\n".join([f"# {self.phrases.nested}", self._header(), self._nested_entries()]) + "\n"
@@ -390,6 +437,7 @@ class _Renderer:
         else:
             trial = self.phrases.trial if rule.status == "trial" else ""
             line = f"- {_label(key)}{trial} {self._text(source_name, rule_id, first_sentence=True)}"
+            self.sizes[_label(key)] = _size(line) + 1
         items = [line]
         for child in self.library.sources[source_name].children.get(rule_id, ()):
             if (source_name, child) in self.shown:
@@ -497,6 +545,10 @@ def plain_label(source_name: str, reference: str, provision_label: Callable[[str
     if reference.startswith(RULE):
         return rule_label(source_name, reference)
     return provision_label(reference) or reference
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def _label(key: RuleKey) -> str:

@@ -195,3 +195,13 @@ def _file_sha256(path: str, mtime: int, size: int) -> str | None:
             return hashlib.sha256(file.read()).hexdigest()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+
+
+def constitution_at(folder: Path, repository: str | None, edition: str, revision: str, commit: str | None) -> Constitution:
+    """The constitution of an edition folder outside a resolution (init measures its starter with it)."""
+    loaded, agent = _edition(str(folder), commit or "")
+    code = loaded.index.languages[0]
+    return Constitution(
+        repository=repository, edition=edition, revision=revision, commit=commit, language=code,
+        text=agent[code], provision_label=_labeller(str(folder), commit or ""),
+    )

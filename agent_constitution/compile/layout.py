@@ -83,10 +83,11 @@ class Settings:
     git_hook: str = "auto"  # auto: wire pre-commit / lefthook where used | plain: else .git/hooks/pre-commit
     agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
     program: str = "doit"  # the command banners name (`wiring.command`): a new one rewrites them
+    over_limit: str = "warn"  # warn | error: what a file or chain above an agent's limit does
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
-                "agents": list(self.agents), "program": self.program}
+                "agents": list(self.agents), "program": self.program, "over-limit": self.over_limit}
 
 
 @dataclass(frozen=True)

@@ -408,6 +408,9 @@ class CompileSettings(Model):
     # When the Stop hook's program is missing on a machine: "warn" (a teammate without the tool:
     # the session ends, said on stderr) or "block" (the repository's own CI: block once, then end).
     stop_missing_tool: Literal["warn", "block"] = Field("warn", alias="stop-missing-tool")
+    # A file or chain above an enabled agent's limit: a warning naming what it will not load, or
+    # (the user's choice alone) an error (docs/compile.md, "Agents' limits").
+    over_limit: Literal["warn", "error"] = Field("warn", alias="over-limit")
     # The agents compile serves (docs/compile.md, "Agents compile serves"); None: detected.
     agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 

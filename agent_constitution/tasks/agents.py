@@ -63,6 +63,9 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
         max_tokens, claude = default.max_tokens, default.claude
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook
+    over_limit = table.get("over-limit", default.over_limit)
+    if over_limit not in ("warn", "error"):
+        over_limit = default.over_limit
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in agents.AGENTS for name in enabled)):
         enabled = default.agents
@@ -70,7 +73,8 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     enabled = tuple(dict.fromkeys([agents.AGENTS_MD, *enabled]))
     from agent_constitution.wiring import command
 
-    return Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent)), list(found.segments)
+    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
+            list(found.segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:

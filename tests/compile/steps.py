@@ -45,5 +45,6 @@ def prune_segments(root: Path, segments: list[str]) -> Step:
     return prune.prune_segments(_plan(root, segments=segments))
 
 
-def chain_report(root: Path, segments: list[str], agents: tuple[str, ...] = ("agents-md",)) -> list[str]:
-    return chains.chain_report(root, _plan(root, segments=segments).chains(), agents)
+def chain_report(root: Path, segments: list[str], agents: tuple[str, ...] = ("agents-md",),
+                 over_limit: str = "warn") -> list[str]:
+    return chains.chain_report(root, _plan(root, segments=segments).chains(), agents, over_limit)

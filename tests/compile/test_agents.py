@@ -154,14 +154,40 @@ def test_a_root_file_above_its_share_keeps_every_requirement_sentence(tmp_path):
     assert "This sentence explains" not in text and "This sentence explains" in (root / "AGENTS.python.md").read_text()
 
 
-def test_a_file_above_windsurfs_limit_fails_the_step_with_its_numbers(tmp_path):
+def test_five_hundred_rules_in_one_segment_compile_with_a_warning_naming_the_lines_to_change(tmp_path):
+    """Issue 26: a selection whose requirement sentences alone are above the chain still compiles;
+    the warning names the agents, the largest contributors and an `exclude` or `rules` line."""
+    root = make_repo(tmp_path / "repo")
+    write_fixture_source(root / "src", rules=long_rules(500, "Do thing {n} exactly as stated, in every file, every time."))
+    manifest = root / "rules.toml"
+    manifest.write_text(manifest.read_text().replace('"ac:8"]', '"ac:8", ' + ", ".join(f'"ac:{n}"' for n in range(20, 520)) + "]"))
+    resolve_into_cache(root)
+    step = segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), Settings(), locked=False)
+    warning = next(line for line in step.lines if line.startswith("warning:")).split("\n")
+    assert warning[0].startswith("warning: AGENTS.md: its compiled region is") and "(agents-md)" in warning[0]
+    assert warning[1].startswith("  largest: the constitution") and "packages ac:python" in warning[1]
+    assert "out of `rules` in rules.toml" in warning[2] or "to `exclude` in rules.toml" in warning[2]
+    text = (root / "AGENTS.md").read_text(encoding="utf-8")
+    for n in range(20, 520):  # written, each rule's requirement sentence kept
+        assert f"- ac:{n} Do thing {n} exactly as stated, in every file, every time." in text
+
+
+def test_a_file_above_windsurfs_limit_warns_and_fails_the_step_only_when_asked(tmp_path):
+    from dataclasses import replace
+
     root = make_repo(tmp_path / "repo")
     resolve_into_cache(root)
     (root / "AGENTS.md").write_text("# Mine\n\n" + "x" * 11500 + "\n")
     settings = Settings(agents=("agents-md", "windsurf"))
+    step = segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
+    warning = next(line for line in step.lines if line.startswith("warning:"))
+    assert "windsurf read at most 12000 characters of a rule file" in warning and "will not load its last" in warning
+    assert "\n  largest: hand-written text of AGENTS.md" in warning and "\n  fix: " in warning
+    (root / "AGENTS.md").write_text("# Mine\n\n" + "x" * 11500 + "\n")
     with pytest.raises(UserError) as caught:
-        segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), settings, locked=False)
-    assert caught.value.file == root / "AGENTS.md" and "12000 characters Windsurf reads" in caught.value.message
+        segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), replace(settings, over_limit="error"),
+                      locked=False)
+    assert caught.value.field == "compile.over-limit" and "12000 characters" in caught.value.message
     assert (root / "AGENTS.md").read_text().endswith("x" * 11500 + "\n")  # nothing written
 
 

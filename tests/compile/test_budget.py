@@ -27,25 +27,32 @@ def test_a_missing_table_is_a_clear_error(monkeypatch, tmp_path):
         tokens._encoding.cache_clear()
 
 
-def test_a_chain_above_32_kib_fails_with_its_numbers(tmp_path):
-    """Was a warning: Codex silently drops what is above 32 KiB, so the chain now fails compile."""
+def test_a_chain_above_32_kib_warns_per_agent_and_file_and_fails_only_when_asked(tmp_path):
+    """Codex silently drops what is above 32 KiB: each file it loses text of is named with the bytes
+    and rules lost (DESIGN §10: only `[compile] over-limit = "error"`, the user's choice, fails)."""
     (tmp_path / "AGENTS.md").write_text("a" * 20000)
     for folder, size in (("web", 100), ("api", 14000)):
         (tmp_path / folder).mkdir()
-        (tmp_path / folder / "AGENTS.md").write_text("b" * size)
+        (tmp_path / folder / "AGENTS.md").write_text("b" * (size - 11) + "\n- ac:42 x\n")
     assert chain_report(tmp_path, [".", "web"]) == ["chain AGENTS.md → web/AGENTS.md: 20100 bytes, 0 of them compiled"]
+    lines = chain_report(tmp_path, [".", "web", "api"], ("agents-md", "codex"))
+    assert lines[-1].split("\n")[0] == (
+        "warning: api/AGENTS.md: the agents that read AGENTS.md root→leaf (agents-md, codex) load at most 32768 bytes of the chain AGENTS.md → api/AGENTS.md"
+        " (34000 bytes) and will not load the last 1232 bytes of this file, among it the rules ac:42")
     with pytest.raises(UserError) as caught:
-        chain_report(tmp_path, [".", "web", "api"])
+        chain_report(tmp_path, [".", "web", "api"], over_limit="error")
     assert caught.value.file == tmp_path / "api" / "AGENTS.md"
-    assert "AGENTS.md → api/AGENTS.md is 34000 bytes" in caught.value.message and "32768" in caught.value.message
+    assert "AGENTS.md → api/AGENTS.md (34000 bytes)" in caught.value.message and "32768" in caught.value.message
 
 
-def test_a_file_above_windsurfs_limit_fails_only_with_windsurf_enabled(tmp_path):
+def test_a_file_above_windsurfs_limit_warns_only_with_windsurf_enabled(tmp_path):
     (tmp_path / "AGENTS.md").write_text("a" * 12001)
-    assert chain_report(tmp_path, ["."])
+    assert not any(line.startswith("warning:") for line in chain_report(tmp_path, ["."]))
+    assert "windsurf reads at most 12000 characters of a rule file and will not load the last 1 of this one's 12001" in (
+        chain_report(tmp_path, ["."], ("agents-md", "windsurf"))[1].split("\n")[0])
     with pytest.raises(UserError) as caught:
-        chain_report(tmp_path, ["."], ("agents-md", "windsurf"))
-    assert "12001 characters" in caught.value.message and "12000" in caught.value.message
+        chain_report(tmp_path, ["."], ("agents-md", "windsurf"), "error")
+    assert "12001" in caught.value.message and "12000" in caught.value.message
 
 
 def test_nested_segments_take_their_delta_against_the_nearest_enclosing_one():

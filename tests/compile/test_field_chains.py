@@ -2,8 +2,8 @@
 what each agent loads by itself stays within its documented limit.
 
 Each bundle is cloned and adopted as `field.py` adopts it (its manifest, the rule source of this
-checkout); `doit compile` must succeed, which it does only when every chain holds Codex's 32 KiB
-with 8 KiB left to the repository, and the per-agent check below says the same from the files.
+checkout); `doit compile` must succeed, and the per-agent check below finds, from the files, no
+enabled agent that would not load all of a chain (compile warns of that; issue 26).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pytest
 from agent_constitution.compile import agents
 from agent_constitution.compile.outputs.base import Plan
 from agent_constitution.compile.outputs.chains import chain_report
-from agent_constitution.errors import UserError
 from agent_constitution.tasks.agents import read_settings
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -44,12 +43,12 @@ def test_no_agents_auto_loaded_chain_exceeds_its_limit(bundle, tmp_path):
     settings, segments = read_settings(repo / "rules.toml")
     plan = Plan(repo, repo / "cache", settings, tuple(segments))
     for name in ["agents-md", *ENABLED]:
-        assert chain_report(repo, plan.chains(), (name,))  # raises with the numbers above a limit
+        assert not [line for line in chain_report(repo, plan.chains(), (name,)) if line.startswith("warning:")]
     for chain in plan.chains():
         files = [repo / s / "AGENTS.md" if s != "." else repo / "AGENTS.md" for s in chain]
         assert sum(f.stat().st_size for f in files if f.is_file()) <= agents.CHAIN_LIMIT
-    # Windsurf's 12,000 characters per file do not hold the constitution's agent edition: compile
-    # says so with the numbers instead of letting Windsurf cut the file.
-    with pytest.raises(UserError) as caught:
-        chain_report(repo, plan.chains(), ("windsurf",))
-    assert "reads at most 12000" in caught.value.message
+    # Windsurf is not enabled, so the regions were not sized for its 12,000 characters per file; what
+    # it would not load of a hand-picked selection is named with the rules lost.
+    for line in chain_report(repo, plan.chains(), ("windsurf",)):
+        if line.startswith("warning:"):
+            assert "windsurf reads at most 12000 characters" in line and "will not load the last" in line

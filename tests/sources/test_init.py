@@ -60,7 +60,7 @@ def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp
     assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
     assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
     # No doit wiring unless asked for: the agent-constitution command runs the tasks itself.
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "rules.lock", "rules.toml"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["AGENTS.md", "cache", "rules.lock", "rules.toml"]
     # init locks what it wrote, and the lock names the command a user without doit has.
     assert "rules.lock: written" in out
     assert (tmp_path / "rules.lock").read_text().splitlines()[0] == (

@@ -109,9 +109,10 @@ def segment_state(cache: Path, job: SegmentJob):
 def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
     """(bytes, characters) the segment's compiled region may hold, from the enabled agents' limits.
 
-    Of every root→leaf chain, `CHAIN_LIMIT - PROJECT_RESERVE` bytes may be compiled text. The nested
-    files are written first, so each gets an equal share of its longest chain; the root file, written
-    last, gets what the nested files on the fullest chain left. An agent with a limit per file
+    Of every root→leaf chain, `CHAIN_LIMIT - PROJECT_RESERVE` bytes may be compiled text in the
+    nested files, which are written first, so each gets an equal share of its longest chain; the
+    root file, written last, gets what the hand-written text of every file on the fullest chain and
+    the nested files' regions on it leave of `CHAIN_LIMIT`. An agent with a limit per file
     (Windsurf) leaves the region what the file's hand-written text does not use."""
     from agent_constitution.compile import agents, region
     from agent_constitution.readers import read_text
@@ -126,14 +127,29 @@ def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
             max_bytes = room // plan.longest_chain(segment)
         else:
             sizes = {s: _region_bytes(plan.file(s, FILE)) for s in plan.segments[1:]}
-            max_bytes = room - max((sum(sizes[s] for s in chain[1:]) for chain in plan.chains()), default=0)
+            own = {s: hand_written(plan.file(s, FILE))[0] for s in plan.segments}
+            used = max((sum(sizes[s] for s in chain[1:]) + sum(own[s] for s in chain) for chain in plan.chains()),
+                       default=own["."])
+            max_bytes = chain_limit - used
     file_chars = min((a.file_chars for a in enabled if a.file_chars), default=None)
     if file_chars is not None:
-        text = read_text(path) if path.is_file() else ""
-        parsed = region.Region.parse(text, path)
-        own = len(parsed.before) + len(parsed.after) if parsed.inside is not None else len(text)
-        max_chars = file_chars - own - len(region.BEGIN) - len(region.END) - 3
+        max_chars = file_chars - hand_written(path)[1]
     return max_bytes, max_chars
+
+
+def hand_written(path: Path) -> tuple[int, int]:
+    """(UTF-8 bytes, characters) of an instruction file outside its compiled region's inside: the
+    hand-written text and the region's markers (the whole file when it has no region yet)."""
+    from agent_constitution.compile import region
+    from agent_constitution.readers import read_text
+
+    if not path.is_file():
+        return 0, 0
+    text = read_text(path)
+    parsed = region.Region.parse(text, path)
+    own = parsed.before + parsed.after if parsed.inside is not None else text
+    markers = region.BEGIN + region.END + "\n\n\n"
+    return len((own + markers).encode("utf-8")), len(own + markers)
 
 
 def _region_bytes(path: Path) -> int:
@@ -215,7 +231,10 @@ def write_segment(
     document = render(segment, library, constitution, settings.max_tokens,
                       None if max_bytes is None else max_bytes - banner, None if max_chars is None else max_chars - banner)
     folder = folder_of(root, job.path)
-    _check_budget(folder / FILE, document.files[0].text, budget, banner)
+    # The hand-written text of the files on its chains: this file's, and for the root every nested one's.
+    own = [(_relative(root, path), hand_written(path)[0])
+           for path in [folder / FILE, *(folder_of(root, s) / FILE for s in job.nested)]]
+    over = over_budget(own, _relative(root, folder / FILE), document, budget, banner, settings)
     if not folder.is_dir():
         raise UserError(
             f"the segment's folder {job.path}/ does not exist",
@@ -237,7 +256,7 @@ def write_segment(
             text = owned.owned_text(path, item.text, settings.origin, root=root, locked=locked,
                                     what="a part of the rules")
         prepared.append((item, path, target, text))
-    written, lines, outputs = [], [], {}
+    written, lines, outputs = [], list(over), {}
     for item, path, target, text in prepared:
         shown = _relative(root, path)
         if write_if_changed(target, text, within=root):
@@ -294,28 +313,88 @@ def _same_split(values: Mapping, budget: tuple[int | None, int | None]) -> bool:
     return split["split"] == (split["over-tokens"] or not fits(split["whole"])) and fits(split["kept"])
 
 
-def _check_budget(path: Path, body: str, budget: tuple[int | None, int | None], banner: int) -> None:
+def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[int | None, int | None],
+                banner: int, settings: Settings) -> list[str]:
+    """The warning lines of a region whose compact form is still above what the enabled agents'
+    limits leave it (`budget`), naming the agents, the bytes they will not load, the largest
+    contributors (`own`: the hand-written text of each file on its chains, in bytes) and the exact
+    lines that make it fit; a `UserError` with the same words when the manifest asks for it
+    (`[compile] over-limit = "error"`)."""
+    from agent_constitution.compile.agents import AGENTS
     from agent_constitution.errors import UserError
 
     max_bytes, max_chars = budget
-    size, chars = len(body.encode("utf-8")) + banner, len(body) + banner
-    if max_bytes is not None and size > max_bytes:
-        raise UserError(
-            f"the compiled text of this file is {size} bytes with only the constitution and every rule's"
-            f" requirement sentence, above its share of {max_bytes} bytes of its chain (agents that read"
-            " AGENTS.md root→leaf, Codex first, load at most 32768 bytes of a chain; 8192 stay for the"
-            " repository's own instructions)",
-            file=path,
-            fix="select fewer rules in this segment or in the segments on its chain",
-        )
-    if max_chars is not None and chars > max_chars:
-        raise UserError(
-            f"the compiled text of this file is {chars} characters with only the constitution and every"
-            f" rule's requirement sentence, above the {max_chars} its hand-written text leaves of the"
-            " 12000 characters Windsurf reads of a rule file",
-            file=path,
-            fix="shorten the hand-written text, select fewer rules here, or drop windsurf from [compile] agents",
-        )
+    body = document.files[0].text
+    found = []
+    if max_bytes is not None and len(body.encode("utf-8")) + banner > max_bytes:
+        readers = [a for a in settings.agents if AGENTS[a].chain_bytes]
+        limit = min(AGENTS[a].chain_bytes for a in readers)
+        found.append((len(body.encode("utf-8")) + banner, max_bytes, "bytes",
+                      f"the agents that read AGENTS.md root→leaf ({', '.join(readers)}) load at most {limit} bytes of"
+                      " a chain, hand-written text included"))
+    if max_chars is not None and len(body) + banner > max_chars:
+        readers = [a for a in settings.agents if AGENTS[a].file_chars]
+        limit = min(AGENTS[a].file_chars for a in readers)
+        found.append((len(body) + banner, max_chars, "characters",
+                      f"{', '.join(readers)} read at most {limit} characters of a rule file, hand-written text included"))
+    written = sorted(((name, size) for name, size in own if size), key=lambda item: -item[1])
+    lines = []
+    for size, room, unit, readers in found:
+        left = (f"leave {room} {unit} for it" if room > 0
+                else f"leave nothing for it: the hand-written text alone is {-room} {unit} over")
+        what = (f"{shown}: its compiled region is {size} {unit} in its compact form; {readers}, which"
+                f" {left}, so they will not load its last {size - max(room, 0)} {unit}")
+        largest = contributors_line(document.contributors, written)
+        fix = budget_fix(settings.origin, document.contributors, size - room, written)
+        if settings.over_limit == "error":
+            raise UserError(f"{what} (largest: {largest})", file=settings.origin, field="compile.over-limit", fix=fix)
+        # One line item (compile prints a warning whatever its verbosity, its other lines under -v).
+        lines.append(f"warning: {what}\n  largest: {largest}\n  fix: {fix}")
+    return lines
+
+
+def _is_rule(name: str) -> bool:
+    return name.rsplit(":", 1)[-1].isdigit()
+
+
+def contributors_line(contributors, written: list[tuple[str, int]]) -> str:
+    """`hand-written text of AGENTS.md 9700 bytes; the constitution 670 bytes; packages ac:git 2290, …; rules ac:63 412, …`."""
+    parts = [f"hand-written text of {name} {size} bytes" for name, size in written[:3]]
+    parts += [f"the constitution {size} bytes" for name, size in contributors if name == "constitution"]
+    packages = [f"{name} {size}" for name, size in contributors if name != "constitution" and not _is_rule(name)]
+    rules = [f"{name} {size}" for name, size in contributors if _is_rule(name)]
+    if packages:
+        parts.append("packages " + ", ".join(packages[:6]) + " bytes")
+    if rules:
+        parts.append("rules " + ", ".join(rules[:6]) + " bytes")
+    return "; ".join(parts)
+
+
+def budget_fix(origin: str, contributors, over: int, written: list[tuple[str, int]]) -> str:
+    """The exact lines that bring a region `over` bytes under: the largest rules to exclude (at
+    most eight, in one `exclude` line), else the largest packages to take out of `rules`, else
+    the hand-written text to shorten (the largest file first)."""
+    def enough(names):
+        chosen, saved = [], 0
+        for name, size in names:
+            if saved >= over:
+                break
+            chosen.append(name)
+            saved += size
+        return chosen, saved
+
+    shorten = f"shorten the hand-written text of {written[0][0]}" if written else ""
+    rules, saved = enough([(n, s) for n, s in contributors if _is_rule(n)])
+    if rules and saved >= over and len(rules) <= 8:
+        listed = ", ".join(f'"{name}"' for name in rules)
+        return f"add {listed} to `exclude` in {origin} (saves {saved} bytes)" + (f", or {shorten}" if shorten else "")
+    packages, saved = enough([(n, s) for n, s in contributors if n != "constitution" and not _is_rule(n)])
+    if packages and saved >= over:
+        listed = ", ".join(f'"{name}"' for name in packages)
+        return f"take {listed} out of `rules` in {origin} (saves {saved} bytes)" + (f", or {shorten}" if shorten else "")
+    if shorten:
+        return f"{shorten} by at least {over - saved} bytes, and take packages out of `rules` in {origin}"
+    return f"take packages out of `rules` in {origin}"
 
 
 def remove_segment(root: Path, segment: str, *, shims: bool = True, locked: bool = False) -> list[str]:

@@ -585,7 +585,7 @@ def _remove_lefthook_commands(path: Path, hook_name: str) -> bool:
 
 # --- husky and simple-git-hooks ------------------------------------------------------------------
 
-HUSKY_BEGIN = "# >>> agent-constitution (written by compile; `doit clean` removes it)"
+HUSKY_BEGIN = "# >>> agent-constitution (written by compile: edit only outside these markers)"
 HUSKY_END = "# <<< agent-constitution"
 
 

@@ -5,6 +5,7 @@ verb; shell completion (the answers, and the bash script run by bash)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -220,3 +221,46 @@ def test_completion_answers_through_the_environment_variable(tmp_path):
                           env={**os.environ, completion.VARIABLE: "zsh"}, capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.split() == list(parser.output_formats())
     assert cli.main(["completion"]) == 2
+
+
+def _program_on_path(tmp_path: Path) -> dict:
+    program = tmp_path / "agent-constitution"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} -m agent_constitution.cli \"$@\"\n")
+    program.chmod(0o755)
+    return {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (.ci/run installs it)")
+def test_the_zsh_script_completes_through_the_command(tmp_path):
+    """zsh runs the printed function as its completion system would on TAB: `words` and `CURRENT` set,
+    `compadd` receiving the candidates (recorded here instead of shown)."""
+    script = subprocess.run([sys.executable, "-m", "agent_constitution.cli", "completion", "zsh"],
+                            capture_output=True, text=True, check=True).stdout
+    env = _program_on_path(tmp_path)
+
+    def tab(*words: str) -> list[str]:
+        quoted = " ".join(f"'{word}'" for word in words)
+        shell = (f"compdef() {{ :; }}\n{script}\ncompadd() {{ print -l -- \"${{@[-1]}}\" }}\n_files() {{ print FILES }}\n"
+                 f"words=({quoted}); CURRENT={len(words)}; _agent_constitution_complete")
+        done = subprocess.run(["zsh", "-f", "-c", shell], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert "check" in tab("agent-constitution", "chec")
+    assert tab("agent-constitution", "check", "und") == ["undecidable="]
+    assert tab("agent-constitution", "nothing-like-a-verb", "x") == ["FILES"]
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed (.ci/run installs it)")
+def test_the_fish_script_completes_through_the_command(tmp_path):
+    """fish sources the printed script and completes a command line (`complete -C`), as on TAB."""
+    env = _program_on_path(tmp_path)
+
+    def tab(line: str) -> list[str]:
+        shell = f"agent-constitution completion fish | source; complete -C {line!r}"
+        done = subprocess.run(["fish", "--no-config", "-c", shell], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return [candidate.split("\t")[0] for candidate in done.stdout.splitlines()]
+
+    assert tab("agent-constitution chec") == ["check"]
+    assert set(parser.output_formats()) <= set(tab("agent-constitution check --output-format "))

@@ -53,7 +53,12 @@ def test_an_adopting_repository_can_open_what_its_agents_md_points_to(tmp_path):
     done = subprocess.run([sys.executable, "-m", "agent_constitution.cli", "compile"], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    text = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    # The compact form (docs/compile.md) keeps the agent edition in AGENTS._constitution.md and names it
+    # from AGENTS.md; the full form holds it in AGENTS.md itself.
+    root = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    edition = repo / "AGENTS._constitution.md"
+    assert edition.is_file() == ("`AGENTS._constitution.md`" in root)
+    text = edition.read_text(encoding="utf-8") if edition.is_file() else root
     [link] = re.findall(r"read the full edition at (\S+)\.\n", text)
     assert link != PATH and (repo / link).resolve() == (PROJECT / PATH).resolve()
     assert "(see the full text)" in text  # the placeholders it resolves

@@ -123,7 +123,7 @@ def test_a_conflict_names_the_chain_and_a_downgrade(tmp_path):
     assert 'pin b to <=1.0.0: set version = "<=1.0.0" in rules.toml [sources.b] (v1.0.0 fits)' in fix
 
 
-def test_an_unchanged_lock_with_ranges_needs_no_network(tmp_path, capsys):
+def test_an_unchanged_lock_with_ranges_needs_no_network(tmp_path, capsys, monkeypatch):
     # The locked versions satisfy every declaration, so nothing lists tags or fetches: the sources may be gone.
     chain(tmp_path)
     repo = tmp_path / "repo"
@@ -133,10 +133,19 @@ def test_an_unchanged_lock_with_ranges_needs_no_network(tmp_path, capsys):
     for name in ("b", "c"):
         (tmp_path / name).rename(tmp_path / f"{name}-gone")
     capsys.readouterr()
-    resolution, wrote = sync_lock(repo, locked=True)
+    resolution, wrote = sync_lock(repo)
     assert capsys.readouterr().err == ""  # no tag listed, nothing fetched, no warning
     assert not wrote and (repo / "rules.lock").read_bytes() == text
     assert {resolution.world.names[key]: item.version for key, item in resolution.fetched.items()}["b"] == "v1.0.0"
+    # A locked run verifies every locked commit against its repository (docs/rules.md): with the
+    # repositories gone it fails, unless the build says it is offline, when it warns that nothing was verified.
+    with pytest.raises(UserError, match="could not be verified"):
+        sync_lock(repo, locked=True)
+    monkeypatch.setenv("AGENT_CONSTITUTION_OFFLINE", "1")
+    capsys.readouterr()
+    _, wrote = sync_lock(repo, locked=True)
+    assert not wrote and (repo / "rules.lock").read_bytes() == text
+    assert "not verified" in capsys.readouterr().err
 
 
 def test_a_source_moved_to_another_url_keeps_its_locked_commit(tmp_path, capsys):

@@ -35,10 +35,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_constitution.errors import UserError
+from agent_constitution.wiring import spoken
 
 PACKAGE = "agent-constitution"
 # Inside double quotes in the emitted shell: no backquote, no `$` (they would be expanded).
-FIX = "run agent-constitution compile (or doit compile) in this repository"
+FIX = "run doit compile in this repository"  # as written here; `command` says it the way the repository's user does
+# What versions before the spoken form wrote, so that their entries stay ours (`generated`).
+LEGACY_FIX = "run agent-constitution compile (or doit compile) in this repository"
 INSTALL = "uv tool install git+https://github.com/Luolc/agent-constitution"
 STOP_MODULE = "agent_constitution.checks.stop"
 STOP_SCRIPT = "agent-constitution-stop"  # the console script running STOP_MODULE's main
@@ -138,8 +141,15 @@ def _deny(program: Program) -> str:
 
 
 def command(root: Path, program: Program) -> str:
-    """The shell command running `program` from a hook of the repository at `root`."""
-    return wrapped(program, form(root))
+    """The shell command running `program` from a hook of the repository at `root`, its messages naming
+    the command the repository's user has (`doit compile` where it is wired for doit, else
+    `agent-constitution compile`: `wiring.spoken`)."""
+    return spoken(wrapped(program, form(root)), root)
+
+
+def _as_written(text: str) -> str:
+    """A hook command read back in the words `wrapped` writes (the spoken fix line, and the older one)."""
+    return text.replace(spoken(FIX), FIX).replace(LEGACY_FIX, FIX)
 
 
 def wrapped(program: Program, how: str) -> str:
@@ -233,6 +243,7 @@ def generated(program: Program, text: str) -> bool:
     # Under any missing-program policy, and without one (what versions before the policy wrote).
     variants = [program] if program.missing is None else \
         [replace(program, missing=policy) for policy in (*STOP_POLICIES, None)]
+    text = _as_written(text)
     match = _PATH_FORM.match(text)
     for variant in variants:
         if text in (wrapped(variant, UV), wrapped(variant, NAME)):

@@ -200,9 +200,11 @@ def test_the_compiled_stop_hook_on_a_machine_without_the_tool(tmp_path: Path, po
     root = tmp_path / "teammate"
     root.mkdir()
     (root / "rules.toml").write_text(f'rules = []\n[compile]\nstop-missing-tool = "{policy}"\n')
-    command = launcher.wrapped(launcher.stop_hook(missing=launcher.stop_policy(root)), launcher.NAME)
-    assert hooks.stop_command(root) in (command, launcher.wrapped(launcher.stop_hook(missing=policy), launcher.UV),
-                                        launcher.wrapped(launcher.stop_hook(missing=policy), launcher.PATH))
+    from agent_constitution.wiring import spoken
+
+    command = spoken(launcher.wrapped(launcher.stop_hook(missing=launcher.stop_policy(root)), launcher.NAME), root)
+    assert hooks.stop_command(root) in (command, *(spoken(launcher.wrapped(launcher.stop_hook(missing=policy), how), root)
+                                                   for how in (launcher.UV, launcher.PATH)))
     empty = tmp_path / "bin"
     empty.mkdir()
     for payload, status in zip(payloads, expected):

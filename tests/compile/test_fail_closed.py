@@ -81,10 +81,13 @@ def test_a_protected_write_is_blocked_without_the_tool_on_path(repo: Path):
 
 
 def test_a_missing_program_blocks_with_the_fix(repo: Path):
-    command = launcher._with_path(launcher.covenant_hook("claude-code"), str(repo / "gone" / "pdks"))
+    from agent_constitution.wiring import spoken
+
+    command = spoken(launcher._with_path(launcher.covenant_hook("claude-code"), str(repo / "gone" / "pdks")), repo)
     run = run_hook(command, repo, write_payload(repo, "notes.txt", "hello"))
     assert run.returncode == 2
-    assert "gone/pdks is missing; run agent-constitution compile" in run.stderr
+    assert f"gone/pdks is missing; {spoken(launcher.FIX, repo)}" in run.stderr
+    assert "compile in this repository" in run.stderr
 
 
 def test_a_crash_before_a_verdict_blocks(repo: Path):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_constitution.wiring import spoken
 from agent_constitution.compile import hooks, launcher, stop_hooks
 from agent_constitution.compile.outputs import hook_files
 
@@ -153,7 +154,9 @@ def test_the_real_judge_by_name_with_the_installation_on_the_hosts_path(tmp_path
     scaffold(tmp_path, "claude-code", None)
     data = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command == launcher.wrapped(launcher.covenant_hook("claude-code"), launcher.NAME)
+    # In the words of a repository not wired for doit: its user runs `agent-constitution compile`.
+    assert command == spoken(launcher.wrapped(launcher.covenant_hook("claude-code"), launcher.NAME), tmp_path)
+    assert "run agent-constitution compile in this repository" in command and "doit compile" not in command
 
     def write(relative: str) -> str:
         return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(tmp_path),

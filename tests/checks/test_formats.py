@@ -15,15 +15,11 @@ from hypothesis import strategies as st
 from agent_constitution import console
 from agent_constitution.checks import formats
 from agent_constitution.checks.api import Finding
-from agent_constitution.checks.model import Outcome, Result
+from agent_constitution.checks.model import Outcome
 from agent_constitution.checks.report import json_report, summary
+from tests.checks.test_report import result
 
 GITLAB = json.loads((Path(__file__).parent / "gitlab-code-quality.schema.json").read_text())
-
-
-def result(ref: str, outcome: Outcome | None, segment: str = ".", **fields) -> Result:
-    defaults = {"check": None if outcome is None else "python:r1", "title": f"Title of {ref}", "text": "Text."}
-    return Result(segment=segment, ref=ref, outcome=outcome, **{**defaults, **fields})
 
 
 RESULTS = [

@@ -14,25 +14,12 @@ import pytest
 
 from agent_constitution import wiring
 from agent_constitution.checks.scan import scan
-from tests.compile.support import make_repo
+from tests.compile.support import MANIFEST, make_repo
 from tests.compile.test_doit import INSTALLED_PATH, doit
 from tests.rulechecks.subjects import check_module
 
-ROOT_ONLY = """\
-rules = ["ac:1", "ac:2", "ac:3", "ac:5", "ac:6", "ac:8"]
-
-[constitution]
-source = "ac"
-edition = "2026-12"
-revision = "0.2"
-
-[sources]
-ac = { path = "src" }
-
-[choices]
-"ac:pm" = "ac:3"
-"ac:ci-service" = "ac:5"
-"""
+# support.MANIFEST without its [compile] table and its segments: the root alone.
+ROOT_ONLY = MANIFEST.split("{compile}")[0]
 
 
 def git(repo: Path, *args: str) -> str:

@@ -45,6 +45,17 @@ COMPILE_LOCK = "compile.lock"  # held while a compile runs
 WRITTEN = "written"  # written/<job digest>.json: what a compile step wrote, for its `git add` line
 TOOLS = "tools.json"  # the external tools the selected rules' checks run, for a CI to install
 
+# --- the covenant ---------------------------------------------------------------------------------
+# The config file, in the order discovery lists them; `pdks init` writes the first.
+CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")
+
+
+
+def has_covenant(root) -> bool:  # root: a pathlib.Path (this module imports nothing)
+    """Whether the repository has a covenant config, under any of the names the judge discovers."""
+    return any((root / name).is_file() for name in CONFIG_NAMES)
+
+
 # --- segments ---------------------------------------------------------------------------------------
 ROOT_SEGMENT = "."  # the segment of the repository root
 

@@ -40,7 +40,7 @@ def repository(root: Path, segments: int, rules: int, agents: list[str]) -> None
 
 
 def main() -> None:
-    from agent_constitution.compile.agents import NAMES
+    from agent_constitution.hosts import names
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--segments", type=int, default=200)
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="profile the every-agent compile tasks into this pstats file")
     options = parser.parse_args()
     flags = ["-n", str(options.jobs)] if options.jobs > 1 else []
-    configurations = {"AGENTS.md only": ["agents-md"], "every agent": list(NAMES)}
+    configurations = {"AGENTS.md only": ["agents-md"], "every agent": list(names())}
     print(f"{options.segments} segments x {options.rules} rules, {os.cpu_count()} cores, python {sys.version.split()[0]},"
           f" load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as temp:

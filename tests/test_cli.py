@@ -180,7 +180,7 @@ def test_no_documented_command_installs_the_bare_name_from_the_index():
 
 
 def test_pdks_hook_help_names_every_host_of_the_host_table(capsys):
-    from agent_constitution.covenant.catalogue import HOSTS
+    from agent_constitution.hosts import HOSTS
 
     assert pdks.main(["hook", "--help"]) == 0
     usage = capsys.readouterr().out.splitlines()[0]

@@ -21,7 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_constitution.commands.run import VERBS
-from agent_constitution.compile import agents, layout
+from agent_constitution.compile import layout
+from agent_constitution import hosts
 from agent_constitution.commands.starter import starter_manifest
 
 PRESET = Path(__file__).resolve().parent.parent / "renovate" / "agent-constitution.json"
@@ -141,7 +142,7 @@ def test_the_post_upgrade_tasks_lock_and_compile_and_keep_what_compile_writes():
     assert {layout.PRE_COMMIT, *layout.LEFTHOOK} <= filters
     assert ".claude/**" in filters  # the Claude Code settings (hooks) and .claude/skills
     # Every output compile may write for an agent: skill folders, shims, path-scoped rule files.
-    assert all({f"{folder.split('/')[0]}/**", f"{folder}/**"} & filters for folder in agents.SKILL_FOLDERS)
+    assert all({f"{folder.split('/')[0]}/**", f"{folder}/**"} & filters for folder in hosts.skill_folders())
     assert {"**/GEMINI.md", ".github/instructions/**", ".kiro/steering/**"} <= filters
 
 

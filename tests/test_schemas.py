@@ -18,7 +18,8 @@ import pytest
 
 from agent_constitution import schemas
 from agent_constitution.covenant import config as covenant_config
-from agent_constitution.covenant.init import HOSTS, starter_config
+from agent_constitution.covenant.init import starter_config
+from agent_constitution.hosts import HOSTS
 from agent_constitution.ruleset.models import Manifest, Rule, parse
 from agent_constitution.schemas.generate import FOLDER, SCHEMAS, generate
 from agent_constitution.authoring.new_rule import new_rule

@@ -7,7 +7,7 @@ the same runner as `doit check`, outside doit: no task graph, no repository scan
 The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
 stale it is computed here.
 
-HOST (default `claude-code`) names the host whose stop-like event runs it; `checks/stop_hosts.py`
+HOST (default `claude-code`) names the host whose stop-like event runs it; its `hosts.Stop`
 says how each one's payload is read and its answer given. On Claude Code: exit 0 when nothing is
 violated; a violation (or a failure to judge) exits 2 with a few lines on stderr, which Claude Code
 gives the model to act on before it stops. A stop is blocked once per problem (`breaker`): when the
@@ -142,9 +142,9 @@ def _state_file(root: Path, host, payload: dict) -> Path:
     """Where this session's blocked findings are kept: by the session's id, where the payload has one."""
     import hashlib
 
-    session = next((payload[key] for key in ("session_id", "conversation_id", "taskId", host.record or "")
+    session = next((payload[key] for key in ("session_id", "conversation_id", "taskId", host.stop.record or "")
                     if isinstance(payload.get(key), str) and payload[key]), "")
-    name = hashlib.blake2b(f"{host.name}\0{session}".encode(), digest_size=12).hexdigest()
+    name = hashlib.blake2b(f"{host.hook}\0{session}".encode(), digest_size=12).hexdigest()
     return root / CACHE / "stop" / f"{name}.json"
 
 
@@ -163,7 +163,7 @@ def breaker(root: Path, host, payload: dict, prints: list[str]) -> bool:
     except (OSError, ValueError, KeyError, TypeError):
         blocked, times, state = set(), 0, None
     new = set(prints) - blocked
-    block = bool(new) and times < MAX_BLOCKS and (state is not None or not host.continuing(payload))
+    block = bool(new) and times < MAX_BLOCKS and (state is not None or not host.stop.continuing(payload))
     if block:
         try:
             write_if_changed(path, json.dumps({"blocked": sorted(blocked | set(prints)), "times": times + 1}) + "\n")
@@ -200,18 +200,19 @@ def covenant_drift(root: Path) -> list[str]:
 
 
 def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
-    from agent_constitution.checks.stop_hosts import STOP_HOSTS, folder
+    from agent_constitution.hosts import folder, stop_hosts
 
     argv = sys.argv[1:] if argv is None else argv
-    host = STOP_HOSTS.get(argv[0] if argv else "claude-code")
+    hosts = stop_hosts()
+    host = hosts.get(argv[0] if argv else "claude-code")
     if host is None or len(argv) > 1:
-        print(f"usage: python -m agent_constitution.checks.stop [{'|'.join(STOP_HOSTS)}]", file=sys.stderr)
+        print(f"usage: python -m agent_constitution.checks.stop [{'|'.join(hosts)}]", file=sys.stderr)
         return 2
     payload = _payload(sys.stdin.read() if stdin_text is None else stdin_text)
-    root = project(host.variable, folder(host, payload))
+    root = project(host.project, folder(host.stop, payload))
     if root is None:
-        return _say(host.through(None))  # not a repository that selects rules: nothing to check
-    named = payload.get(host.record) if host.record else None
+        return _say(host.stop.through(None))  # not a repository that selects rules: nothing to check
+    named = payload.get(host.stop.record) if host.stop.record else None
     record = named if isinstance(named, str) and os.path.isfile(named) else None
     try:
         results, verdicts = judge(root, record)
@@ -233,10 +234,10 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     for line in unsure:
         print(line, file=sys.stderr)
     if not violations:
-        return _say(host.through(None))
+        return _say(host.stop.through(None))
     if breaker(root, host, payload, prints):
-        return _say(host.block("\n".join(violations)))
-    return _say(host.through("\n".join([ENDED, *(line for line in violations if not line.startswith(HEAD))])))
+        return _say(host.stop.block("\n".join(violations)))
+    return _say(host.stop.through("\n".join([ENDED, *(line for line in violations if not line.startswith(HEAD))])))
 
 
 def _say(answer) -> int:

@@ -30,16 +30,16 @@ class Room:
 def room(root: Path, agents: tuple[str, ...], section: str = "") -> Room:
     """The bytes the root `AGENTS.md`'s region may hold in `root` for the enabled `agents`, with
     `section` (the project section init is about to write into a new AGENTS.md) counted."""
-    from agent_constitution.compile import agents as table
     from agent_constitution.compile.document import COMPACT_BYTES
     from agent_constitution.compile.layout import FILE
     from agent_constitution.compile.outputs.segment import hand_written
+    from agent_constitution.hosts import AGENTS
 
     own_bytes, own_chars = hand_written(root / FILE)
     own_bytes, own_chars = own_bytes + len(section.encode("utf-8")), own_chars + len(section)
     best = Room(COMPACT_BYTES, f"the starter's target of {COMPACT_BYTES} bytes for what every session loads")
     for name in agents:
-        agent = table.AGENTS[name]
+        agent = AGENTS[name]
         if agent.chain_bytes and agent.chain_bytes - own_bytes < best.bytes:
             best = Room(agent.chain_bytes - own_bytes, f"{name} loads {agent.chain_bytes} bytes of AGENTS.md, of which"
                         f" its own text takes {own_bytes}")

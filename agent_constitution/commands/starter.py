@@ -332,7 +332,7 @@ def project_layer(root: Path):
 def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commit: str, section: str) -> Starter:
     """The starter for `shape`, held to what the repository's enabled agents load (commands/fit.py)."""
     from agent_constitution.commands.fit import fit, room
-    from agent_constitution.compile.agents import detect as agents_of
+    from agent_constitution.hosts.agents import detect as agents_of
     from agent_constitution.compile.inputs import constitution_at
 
     folder = source.root / "constitution" / EDITION

@@ -4,10 +4,10 @@
   (`python -m agent_constitution.checks.stop`: the rules that judge the worktree's change or the
   session record), and, when the repository has a covenant config (`polydeukes.config.yaml`,
   `.yml` or `.json`), the covenant judge's `PreToolUse` hook (`pdks hook claude-code`).
-- The other agent hosts' settings files (`catalogue.HOSTS`: Codex, Grok, Gemini CLI, Cursor,
+- The other agent hosts' settings files (`hosts.HOSTS`: Codex, Grok, Gemini CLI, Cursor,
   Copilot, Cline, Windsurf), for the hosts among the repository's agents: the change-scoped checks
   under the host's stop-like event (`stop_hooks`) and, with a covenant config, the judge's
-  pre-tool hook (`pdks hook <host>`) under each event the host has one for (`write_host_hook`).
+  pre-tool hook (`pdks hook <host>`) under each event the host has one for (`hosts.judge_hooks`).
   The commands come from `launcher` (independent of the agent's PATH, failing closed) and are
   merged by `settings_file`, which `pdks init` uses too.
 - `.pre-commit-config.yaml`, only when the repository uses pre-commit: a `repo: local` entry with
@@ -38,9 +38,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from agent_constitution.compile import launcher, settings_file
+from agent_constitution.hosts import judge_hooks, launcher, settings_file
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
-from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
 from agent_constitution.readers import read_text
@@ -156,70 +155,17 @@ def write_claude_settings(root: Path) -> bool:
         runs=_runs_stop, ours=_stop_ours,
     )
     if has_covenant(root):
-        from agent_constitution.covenant.init import merge_hook_settings
-
-        changed = merge_hook_settings(path, "claude-code", covenant_command(root)) or changed
+        changed = judge_hooks.merge_hook_settings(path, "claude-code", covenant_command(root)) or changed
     else:
         changed = settings_file.remove_hooks(path, _covenant_ours) or changed
     validate_settings(path)
     return changed
 
 
-# --- the other agent hosts' hooks ----------------------------------------------------------------
-
-HOST_FILES = {name: host for host, spec in HOSTS.items() if host != "claude-code" for name in spec.files}
-
-
-def _judge_ours(host: str, command: str) -> bool:
-    return launcher.generated(launcher.covenant_hook(host), command)
-
-
-def write_host_hook(root: Path, name: str) -> bool:
-    """Merge into the host file `name` the judge's hook when there is a covenant config (else take
-    ours out) and the stop hook when it holds one (`stop_hooks`); returns whether the file changed."""
-    from agent_constitution.compile import stop_hooks
-    from agent_constitution.covenant.init import merge_hook_settings
-
-    host = HOST_FILES[name]
-    changed = stop_hooks.wire(root, host) if name == HOSTS[host].stop_file else False
-    if name != HOSTS[host].file:
-        return changed
-    if has_covenant(root):
-        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host))) or changed
-    return _remove_judge(root, name) or changed
-
-
-def remove_host_hook(root: Path, name: str) -> bool:
-    """Take our hooks out of the host file `name`; delete the file when nothing else is left."""
-    from agent_constitution.compile import stop_hooks
-
-    host = HOST_FILES[name]
-    changed = stop_hooks.remove(root, host) if name == HOSTS[host].stop_file else False
-    return (_remove_judge(root, name) if name == HOSTS[host].file else False) or changed
-
-
-def _remove_judge(root: Path, name: str) -> bool:
-    host = HOST_FILES[name]
-    spec = HOSTS[host]
-    if spec.script:
-        from agent_constitution.compile.host_files import remove_hook_script
-
-        return remove_hook_script(root / name)
-    if spec.whole:
-        from agent_constitution.compile.host_files import ours_whole
-
-        if not ours_whole(root / name):
-            return False
-        (root / name).unlink()
-        return True
-    return settings_file.remove_hooks(root / name, lambda command: _judge_ours(host, command), grouped=spec.grouped,
-                                      key=spec.command_key, top=spec.top)
-
-
 def write_host_hooks(root: Path, hosts: list[str]) -> list[str]:
     """Wire the judge into every host of `hosts` (Claude Code included); the files that changed."""
     changed = [SETTINGS] if "claude-code" in hosts and write_claude_settings(root) else []
-    return changed + [name for name in agent_hook_files(root, hosts) if write_host_hook(root, name)]
+    return changed + [name for name in agent_hook_files(root, hosts) if judge_hooks.write_host_hook(root, name)]
 
 
 def remove_claude_settings(root: Path) -> bool:

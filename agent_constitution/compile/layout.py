@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_constitution.layout import AGENTS as FILE
+from agent_constitution.hosts import HOSTS
+from agent_constitution.layout import AGENTS as FILE, has_covenant
 from agent_constitution.layout import (
     CLAUDE,
     HUSKY,
@@ -28,23 +29,14 @@ from agent_constitution.layout import (
 __all__ = [
     "CLAUDE", "FILE", "HUSKY", "LEFTHOOK", "MANIFEST", "PART_GLOB", "PLAIN_HOOK", "PLAIN_HOOKS", "PLAIN_MESSAGE_HOOK",
     "PRE_COMMIT", "SETTINGS", "SIMPLE_GIT_HOOKS", "SegmentJob", "Settings", "folder_of", "hook_files", "husky_hooks",
-    "lefthook_file", "simple_git_hooks_file",
+    "lefthook_file", "simple_git_hooks_file", "has_covenant",
 ]
-
-
-def has_covenant(root: Path) -> bool:
-    """Whether the repository has a covenant config, under any of the names the judge discovers."""
-    from agent_constitution.covenant.catalogue import CONFIG_NAMES
-
-    return any((root / name).is_file() for name in CONFIG_NAMES)
 
 
 def agent_hook_files(root: Path, hosts: list[str]) -> list[str]:
     """The files of `hosts` other than Claude Code that compile merges hooks into: the stop hook's
     (a manifest is there whenever compile runs), the judge's with a covenant config, and any of
     them that exists, to clean."""
-    from agent_constitution.covenant.catalogue import HOSTS
-
     covenant, manifest = has_covenant(root), (root / MANIFEST).is_file()
     files: list[str] = []
     for name, spec in HOSTS.items():

@@ -55,7 +55,8 @@ def fingerprint(plan: Plan) -> str:
     import json
     import os
 
-    from agent_constitution.compile.agents import SKILL_FOLDERS, hosts
+    from agent_constitution.hosts import skill_folders
+    from agent_constitution.hosts.agents import hook_hosts
     from agent_constitution.compile.layout import agent_hook_files, hook_files
     from agent_constitution.compile.outputs import hook_files as hook_output, scoped
     from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
@@ -69,10 +70,10 @@ def fingerprint(plan: Plan) -> str:
         for pattern in _OWN_NAMES:
             paths.update(folder.glob(pattern))
     paths.update(root / relative for relative in scoped.planned(plan))
-    for base in SKILL_FOLDERS:
+    for base in skill_folders():
         for directory, _, files in os.walk(root / base):  # links are not followed
             paths.update(Path(directory) / name for name in files)
-    names = hook_files(root, plan.settings.git_hook) + agent_hook_files(root, hosts(plan.settings.agents))
+    names = hook_files(root, plan.settings.git_hook) + agent_hook_files(root, hook_hosts(plan.settings.agents))
     paths.update(root / name for name in names if not name.startswith(".git/"))
     digest = hashlib.sha256(json.dumps([plan.settings.as_dict(), list(plan.segments),
                                         hook_output._state(root)]).encode())

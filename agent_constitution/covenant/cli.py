@@ -13,14 +13,15 @@ import os
 import sys
 
 # The hook path imports the host table anyway (covenant/adapters): naming the hosts from it costs nothing.
-from agent_constitution.covenant.catalogue import HOSTS
+from agent_constitution.hosts import HOSTS
 
-_HOSTS = "|".join(HOSTS)
-_LISTED = ", ".join(list(HOSTS)[:-1]) + f" or {list(HOSTS)[-1]}"
-USAGE = (
-    "usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]]"
-    f" [--enforce advise|block] | pdks explain | pdks init | pdks hook {_HOSTS}"
-)
+
+def usage() -> str:
+    """The usage line, naming the hosts of the host table."""
+    return ("usage: pdks covenant check [--diff [--staged | --worktree | --range <from>..<to>]]"
+            f" [--enforce advise|block] | pdks explain | pdks init | pdks hook {'|'.join(HOSTS)}")
+
+
 GIT_MODES = ("--staged", "--worktree", "--range")
 HELP = {
     "": """usage: pdks COMMAND ...
@@ -67,12 +68,17 @@ answers the way that host documents (exit 2 with the reason on stderr, or the ho
 Options: -h, --help.
 """,
 }
-HELP[""] = HELP[""].replace("{listed}", _LISTED)
-HELP["hook"] = HELP["hook"].replace("{hosts}", _HOSTS)
+
+
+def help_text(command: str) -> str:
+    """The help of `command` ("" for pdks itself), naming the hosts of the host table."""
+    names = list(HOSTS)
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}"
+    return HELP[command].replace("{listed}", listed).replace("{hosts}", "|".join(names))
 
 
 def _usage() -> int:
-    print(USAGE, file=sys.stderr)
+    print(usage(), file=sys.stderr)
     return 2
 
 
@@ -157,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         return _version()
     # `pdks init --help` is argparse's, below; every other command's help is here.
     if ("-h" in args or "--help" in args) and args[:1] != ["init"]:
-        print(HELP[args[0] if args[0] in HELP else ""], end="")
+        print(help_text(args[0] if args[0] in HELP else ""), end="")
         return 0
     try:
         if args[:2] == ["covenant", "check"]:

@@ -20,7 +20,8 @@ from pydantic_core import PydanticCustomError
 from agent_constitution.covenant import algebra
 from agent_constitution.covenant.algebra import ConfigProblem
 from agent_constitution.covenant.budget import CONFIG_LIMIT, YAML_DEPTH, YAML_NODES, Refused, read_regular
-from agent_constitution.covenant.catalogue import ADAPTER_SETTINGS, HOSTS, LISTS, META_LABELS, SESSION_CHANNELS
+from agent_constitution.covenant.catalogue import ADAPTER_SETTINGS, LISTS, META_LABELS, SESSION_CHANNELS
+from agent_constitution.hosts import HOSTS
 from agent_constitution.covenant.values import js_trim  # upstream trims as JavaScript does
 
 TOP_KEYS = (

@@ -3,11 +3,11 @@
 Creates `polydeukes.config.yaml` (upstream's starter: a placeholder language, the hook files and
 settings on the protection list, the witness token `pdks witness`) unless one of the three config
 names exists, appends `.polydeukes/` to `.gitignore`, and with `--host` merges the pre-tool hook
-into that host's settings file (the hosts and their files: `catalogue.HOSTS`), and, in a
+into that host's settings file (the hosts and their files: `hosts.HOSTS`), and, in a
 repository with a manifest (`rules.toml`), the change-scoped checks under the host's stop-like
 event. Nothing existing is overwritten: a present artifact is reported as
-skipped, and a settings file keeps every key and hook it had (`merge_hook_settings`, over the one
-settings merger compile uses too). The hook command is the one compile writes (`compile.launcher`);
+skipped, and a settings file keeps every key and hook it had (`hosts.judge_hooks`, which compile
+uses too). The hook command is the one compile writes (`hosts.launcher`);
 `--command` replaces it, and compile then leaves that choice alone.
 """
 
@@ -19,7 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_constitution.covenant.catalogue import CONFIG_NAMES, HOSTS
+from agent_constitution.hosts import HOSTS
+from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
+from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.schemas import url
@@ -179,64 +181,6 @@ def _yaml_with(yaml: Any, text: str, data: Any, settings: str) -> str:
     return out.getvalue()
 
 
-def default_command(root: Path, host: str) -> str:
-    """The command compile writes too (`compile.launcher`): independent of the host's PATH, and a
-    missing tool blocks with the fix instead of letting the call through."""
-    from agent_constitution.compile.launcher import command, covenant_hook
-
-    return command(root, covenant_hook(host))
-
-
-def handler_of(host: str, command: str) -> dict[str, Any]:
-    """The hook handler of `host` running `command`: its type first, then the command, then the rest."""
-    spec = HOSTS[host]
-    handler: dict[str, Any] = {"type": spec.handler["type"]} if "type" in spec.handler else {}
-    handler[spec.command_key] = command
-    handler.update((key, value) for key, value in spec.handler.items() if key != "type")
-    return handler
-
-
-def runs_judge(host: str, text: str) -> bool:
-    """Whether a hook command runs `pdks hook <host>`, in any form."""
-    return f"pdks hook {host}" in text or (f" hook {host}" in text and "pdks" in text)
-
-
-def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, force: bool = False) -> bool:
-    """Merge the pre-tool hook running `command` into a host settings file, under each event the
-    host has one for; True when it wrote.
-
-    Every other key and hook is kept (`compile.settings_file`, which compile uses too). A hook of
-    ours (its command runs `pdks hook <host>` in a form `pdks init` or compile writes) is updated
-    in place rather than duplicated, so a re-run converges and the host never spawns two judges per
-    call; a `pdks hook <host>` command in another form is somebody's choice and is left alone,
-    unless `force` (`--command` names the new one). A file whose `hooks` / `hooks.PreToolUse` has
-    another shape is an error, never overwritten.
-    """
-    from agent_constitution.compile import host_files, launcher, settings_file
-
-    if host not in HOSTS:
-        raise UserError(f"unknown host '{host}'", fix="use one of " + ", ".join(HOSTS))
-    spec = HOSTS[host]
-    settings_path = Path(settings_path)
-    program = launcher.covenant_hook(host)
-    if spec.script:
-        return host_files.write_hook_script(settings_path, command, force=force)
-    if spec.whole:
-        return host_files.write_hooks_file(settings_path, host, command, force=force)
-    wrote = False
-    try:
-        for event, matcher in spec.events:
-            wrote = settings_file.merge_hook(
-                settings_path, event, handler_of(host, command), matcher=matcher,
-                runs=lambda text: runs_judge(host, text), ours=lambda text: launcher.generated(program, text),
-                force=force, grouped=spec.grouped, key=spec.command_key, top=spec.top,
-            ) or wrote
-        return wrote
-    except UserError as error:
-        raise UserError(f"cannot merge the hook: {error.message}", file=error.file, field=error.field,
-                        fix=error.fix) from None
-
-
 def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[str], list[str]]:
     """Create what is missing; (created, skipped) as root-relative paths."""
     created: list[str] = []
@@ -274,8 +218,8 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
 
 def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) -> None:
     """The change-scoped checks under the host's stop-like event, in a repository with a manifest
-    (they are its rules; compile writes the same entry: `compile/stop_hooks.py`)."""
-    from agent_constitution.compile import stop_hooks
+    (they are its rules; compile writes the same entry: `hosts/stop_hooks.py`)."""
+    from agent_constitution.hosts import stop_hooks
 
     name = HOSTS[host].stop_file
     if name is None or not stop_hooks.wanted(root):

@@ -20,7 +20,7 @@ import os
 
 from agent_constitution.covenant import cjson, patterns
 from agent_constitution.covenant.budget import CONFIG_LIMIT, PLAN_LIMIT, Refused, read_regular
-from agent_constitution.covenant.catalogue import CONFIG_NAMES
+from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.covenant.values import js_trim
 
 try:  # CPython's own sha256: the hook path then never loads OpenSSL (hashlib does, at import)

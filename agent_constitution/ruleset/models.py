@@ -34,7 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from agent_constitution import ids
-from agent_constitution.compile.agents import NAMES as AGENT_NAMES
+from agent_constitution.hosts import names as agent_names
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import decode, parse_toml, read_bytes
 from agent_constitution.ruleset.layout import segment_problem
@@ -412,7 +412,7 @@ class CompileSettings(Model):
     # (the user's choice alone) an error (docs/compile.md, "Agents' limits").
     over_limit: Literal["warn", "error"] = Field("warn", alias="over-limit")
     # The agents compile serves (docs/compile.md, "Agents compile serves"); None: detected.
-    agents: tuple[Literal[AGENT_NAMES], ...] | None = None
+    agents: tuple[Literal[agent_names()], ...] | None = None
 
 
 class ReviewGroup(Model):

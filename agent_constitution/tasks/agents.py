@@ -6,7 +6,7 @@ Each registry entry lists its jobs for the build's plan; every job is one task `
 directly. `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only the standard library
-(`compile.layout`, `compile.agents`, the registry, whose steps import what they need when they run)
+(`compile.layout`, `hosts.agents`, the registry, whose steps import what they need when they run)
 and reads the manifest through `readers`.
 
 Up to date: each action records what it read (the projection of the segment's resolution it used
@@ -49,7 +49,8 @@ def locked() -> bool:
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
     task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
-    from agent_constitution.compile import agents
+    from agent_constitution import hosts
+    from agent_constitution.hosts import agents
     from agent_constitution.compile.layout import Settings
     from agent_constitution.ruleset.outline import outline
 
@@ -67,10 +68,10 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     if over_limit not in ("warn", "error"):
         over_limit = default.over_limit
     enabled = table.get("agents", default.agents)
-    if not (isinstance(enabled, list) and all(name in agents.AGENTS for name in enabled)):
+    if not (isinstance(enabled, list) and all(name in hosts.AGENTS for name in enabled)):
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
-    enabled = tuple(dict.fromkeys([agents.AGENTS_MD, *enabled]))
+    enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
     from agent_constitution.wiring import command
 
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),

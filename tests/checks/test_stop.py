@@ -195,7 +195,8 @@ def test_a_problem_many_segments_see_is_said_once(repo: Path, tmp_path: Path):
     ("block", [{}, {"stop_hook_active": True}], [2, 0]),
 ])
 def test_the_compiled_stop_hook_on_a_machine_without_the_tool(tmp_path: Path, policy: str, payloads, expected):
-    from agent_constitution.compile import hooks, launcher
+    from agent_constitution.compile import hooks
+    from agent_constitution.hosts import launcher
 
     root = tmp_path / "teammate"
     root.mkdir()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.checks.stop_hosts import STOP_HOSTS
+from agent_constitution.hosts import stop_hosts
 
 from .conftest import write
 from .test_stop import project, transcript  # noqa: F401  (the fixture and the Claude Code transcript)
@@ -55,7 +55,7 @@ def stop(host: str, root: Path, data: dict) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, cwd=root / "src")
 
 
-OTHER_HOSTS = [name for name in STOP_HOSTS if name != "claude-code"]
+OTHER_HOSTS = [name for name in stop_hosts() if name != "claude-code"]
 
 
 @pytest.mark.parametrize("host", OTHER_HOSTS)

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from agent_constitution.compile import agents, region
+from agent_constitution.compile import region
+from agent_constitution import hosts
+from agent_constitution.hosts import agents
 from agent_constitution.compile.layout import Settings
 from agent_constitution.errors import UserError
 from tests.compile.support import RULES, make_repo, resolve_into_cache, write_fixture_source
@@ -23,7 +25,7 @@ from tests.compile.test_document import check_golden
 
 # Every agent but Windsurf, whose 12,000 characters per file the fixture's root file holds, but a
 # real constitution does not (see test_a_file_above_windsurfs_limit_fails_the_step_with_its_numbers).
-ALL = [name for name in agents.NAMES if name != "windsurf"]
+ALL = [name for name in hosts.names() if name != "windsurf"]
 SKILLS = {"uv-project": [3], "signing": [7]}
 
 
@@ -65,7 +67,7 @@ def test_a_scoped_file_holds_the_segments_compiled_text(built):
 @pytest.mark.parametrize("path", [".github/instructions/svc.instructions.md", ".kiro/steering/svc.md"])
 def test_front_matter_follows_the_agents_format(built, path):
     repo, _ = built
-    scoped = agents.COPILOT if path.startswith(".github") else agents.KIRO
+    scoped = hosts.COPILOT if path.startswith(".github") else hosts.KIRO
     front, rest = region.split_front((repo / path).read_text())
     data = YAML(typ="safe").load(io.StringIO(front.strip().strip("-")))
     assert set(data) <= scoped.keys
@@ -81,7 +83,7 @@ def test_front_matter_follows_the_agents_format(built, path):
 def test_skills_go_once_into_each_chosen_folder(built):
     repo, result = built
     chosen = agents.skill_folders(tuple(["agents-md", *ALL]))
-    for folder in agents.SKILL_FOLDERS:
+    for folder in hosts.skill_folders():
         for skill in SKILLS:
             assert (repo / folder / skill / "SKILL.md").is_file() == (folder in chosen), (folder, skill)
     # Claude Code reads only .claude/skills and Codex only .agents/skills: an agent reading both is named.
@@ -125,7 +127,7 @@ def test_the_default_is_agents_md_claude_code_and_what_the_repository_shows(tmp_
 ])
 def test_the_fewest_skill_folders_that_every_agent_reads(enabled, folders):
     assert agents.skill_folders(enabled) == folders
-    assert all(set(agents.AGENTS[n].skills) & set(folders) for n in enabled if agents.AGENTS[n].skills)
+    assert all(set(hosts.AGENTS[n].skills) & set(folders) for n in enabled if hosts.AGENTS[n].skills)
     assert agents.overlaps(enabled, folders) == []
 
 
@@ -147,7 +149,7 @@ def test_a_root_file_above_its_share_keeps_every_requirement_sentence(tmp_path):
     resolve_into_cache(root)
     step = segment_files(root, root / "cache", SegmentJob(".", None, ("svc",)), Settings(), locked=False)
     text = (root / "AGENTS.md").read_text(encoding="utf-8")
-    assert len(text.encode()) <= agents.CHAIN_LIMIT - agents.PROJECT_RESERVE < sum(
+    assert len(text.encode()) <= hosts.CHAIN_LIMIT - hosts.PROJECT_RESERVE < sum(
         len((root / name).read_text().encode()) for name in step.outputs)
     for n in range(20, 80):
         assert f"Do thing {n} exactly as stated." in text

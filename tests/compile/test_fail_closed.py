@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.compile import launcher
+from agent_constitution.hosts import launcher
 from agent_constitution.covenant.init import scaffold
 
 BARE_PATH = "/usr/bin:/bin"  # what an agent host may give a hook: no virtual environment on it

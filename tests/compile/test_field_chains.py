@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.compile import agents
+from agent_constitution import hosts
 from agent_constitution.compile.outputs.base import Plan
 from agent_constitution.compile.outputs.chains import chain_report
 from agent_constitution.tasks.agents import read_settings
@@ -24,7 +24,7 @@ from agent_constitution.tasks.agents import read_settings
 CHECKOUT = Path(__file__).resolve().parents[2]
 # The field corpus the project keeps (bench/field/corpus)
 FIELD = CHECKOUT / "bench" / "field" / "corpus"
-ENABLED = [name for name in agents.NAMES if name != "windsurf"]
+ENABLED = [name for name in hosts.names() if name != "windsurf"]
 BUNDLES = sorted(FIELD.glob("*.bundle"))
 
 
@@ -46,7 +46,7 @@ def test_no_agents_auto_loaded_chain_exceeds_its_limit(bundle, tmp_path):
         assert not [line for line in chain_report(repo, plan.chains(), (name,)) if line.startswith("warning:")]
     for chain in plan.chains():
         files = [repo / s / "AGENTS.md" if s != "." else repo / "AGENTS.md" for s in chain]
-        assert sum(f.stat().st_size for f in files if f.is_file()) <= agents.CHAIN_LIMIT
+        assert sum(f.stat().st_size for f in files if f.is_file()) <= hosts.CHAIN_LIMIT
     # Windsurf is not enabled, so the regions were not sized for its 12,000 characters per file; what
     # it would not load of a hand-picked selection is named with the rules lost.
     for line in chain_report(repo, plan.chains(), ("windsurf",)):

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent_constitution.wiring import spoken
-from agent_constitution.compile import hooks, launcher, stop_hooks
+from agent_constitution.compile import hooks
+from agent_constitution.hosts import launcher, stop_hooks
 from agent_constitution.compile.outputs import hook_files
 
 BARE_PATH = "/usr/bin:/bin"
@@ -109,7 +110,7 @@ def test_the_name_form_without_the_program_blocks_with_the_fix():
 def test_the_name_form_without_the_program_answers_the_json_hosts_deny(host, status):
     run = sh(launcher.wrapped(launcher.covenant_hook(host), launcher.NAME), BARE_PATH)
     assert run.returncode == status and "pdks is not on the PATH of this hook" in run.stderr
-    assert json.loads(run.stdout) == json.loads(launcher.DENY[host][0])
+    assert json.loads(run.stdout) == json.loads(launcher.deny(host)[0])
 
 
 def test_the_stop_check_by_name_without_its_script_warns_or_blocks_by_policy(tmp_path):
@@ -121,7 +122,7 @@ def test_the_stop_check_by_name_without_its_script_warns_or_blocks_by_policy(tmp
     # `block`: the host's blocking answer, once.
     run = sh(launcher.wrapped(stop_hooks.program("cursor", "block"), launcher.NAME), BARE_PATH)
     assert run.returncode == 0 and "agent-constitution-stop is not on the PATH" in run.stderr
-    assert json.loads(run.stdout) == json.loads(stop_hooks.DENY["cursor"][0])
+    assert json.loads(run.stdout) == json.loads(stop_hooks.deny("cursor")[0])
     run = sh(launcher.wrapped(launcher.stop_hook(missing="block"), launcher.NAME), BARE_PATH)
     assert run.returncode == 2 and "agent-constitution-stop is not on the PATH" in run.stderr
     run = sh(launcher.wrapped(launcher.stop_hook(missing="block"), launcher.NAME), BARE_PATH, '{"stop_hook_active": true}')

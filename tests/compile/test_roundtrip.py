@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from agent_constitution.compile import hooks, settings_file
+from agent_constitution.compile import hooks
+from agent_constitution.hosts import settings_file
 
 HAND_PRE_COMMIT = """\
 # hooks for this repository

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.compile import hooks, launcher, stop_hooks
+from agent_constitution.compile import hooks
+from agent_constitution.hosts import judge_hooks
+from agent_constitution.hosts import launcher, stop_hooks
 from agent_constitution.covenant.adapters import windsurf
 from agent_constitution.covenant.adapters.common import Refusal
-from agent_constitution.covenant.catalogue import HOSTS
+from agent_constitution.hosts import HOSTS
 from agent_constitution.covenant.init import scaffold
 
 FIXTURES = Path(__file__).parent / "fixtures" / "windsurf"
@@ -131,7 +133,7 @@ def test_compile_wires_every_stop_event_only_in_a_repository_with_a_manifest(roo
     for host in STOPS:
         assert stop_hooks.ours(host, stop_command(root, host)), host
     for name in changed:  # taking ours out leaves the judge's hook, and the file, in place
-        hooks.remove_host_hook(root, name)
+        judge_hooks.remove_host_hook(root, name)
     assert not script.exists() and not (root / ".codex" / "hooks.json").exists()
 
 
@@ -170,7 +172,7 @@ def test_init_wires_the_stop_event_beside_the_judge_in_a_repository_with_a_manif
 
 
 def test_stop_hook_files_of_ours_show_no_agent_and_a_judge_hook_does(root: Path):
-    from agent_constitution.compile import agents
+    from agent_constitution.hosts import agents
 
     (root / "polydeukes.config.yaml").unlink()
     (root / "rules.toml").write_text("rules = []\n")
@@ -201,7 +203,7 @@ def test_kiro_calls_are_judged_on_their_arguments(root: Path):
 
 
 def test_kiro_gets_a_hooks_file_of_its_own_and_a_write_into_the_gate_is_blocked(root: Path):
-    from agent_constitution.compile import agents
+    from agent_constitution.hosts import agents
 
     scaffold(root, "kiro", None)
     data = json.loads((root / ".kiro" / "hooks" / "covenant.json").read_text())
@@ -217,4 +219,4 @@ def test_kiro_gets_a_hooks_file_of_its_own_and_a_write_into_the_gate_is_blocked(
     mine.write_text('{"version": "v1", "hooks": [{"name": "lint", "trigger": "PostFileSave"}]}')
     scaffold(root, "kiro", None)
     assert "lint" in mine.read_text()  # somebody's own file is never overwritten
-    assert not hooks.remove_host_hook(root, ".kiro/hooks/covenant.json") and mine.exists()
+    assert not judge_hooks.remove_host_hook(root, ".kiro/hooks/covenant.json") and mine.exists()

@@ -108,4 +108,4 @@ def test_an_unforeseen_failure_prints_nothing_on_stdout(tmp_path, monkeypatch, c
 def test_usage(tmp_path, monkeypatch, capsys, args):
     monkeypatch.chdir(tmp_path)
     assert cli.main(args) == 2
-    assert capsys.readouterr().err.strip() == cli.USAGE
+    assert capsys.readouterr().err.strip() == cli.usage()

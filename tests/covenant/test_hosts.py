@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_constitution.compile import hooks, launcher
+from agent_constitution.compile import hooks
+from agent_constitution.hosts import judge_hooks
+from agent_constitution.hosts import launcher
 from agent_constitution.covenant.adapters import cline, copilot, cursor, gemini_cli
 from agent_constitution.covenant.adapters.common import Refusal
-from agent_constitution.covenant.catalogue import HOSTS
+from agent_constitution.hosts import HOSTS
 from agent_constitution.covenant.init import scaffold
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -246,11 +248,11 @@ def test_init_twice_converges_and_keeps_the_users_hooks(root: Path):
 
 
 def test_compile_wires_the_detected_hosts_and_takes_the_hook_out_without_a_config(root: Path):
-    from agent_constitution.compile import agents
+    from agent_constitution.hosts import agents
     from agent_constitution.compile.layout import agent_hook_files
 
     def detected_hosts(root: Path) -> list[str]:  # the hosts of the agents detected (the one detector)
-        return [host for host in agents.hosts(agents.detect(root)) if host != "claude-code"]
+        return [host for host in agents.hook_hosts(agents.detect(root)) if host != "claude-code"]
 
     (root / ".gemini").mkdir()
     (root / ".cursorrules").write_text("")
@@ -284,7 +286,7 @@ def test_a_hook_script_of_someone_elses_is_never_overwritten(root: Path):
     script.write_text("#!/bin/sh\nmy-guard\n")
     scaffold(root, "cline", None)
     assert script.read_text() == "#!/bin/sh\nmy-guard\n"
-    assert not hooks.remove_host_hook(root, ".clinerules/hooks/PreToolUse") and script.exists()
+    assert not judge_hooks.remove_host_hook(root, ".clinerules/hooks/PreToolUse") and script.exists()
 
 
 def test_the_config_loader_and_the_catalogue_import_no_adapter():
@@ -312,8 +314,8 @@ def test_a_plan_load_past_the_budget_fails_closed(root: Path, monkeypatch, capsy
 
 
 def test_every_agent_with_a_hook_names_a_host_of_the_catalogue():
-    from agent_constitution.compile.agents import AGENTS
-    from agent_constitution.covenant.catalogue import HOSTS
+    from agent_constitution.hosts import AGENTS
+    from agent_constitution.hosts import HOSTS
 
-    named = [agent.host for agent in AGENTS.values() if agent.host]
+    named = [agent.hook for agent in AGENTS.values() if agent.hook]
     assert set(named) == set(HOSTS) and len(named) == len(set(named))

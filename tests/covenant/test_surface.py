@@ -550,7 +550,7 @@ def test_usage_errors(project, capsys, flags):
     configure(project, "")
     code, err, rows = check(project, "not read", *flags, capsys=capsys)
     assert (code, rows) == (2, [])
-    assert err == [cli.USAGE]
+    assert err == [cli.usage()]
 
 
 def git(root, *args):

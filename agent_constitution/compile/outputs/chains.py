@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile.agents import AGENTS
+from agent_constitution.hosts import AGENTS
 from agent_constitution.compile.layout import FILE, folder_of
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 

@@ -12,7 +12,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile.agents import hosts
 from agent_constitution.compile.layout import (
     HUSKY,
     PLAIN_HOOKS,
@@ -23,6 +22,7 @@ from agent_constitution.compile.layout import (
     hook_files,
 )
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.hosts.agents import hook_hosts
 
 HINT = "git-hook"
 
@@ -33,7 +33,7 @@ class HookFiles:
     def jobs(self, plan: Plan) -> list[Job]:
         names = hook_files(plan.root, plan.settings.git_hook)
         runner_less = names == [SETTINGS]  # no git hook runner: compile says how to wire one
-        names += agent_hook_files(plan.root, hosts(plan.settings.agents))
+        names += agent_hook_files(plan.root, hook_hosts(plan.settings.agents))
         found = [
             Job(name=name, doc=f"Merge the hooks that run the checks into {name}", subject=name, before_root=True)
             for name in names
@@ -96,13 +96,14 @@ class HookFiles:
         """Take our entries out of a hook file; `[name]` when it changed."""
         from agent_constitution.compile import hooks
         from agent_constitution.fsio import confine
+        from agent_constitution.hosts import judge_hooks
 
         root, name = plan.root, job.subject
         confine(root / name, root)
         if name == SETTINGS:
             changed = hooks.remove_claude_settings(root)
-        elif name in hooks.HOST_FILES:
-            changed = hooks.remove_host_hook(root, name)
+        elif name in judge_hooks.file_hosts():
+            changed = judge_hooks.remove_host_hook(root, name)
         elif name == PRE_COMMIT:
             changed = hooks.remove_pre_commit(root)
         elif name in PLAIN_HOOKS:
@@ -119,7 +120,8 @@ class HookFiles:
 def _state(root: Path) -> str:
     # What the commands depend on besides the settings: whether there is a covenant, how the tools
     # are launched (uv, by name, or by the absolute paths of this installation).
-    from agent_constitution.compile import hooks, launcher
+    from agent_constitution.compile import hooks
+    from agent_constitution.hosts import launcher
 
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
@@ -129,11 +131,12 @@ def _state(root: Path) -> str:
 
 def _write(root: Path, name: str) -> None:
     from agent_constitution.compile import hooks
+    from agent_constitution.hosts import judge_hooks
 
     if name == SETTINGS:
         hooks.write_claude_settings(root)
-    elif name in hooks.HOST_FILES:
-        hooks.write_host_hook(root, name)
+    elif name in judge_hooks.file_hosts():
+        judge_hooks.write_host_hook(root, name)
     elif name == PRE_COMMIT:
         hooks.write_pre_commit(root)
     elif name in PLAIN_HOOKS:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
-from agent_constitution.compile.agents import AGENTS, SHIMS
+from agent_constitution.hosts import AGENTS, shims
 from agent_constitution.compile.layout import FILE, MANIFEST, PART_GLOB
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 from agent_constitution.compile.outputs.scoped import planned as scoped_planned
@@ -51,7 +51,7 @@ def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
     from agent_constitution.compile.outputs.segment import remove_segment
 
     root, segments = plan.root, plan.segments
-    names = (FILE, *SHIMS)
+    names = (FILE, *shims())
     folders = set()
     scoped = {str(PurePosixPath(agent.scoped.folder)) for agent in AGENTS.values() if agent.scoped}
     keep = scoped_planned(plan)
@@ -81,12 +81,11 @@ def _dropped_hosts(plan: Plan, locked: bool) -> list[str]:
     """The stop hooks compile wrote for the hosts whose agents are no longer enabled, taken out (a
     file with nothing else in it goes, and so do the folders that leaves empty). The judge's hook
     stays: `pdks init --host` may have put it there for a host compile does not serve."""
-    from agent_constitution.compile import stop_hooks
-    from agent_constitution.compile.agents import hosts
     from agent_constitution.compile.strict import refuse_removal
-    from agent_constitution.covenant.catalogue import HOSTS
+    from agent_constitution.hosts import HOSTS, stop_hooks
+    from agent_constitution.hosts.agents import hook_hosts
 
-    enabled = set(hosts(plan.settings.agents))
+    enabled = set(hook_hosts(plan.settings.agents))
     removed = []
     for host, spec in HOSTS.items():
         if host in enabled or host == "claude-code" or spec.stop_file is None:

@@ -15,7 +15,8 @@ import os
 import re
 from collections.abc import Mapping
 
-from agent_constitution.compile.agents import AGENTS, slug
+from agent_constitution.hosts import AGENTS
+from agent_constitution.hosts.agents import slug
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 

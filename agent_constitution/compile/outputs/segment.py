@@ -114,15 +114,16 @@ def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
     root file, written last, gets what the hand-written text of every file on the fullest chain and
     the nested files' regions on it leave of `CHAIN_LIMIT`. An agent with a limit per file
     (Windsurf) leaves the region what the file's hand-written text does not use."""
-    from agent_constitution.compile import agents, region
+    from agent_constitution import hosts
+    from agent_constitution.compile import region
     from agent_constitution.readers import read_text
 
-    enabled = [agents.AGENTS[name] for name in plan.settings.agents]
+    enabled = [hosts.AGENTS[name] for name in plan.settings.agents]
     max_bytes = max_chars = None
     chain_limit = min((a.chain_bytes for a in enabled if a.chain_bytes), default=None)
     path = plan.file(segment, FILE)
     if chain_limit is not None:
-        room = chain_limit - agents.PROJECT_RESERVE
+        room = chain_limit - hosts.PROJECT_RESERVE
         if segment != ".":
             max_bytes = room // plan.longest_chain(segment)
         else:
@@ -320,7 +321,7 @@ def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[
     contributors (`own`: the hand-written text of each file on its chains, in bytes) and the exact
     lines that make it fit; a `UserError` with the same words when the manifest asks for it
     (`[compile] over-limit = "error"`)."""
-    from agent_constitution.compile.agents import AGENTS
+    from agent_constitution.hosts import AGENTS
     from agent_constitution.errors import UserError
 
     max_bytes, max_chars = budget
@@ -400,13 +401,13 @@ def budget_fix(origin: str, contributors, over: int, written: list[tuple[str, in
 def remove_segment(root: Path, segment: str, *, shims: bool = True, locked: bool = False) -> list[str]:
     """Take out everything compile wrote for a segment: its region, its parts and (with `shims`) its shims."""
     from agent_constitution.compile import owned
-    from agent_constitution.compile.agents import SHIMS
+    from agent_constitution.hosts import shims as shim_names
 
     folder = folder_of(root, segment)
     removed = []
     if owned.remove_region(folder / FILE, root=root, locked=locked):
         removed.append(_relative(root, folder / FILE))
-    for path in sorted(folder.glob(PART_GLOB)) + [folder / name for name in (SHIMS if shims else ())]:
+    for path in sorted(folder.glob(PART_GLOB)) + [folder / name for name in (shim_names() if shims else ())]:
         if owned.remove_owned(path, root=root, locked=locked):
             removed.append(_relative(root, path))
     return removed

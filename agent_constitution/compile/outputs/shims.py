@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile.agents import AGENTS, SHIMS
+from agent_constitution.hosts import AGENTS, shims
 from agent_constitution.compile.layout import CLAUDE, FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
@@ -29,7 +29,7 @@ class Shims:
     def jobs(self, plan: Plan) -> list[Job]:
         found = []
         for job in plan.segment_jobs():
-            for shim in SHIMS:
+            for shim in shims():
                 path = plan.file(job.path, shim)
                 if shim != CLAUDE and not _wanted(plan, shim) and not path.exists():
                     continue

@@ -1,7 +1,7 @@
 """Skills: the skills of the selected rules, installed where the enabled agents look for them.
 
 One job, `agents:skills` (which skills are wanted is known only from the resolutions). The folders
-are the fewest that give every enabled agent one it reads (`compile.agents.skill_folders`), so an
+are the fewest that give every enabled agent one it reads (`hosts.agents.skill_folders`), so an
 agent that reads two folders is not given both unless two other agents each need one of them; that
 case is reported by agent and folder. A skill leaves a folder that is no longer chosen.
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile import agents
+from agent_constitution import hosts
+from agent_constitution.hosts import agents
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
 
@@ -47,7 +48,7 @@ class SkillFolders:
             if (name not in wanted or base not in folders) and skills.remove(root / base / name, root=root,
                                                                              locked=locked):
                 removed.append(f"{base}/{name}")
-        _drop_empty(root, tuple(f for f in agents.SKILL_FOLDERS if f not in folders))
+        _drop_empty(root, tuple(f for f in hosts.skill_folders() if f not in folders))
         lines = dropped + tuple(
             f"warning: {agent} reads the skills in both {' and '.join(read)}, so it lists each skill twice:"
             " drop the agent that needs the other folder from [compile] agents to avoid it"
@@ -79,7 +80,7 @@ class SkillFolders:
         for base, name in sorted(_installed(root)):
             if skills.remove(root / base / name, root=root):
                 removed.append(f"{base}/{name}")
-        _drop_empty(root, agents.SKILL_FOLDERS)
+        _drop_empty(root, hosts.skill_folders())
         return removed
 
 
@@ -98,7 +99,7 @@ def _installed(root: Path) -> set[tuple[str, str]]:
     """(folder, skill name) of every skill compile installed, in any folder an agent reads."""
     from agent_constitution.compile import skills
 
-    return {(base, name) for base in agents.SKILL_FOLDERS for name in skills.installed(root, (base,))}
+    return {(base, name) for base in hosts.skill_folders() for name in skills.installed(root, (base,))}
 
 
 def _origin(source: str, name: str) -> str:

@@ -1,6 +1,6 @@
 """`pdks hook <host>`: a host's pre-tool payload on stdin, a verdict the way that host reads one.
 
-The hosts are listed once, in `covenant/catalogue.py` (`HOSTS`); each has a module here that
+The hosts are listed once, in the host table (`agent_constitution.hosts.HOSTS`); each has a module here that
 translates its documented payload into the input IR and says how it answers (`ANSWER`, default:
 exit 0 lets the call run, exit 2 blocks with the reason on stderr, as Claude Code, Codex, Grok and
 Gemini CLI read it). Only the named host's module is imported. A payload the adapter cannot
@@ -19,14 +19,18 @@ import sys
 
 from agent_constitution.covenant import budget
 from agent_constitution.covenant.adapters.common import EXIT_CODE, hook, parse_payload, refuse
-from agent_constitution.covenant.catalogue import CONFIG_NAMES, HOSTS
+from agent_constitution.hosts import HOSTS
+from agent_constitution.layout import CONFIG_NAMES
 
-USAGE = "usage: pdks hook " + "|".join(HOSTS)
+
+def usage() -> str:
+    """The usage line, from the host table."""
+    return "usage: pdks hook " + "|".join(HOSTS)
 
 
 def adapter(host: str):
-    """The adapter module of a host named in the catalogue."""
-    name = f"agent_constitution.covenant.adapters.{HOSTS[host].adapter}"
+    """The adapter module of a host named in the host table."""
+    name = HOSTS[host].adapter_module
     __import__(name)  # not importlib: its package costs the hot path an import of its own
     return sys.modules[name]
 
@@ -48,9 +52,9 @@ def find_root(start: str) -> str:
 
 
 def root_for(host: str) -> str:
-    """Claude Code names the project in `$CLAUDE_PROJECT_DIR`, Gemini CLI in `$GEMINI_PROJECT_DIR`;
-    otherwise search up from the cwd."""
-    variable = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini-cli": "GEMINI_PROJECT_DIR"}.get(host)
+    """The folder the host's variable names (Claude Code's `$CLAUDE_PROJECT_DIR`, Gemini CLI's
+    `$GEMINI_PROJECT_DIR`: `Host.project`); otherwise search up from the cwd."""
+    variable = HOSTS[host].project
     named = os.environ.get(variable) if variable else None
     return os.path.normpath(named) if named else find_root(os.getcwd())
 
@@ -58,7 +62,7 @@ def root_for(host: str) -> str:
 def main(argv: list[str]) -> int:
     """`argv` is what follows `pdks hook`: exactly one host name."""
     if len(argv) != 1 or argv[0] not in HOSTS:
-        print(USAGE, file=sys.stderr)
+        print(usage(), file=sys.stderr)
         return 2
     host = argv[0]
     module = adapter(host)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_constitution.errors import UserError
+from agent_constitution.hosts import HOSTS
 from agent_constitution.wiring import spoken
 
 PACKAGE = "agent-constitution"
@@ -253,18 +254,19 @@ def generated(program: Program, text: str) -> bool:
     return False
 
 
-# Hosts that block on a JSON answer: what the hook command prints when the judge cannot run.
 _FAILED = "agent-constitution: the covenant judge could not run; " + FIX
-DENY: dict[str, tuple[str, int]] = {
-    "cursor": (json.dumps({"permission": "deny", "user_message": _FAILED, "agent_message": _FAILED}), 2),
-    "copilot": (json.dumps({"permissionDecision": "deny", "permissionDecisionReason": _FAILED}), 0),
-    "cline": (json.dumps({"cancel": True, "errorMessage": _FAILED}), 0),
-}
+
+
+def deny(host: str) -> tuple[str | None, int]:
+    """What the hook command prints when the judge cannot run, and its status: the host's JSON
+    blocking answer where it blocks on one (`Host.deny`), else nothing and 2."""
+    spec = HOSTS.get(host)
+    return spec.deny(_FAILED) if spec is not None and spec.deny is not None else (None, 2)
 
 
 def covenant_hook(host: str) -> Program:
-    deny, deny_exit = DENY.get(host, (None, 2))
-    return Program("pdks", f"hook {shlex.quote(host)}", deny, deny_exit)
+    text, deny_exit = deny(host)
+    return Program("pdks", f"hook {shlex.quote(host)}", text, deny_exit)
 
 
 def stop_hook(host: str | None = None, deny: str | None = None, deny_exit: int = 2,

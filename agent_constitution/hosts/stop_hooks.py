@@ -1,6 +1,6 @@
 """The change-scoped checks as each host's stop hook: the entry compile and `pdks init` merge.
 
-A host with a stop-like event (`catalogue.HOSTS[host].stop`) gets a handler running
+A host with a stop-like event (`hosts.HOSTS[host].stop`) gets a handler running
 `python -m agent_constitution.checks.stop <host>` (by name, `agent-constitution-stop <host>`) under
 that event, in the host's own settings file (or, for Cline, the executable named after the event).
 Only in a repository with a manifest: the checks are the manifest's rules, and without one there is
@@ -14,29 +14,28 @@ all, so a missing program still reaches the model.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from agent_constitution.compile import launcher, settings_file
-from agent_constitution.covenant.catalogue import HOSTS
+from agent_constitution.hosts import HOSTS, launcher, settings_file
+from agent_constitution.hosts.host_files import remove_hook_script, write_hook_script
 from agent_constitution.layout import MANIFEST
 
 _FAILED = "agent-constitution: the change-scoped checks could not run; " + launcher.FIX
-# The hosts answered in JSON at their stop event: the answer that sends the failure to the model,
-# and the status that goes with it (docs/covenant.md, "Hosts").
-DENY: dict[str, tuple[str, int]] = {
-    "copilot": (json.dumps({"decision": "block", "reason": _FAILED}), 0),
-    "cursor": (json.dumps({"followup_message": _FAILED}), 0),
-    "cline": (json.dumps({"cancel": False, "contextModification": _FAILED}), 0),
-}
+
+
+def deny(host: str) -> tuple[str | None, int]:
+    """Where the host reads only a JSON answer at its stop event, the answer that sends the failure
+    to the model, and the status that goes with it (`Stop.deny`); else (None, 2)."""
+    stop = HOSTS[host].stop
+    return stop.deny(_FAILED) if stop else (None, 2)
 
 
 def program(host: str, missing: str = "warn") -> launcher.Program:
     """`missing`: the policy when the program is missing (`[compile] stop-missing-tool`)."""
     if host == "claude-code":
         return launcher.stop_hook(missing=missing)
-    deny, status = DENY.get(host, (None, 2))
-    return launcher.stop_hook(host, deny, status, missing=missing)
+    text, status = deny(host)
+    return launcher.stop_hook(host, text, status, missing=missing)
 
 
 def command(root: Path, host: str) -> str:
@@ -63,8 +62,6 @@ def write(root: Path, host: str) -> bool:
         return False
     path = root / spec.stop_file
     if spec.script:
-        from agent_constitution.compile.host_files import write_hook_script
-
         return write_hook_script(path, command(root, host), what="the change-scoped checks as this host's stop hook")
     handler = {**({"type": spec.stop.handler["type"]} if "type" in spec.stop.handler else {}),
                spec.command_key: command(root, host),
@@ -82,8 +79,6 @@ def remove(root: Path, host: str) -> bool:
         return False
     path = root / spec.stop_file
     if spec.script:
-        from agent_constitution.compile.host_files import remove_hook_script
-
         return remove_hook_script(path)
     return settings_file.remove_hooks(path, lambda text: ours(host, text), grouped=spec.grouped,
                                       key=spec.command_key, top=spec.top)

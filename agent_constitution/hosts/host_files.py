@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.fsio import write_atomic
+from agent_constitution.hosts import HOSTS
 
 SCRIPT_BANNER = "# written by agent-constitution (pdks init, compile)"  # marks a hook script as ours
 JUDGE = "the covenant judge as this host's hook"

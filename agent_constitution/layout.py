@@ -45,6 +45,17 @@ COMPILE_LOCK = "compile.lock"  # held while a compile runs
 WRITTEN = "written"  # written/<job digest>.json: what a compile step wrote, for its `git add` line
 TOOLS = "tools.json"  # the external tools the selected rules' checks run, for a CI to install
 
+# --- the JSON Schemas of the files a user writes (agent_constitution/schemas/*.json) -----------------
+# The files of that folder on the main branch: what a `#:schema` line (TOML, taplo and Even Better
+# TOML) or a `# yaml-language-server: $schema=` modeline written by the tool names.
+SCHEMA_URL = "https://raw.githubusercontent.com/Luolc/agent-constitution/main/agent_constitution/schemas/"
+
+
+def schema_url(name: str) -> str:
+    """The address of schema `name` (e.g. `rules.schema.json`)."""
+    return SCHEMA_URL + name
+
+
 # --- the covenant ---------------------------------------------------------------------------------
 # The config file, in the order discovery lists them; `pdks init` writes the first.
 CONFIG_NAMES = ("polydeukes.config.yaml", "polydeukes.config.yml", "polydeukes.config.json")

@@ -79,7 +79,7 @@ def _named_on_command_line() -> set[str]:
 
 
 def _not_here(family, project: Project) -> dict:
-    from agent_constitution.commands.verbs import VERBS
+    from agent_constitution.tasks.verbs import VERBS
     from agent_constitution.errors import UserError
 
     reason, fix = VERBS[family.NAME].needs(project.root)

@@ -23,7 +23,7 @@ PROG = "agent-constitution"
 LOADER = "agent-constitution"
 LOADER_MODULE = "agent_constitution.loader"
 
-# `doit <verb>` where <verb> is a verb of `agent-constitution` (commands/verbs.py); "doit's", "the
+# `doit <verb>` where <verb> is a verb of `agent-constitution` (tasks/verbs.py); "doit's", "the
 # doit task", "doit -n 4" are words about doit itself and stay. doit's own commands (`doit clean`)
 # are `agent-constitution doit clean`.
 _VERBS = ("compile", "check", "lock", "verify", "resolve", "fetch", "upgrade", "outdated", "replace", "review",

@@ -14,7 +14,7 @@ import pytest
 
 from agent_constitution import cli, console
 from agent_constitution.commands import completion, parser
-from agent_constitution.commands.verbs import VERBS
+from agent_constitution.tasks.verbs import VERBS
 
 PROJECT = Path(__file__).resolve().parents[1]
 EVERY_VERB = parser.verbs()

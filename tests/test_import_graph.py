@@ -37,6 +37,32 @@ def test_sources_sit_below_the_ruleset():
     assert not upward
 
 
+def _package(module: str) -> str:
+    """The package a module belongs to: a sub-package or a top-level module of agent_constitution."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_two_packages_import_each_other():
+    """Read at package level the house has layers: no two packages import each other (a module of
+    each importing a module of the other, lazily or not), so each can be read without the other."""
+    between: dict[str, set[str]] = {}
+    for module, targets in codegraph.graph().items():
+        for target in targets:
+            if _package(module) != _package(target) and _package(target) != codegraph.PACKAGE:
+                between.setdefault(_package(module), set()).add(_package(target))
+    pairs = sorted((a, b) for a, targets in between.items() for b in targets if a < b and a in between.get(b, ()))
+    assert not pairs, "packages importing each other:\n" + "\n".join(f"{a} <-> {b}" for a, b in pairs)
+
+
+def test_the_hosts_sit_below_the_stages():
+    # hosts/ is the table every stage reads: it imports none of them.
+    stages = tuple(f"agent_constitution.{name}" for name in ("compile", "checks", "covenant", "ruleset", "tasks",
+                                                               "commands", "site", "authoring", "edition"))
+    upward = sorted((module, target) for module, targets in codegraph.graph().items()
+                    if module.startswith("agent_constitution.hosts") for target in targets if target.startswith(stages))
+    assert not upward
+
+
 def test_the_reader_finds_what_ast_finds():
     files = codegraph.modules()
     for name, path in files.items():

@@ -21,7 +21,7 @@ from agent_constitution.edition.references import Target, label, targets
 from agent_constitution.edition.sources import load, read_commit, read_worktree
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import load_source
-from agent_constitution.site.models import RETIRED
+from agent_constitution.ruleset.models import RETIRED
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from agent_constitution import ids
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.ruleset.source import load_source
-from agent_constitution.schemas import url
+from agent_constitution.layout import schema_url as url
 from agent_constitution.authoring.history import next_free_id
 from agent_constitution.authoring.published import published_constitution
 

@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 from agent_constitution.commands.parser import BUILTINS, SHELLS, UsageError, output_formats, verb_parser, verbs
-from agent_constitution.commands.verbs import PROG, VERBS
+from agent_constitution.tasks.verbs import PROG, VERBS
 from agent_constitution.console import COLOR_CHOICES
 from agent_constitution.layout import LOCKFILE
 

@@ -1,6 +1,6 @@
 """The one argument parser of `agent-constitution`: every verb's options, variables and help, from tables.
 
-The task verbs come from `commands/verbs.py` (`VERBS`: a new verb is one entry there); the verbs
+The task verbs come from `tasks/verbs.py` (`VERBS`: a new verb is one entry there); the verbs
 that run no doit task (`init`, `help`, `doit`, `completion`) are `BUILTINS` here. Each verb's
 parser is argparse (the standard library: nothing to import at start-up) with the global options
 (`-q`, `-v`/`-vv`, `--color`, `-V`, `-h`), the verb's options (the doit task's `params`) and its
@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_constitution.commands.verbs import PROG, VERBS, Verb
+from agent_constitution.tasks.verbs import PROG, VERBS, Verb
 from agent_constitution.console import COLOR_CHOICES, NORMAL, QUIET
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG

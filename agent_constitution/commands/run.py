@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent_constitution import console
 from agent_constitution.commands.parser import Invocation, UsageError
-from agent_constitution.commands.verbs import PROG, VERBS, Verb
+from agent_constitution.tasks.verbs import PROG, VERBS, Verb
 from agent_constitution.console import DEBUG
 from agent_constitution.errors import UserError
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG

@@ -43,7 +43,7 @@ from agent_constitution.fsio import write_atomic
 from agent_constitution.layout import LOCKFILE, MANIFEST
 from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.ruleset.source import Node, RuleSource, load_source
-from agent_constitution.schemas import url as schema_url
+from agent_constitution.layout import schema_url
 from agent_constitution.commands.shape import Shape, detect
 from agent_constitution.wiring import LOADER
 

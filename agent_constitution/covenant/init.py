@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_atomic
 from agent_constitution.hosts import HOSTS
 from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
 from agent_constitution.layout import CONFIG_NAMES
-from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic
-from agent_constitution.schemas import url
+from agent_constitution.layout import schema_url as url
 
 IGNORE_LINE = ".polydeukes/"
 IGNORE_ENTRY = "# Polydeukes telemetry — local observation data, never committed.\n.polydeukes/\n"

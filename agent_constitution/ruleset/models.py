@@ -43,6 +43,7 @@ from agent_constitution.ruleset.personal import Machine, Person
 from agent_constitution.sources.urls import URL_FIX, refused
 
 Status = Literal["draft", "trial", "active", "superseded", "repealed"]
+RETIRED = ("superseded", "repealed")  # the statuses of a rule that no longer binds
 Tier = Literal["repo", "user"]
 Subject = Literal["repository", "change", "record"]
 

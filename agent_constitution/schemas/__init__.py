@@ -1,12 +1,8 @@
-"""The JSON Schemas of the files a user writes (the *.json here, made by `generate.py` from the models),
-and the address editors fetch them from. Importing this costs nothing: the writers of starter files
-only need `url`."""
+"""The JSON Schemas of the files a user writes (the *.json here, made by `generate.py` from the models of
+every stage, so this package sits above them). The address editors fetch them from is
+`layout.schema_url`, which the writers of starter files use without importing this package."""
 
-# The files of this folder on the main branch: what a `#:schema` line (TOML, taplo and Even Better
-# TOML) or a `# yaml-language-server: $schema=` modeline written by the tool names.
-URL = "https://raw.githubusercontent.com/Luolc/agent-constitution/main/agent_constitution/schemas/"
+from agent_constitution.layout import SCHEMA_URL as URL
+from agent_constitution.layout import schema_url as url
 
-
-def url(name: str) -> str:
-    """The address of schema `name` (e.g. `rules.schema.json`)."""
-    return URL + name
+__all__ = ["URL", "url"]

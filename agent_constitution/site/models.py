@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RETIRED = ("superseded", "repealed")
+from agent_constitution.ruleset.models import RETIRED
 
 
 class Model(BaseModel):

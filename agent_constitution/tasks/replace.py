@@ -1,4 +1,5 @@
-"""`doit replace`: rewrite superseded rule references in rules.toml to their successors (commands/replace.py)."""
+"""`doit replace`: rewrite superseded rule references in rules.toml to their successors (the stage is
+`ruleset.upgrade.replace_superseded`; a `UserError` it raises is the task's failure)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def tasks(project):
 
 @reported
 def _replace(root):
-    from agent_constitution.commands.replace import replace
+    from agent_constitution.layout import MANIFEST
+    from agent_constitution.ruleset.upgrade import replace_superseded
 
-    replace(root)
+    replaced = replace_superseded(root)
+    for old, new in replaced:
+        print(f"{old} → {new}")
+    print("nothing to replace" if not replaced else f"{MANIFEST} updated; run `doit lock`")

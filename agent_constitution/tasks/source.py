@@ -80,9 +80,12 @@ def _no_base(task, values) -> bool:
 
 @reported
 def _new_rule(root: Path, title: str, parent: str):
-    from agent_constitution.commands.new_rule import new_rule
+    """Write a trial (or draft) rule with the next free ID (the stage is `authoring.new_rule`)."""
+    from agent_constitution.authoring import new_rule as stage
 
-    new_rule(root, title=title, parent=parent)
+    path = stage.new_rule(root, title=title, parent=parent, today=datetime.datetime.now(datetime.UTC).date())
+    status = "draft" if 'status = "draft"' in path.read_text(encoding="utf-8") else "trial"
+    print(f"wrote {path.relative_to(root)} (a {status} rule): write its text, then run `doit check`")
 
 
 def _validate(root: Path, base: str):

@@ -46,7 +46,7 @@ class Prune:
 
 def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
     """Remove the stale outputs; under `locked` the first one is an error instead, naming it."""
-    from agent_constitution.checks.scan import scan
+    from agent_constitution import worktree
     from agent_constitution.compile import owned
     from agent_constitution.compile.outputs.segment import remove_segment
 
@@ -56,7 +56,7 @@ def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
     scoped = {str(PurePosixPath(agent.scoped.folder)) for agent in AGENTS.values() if agent.scoped}
     keep = scoped_planned(plan)
     stray = []
-    for relative in scan(root).files:
+    for relative in worktree.files(root):
         path = PurePosixPath(relative)
         if path.name in names or fnmatch(path.name, PART_GLOB):
             folders.add(path.parent.as_posix())

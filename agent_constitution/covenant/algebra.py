@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant.catalogue import (
     COMBINATORS,
     FIXED_SOURCES,
@@ -35,7 +36,7 @@ RELATION_ARGS = {
 }
 
 
-class ConfigProblem(ValueError):
+class ConfigProblem(FailClosed, ValueError):
     """One reason the configuration is invalid, worded as upstream words it."""
 
 

@@ -20,6 +20,8 @@ import time
 # The interpreter loads `_signal` at start-up; `signal` adds about 1 ms of enum building per hook call.
 import _signal as signal
 
+from agent_constitution.covenant import FailClosed
+
 KIB, MIB = 1024, 1024 * 1024
 PAYLOAD_LIMIT = 8 * MIB  # stdin of `pdks hook` and of `pdks covenant check` (session surface)
 DIFF_LIMIT = 256 * MIB  # stdin of `pdks covenant check --diff`
@@ -40,7 +42,7 @@ class OverBudget(BaseException):
     `except Exception` (which answers "could not judge" and carries on) can swallow it."""
 
 
-class Refused(Exception):
+class Refused(FailClosed):
     """A path the judge will not read: not a regular file, or over its size limit."""
 
 

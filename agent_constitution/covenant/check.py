@@ -4,6 +4,10 @@ The input mode is the surface: an IR on stdin is the session surface (`disciplin
 `sessionDisciplines`); a unified diff (`--diff`) is the change-set surface (`disciplines` then
 `changeSetDisciplines`). No config, an invalid config or an unparsable payload fails closed:
 exit 2, one `blocked covenant-check -` row, `covenant check failed closed: <message>` on stderr.
+
+`judge` returns the verdict as a value (`Verdict`: its decision, what it says, the telemetry rows
+it recorded); `run_check` is the command's, printing what it says on stderr. A hook adapter turns
+the value into its host's answer (`adapters/common.py`).
 """
 
 from __future__ import annotations
@@ -39,15 +43,51 @@ if TYPE_CHECKING:
     FileReader = Callable[[str], "str | None"]
 
 
-def _emit(lines: list[str]) -> None:
-    for line in lines:
-        sys.stderr.write(line + "\n")
+class Verdict:
+    """The judge's answer: `status` 0 (the call goes through) or 2 (it is blocked); `lines`, what
+    the judge says, in order (a block's reasons, or the advisories and notes of a call let through);
+    `rows`, the telemetry rows it recorded."""
+
+    __slots__ = ("status", "lines", "rows")
+
+    def __init__(self, status: int, lines: list[str], rows: list[telemetry.Row]) -> None:
+        self.status, self.lines, self.rows = status, tuple(lines), tuple(rows)
+
+    @property
+    def decision(self) -> str:
+        return "block" if self.status == 2 else "allow"
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self.lines if self.status == 2 else ()
+
+    @property
+    def advisories(self) -> tuple[str, ...]:
+        return () if self.status == 2 else self.lines
+
+    def text(self) -> str:
+        """What the judge says, as the command prints it on stderr."""
+        return "".join(line + "\n" for line in self.lines)
 
 
-def _fail_closed(log: str | Path, message: str) -> int:
-    _emit([f"covenant check failed closed: {message}"])
-    telemetry.append(log, [telemetry.Row("blocked", RUNNER_LABEL, NO_SUBJECT)])
-    return 2
+class _Said:
+    """What one run says and records, gathered as it goes (a run that fails half-way keeps both)."""
+
+    __slots__ = ("lines", "rows")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.rows: list[telemetry.Row] = []
+
+    def record(self, log: str | Path, rows: list[telemetry.Row]) -> None:
+        telemetry.append(log, rows)
+        self.rows.extend(rows)
+
+
+def _fail_closed(log: str | Path, message: str, said: _Said) -> Verdict:
+    said.lines.append(f"covenant check failed closed: {message}")
+    said.record(log, [telemetry.Row("blocked", RUNNER_LABEL, NO_SUBJECT)])
+    return Verdict(2, said.lines, said.rows)
 
 
 def run_check(
@@ -58,16 +98,32 @@ def run_check(
     posture: str,
     read_file: FileReader | None = None,
     failure: str | None = None,
+) -> int:
+    """`pdks covenant check`: judge, print what the judge says on stderr; returns 0 or 2."""
+    verdict = judge(root, text, change_set=change_set, posture=posture, read_file=read_file, failure=failure)
+    sys.stderr.write(verdict.text())
+    return verdict.status
+
+
+def judge(
+    root: str | Path,
+    text: str,
+    *,
+    change_set: bool,
+    posture: str,
+    read_file: FileReader | None = None,
+    failure: str | None = None,
     ir: dict[str, Any] | None = None,
     plan: dict[str, Any] | None = None,
-) -> int:
-    """Judge `text` (IR, or a unified diff when `change_set`) in `root`; returns 0 or 2.
+) -> Verdict:
+    """Judge `text` (IR, or a unified diff when `change_set`) in `root`.
 
     `failure` is a reason the input could not even be read (git); the run then fails closed. A hook
     adapter in this process hands over its `ir` as an object (checked as the text would be, never
     serialised and parsed again) and the `plan` it already loaded.
     """
     log = telemetry.log_path(root, None)
+    said = _Said()
     try:
         plan = plan if plan is not None else load_plan(root)
         log = telemetry.log_path(root, plan["logPath"])
@@ -87,15 +143,16 @@ def run_check(
             _check_command_lengths(data)
         _check_valve_token(plan, data)
     except (PlanError, InputError, OverBudget) as error:
-        return _fail_closed(log, str(error))
+        return _fail_closed(log, str(error), said)
     except Exception as error:  # a config or payload nobody foresaw is still no verdict: block
-        return _fail_closed(log, f"{type(error).__name__}: {error}")
+        return _fail_closed(log, f"{type(error).__name__}: {error}", said)
     try:
-        return _judge(root, plan, data, change_set, posture, read_file, log)
+        status = _judge(root, plan, data, change_set, posture, read_file, log, said)
     except OverBudget as error:
-        return _fail_closed(log, str(error))
+        return _fail_closed(log, str(error), said)
     except Exception as error:  # an internal failure is a verdict nobody reached: block
-        return _fail_closed(log, f"{type(error).__name__}: {error}")
+        return _fail_closed(log, f"{type(error).__name__}: {error}", said)
+    return Verdict(status, said.lines, said.rows)
 
 
 def _check_command_lengths(data: dict[str, Any]) -> None:
@@ -129,17 +186,18 @@ def _judge(
     posture: str,
     read_file: FileReader | None,
     log: str | Path,
+    said: _Said,
 ) -> int:
     if change_set:
-        return _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
+        return _dispatch(root, plan, data, change_set, posture, read_file, log, said) if data["toolCalls"] else 0
     # Every session-surface run compares the protected files with the record (baseline.py): a
     # write that slipped past an earlier judgment blocks this call. Reading the tree raises into
     # the caller, which fails closed.
     current = baseline.digests(root, [p for p in plan["protected"] if p != baseline.STATE_DIR])
     drift = baseline.compare(root, current, log, session="session" in data)
-    _emit(drift.lines)
-    telemetry.append(log, drift.rows)
-    code = _dispatch(root, plan, data, change_set, posture, read_file, log) if data["toolCalls"] else 0
+    said.lines.extend(drift.lines)
+    said.record(log, drift.rows)
+    code = _dispatch(root, plan, data, change_set, posture, read_file, log, said) if data["toolCalls"] else 0
     baseline.update(root, current)
     return 2 if drift.blocks else code
 
@@ -152,6 +210,7 @@ def _dispatch(
     posture: str,
     read_file: FileReader | None,
     log: str | Path,
+    said: _Said,
 ) -> int:
     calls = data["toolCalls"]
     tools = data.get("tools") or {"mutating": list(DEFAULT_MUTATING), "shell": [], "commandArgs": []}
@@ -187,6 +246,6 @@ def _dispatch(
     state = assembly_module.valve_state(assembly, verdicts.valve_shut)
     if state:
         lines.append(state)
-    _emit(lines)
-    telemetry.append(log, verdicts.rows)
+    said.lines.extend(lines)
+    said.record(log, verdicts.rows)
     return verdicts.exit_code

@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant import algebra
 from agent_constitution.covenant.catalogue import COMBINATORS, STEP_ARGS, STEPS, quoted
 from agent_constitution.covenant.jsregex import JsRegexError, compile_js, translate
@@ -19,7 +20,7 @@ FILTER_OPERATORS = ("eq", "ne", "size", "notIn", "lte", "gte")
 KIND_WORDS = {"str": "a string", "bool": "a boolean", "regex": "a string", "names": "an array of strings"}
 
 
-class CompileFault(Exception):
+class CompileFault(FailClosed):
     def __init__(self, location: str, reason: str) -> None:
         super().__init__(f"{location}: {reason}")
         self.location = location

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant import algebra
 from agent_constitution.covenant.algebra import ConfigProblem
 from agent_constitution.covenant.budget import CONFIG_LIMIT, YAML_DEPTH, YAML_NODES, Refused, read_regular
@@ -43,7 +44,7 @@ STATE_DIR = ".polydeukes"
 DEFAULT_LOG = ".polydeukes/roi.log"
 
 
-class ConfigError(Exception):
+class ConfigError(FailClosed):
     """The config cannot be used; `str()` is upstream's one-line message."""
 
 

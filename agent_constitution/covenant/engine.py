@@ -7,6 +7,7 @@ paired and yields `{"pre": items, "post": items}`. Relations return witness list
 
 from __future__ import annotations
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import regex_work
 from agent_constitution.covenant.patterns import compiled
@@ -25,6 +26,7 @@ from agent_constitution.covenant.values import (
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable
     from typing import Any
 
     Item = tuple[str, Any]
@@ -37,7 +39,7 @@ class SupplyPass(Exception):
     """A source is absent and the declaration's supply policy lets the world through."""
 
 
-class SupplyError(Exception):
+class SupplyError(FailClosed):
     """The world cannot be judged: an absent source under `error`, invalid JSON, a malformed state."""
 
     def __init__(self, source: str, reason: str) -> None:
@@ -224,77 +226,192 @@ def _matching(items: list[Item], pattern: re.Pattern[str]) -> list[Item]:
     return [item for item in items if pattern.search(js_string(item[1]))]
 
 
+# Every extract step by its name, registered beside its implementation, whose docstring says what it
+# extracts (`catalogue.STEP_ARGS` holds its arguments, which the compiler checks; a test holds the
+# two tables to the same names).
+STEP_IMPLEMENTATIONS: dict[str, Callable[[list[Item], dict[str, Any], str], list[Item]]] = {}
+
+
+def _step(name: str):
+    def register(function):
+        STEP_IMPLEMENTATIONS[name] = function
+        return function
+    return register
+
+
+@_step("json")
+def _step_json(items, step, source):
+    """Parse each string value as JSON (an item that is not valid JSON is a supply error)."""
+    return _json(items, source)
+
+
+@_step("select")
+def _step_select(items, step, source):
+    """The value at the dotted `path` of each item, where it has one (a list: each element)."""
+    return _select(items, step["path"])
+
+
+@_step("items")
+def _step_items(items, step, source):
+    """Each element of a list value, keyed by its index."""
+    return _items(items)
+
+
+@_step("keyBy")
+def _step_key_by(items, step, source):
+    """Each object keyed by its `field` (a scalar)."""
+    return _key_by(items, step["field"])
+
+
+@_step("keyByPattern")
+def _step_key_by_pattern(items, step, source):
+    """Each value keyed by the first group of `re`'s first match in it."""
+    return regex_work(_key_by_pattern, items, _rx(step["re"]))
+
+
+@_step("field")
+def _step_field(items, step, source):
+    """The field `name` of each object (undefined where it has none)."""
+    return _field(items, step["name"])
+
+
+@_step("filter")
+def _step_filter(items, step, source):
+    """The objects that hold every predicate of `when` (eq, ne, size, notIn, lte, gte)."""
+    return [item for item in items if all(_holds(item[1], p) for p in step["when"])]
+
+
+@_step("flattenKeys")
+def _step_flatten_keys(items, step, source):
+    """The dotted path of each leaf of an object, as key and value."""
+    return _flatten_keys(items)
+
+
+@_step("sort")
+def _step_sort(items, step, source):
+    """The items in the order of their values."""
+    return _sort(items)
+
+
+@_step("lines")
+def _step_lines(items, step, source):
+    """Each non-blank line of a value, trimmed, keyed by its line number."""
+    return _lines(items)
+
+
+@_step("matches")
+def _step_matches(items, step, source):
+    """The items whose value `re` matches."""
+    return regex_work(_matching, items, _rx(step["re"]))
+
+
+@_step("toolUses")
+def _step_tool_uses(items, step, source):
+    """The tool calls of a session snapshot, of the tools `names` (and the `subagentType`), by index."""
+    return _tool_uses(items, step)
+
+
+@_step("userTexts")
+def _step_user_texts(items, step, source):
+    """The user messages of a session snapshot whose text `re` matches, with the snapshot's time."""
+    return regex_work(_user_texts, items, _rx(step["re"]))
+
+
+@_step("agentType")
+def _step_agent_type(items, step, source):
+    """The records whose `agentType` is `is`."""
+    return _agent_type(items, step["is"])
+
+
+@_step("first")
+def _step_first(items, step, source):
+    """The first item alone."""
+    return items[:1]
+
+
+@_step("ageMs")
+def _step_age(items, step, source):
+    """Each object with its `ageMs`: `observedAtMs` minus `timestampMs`, where both are numbers."""
+    return _age(items)
+
+
 def run_step(items: list[Item], step: dict[str, Any], source: str) -> list[Item]:
-    op = step["op"]
-    if op == "json":
-        return _json(items, source)
-    if op == "select":
-        return _select(items, step["path"])
-    if op == "items":
-        return _items(items)
-    if op == "keyBy":
-        return _key_by(items, step["field"])
-    if op == "keyByPattern":
-        return regex_work(_key_by_pattern, items, _rx(step["re"]))
-    if op == "field":
-        return _field(items, step["name"])
-    if op == "filter":
-        return [item for item in items if all(_holds(item[1], p) for p in step["when"])]
-    if op == "flattenKeys":
-        return _flatten_keys(items)
-    if op == "sort":
-        return _sort(items)
-    if op == "lines":
-        return _lines(items)
-    if op == "matches":
-        return regex_work(_matching, items, _rx(step["re"]))
-    if op == "toolUses":
-        return _tool_uses(items, step)
-    if op == "userTexts":
-        return regex_work(_user_texts, items, _rx(step["re"]))
-    if op == "agentType":
-        return _agent_type(items, step["is"])
-    if op == "first":
-        return items[:1]
-    if op == "ageMs":
-        return _age(items)
-    raise ValueError(f"unknown step {op}")  # the compiler admits only the steps above
+    implementation = STEP_IMPLEMENTATIONS.get(step["op"])
+    if implementation is None:
+        raise ValueError(f"unknown step {step['op']}")  # the compiler admits only the registered steps
+    return implementation(items, step, source)
 
 
 # ---------------------------------------------------------------- relations
 
 
-def relate(relation: dict[str, Any], get: Any) -> list[dict[str, Any]]:
-    """The witnesses of one relation (elements for which it fails); empty means it holds."""
-    op = relation["op"]
-    if op == "empty":
-        return [{"key": k, "value": v} for k, v in get(relation["of"])]
-    if op == "nonEmpty":
-        return [] if get(relation["of"]) else [{"key": relation["of"], "value": None}]
-    if op == "equal":
-        left, right = get(relation["of"][0]), get(relation["of"][1])
-        left_set = {canonical(v) for _, v in left}
-        right_set = {canonical(v) for _, v in right}
-        return [{"key": k, "value": v, "side": "left"} for k, v in left if canonical(v) not in right_set] + [
-            {"key": k, "value": v, "side": "right"} for k, v in right if canonical(v) not in left_set
-        ]
-    if op == "subset":
-        values = {canonical(v) for _, v in get(relation["in"])}
-        return [{"key": k, "value": v} for k, v in get(relation["of"]) if canonical(v) not in values]
-    if op == "implies":
-        keys = {k for k, _ in get(relation["requires"])}
-        return [{"key": k, "value": v} for k, v in get(relation["of"]) if k not in keys]
-    if op == "ordered":
-        items = get(relation["of"])
-        key = order_key([v for _, v in items])
-        strict = relation.get("strict", False)
-        out = []
-        for (_, before), (k, v) in zip(items, items[1:], strict=False):
-            a, b = key(before), key(v)
-            if a > b or (strict and a == b):
-                out.append({"key": k, "value": v})
-        return out
-    pair = get(relation["of"])  # unchanged: a paired extraction
+# Every relation by its name (`catalogue.RELATIONS`): its implementation, whose docstring says what
+# it holds. Each returns the witnesses (the elements for which it fails); empty means it holds.
+RELATION_IMPLEMENTATIONS: dict[str, Callable[[dict[str, Any], Any], list[dict[str, Any]]]] = {}
+
+
+def _relation(name: str):
+    def register(function):
+        RELATION_IMPLEMENTATIONS[name] = function
+        return function
+    return register
+
+
+@_relation("empty")
+def _empty(relation, get):
+    """`of` extracts nothing."""
+    return [{"key": k, "value": v} for k, v in get(relation["of"])]
+
+
+@_relation("nonEmpty")
+def _non_empty(relation, get):
+    """`of` extracts something."""
+    return [] if get(relation["of"]) else [{"key": relation["of"], "value": None}]
+
+
+@_relation("equal")
+def _equal(relation, get):
+    """The two extractions of `of` hold the same values."""
+    left, right = get(relation["of"][0]), get(relation["of"][1])
+    left_set = {canonical(v) for _, v in left}
+    right_set = {canonical(v) for _, v in right}
+    return [{"key": k, "value": v, "side": "left"} for k, v in left if canonical(v) not in right_set] + [
+        {"key": k, "value": v, "side": "right"} for k, v in right if canonical(v) not in left_set
+    ]
+
+
+@_relation("subset")
+def _subset(relation, get):
+    """Every value of `of` is a value of `in`."""
+    values = {canonical(v) for _, v in get(relation["in"])}
+    return [{"key": k, "value": v} for k, v in get(relation["of"]) if canonical(v) not in values]
+
+
+@_relation("implies")
+def _implies(relation, get):
+    """Every key of `of` is a key of `requires`."""
+    keys = {k for k, _ in get(relation["requires"])}
+    return [{"key": k, "value": v} for k, v in get(relation["of"]) if k not in keys]
+
+
+@_relation("ordered")
+def _ordered(relation, get):
+    """The values of `of` ascend (strictly, with `strict`)."""
+    items = get(relation["of"])
+    key = order_key([v for _, v in items])
+    strict = relation.get("strict", False)
+    out = []
+    for (_, before), (k, v) in zip(items, items[1:], strict=False):
+        a, b = key(before), key(v)
+        if a > b or (strict and a == b):
+            out.append({"key": k, "value": v})
+    return out
+
+
+@_relation("unchanged")
+def _unchanged(relation, get):
+    """Every key of the paired extraction `of` that is there before and after keeps its value."""
+    pair = get(relation["of"])
     before: dict[str, Any] = {}
     for k, v in pair["pre"]:
         before.setdefault(k, v)
@@ -303,6 +420,15 @@ def relate(relation: dict[str, Any], get: Any) -> list[dict[str, Any]]:
         for k, v in pair["post"]
         if k in before and not deep_equal(v, before[k])
     ]
+
+
+def relate(relation: dict[str, Any], get: Any) -> list[dict[str, Any]]:
+    """The witnesses of one relation (elements for which it fails); empty means it holds."""
+    implementation = RELATION_IMPLEMENTATIONS.get(relation["op"], _unchanged)  # the compiler admits no other
+    return implementation(relation, get)
+
+
+# ---------------------------------------------------------------- rendering
 
 
 def render(entry: dict[str, Any], witnesses: list[dict[str, Any]]) -> str:

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pygit2
 
+from agent_constitution.covenant import FailClosed
 
-class GitError(Exception):
+
+class GitError(FailClosed):
     pass
 
 

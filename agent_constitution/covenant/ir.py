@@ -6,6 +6,7 @@ Anything this module refuses fails the run closed (exit 2, one `blocked covenant
 
 from __future__ import annotations
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant import cjson
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 CHANGE_KINDS = {"create": ("post",), "modify": ("pre", "post"), "delete": ()}
 
 
-class InputError(Exception):
+class InputError(FailClosed):
     """The payload cannot be judged; `str()` is the fail-closed message."""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from agent_constitution.covenant import FailClosed
+
 WORD = "A-Za-z0-9_"
 _SPACE = "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 _NOT_WORD = "\\x00-/:-@\\[-^`{-\\U0010ffff"
@@ -46,7 +48,7 @@ _DECIMAL = re.compile(r"[1-9][0-9]*")
 _OCTAL = re.compile(r"[0-3][0-7]{0,2}|[4-7][0-7]?")
 
 
-class JsRegexError(ValueError):
+class JsRegexError(FailClosed, ValueError):
     pass
 
 

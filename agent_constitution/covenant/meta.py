@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant.patterns import fixed
 from agent_constitution.covenant.record import record
 from agent_constitution.covenant.shell import (
@@ -241,7 +242,7 @@ _BRACE_FORMS = 1024  # more forms than this from one word's braces: not compared
 PATH_ARGS = ("file_path", "notebook_path", "path")  # mutating-tool arguments that name a target
 
 
-class Undecidable(Exception):
+class Undecidable(FailClosed):
     """A word whose reach this layer cannot compare with the protected paths; the call blocks."""
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from agent_constitution.covenant import FailClosed
 from agent_constitution.covenant import cjson, patterns
 from agent_constitution.covenant.budget import CONFIG_LIMIT, PLAN_LIMIT, Refused, read_regular
 from agent_constitution.layout import CONFIG_NAMES
@@ -36,7 +37,7 @@ PLAN_FORMAT = 4  # 3: the compiled regular expressions under "regex"; 4: "unseen
 PLAN_DIR = ".polydeukes/plans"
 
 
-class PlanError(Exception):
+class PlanError(FailClosed):
     """The configuration cannot be judged with; `str()` is upstream's message."""
 
 

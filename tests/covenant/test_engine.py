@@ -350,3 +350,28 @@ def test_any_javascript_pattern_compiles_or_is_refused(source):
         compile_js(source, ignore_case=source.startswith("a"))
     except JsRegexError:
         pass
+
+
+def test_every_step_and_relation_is_registered_beside_its_implementation():
+    """One table per kind maps a name to its implementation (and its docstring to what it does),
+    named exactly as the catalogue the compiler checks declarations against names them."""
+    from agent_constitution.covenant import catalogue, engine
+
+    # `source` opens every pipeline: the evaluator reads it, and no step runs on it.
+    assert list(engine.STEP_IMPLEMENTATIONS) == [step for step in catalogue.STEPS if step != "source"]
+    assert list(engine.RELATION_IMPLEMENTATIONS) == list(catalogue.RELATIONS)
+    for implementation in [*engine.STEP_IMPLEMENTATIONS.values(), *engine.RELATION_IMPLEMENTATIONS.values()]:
+        assert implementation.__doc__, implementation.__name__
+
+
+def test_every_fail_closed_cause_shares_one_base_class():
+    from agent_constitution.covenant import FailClosed, algebra, budget, compiler, config, engine, gitdiff, ir, jsregex
+    from agent_constitution.covenant import meta, plan
+    from agent_constitution.covenant.adapters import common
+
+    causes = [meta.Undecidable, gitdiff.GitError, config.ConfigError, jsregex.JsRegexError, engine.SupplyError,
+              algebra.ConfigProblem, plan.PlanError, ir.InputError, budget.Refused, compiler.CompileFault,
+              common.Refusal]
+    assert all(issubclass(cause, FailClosed) for cause in causes)
+    assert issubclass(jsregex.JsRegexError, ValueError) and issubclass(algebra.ConfigProblem, ValueError)
+    assert not issubclass(budget.OverBudget, Exception)  # it must pass through `except Exception`

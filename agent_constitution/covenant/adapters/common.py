@@ -1,8 +1,9 @@
 """What the host adapters share: refusals, pre-state reads, the Edit rules, and handing the IR to the judge.
 
 An adapter judges nothing and writes no telemetry row: it builds the input IR from the host's payload
-and runs `pdks covenant check --enforce block` over it (in this process, so the hook pays for one
-interpreter start; the IR is handed over as an object and the plan is loaded once for both). A
+and judges it as `pdks covenant check --enforce block` would (`check.judge`, in this process, so the
+hook pays for one interpreter start; the IR is handed over as an object, the plan is loaded once
+for both, and the verdict comes back as a value that `Answer` turns into the host's answer). A
 failure before the judge travels in the judge's stdin: the failure sentence replaces the IR, the
 judge fails closed on it as non-JSON and writes the one `blocked covenant-check -` row, and the
 sentence is echoed on stderr. `Answer` says how each host reads the verdict.
@@ -10,11 +11,10 @@ sentence is echoed on stderr. `Answer` says how each host reads the verdict.
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 
-from agent_constitution.covenant import cjson
+from agent_constitution.covenant import FailClosed, cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, OverBudget, Refused, read_regular
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 NOT_AN_ENVELOPE = "the payload is not a PreToolUse envelope this adapter translates"
 
 
-class Refusal(Exception):
+class Refusal(FailClosed):
     """The adapter cannot translate the payload; the message is upstream's reason sentence."""
 
 
@@ -102,27 +102,22 @@ def run_check(stdin_text: str | None, root: str | Path, *, context: bool = False
 
     `context`: what the judge says on a call it lets through also goes to stdout as Claude Code's
     `hookSpecificOutput.additionalContext`, which reaches the model (stderr at exit 0 does not)."""
-    real = sys.stderr
-    said = io.StringIO()
     try:
-        from agent_constitution.covenant.check import run_check as judge
+        from agent_constitution.covenant.check import judge  # the judge's modules: after the payload was read
 
-        sys.stderr = said
-        try:
-            status = judge(root, stdin_text or "", change_set=False, posture="block", ir=ir, plan=plan)
-        finally:
-            sys.stderr = real
-            real.write(said.getvalue())
+        verdict = judge(root, stdin_text or "", change_set=False, posture="block", ir=ir, plan=plan)
     except Exception as error:  # the judge could not even start: no verdict, so block
         return _answer(2, f"covenant hook failed closed: {error}", answer)
-    if status not in (0, 2):
-        return _answer(2, f"covenant hook failed closed: the judge exited with status {status} before a verdict",
-                       answer)
-    if status == 0 and context and said.getvalue().strip():
-        output = {"hookEventName": "PreToolUse", "additionalContext": said.getvalue().strip()}
+    said = verdict.text()
+    sys.stderr.write(said)
+    if verdict.status not in (0, 2):
+        return _answer(2, "covenant hook failed closed: the judge exited with status "
+                       f"{verdict.status} before a verdict", answer)
+    if verdict.status == 0 and context and said.strip():
+        output = {"hookEventName": "PreToolUse", "additionalContext": said.strip()}
         sys.stdout.write(cjson.dumps({"hookSpecificOutput": output}, ensure_ascii=False) + "\n")
         return 0
-    return _answer(status, None if status == 0 else said.getvalue().strip(), answer)
+    return _answer(verdict.status, None if verdict.status == 0 else said.strip(), answer)
 
 
 def _answer(status: int, reason: str | None, answer: Answer) -> int:

@@ -114,17 +114,42 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
+    today = today or datetime.date.today()
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
-    waived = apply_waivers(results, waivers, today or datetime.date.today())
-    results = list(waived.results)
-    notes = list(waived.notes)
+    waived = apply_waivers(results, waivers, today)
     root = (subjects.root if subjects is not None else cache.parent) if root is None else root
     try:
-        results, adopted = _judged_as_adopted(results, root, cache, subjects, rules, today or datetime.date.today())
+        results, adopted = _judged_as_adopted(list(waived.results), root, cache, subjects, rules, today)
         memory = read_memory(root)
     except UserError as error:
         return str(error)
-    notes += adopted
+    decided = _decide(results, [*waived.notes, *adopted], memory, cache, root, subjects, rules)
+    texts = _write_files(decided, cache, root, not_run, review, skipped)
+    return _say(decided, cache, root, subjects, not_run, texts, undecidable)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """The run's results once waivers, the baseline, the change's base and the recorded verdicts
+    have decided what they can: the notes said, the verdicts applied, the evidence each reviewer
+    would see, and the violations a reviewer confirmed."""
+
+    results: list[Result]
+    notes: list[str]
+    applied: Mapping
+    evidence: Mapping
+    found: Mapping
+
+    @property
+    def asking(self) -> list[Result]:
+        """The results no recorded verdict decided: what the review queues ask about."""
+        return [r for r in self.results if (r.segment, r.ref) not in self.applied]
+
+
+def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: Path, subjects: Subjects | None,
+            rules: Mapping[tuple[str, str], RuleCheck] | None) -> _Decided:
+    """The waived and adopted results with the recorded verdicts (`memory`, as the index admits
+    them) applied; the notes printed on stderr as they arise."""
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     index = read_index(cache)
@@ -136,25 +161,39 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     for note in [*refused, *by_hand(applied)]:
         print(f"note: {note}", file=sys.stderr)
-    found = confirmed(applied)
+    return _Decided(results, notes, applied, evidence, confirmed(applied))
+
+
+def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[str],
+                 review: Mapping[str, Sequence[str]], skipped: Sequence[tuple[Result, str]]) -> dict[str, str]:
+    """Write the JSON report, the two SARIF logs, the review queues and their items; the queues' texts."""
+    results = decided.results
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
     handed = {rule: [{"segment": v.segment, "reviewer": v.reviewer, "reason": v.reason, "locations": list(v.locations)}
-                     for v in verdicts] for rule, verdicts in found.items()}
+                     for v in verdicts] for rule, verdicts in decided.found.items()}
     write_if_changed(cache / CHECKS / "report.json",
-                     json_report(results, not_run=not_run, notes=notes, confirmed=handed), within=cache)
+                     json_report(results, not_run=not_run, notes=decided.notes, confirmed=handed), within=cache)
     pages = rule_pages(_locked_sources(root))
     for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
         write_if_changed(cache / CHECKS / name,
                          sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=pages,
                                every_outcome=every_outcome, not_run=skipped),
                          within=cache)
-    asking = [r for r in results if (r.segment, r.ref) not in applied]
+    asking = decided.asking
     texts = queues(asking, review, labeller(root, cache))
     write_queues(review_folder(cache), texts)
-    write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, evidence)
-    # The count line ends a failing run here; after a passing one `checks:summary` prints it, also
-    # when this task was up to date (`summary_line`), so every run ends with it exactly once.
-    # `agent-constitution check --output-format F` prints the report itself once the run is done.
+    write_items(review_folder(cache), [r for r in asking if needs_review(r)], review, decided.evidence)
+    return texts
+
+
+def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, not_run: Sequence[str],
+         texts: Mapping[str, str], undecidable: str) -> str | None:
+    """Print the summary; the run's failure, or None.
+
+    The count line ends a failing run here; after a passing one `checks:summary` prints it, also
+    when this task was up to date (`summary_line`), so every run ends with it exactly once.
+    `agent-constitution check --output-format F` prints the report itself once the run is done."""
+    results, found = decided.results, decided.found
     full = console.settings.output_format == "full"
     say = print if full and not console.quiet() else _silent
     details, _, last = summary(results, not_run=not_run,
@@ -165,10 +204,10 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     if found and full:
         titles = {r.ref: r.title for r in results}
         print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
-    reviewed = len(applied)
+    reviewed = len(decided.applied)
     if reviewed:
         say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
-    if any(needs_review(result) for result in asking):
+    if any(needs_review(result) for result in decided.asking):
         say(f"review queue{'s' if len(texts) > 1 else ''}: "
             + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
     if n["violation"]:

@@ -3,7 +3,7 @@
 init measures each candidate selection as compile would write it: the compact region of the root
 `AGENTS.md` (`compile.document.render` over the source's tree at its pin, the banner included),
 against `room(root)`: the least of the starter's target (`COMPACT_BYTES`, 12 KiB) and what every
-enabled agent's documented limit (`compile.agents`) leaves after the repository's own instruction
+enabled agent's documented limit (`hosts`) leaves after the repository's own instruction
 text (the hand-written part of `AGENTS.md`, and the project section init writes into it). Packages
 join in the starter's order (`starter.STARTER_PACKAGES`, then the shape's); one that does not fit
 is left out, with its size, and later (smaller) ones are still tried. The manifest lists each left

@@ -4,7 +4,7 @@ A skill of a source (`rules/skills/<name>/`) is installed when one of the rules 
 selected: its files (all but `skill.toml`, the source's metadata) are copied from the source's
 locked tree, as much of them as the source's trust allows (`compile.skill_policy`: an untrusted
 source's skill is data), into the skill folders the enabled agents read (`.claude/skills/<name>/`,
-`.agents/skills/<name>/`, ...: `compile.agents`). Each installed folder holds a stamp, `.agent-constitution.json`, listing
+`.agents/skills/<name>/`, ...: `hosts.agents`). Each installed folder holds a stamp, `.agent-constitution.json`, listing
 every file compile wrote with its sha256: that is how compile knows the folder is its own (on a
 fresh clone too), notices a hand edit, and removes exactly what it wrote when the skill's rules are
 all deselected. A skill whose tree holds a symbolic link (or whose folder is one) or a path

@@ -40,6 +40,15 @@ def parse_ref(text: str, *, packages: bool = False) -> SourceRef | None:
     return SourceRef(name, body if number is None else number, package)
 
 
+def rule_key(ref: str) -> tuple[str, int]:
+    """A rule's `name:42` as ("name", 42): how results, findings and tools name and order a rule. An
+    id that is not a rule number (a node's name) is 0."""
+    parsed = parse_ref(ref)
+    if parsed is None:
+        return ref, 0
+    return parsed.source, parsed.node if isinstance(parsed.node, int) else 0
+
+
 def format_ref(source: str, node: int | str, package: bool = False) -> str:
     """`name:id`, the way every file and message writes a rule or node of a source."""
     return f"{source}:{node}{PACKAGE if package else ''}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_constitution.refs import SourceRef, format_ref, parse_ref, parse_rule_reference, rule_label
+from agent_constitution.refs import SourceRef, format_ref, parse_ref, parse_rule_reference, rule_key, rule_label
 
 names = st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True)
 numbers = st.integers(min_value=1, max_value=999_999_999)
@@ -34,3 +34,14 @@ def test_rule_references():
         assert parse_rule_reference(body) is None, body
     assert rule_label("ac", "rule:42") == "ac:42"
     assert rule_label("ac", "rule:other:7") == "other:7"
+
+
+@given(names, numbers)
+def test_a_rule_ref_keys_as_its_source_and_number(name, number):
+    assert rule_key(format_ref(name, number)) == (name, number)
+
+
+@given(names, node_ids)
+def test_a_node_ref_keys_as_number_zero(name, node):
+    assert rule_key(format_ref(name, node)) == (name, 0)
+    assert rule_key(name) == (name, 0)  # no colon: no id

@@ -26,6 +26,7 @@ from agent_constitution.checks.fingerprints import printed
 from agent_constitution.checks.model import Outcome, Result
 from agent_constitution.errors import UserError
 from agent_constitution.layout import BASELINE as BASELINE_FILE
+from agent_constitution.refs import rule_key
 from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.ruleset.models import Model, parse
 
@@ -139,8 +140,7 @@ def pruned(baseline: BaselineFile, results: Sequence[Result]) -> list[Entry]:
 
 
 def _order(entry: Entry) -> tuple:
-    source, _, number = entry.rule.rpartition(":")
-    return source, int(number), entry.path or "", entry.fingerprint
+    return (*rule_key(entry.rule), entry.path or "", entry.fingerprint)
 
 
 def dumps(found: Sequence[Entry]) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
 from agent_constitution.layout import ROOT_SEGMENT  # the checks import it from here
-from agent_constitution.refs import format_ref
+from agent_constitution.refs import format_ref, rule_key
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic
     from agent_constitution.ruleset.models import Rule
@@ -158,7 +158,7 @@ class Result:
 
     @property
     def source(self) -> str:
-        return self.ref.rpartition(":")[0]
+        return rule_key(self.ref)[0]
 
     def to_json(self) -> dict:
         data = asdict(self)

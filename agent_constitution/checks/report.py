@@ -22,7 +22,7 @@ from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
 from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.readers import read_cached
-from agent_constitution.refs import RULE, rule_label
+from agent_constitution.refs import RULE, rule_key, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
 REPORT_VERSION = 1
@@ -366,4 +366,4 @@ def _name(result: Result, segments: Sequence[str] | None = None) -> str:
 
 
 def _rule_id(result: Result) -> int:
-    return int(result.ref.rpartition(":")[2])
+    return rule_key(result.ref)[1]

@@ -30,6 +30,7 @@ from agent_constitution.checks.report import ordered, where
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_if_changed
 from agent_constitution.readers import read_toml
+from agent_constitution.refs import rule_key
 
 DEFAULT_GROUP = "default"
 FALSE_POSITIVE = "false-positive"
@@ -282,7 +283,7 @@ def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]],
                 agreed += 1
             else:
                 found.setdefault(result.source, []).append(Disagreement(
-                    rule=int(result.ref.rpartition(":")[2]), revision=result.revision, check=result.check,
+                    rule=rule_key(result.ref)[1], revision=result.revision, check=result.check,
                     kind=kind, segment=result.segment, check_said=_said(result), reason=verdict.reason,
                     reviewer=reviewer, location=verdict.location or "",
                 ))

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.model import Outcome, Result, Suppression
+from agent_constitution.refs import rule_key
 
 REVIEW_FILE = "rules.review.toml"
 DRAFTS = "rules.review"             # the folder of the proposals' patches and issue bodies
@@ -312,7 +313,7 @@ def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str,
     said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(
         f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
         for finding in result.findings)
-    source, _, number = result.ref.partition(":")
+    source, number = rule_key(result.ref)
     proposal = Proposal(rule=result.ref, revision=result.revision, kind=kind, segment=result.segment,
                         check=result.check or "", check_said=said, reason=verdict.reason, reviewer=verdict.reviewer,
                         subject=verdict.subject, fixture=tuple(fixture))

@@ -25,7 +25,6 @@ naming the fix, because only 2 blocks (docs/compile.md, "What each host does wit
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.layout import RULES
+from agent_constitution.refs import rule_key
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.resolve import Resolution
 from agent_constitution.ruleset.source import RuleSource
@@ -78,7 +79,7 @@ def rule_changes(old: Resolution, new: Resolution) -> tuple[RuleChange, ...]:
     before, after = _selected(old), _selected(new)
     changed = _Changed()
     changes = []
-    for ref in sorted(set(before) | set(after), key=lambda r: (r.split(":")[0], int(r.split(":")[1]))):
+    for ref in sorted(set(before) | set(after), key=rule_key):
         was, now = before.get(ref), after.get(ref)
         if was and now and was.fetched.snapshot == now.fetched.snapshot and was.revision == now.revision:
             continue  # the source did not move: nothing of the rule can differ

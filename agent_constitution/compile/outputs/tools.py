@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 from agent_constitution.layout import TOOLS
+from agent_constitution.refs import rule_key
 
 RESOLVE = "resolve"
 VERSION = 1
@@ -70,8 +71,7 @@ def needed_tools(plan: Plan) -> list[dict]:
 
 
 def _rule_order(ref: str) -> tuple[str, int]:
-    source, _, number = ref.rpartition(":")
-    return source, int(number) if number.isdigit() else 0
+    return rule_key(ref)
 
 
 def tool_lines(tools: list[dict]) -> list[str]:

@@ -307,13 +307,12 @@ def _silent(*args, **kwargs) -> None:
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
     """(name, url, commit) of every source in the lock; none when there is no readable lock (the
     report then has no helpUri, which is all the lock is read for)."""
-    import tomllib
-
+    from agent_constitution.readers import read_toml
     from agent_constitution.ruleset.layout import LOCKFILE
 
     try:
-        lock = tomllib.loads((root / LOCKFILE).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        lock = read_toml(root / LOCKFILE)
+    except UserError:  # absent, unreadable or not TOML: said by the lock stage, not here
         return []
     def text(value: object) -> str | None:
         return value if isinstance(value, str) else None

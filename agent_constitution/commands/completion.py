@@ -18,13 +18,14 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-import tomllib
 from pathlib import Path
 
 from agent_constitution.commands.parser import BUILTINS, SHELLS, UsageError, output_formats, verb_parser, verbs
 from agent_constitution.tasks.verbs import PROG, VERBS
 from agent_constitution.console import COLOR_CHOICES
+from agent_constitution.errors import UserError
 from agent_constitution.layout import LOCKFILE
+from agent_constitution.readers import read_toml
 
 VARIABLE = "_AGENT_CONSTITUTION_COMPLETE"
 PROGRAMS = (PROG, "agc")
@@ -88,8 +89,8 @@ def rule_ids(start: Path) -> list[str]:
         path = folder / LOCKFILE
         if path.is_file():
             try:
-                rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rules", {})
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                rules = read_toml(path).get("rules", {})
+            except UserError:
                 return []
             return [ref for ref in rules if isinstance(ref, str)] if isinstance(rules, dict) else []
     return []

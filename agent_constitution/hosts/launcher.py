@@ -35,6 +35,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.hosts import HOSTS
+from agent_constitution.layout import MANIFEST
 from agent_constitution.wiring import spoken
 
 PACKAGE = "agent-constitution"
@@ -219,11 +220,11 @@ def _missing(program: Program, why: str, fix: str) -> str:
 def stop_policy(root: Path) -> str:
     """`[compile] stop-missing-tool` of the repository's manifest (`warn` when unset or unreadable:
     the lock stage validates the manifest and says what is wrong)."""
-    import tomllib
+    from agent_constitution.readers import read_toml  # tomllib and re: only where a hook is written
 
     try:
-        table = tomllib.loads((root / "rules.toml").read_text(encoding="utf-8")).get("compile", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        table = read_toml(root / MANIFEST).get("compile", {})
+    except UserError:
         return "warn"
     value = table.get("stop-missing-tool") if isinstance(table, dict) else None
     return value if value in STOP_POLICIES else "warn"

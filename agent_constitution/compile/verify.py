@@ -19,7 +19,7 @@ from agent_constitution.compile.outputs.base import Plan
 from agent_constitution.errors import UserError
 
 LEFT_OUT = ("prune", "chains")
-_OWN_NAMES = ("AGENTS.md", "AGENTS.*.md", "CLAUDE.md", "GEMINI.md")
+_OWN_NAMES = ("AGENTS.md", "AGENTS.*.md")  # and every host's shim (`hosts.shims()`)
 
 
 def compiled_here(plan: Plan) -> bool:
@@ -55,7 +55,7 @@ def fingerprint(plan: Plan) -> str:
     import json
     import os
 
-    from agent_constitution.hosts import skill_folders
+    from agent_constitution.hosts import shims, skill_folders
     from agent_constitution.hosts.agents import hook_hosts
     from agent_constitution.compile.layout import agent_hook_files, hook_files
     from agent_constitution.compile.outputs import hook_files as hook_output, scoped
@@ -67,7 +67,7 @@ def fingerprint(plan: Plan) -> str:
     paths.update(resolved_path(plan.cache, segment) for segment in plan.segments)
     for segment in plan.segments:
         folder = plan.file(segment, ".")
-        for pattern in _OWN_NAMES:
+        for pattern in (*_OWN_NAMES, *shims()):
             paths.update(folder.glob(pattern))
     paths.update(root / relative for relative in scoped.planned(plan))
     for base in skill_folders():

@@ -52,8 +52,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _compile(repo: Path, capfd) -> str:
     capfd.readouterr()
     code = DoitMain(ModuleTaskLoader(namespace(Project(repo)))).run(["compile"])
-    out = capfd.readouterr().out
-    assert code == 0, out
+    out, err = capfd.readouterr()
+    assert code == 0, out + err
     return out
 
 

@@ -20,7 +20,11 @@ from agent_constitution.compile.layout import CLAUDE, FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
 SHIM = "@AGENTS.md\n"
-AGENT_OF = {agent.shim: agent.name for agent in AGENTS.values() if agent.shim}
+
+
+def agent_of(shim: str) -> str:
+    """The agent whose file name `shim` is (read from the host table when asked, not at import)."""
+    return next(agent.name for agent in AGENTS.values() if agent.shim == shim)
 
 
 class Shims:
@@ -105,7 +109,7 @@ def linked_pair(shim: Path, agents: Path) -> bool:
 def _wanted(plan: Plan, shim: str) -> bool:
     if shim == CLAUDE and plan.settings.claude == "none":
         return False
-    return AGENT_OF[shim] in plan.settings.agents
+    return agent_of(shim) in plan.settings.agents
 
 
 def _state(plan: Plan, job: Job) -> tuple[bool, str]:

@@ -37,7 +37,7 @@ from agent_constitution.checks.verdicts import (
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
-from agent_constitution.checks.evidence import Reader
+from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
@@ -121,10 +121,11 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"warning: {note}", file=sys.stderr)
     index = read_index(cache)
     memory, refused = admitted(memory, index.review if index is not None else {})
-    reader = Reader(subjects or Subjects(scan(root)))
+    reader = Reader(subjects or Subjects(scan(root)), memo=cache / CHECKS / EVIDENCE_MEMO)
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    reader.save()
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     for note in [*refused, *by_hand(applied)]:
         print(f"note: {note}", file=sys.stderr)

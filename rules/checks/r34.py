@@ -104,7 +104,17 @@ FORMATS = {kind: (words, re.compile(regex)) for kind, (words, regex) in _FORMATS
 # Every format's words in one expression, longest first: one scan of a file finds which formats to
 # try (a search per format and word was most of the check's time on a large tree).
 _WORDS = sorted({word for words, _ in FORMATS.values() for word in words}, key=len, reverse=True)
-_ANY_WORD = re.compile("|".join(map(re.escape, _WORDS)))
+
+
+def _by_first_letter(words: list[str]) -> str:
+    # Grouped by first character, the engine tries a dozen branches at a place instead of fifty.
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[0], []).append(word[1:])
+    return "|".join(re.escape(first) + "(?:" + "|".join(map(re.escape, rests)) + ")" for first, rests in groups.items())
+
+
+_ANY_WORD = re.compile(_by_first_letter(_WORDS))
 # The words that start another: found at the same place, the longer one hides them.
 _PREFIXES = {word: {other for other in _WORDS if other != word and word.startswith(other)} for word in _WORDS}
 

@@ -45,8 +45,14 @@ def run(verb: Verb, invocation: Invocation) -> int:
     flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []
     if invocation.jobs:
         flags += ["-n", str(invocation.jobs)]
+    if verb.name == "check" and any(invocation.options.get(name) for name in ("fix", "diff")):
+        from agent_constitution.commands.fix import run_fix
+
+        return run_fix(root, invocation, lambda: run(verb, _without_fix(invocation)))
     options = []
     for option in verb.options:
+        if option.get("doit") is False:
+            continue
         value = invocation.options.get(option["name"])
         if value is True:
             options.append(f"--{option['long']}")
@@ -58,7 +64,18 @@ def run(verb: Verb, invocation: Invocation) -> int:
     code = exit_code(status, console.settings.failures)
     if verb.output_formats and invocation.output_format != "full" and code in (0, 1):
         _print_report(root, invocation.output_format)
+    if verb.name == "check" and code == 1 and invocation.output_format == "full" and invocation.verbosity > -1:
+        from agent_constitution.commands.fix import print_fixable
+
+        print_fixable(root, unsafe=bool(invocation.options.get("unsafe_fixes")))
     return code
+
+
+def _without_fix(invocation: Invocation) -> Invocation:
+    from dataclasses import replace
+
+    return replace(invocation, options={key: value for key, value in invocation.options.items()
+                                        if key not in ("fix", "diff")})
 
 
 def exit_code(status: int, failures: list[tuple[str, str]]) -> int:

@@ -1,0 +1,233 @@
+"""`agent-constitution check --fix`: the mends the rules' own check modules offer, tried before written.
+
+A rule whose `[check] fix` names a tier (`safe` or `unsafe`) has a python check module with
+`fix(repo, findings)`, which returns a `Fix` (a file's whole new text) or an `Unfixed` (why not)
+for the findings it was given. Fixes run only for trusted sources, like the checks themselves, and
+only for rules that judge the repository (a commit message or a session record is not mended).
+
+Each fix is tried on an overlay of the working tree before anything is written: the rules are
+taken in the plan's order, each sees the files as the fixes before it left them, and a fix is kept
+only when its own check, run again on the overlay, reports fewer findings than before and none the
+fix added (a fix that does not mend is a bug of the fix, said once, never written). Unsafe fixes
+of a safe rule are tried too when they are not applied, to count them; a rule whose tier is
+`unsafe` is not asked at all without `--unsafe-fixes` (its fix may ask the network), and its
+findings are counted: "N hidden fixes can be enabled with the `--unsafe-fixes` option", as ruff
+says it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_constitution.checks.api import Finding, Fix, Repository, Undecidable, Unfixed
+from agent_constitution.checks.contents import Contents, _blake2b
+from agent_constitution.checks.findings import normalized
+from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, RuleCheck, for_rule
+from agent_constitution.checks.python_checks import load_check
+from agent_constitution.checks.scan import Scan
+from agent_constitution.checks.tools import pinned
+
+
+class _Overlay(Contents):
+    """The working tree's contents with the fixes kept so far in front of them (absolute path → bytes)."""
+
+    def __init__(self, edits: dict[str, bytes]) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def read_bytes(self, path: Path) -> bytes:
+        found = self.edits.get(str(path))
+        return super().read_bytes(path) if found is None else found
+
+    def digest(self, path: Path) -> str:
+        found = self.edits.get(str(path))
+        return super().digest(path) if found is None else _blake2b(found).hexdigest()
+
+    def text(self, path: Path) -> str | None:
+        found = self.edits.get(str(path))
+        if found is None:
+            return super().text(path)
+        try:
+            return None if b"\0" in found else found.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
+@dataclass
+class Mending:
+    """What the fixes of one run would change, before it is written."""
+
+    root: Path
+    original: dict[str, str | None] = field(default_factory=dict)   # repo path → its text before (None: new)
+    edited: dict[str, str] = field(default_factory=dict)            # repo path → its text after the fixes
+    fixed: int = 0           # findings the kept fixes mend
+    hidden: int = 0          # findings the unsafe fixes that were not applied would mend
+    rules: list[str] = field(default_factory=list)                  # the rules a kept fix mends
+    notes: list[str] = field(default_factory=list)                  # why a finding was left (Unfixed, a bad fix)
+    done: list[str] = field(default_factory=list)                   # what each kept fix did
+
+    def diff(self) -> str:
+        """The unified diff of every file a kept fix changes (`a/` and `b/` paths, as git prints it)."""
+        out = []
+        for path in sorted(self.edited):
+            before = self.original[path]
+            out += difflib.unified_diff(
+                [] if before is None else before.splitlines(keepends=True),
+                self.edited[path].splitlines(keepends=True),
+                "/dev/null" if before is None else f"a/{path}", f"b/{path}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+
+    def write(self) -> None:
+        """Write every changed file, each at once (a temp file and a rename), creating folders a new file needs."""
+        from agent_constitution.fsio import write_atomic
+
+        for path, text in sorted(self.edited.items()):
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text.encode("utf-8"), within=self.root)
+
+
+def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None) -> Mending:
+    """Try every fix of the rules that fail on the working tree; apply the safe ones (and the unsafe
+    ones when `unsafe`) to the overlay. Nothing is written here (`Mending.write`)."""
+    from agent_constitution.checks.stage import prepare
+    from agent_constitution.checks.waivers import apply as apply_manifest
+    from agent_constitution.checks.waivers import file_lines, inline
+
+    run = prepare(root, cache, only=only)
+    mending = Mending(root)
+    edits: dict[str, bytes] = {}
+    lines = file_lines(root)
+    today = datetime.date.today()
+    for job in run.plan.jobs:
+        rule = job.rule
+        spec = rule.check
+        if spec is None or spec.fix is None or spec.subject != "repository" or not spec.python or not rule.trusted:
+            continue
+        try:
+            module = load_check(rule.source_root, spec.python, rule.id)
+            views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else ())
+            before = _findings(module, views.view(job.segment), rule, job.segment, views)
+        except Undecidable:
+            continue  # undecidable: nothing to mend, and `check` says why
+        result = for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before)
+        result = inline(result, lines)
+        result = apply_manifest([result], run.selection.waivers, today).results[0]
+        failing = list(result.findings)
+        if not failing or not callable(getattr(module, "fix", None)):
+            continue
+        if spec.fix == "unsafe" and not unsafe:  # not even tried (it may ask the network): counted
+            mending.hidden += len(failing)
+            continue
+        _mend_rule(mending, module, rule, job.segment, failing, before, views, edits, unsafe)
+    return mending
+
+
+class _Views:
+    """Views of the working tree as the kept fixes have left it."""
+
+    def __init__(self, scan: Scan, edits: dict[str, bytes], segments: Sequence[str]) -> None:
+        self.scan, self.edits, self.segments = scan, edits, tuple(segments)
+
+    def view(self, segment: str, edits: dict[str, bytes] | None = None) -> Repository:
+        edits = self.edits if edits is None else edits
+        root = self.scan.root
+        new = sorted(path for path in (str(Path(key).relative_to(root).as_posix()) for key in edits)
+                     if path not in set(self.scan.files))
+        overlaid = Scan(root, tuple(sorted((*self.scan.files, *new))), _Overlay(edits))
+        return overlaid.view(segment, self.segments)
+
+
+def _findings(module, view: Repository, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
+    with pinned(rule.check.pins):
+        if getattr(module, "check_file", None) is not None:
+            from agent_constitution.checks.memo import per_file
+
+            found = per_file(module.check_file, view, rule, segment, None)
+        else:
+            found = module.check(view)
+    folder = views.scan.root if segment == ROOT_SEGMENT else views.scan.root / segment
+    return [normalized(finding, folder) for finding in found]
+
+
+def _mend_rule(mending: Mending, module, rule: RuleCheck, segment: str, failing: list[Finding],
+               before: list[Finding], views: _Views, edits: dict[str, bytes], unsafe: bool) -> None:
+    """Ask the rule's `fix()` for its mends of `failing` (its findings no waiver accepts; `before`:
+    all of them) and keep those it may apply that mend."""
+    view = views.view(segment)
+    try:
+        with pinned(rule.check.pins):
+            answers = list(module.fix(view, failing))
+    except (Exception, SystemExit) as error:  # a bug in the fix: the findings stay, the run goes on
+        mending.notes.append(f"{rule.ref}: its fix failed ({type(error).__name__}: {error}); nothing changed")
+        return
+    prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
+    fixes = [answer for answer in answers if isinstance(answer, Fix)]
+    for answer in answers:
+        if isinstance(answer, Unfixed):
+            where = f"{prefix}{answer.path}: " if answer.path else ""
+            mending.notes.append(f"{rule.ref}: {where}not fixed: {answer.reason}")
+    applied = [fix for fix in fixes if unsafe or not fix.unsafe]
+    withheld = [fix for fix in fixes if fix.unsafe and not unsafe]
+    mended = _tried(mending, rule, segment, (failing, before), views, edits, applied, prefix, module)
+    if mended is not None:
+        edited, count = mended
+        for fix in applied:
+            key = prefix + fix.path
+            if key not in mending.original:
+                mending.original[key] = view.text(fix.path) if view.exists(fix.path) else None
+            mending.edited[key] = fix.text
+            if fix.note:
+                mending.done.append(f"{rule.ref}: {key}: {fix.note}")
+        edits.update(edited)
+        mending.fixed += count
+        if count:
+            mending.rules.append(rule.ref)
+    if withheld:
+        hidden = _tried(Mending(mending.root), rule, segment, (failing, before), views, edits, withheld, prefix, module)
+        if hidden is not None:
+            mending.hidden += hidden[1]
+
+
+def _tried(mending: Mending, rule: RuleCheck, segment: str, found: tuple[list[Finding], list[Finding]],
+           views: _Views, edits: dict[str, bytes], fixes: list[Fix], prefix: str,
+           module) -> tuple[dict[str, bytes], int] | None:
+    """The overlay's new entries and how many findings `fixes` mend, when they mend some and add
+    none; None (with a note) when they do not."""
+    failing, before = found
+    if not fixes:
+        return None
+    trial = dict(edits)
+    for fix in fixes:
+        if not _inside(fix.path):
+            mending.notes.append(f"{rule.ref}: its fix names {fix.path!r}, outside the folder it governs; not applied")
+            return None
+        trial[str(views.scan.root / (prefix + fix.path))] = fix.text.encode("utf-8")
+    try:
+        after = _findings(module, views.view(segment, trial), rule, segment, views)
+    except Exception as error:  # Undecidable too: a fix that leaves the check unable to decide
+        mending.notes.append(f"{rule.ref}: after its fix the check could not decide ({error}); not applied")
+        return None
+    left = Counter(_key(finding) for finding in after)
+    mended = sum((Counter(_key(finding) for finding in failing) - left).values())
+    added = left - Counter(_key(finding) for finding in before)
+    if mended == 0 or added:
+        mending.notes.append(f"{rule.ref}: its fix did not mend its findings (a bug in the rule's fix); not applied")
+        return None
+    return {key: value for key, value in trial.items() if edits.get(key) != value}, mended
+
+
+def _key(finding: Finding) -> tuple:
+    # Not the line: a fix that inserts a line above a finding moves it without mending it.
+    return finding.path, finding.reason
+
+
+def _inside(path: str) -> bool:
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts and "\0" not in path
+

@@ -2,7 +2,7 @@
 
 The fix (unsafe: Dependabot then opens pull requests) writes `.github/dependabot.yml` when the
 repository has no configuration at all: one weekly update for each ecosystem whose manifest it
-finds, in the folders that hold one (`github-actions` for workflows, `uv` beside a `uv.lock`, else
+finds, in the topmost folders that hold one (a workspace's members update with its root; `github-actions` for workflows, `uv` beside a `uv.lock`, else
 `pip`, `npm`, `cargo`, `gomod`, `docker`, ...). A Dependabot file that lists no updates is the
 maintainer's to fill.
 """
@@ -61,6 +61,9 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
         if ecosystem is None or any(part in f"/{path}" for part in ("/" + skip for skip in SKIPPED)):
             continue
         folders.setdefault(ecosystem, set()).add("/" + dirname(path))
+    # A workspace's members update with its root (one lockfile): keep the topmost folders only.
+    folders = {ecosystem: {folder for folder in found if not any(_above(other, folder) for other in found)}
+               for ecosystem, found in folders.items()}
     if "uv" in folders:  # uv's ecosystem updates uv.lock and pyproject.toml together
         folders["pip"] = folders["pip"] - folders["uv"] if "pip" in folders else set()
         if not folders["pip"]:
@@ -82,3 +85,7 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
         lines += ["    schedule:", "      interval: weekly"]
     return [Fix(DEPENDABOT[0], "\n".join(lines) + "\n", unsafe=True,
                 note="a Dependabot configuration for " + ", ".join(sorted(folders)))]
+
+
+def _above(folder: str, other: str) -> bool:
+    return folder != other and (folder == "/" or other.startswith(folder.rstrip("/") + "/"))

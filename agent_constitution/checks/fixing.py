@@ -21,10 +21,10 @@ import datetime
 import difflib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agent_constitution.checks.api import Finding, Fix, Repository, Undecidable, Unfixed
+from agent_constitution.checks.api import Change, FileChange, Finding, Fix, Repository, Undecidable, Unfixed
 from agent_constitution.checks.contents import Contents, _blake2b
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, RuleCheck, for_rule
@@ -92,14 +92,17 @@ class Mending:
             write_atomic(target, text.encode("utf-8"), within=self.root)
 
 
-def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None) -> Mending:
+def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, change: str | None = None) -> Mending:
     """Try every fix of the rules that fail on the working tree; apply the safe ones (and the unsafe
-    ones when `unsafe`) to the overlay. Nothing is written here (`Mending.write`)."""
+    ones when `unsafe`) to the overlay. `change` (only `worktree`: a fix edits the working tree):
+    the change rules too, judged on the working tree's change as the Stop hook judges it. Nothing
+    is written here (`Mending.write`)."""
     from agent_constitution.checks.stage import prepare
     from agent_constitution.checks.waivers import apply as apply_manifest
     from agent_constitution.checks.waivers import file_lines, inline
 
-    run = prepare(root, cache, only=only)
+    run = prepare(root, cache, only=only, change=change)
+    kinds = ("repository", "change") if change else ("repository",)
     mending = Mending(root)
     edits: dict[str, bytes] = {}
     lines = file_lines(root)
@@ -107,11 +110,12 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None) -> M
     for job in run.plan.jobs:
         rule = job.rule
         spec = rule.check
-        if spec is None or spec.fix is None or spec.subject != "repository" or not spec.python or not rule.trusted:
+        if spec is None or spec.fix is None or spec.subject not in kinds or not spec.python or not rule.trusted:
             continue
         try:
             module = load_check(rule.source_root, spec.python, rule.id)
-            views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else ())
+            views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
+                           run.subjects if spec.subject == "change" else None)
             before = _findings(module, views.view(job.segment), rule, job.segment, views)
         except Undecidable:
             continue  # undecidable: nothing to mend, and `check` says why
@@ -129,23 +133,52 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None) -> M
 
 
 class _Views:
-    """Views of the working tree as the kept fixes have left it."""
+    """The subject a check judges as the kept fixes have left the working tree: the repository's
+    view, or (`subjects` given) the working tree's change with the fixed files' new texts."""
 
-    def __init__(self, scan: Scan, edits: dict[str, bytes], segments: Sequence[str]) -> None:
-        self.scan, self.edits, self.segments = scan, edits, tuple(segments)
+    def __init__(self, scan: Scan, edits: dict[str, bytes], segments: Sequence[str], subjects=None) -> None:
+        self.scan, self.edits, self.segments, self.subjects = scan, edits, tuple(segments), subjects
 
-    def view(self, segment: str, edits: dict[str, bytes] | None = None) -> Repository:
+    def view(self, segment: str, edits: dict[str, bytes] | None = None):
         edits = self.edits if edits is None else edits
         root = self.scan.root
+        if self.subjects is not None:
+            return _changed(self.subjects.get("change", segment), self.subjects.change, root, segment, edits)
         new = sorted(path for path in (str(Path(key).relative_to(root).as_posix()) for key in edits)
                      if path not in set(self.scan.files))
         overlaid = Scan(root, tuple(sorted((*self.scan.files, *new))), _Overlay(edits))
         return overlaid.view(segment, self.segments)
 
 
-def _findings(module, view: Repository, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
+def _changed(change: Change, spec, root: Path, segment: str, edits: dict[str, bytes]) -> Change:
+    """The change with each edited file's new text; a file the change did not touch joins it, its
+    old text the change's base's."""
+    prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
+    texts = {Path(key).relative_to(root).as_posix(): data.decode("utf-8", errors="replace")
+             for key, data in edits.items()}
+    texts = {path[len(prefix):]: text for path, text in texts.items() if path.startswith(prefix)}
+    files = [replace(file, new_text=texts.pop(file.new_path)) if file.new_path in texts else file
+             for file in change.files]
+    for path, text in sorted(texts.items()):
+        files.append(FileChange(path, path, _base_text(root, spec.base, prefix + path), text))
+    return replace(change, files=tuple(files))
+
+
+def _base_text(root: Path, base: str | None, path: str) -> str | None:
+    import pygit2
+
+    if base is None:
+        return None
+    try:
+        blob = pygit2.Repository(str(root))[base][path]
+        return blob.data.decode("utf-8")
+    except (KeyError, ValueError, UnicodeDecodeError, pygit2.GitError):
+        return None
+
+
+def _findings(module, view, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
     with pinned(rule.check.pins):
-        if getattr(module, "check_file", None) is not None:
+        if getattr(module, "check_file", None) is not None and views.subjects is None:
             from agent_constitution.checks.memo import per_file
 
             found = per_file(module.check_file, view, rule, segment, None)
@@ -180,7 +213,7 @@ def _mend_rule(mending: Mending, module, rule: RuleCheck, segment: str, failing:
         for fix in applied:
             key = prefix + fix.path
             if key not in mending.original:
-                mending.original[key] = view.text(fix.path) if view.exists(fix.path) else None
+                mending.original[key] = _text_on_disk(mending.root / key)
             mending.edited[key] = fix.text
             if fix.note:
                 mending.done.append(f"{rule.ref}: {key}: {fix.note}")
@@ -220,6 +253,13 @@ def _tried(mending: Mending, rule: RuleCheck, segment: str, found: tuple[list[Fi
         mending.notes.append(f"{rule.ref}: its fix did not mend its findings (a bug in the rule's fix); not applied")
         return None
     return {key: value for key, value in trial.items() if edits.get(key) != value}, mended
+
+
+def _text_on_disk(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _key(finding: Finding) -> tuple:

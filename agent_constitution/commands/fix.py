@@ -1,7 +1,8 @@
 """`agent-constitution check --fix / --unsafe-fixes / --diff`: ruff's flags and words over the rules' fixes.
 
 `--fix` tries every fix of the failing rules (`checks.fixing`), writes the ones that mend, then runs
-`check` as usual, so what is printed after it is what remains, and ends with ruff's line: `Found 7
+`check` as usual, so what is printed after it is what remains (with `change=worktree`, the change
+rules' fixes too: the Stop hook's subject), and ends with ruff's line: `Found 7
 errors (5 fixed, 2 remaining).` `--diff` writes nothing: it prints the fixes as a unified diff and
 exits 1 when there is one (0 when nothing would change), like `ruff check --diff`. A plain `check`
 that fails says how many of its findings a fix would mend (`[*] 5 fixable with the --fix option`),
@@ -24,15 +25,18 @@ def run_fix(root: Path, invocation: Invocation, check_again: Callable[[], int]) 
     from agent_constitution.checks.fixing import mend
     from agent_constitution.project import Project
 
-    for name in ("change", "record", "message"):
+    from agent_constitution.checks.subjects import WORKTREE
+
+    for name in ("record", "message"):
         if name in invocation.variables:
             raise UsageError(f"--fix and --diff mend the working tree; {name}= names another subject",
                              fix=f"run `agent-constitution check --fix` without {name}=")
+    change = invocation.variables.get("change")
+    if change not in (None, WORKTREE):
+        raise UsageError(f"--fix edits the working tree, so the change it mends is change={WORKTREE}, not "
+                         f"change={change}", fix=f"run `agent-constitution check --fix change={WORKTREE}`")
     unsafe = bool(invocation.options.get("unsafe_fixes"))
-    try:
-        mending = mend(root, Project(root).cache, unsafe=unsafe, only=invocation.variables.get("rules"))
-    except UserError:
-        raise
+    mending = mend(root, Project(root).cache, unsafe=unsafe, only=invocation.variables.get("rules"), change=change)
     for note in mending.notes:
         print(f"note: {note}", file=sys.stderr)
     if console.verbose():
@@ -93,8 +97,13 @@ def fix_tiers(root: Path) -> dict[tuple[str, str], str]:
     except UserError:
         return {}
     return {(segment, rule.ref): rule.check.fix for segment, rules in selection.rules.items() for rule in rules
-            if rule.check is not None and rule.check.fix and rule.check.python and rule.trusted
-            and rule.check.subject == "repository"}
+            if fixable(rule)}
+
+
+def fixable(rule) -> bool:
+    """Whether `check --fix` runs the rule's fix: a trusted python check of the repository or a change."""
+    spec = rule.check
+    return bool(spec is not None and spec.fix and spec.python and rule.trusted and spec.subject != "record")
 
 
 def failing_findings(root: Path) -> int:

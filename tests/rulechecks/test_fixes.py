@@ -375,3 +375,61 @@ def test_insert_lines_keeps_every_byte():
     text = "a\r\nb\r\nc"
     assert insert_lines(text, [(1, "x"), (1, "y"), (3, "z")]) == "a\r\nx\r\ny\r\nb\r\nc\r\nz\r\n"
     assert insert_lines("", [(0, "x")]) == "x\n"
+
+
+def test_the_catalogue_lists_every_fix_tier():
+    import tomllib
+
+    declared = {}
+    for path in (REPO / "rules").glob("*.toml"):
+        if path.stem.isdigit():
+            fix = tomllib.loads(path.read_text(encoding="utf-8")).get("check", {}).get("fix")
+            if fix:
+                declared[int(path.stem)] = fix
+    catalogue = (REPO / "docs" / "rule-catalogue.md").read_text(encoding="utf-8")
+    table = catalogue.split("## Fixes", 1)[1].split("\n## ", 1)[0]
+    rows = [row.split("|") for row in table.splitlines() if row.startswith("| ") and row[2].isdigit()]
+    assert {int(cells[1]): cells[3].strip() for cells in rows} == declared
+    for rule_id in declared:  # a declared tier has a fix to run
+        assert callable(getattr(check_module(rule_id), "fix", None))
+
+
+# --- ac:45 the rule's revision (safe, tomlkit) and ac:91 a debugger statement (safe) ------------------------
+
+def test_45_raises_the_revision_and_keeps_the_rest_of_the_file(tmp_path):
+    from .subjects import change
+
+    rule = (REPO / "rules" / "71.toml").read_text(encoding="utf-8")   # a real rule file, comments and all
+    before = rule.replace("revision = 3", "revision = 2") if "revision = 3" in rule else rule
+    revision = int(before.split("revision = ", 1)[1].split("\n", 1)[0])
+    subject = change(tmp_path, files={"rules/checks/r71.py": ("RULE = 71\n", "RULE = 71  # changed\n"),
+                                      "rules/71.toml": (before, before.replace("[title]", "# note\n[title]"))})
+    module = check_module(45)
+    findings = module.check(subject)
+    (fix,) = module.fix(subject, findings)
+    edited = before.replace("[title]", "# note\n[title]")
+    assert fix.text == edited.replace(f"revision = {revision}", f"revision = {revision + 1}", 1)
+    assert_kept(edited, fix.text, allowed={1})
+    fixed = change(tmp_path, files={"rules/checks/r71.py": ("RULE = 71\n", "RULE = 71  # changed\n"),
+                                    "rules/71.toml": (before, fix.text)})
+    assert module.check(fixed) == []
+
+
+@SETTINGS
+@given(lines=st.lists(st.sampled_from(["  debugger;", "debugger", "a(); debugger;", "{ debugger }", "b();",
+                                       "if (x) debugger;", "// debugger"]), min_size=1, max_size=6))
+def test_91_property_fix_then_check(lines, tmp_path_factory):
+    from .subjects import change
+
+    text = "\n".join(lines) + "\n"
+    subject = change(tmp_path_factory.mktemp("d91"), files={"src/a.js": ("", text)})
+    module = check_module(91)
+    findings = module.check(subject)
+    answers = module.fix(subject, findings)
+    fixes = [answer for answer in answers if isinstance(answer, Fix)]
+    left_alone = sum(isinstance(answer, Unfixed) for answer in answers)
+    after = fixes[0].text if fixes else text
+    again = module.check(change(tmp_path_factory.mktemp("d91after"), files={"src/a.js": ("", after)}))
+    assert len(again) == left_alone   # only the statements that are an `if`'s body stay
+    kept = iter(after.splitlines())   # every line without the statement is kept, in order
+    assert all(any(line == other for other in kept) for line in text.splitlines() if "debugger" not in line)

@@ -4,6 +4,9 @@ the file stays as it was (`agent_constitution.checks.api.insert_lines`)."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from io import StringIO
 
 
@@ -63,3 +66,45 @@ def with_lines(text: str | None, added: list[str]) -> str:
     if not text:
         return "".join(line + "\n" for line in added)
     return insert_lines(text, [(len(text.splitlines()), line) for line in added])
+
+
+LS_REMOTE_TIMEOUT = 20
+VERSION = re.compile(r"v?[0-9]+(?:\.[0-9A-Za-z-]+)*")
+
+
+def best_tag(tags: list[str]) -> str | None:
+    """The most precise version tag of several on one commit (`v4.2.2` before `v4`), else any."""
+    versions = [tag for tag in tags if VERSION.fullmatch(tag)]
+    chosen = versions or tags
+    return max(chosen, key=lambda tag: (tag.count("."), len(tag), tag)) if chosen else None
+
+
+def ls_remote(url: str) -> dict | str:
+    """{"tags": {tag: commit}, "heads": {branch: commit}, "head": commit or None} of a git repository,
+    through the git program (the user's credentials and proxies apply), with a timeout and no
+    prompt; or why not, as a sentence."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
+    try:
+        done = subprocess.run(["git", "ls-remote", "--", url, "HEAD", "refs/heads/*", "refs/tags/*"], capture_output=True, text=True,
+                              timeout=LS_REMOTE_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return "git is not on PATH, so the tag cannot be resolved to its commit"
+    except subprocess.TimeoutExpired:
+        return f"git ls-remote {url} gave no answer within {LS_REMOTE_TIMEOUT} s (offline?)"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"git ls-remote {url} failed (offline, or no access): {last}"
+    tags: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    head = None
+    for row in done.stdout.splitlines():
+        sha, _, ref = row.partition("\t")
+        if ref == "HEAD":
+            head = sha
+        elif ref.startswith("refs/heads/"):
+            heads[ref.removeprefix("refs/heads/")] = sha
+        elif ref.endswith("^{}"):
+            tags[ref.removeprefix("refs/tags/")[:-3]] = sha  # an annotated tag: the commit it names
+        elif ref.startswith("refs/tags/"):
+            tags.setdefault(ref.removeprefix("refs/tags/"), sha)
+    return {"tags": tags, "heads": heads, "head": head}

@@ -19,10 +19,10 @@ reached for, with the reason. The server is `GITHUB_SERVER_URL` (GitHub Enterpri
 
 import os
 import re
-import subprocess
 
 from agent_constitution.checks.api import Finding, Fix, Repository, Undecidable, Unfixed
 
+from ._fixes import best_tag, ls_remote
 from ._helpers import parse_yaml, workflow_files
 
 RULE = 31
@@ -69,9 +69,6 @@ def _names_a_version(comment: str) -> bool:
     return any(VERSION.fullmatch(part) for word in words for part in [word, *VERSION_PARTS.split(word)])
 
 
-LS_REMOTE_TIMEOUT = 20
-
-
 def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
     remotes: dict[str, dict | str] = {}
     answers: list[Fix | Unfixed] = []
@@ -90,14 +87,15 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
             name = "/".join(action.split("/")[:2])
             refs = remotes.get(name)
             if refs is None:
-                refs = remotes[name] = _ls_remote(name)
+                server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+                refs = remotes[name] = ls_remote(f"{server}/{name}")
             if isinstance(refs, str):
                 if refs:  # said once per action repository
                     answers.append(Unfixed(f"{reference}: {refs}", path))
                     remotes[name] = ""
                 continue
             if SHA.fullmatch(ref):
-                tag = _best_tag([tag for tag, sha in refs["tags"].items() if sha == ref])
+                tag = best_tag([tag for tag, sha in refs["tags"].items() if sha == ref])
                 if tag is None:
                     answers.append(Unfixed(f"{reference}: no tag of {name} names this commit", path))
                     continue
@@ -109,7 +107,7 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
                 why = "is a branch, not a release tag: pin a release" if ref in refs["heads"] else "names no tag"
                 answers.append(Unfixed(f"{reference}: {ref!r} {why} of {name}", path))
                 continue
-            tag = _best_tag([tag for tag, found in refs["tags"].items() if found == sha]) or ref
+            tag = best_tag([tag for tag, found in refs["tags"].items() if found == sha]) or ref
             start, end = match.span(1)
             lines[number - 1] = _with_comment(line[:start] + f"{action}@{sha}" + line[end:], match, tag)
             pinned += 1
@@ -130,38 +128,3 @@ def _with_comment(line: str, match: re.Match, tag: str) -> str:
         at = body.rindex(comment)
         return body[:at] + f"{tag} " + body[at:] + ending
     return body.rstrip() + f" # {tag}" + ending
-
-
-def _best_tag(tags: list[str]) -> str | None:
-    """The most precise version tag of several on one commit (`v4.2.2` before `v4`), else any."""
-    versions = [tag for tag in tags if VERSION.fullmatch(tag)]
-    chosen = versions or tags
-    return max(chosen, key=lambda tag: (tag.count("."), len(tag), tag)) if chosen else None
-
-
-def _ls_remote(name: str) -> dict | str:
-    """{"tags": {tag: commit}, "heads": {branch: commit}} of the action's repository, or why not."""
-    server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-    url = f"{server}/{name}"
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
-    try:
-        done = subprocess.run(["git", "ls-remote", "--tags", "--heads", "--", url], capture_output=True, text=True,
-                              timeout=LS_REMOTE_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        return "git is not on PATH, so the tag cannot be resolved to its commit"
-    except subprocess.TimeoutExpired:
-        return f"git ls-remote {url} gave no answer within {LS_REMOTE_TIMEOUT} s (offline?)"
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return f"git ls-remote {url} failed (offline, or no access): {last}"
-    tags: dict[str, str] = {}
-    heads: dict[str, str] = {}
-    for row in done.stdout.splitlines():
-        sha, _, ref = row.partition("\t")
-        if ref.startswith("refs/heads/"):
-            heads[ref.removeprefix("refs/heads/")] = sha
-        elif ref.endswith("^{}"):
-            tags[ref.removeprefix("refs/tags/")[:-3]] = sha  # an annotated tag: the commit it names
-        elif ref.startswith("refs/tags/"):
-            tags.setdefault(ref.removeprefix("refs/tags/"), sha)
-    return {"tags": tags, "heads": heads}

@@ -433,3 +433,18 @@ def test_91_property_fix_then_check(lines, tmp_path_factory):
     assert len(again) == left_alone   # only the statements that are an `if`'s body stay
     kept = iter(after.splitlines())   # every line without the statement is kept, in order
     assert all(any(line == other for other in kept) for line in text.splitlines() if "debugger" not in line)
+
+
+def test_115_freezes_a_branch_rev_at_its_commit(git_server, tmp_path):
+    url = f"{git_server['url']}/actions/checkout"
+    text = (f"# hooks\nrepos:\n  - repo: {url}\n    rev: main   # moves\n    hooks:\n      - id: a\n"
+            "  - repo: local\n    hooks:\n      - id: b\n")
+    repo, answers, after = mended(115, tmp_path / "before", {".pre-commit-config.yaml": text})
+    fixed = after[".pre-commit-config.yaml"]
+    assert fixed.splitlines()[3] == f"    rev: {git_server['v4']}   # moves"
+    assert_kept(text, fixed, allowed={3})
+    assert all(answer.unsafe for answer in answers)
+    assert_idempotent(115, tmp_path / "before", repo, after, tmp_path / "after")
+    plain = text.replace("   # moves", "")
+    _, _, after = mended(115, tmp_path / "plain", {".pre-commit-config.yaml": plain})
+    assert after[".pre-commit-config.yaml"].splitlines()[3] == f"    rev: {git_server['v4']}  # frozen: v4.2.2"

@@ -70,6 +70,9 @@ class Mending:
     rules: list[str] = field(default_factory=list)                  # the rules a kept fix mends
     notes: list[str] = field(default_factory=list)                  # why a finding was left (Unfixed, a bad fix)
     done: list[str] = field(default_factory=list)                   # what each kept fix did
+    # rule → (its findings before, those its edits claim to mend), for an external command's fixes,
+    # which only the check run after the fixes can confirm
+    unverified: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def diff(self) -> str:
         """The unified diff of every file a kept fix changes (`a/` and `b/` paths, as git prints it)."""
@@ -110,7 +113,11 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
     for job in run.plan.jobs:
         rule = job.rule
         spec = rule.check
-        if spec is None or spec.fix is None or spec.subject not in kinds or not spec.python or not rule.trusted:
+        if spec is None or spec.fix is None or spec.subject not in kinds or not rule.trusted:
+            continue
+        if spec.command:
+            if spec.subject == "repository" and (unsafe or spec.fix == "safe"):
+                _mend_command(mending, rule, job.segment, run.subjects, edits, unsafe)
             continue
         try:
             module = load_check(rule.source_root, spec.python, rule.id)
@@ -225,6 +232,67 @@ def _mend_rule(mending: Mending, module, rule: RuleCheck, segment: str, failing:
         hidden = _tried(Mending(mending.root), rule, segment, (failing, before), views, edits, withheld, prefix, module)
         if hidden is not None:
             mending.hidden += hidden[1]
+
+
+def _mend_command(mending: Mending, rule: RuleCheck, segment: str, subjects, edits: dict[str, bytes],
+                  unsafe: bool) -> None:
+    """An external check's declarative fixes: the edits it printed with its findings, applied to the
+    files as the fixes before it left them. The command reads the files on disk, so it cannot judge
+    the overlay: whether its edits mended is what the check run after `--fix` reports."""
+    from agent_constitution.checks.command import run_command_fixes
+
+    env = {"AGENT_CONSTITUTION_ROOT": str(subjects.root), "AGENT_CONSTITUTION_SEGMENT": segment,
+           "AGENT_CONSTITUTION_RULE": rule.ref, "AGENT_CONSTITUTION_SUBJECT": "repository"}
+    try:
+        found = run_command_fixes(rule.check, cwd=subjects.folder(segment), source_root=rule.source_root, env=env)
+    except Undecidable:
+        return
+    prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
+    planned: dict[str, list] = {}
+    mended = 0
+    for finding, fix in found:
+        if fix is None or (fix.unsafe and not unsafe):
+            mending.hidden += fix is not None
+            continue
+        paths = {edit.path or finding.path for edit in fix.edits}
+        if None in paths or not all(_inside(path) for path in paths):
+            mending.notes.append(f"{rule.ref}: a fix names no file, or one outside the folder it governs; not applied")
+            continue
+        for edit in fix.edits:
+            planned.setdefault(prefix + (edit.path or finding.path), []).append(edit)
+        mended += 1
+    for path, file_edits in sorted(planned.items()):
+        key = str(subjects.root / path)
+        current = edits[key].decode("utf-8") if key in edits else _text_on_disk(subjects.root / path)
+        text = _edited(current or "", file_edits)
+        if text is None:
+            mending.notes.append(f"{rule.ref}: {path}: its edits overlap or pass the end of the file; not applied")
+            continue
+        mending.original.setdefault(path, _text_on_disk(subjects.root / path))
+        mending.edited[path] = text
+        edits[key] = text.encode("utf-8")
+    if mended and planned:
+        mending.fixed += mended
+        mending.rules.append(rule.ref)
+        before, claimed = mending.unverified.get(rule.ref, (0, 0))
+        mending.unverified[rule.ref] = (before + len(found), claimed + mended)
+
+
+def _edited(text: str, edits: list) -> str | None:
+    """`text` with line edits applied (each at its line of the original), or None when two overlap."""
+    lines = text.splitlines(keepends=True)
+    spans = sorted(((edit.line - 1, edit.line - 1 + edit.delete), edit.insert) for edit in edits)
+    for (start, end), _ in spans:
+        if end > len(lines) or start > len(lines):
+            return None
+    for ((_, end), _), ((start, _), _) in zip(spans, spans[1:]):
+        if start < end:
+            return None
+    if lines and not lines[-1].endswith(("\n", "\r")) and any(start >= len(lines) for (start, _), _ in spans):
+        lines[-1] += "\n"
+    for (start, end), insert in reversed(spans):
+        lines[start:end] = [insert]
+    return "".join(lines)
 
 
 def _tried(mending: Mending, rule: RuleCheck, segment: str, found: tuple[list[Finding], list[Finding]],

@@ -55,6 +55,10 @@ def run_fix(root: Path, invocation: Invocation, check_again: Callable[[], int]) 
     mending.write()
     code = check_again()
     remaining = failing_findings(root)
+    for ref, (before, claimed) in mending.unverified.items():  # an external command's edits: as checked now
+        after = sum(len(result["findings"]) for result in _report(root)
+                    if result["ref"] == ref and result.get("outcome") == "violation")
+        mending.fixed += max(before - after, 0) - claimed
     if not console.quiet():
         line = f"Found {_errors(mending.fixed + remaining)} ({mending.fixed} fixed, {remaining} remaining)."
         print(line if not hidden else f"{line}\n{hidden[0].upper() + hidden[1:]}.")
@@ -101,9 +105,12 @@ def fix_tiers(root: Path) -> dict[tuple[str, str], str]:
 
 
 def fixable(rule) -> bool:
-    """Whether `check --fix` runs the rule's fix: a trusted python check of the repository or a change."""
+    """Whether `check --fix` runs the rule's fix: a trusted check of the repository (python, or a
+    command that prints declarative edits), or a trusted python check of a change."""
     spec = rule.check
-    return bool(spec is not None and spec.fix and spec.python and rule.trusted and spec.subject != "record")
+    if spec is None or not spec.fix or not rule.trusted:
+        return False
+    return spec.subject == "repository" or bool(spec.python and spec.subject == "change")
 
 
 def failing_findings(root: Path) -> int:

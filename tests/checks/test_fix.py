@@ -145,3 +145,40 @@ def test_a_fix_that_does_not_mend_is_not_written(tmp_path, monkeypatch, capfd):
     assert "ac:1: its fix did not mend its findings (a bug in the rule's fix); not applied" in err
     assert "Found 1 error (0 fixed, 1 remaining)." in out
     assert not (root / "READ_ME.md").exists()
+
+
+ENDS = '''\
+import json, pathlib, sys
+
+found = []
+for path in sorted(pathlib.Path(".").glob("*.txt")):
+    lines = path.read_text().splitlines()
+    if not lines or lines[-1] != "end":
+        found.append({"reason": "does not end with `end`", "path": path.name, "line": 1,
+                      "fix": {"edits": [{"line": len(lines) + 1, "insert": "end\\n"}]}})
+print(json.dumps({"findings": found}))
+sys.exit(1 if found else 0)
+'''
+
+
+def test_an_external_check_mends_with_the_edits_it_prints(tmp_path, monkeypatch, capfd):
+    import sys
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    source = tmp_path / "source"
+    check = f'command = ["{sys.executable}", "{{source}}/scripts/ends.py"]\nfix = "safe"'
+    make_source(source, {1: rule_toml(1, check)}, {})
+    write(source, {"scripts/ends.py": ENDS})
+    write(root, {"rules.toml": MANIFEST.format(name="ac", spec=f'{{ path = "{source}", trust = true }}'),
+                 "a.txt": "one\n# two\n", "b.txt": "end\n", "c.txt": "no newline"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    monkeypatch.chdir(root)
+    capfd.readouterr()
+    assert cli.main(["check", "--fix"]) == 0
+    assert capfd.readouterr().out.splitlines()[-1] == "Found 2 errors (2 fixed, 0 remaining)."
+    assert (root / "a.txt").read_text() == "one\n# two\nend\n"
+    assert (root / "c.txt").read_text() == "no newline\nend\n"
+    assert cli.main(["check", "--diff"]) == 0

@@ -9,6 +9,8 @@ fix asks the action's repository for the tag's commit (`git ls-remote`): offline
 not mended, with its reason in the last column.
 
 Run: uv run python bench/field/fix_counts.py [FIELD_FOLDER]   (default: bench/field/corpus, or $FIELD_DIR)
+With AGENT_CONSTITUTION_BENCH_EXTRA=ac:71 every manifest also selects those rules; their findings
+have no labels, so they are counted apart (all findings of the extra rules, before and after).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from collections import Counter
 from pathlib import Path
 
 from change_adds import doit, load_field
+
+# AGENT_CONSTITUTION_BENCH_EXTRA=ac:71: also select these rules (comma-separated) in every manifest.
+EXTRA = [ref for ref in os.environ.get("AGENT_CONSTITUTION_BENCH_EXTRA", "").split(",") if ref]
 from check_time import CHECKOUT, DODO, GIT, clone
 
 
@@ -33,9 +38,23 @@ def fix(root: Path, env: dict, *flags: str) -> subprocess.CompletedProcess:
 
 
 def true_found(field, root: Path, labels: dict) -> Counter:
-    """The labelled true findings the last report still has, by rule."""
-    scores, _ = field.score(field.read_report(root), labels)
-    return Counter({rule.ref: rule.found for rule in scores if rule.found})
+    """The labelled true findings the last report still has, by rule; a rule that could not decide
+    counts as None (its findings are not known to be mended)."""
+    results = field.read_report(root)
+    scores, _ = field.score(results, labels)
+    found = Counter({rule.ref: rule.found for rule in scores if rule.found and rule.ref not in EXTRA})
+    found.update({f"{r.ref}": len(r.findings) for r in results if r.ref in EXTRA and r.outcome == "violation"})
+    found.update({f"undecidable {rule.ref}": 1 for rule in scores if rule.outcome == "undecidable"})
+    return found
+
+
+def carried(before: Counter, after: Counter) -> Counter:
+    """`after`, with the count of `before` kept for each rule that is undecidable in `after`."""
+    kept = Counter({ref: count for ref, count in after.items() if not ref.startswith("undecidable ")})
+    for ref in before:
+        if not ref.startswith("undecidable ") and f"undecidable {ref}" in after:
+            kept[ref] = before[ref]
+    return kept
 
 
 def seeds_left(field, root: Path, seeds: list) -> Counter:
@@ -50,14 +69,14 @@ def seeds_left(field, root: Path, seeds: list) -> Counter:
 def rounds(field, root: Path, env: dict, count) -> tuple[Counter, Counter, Counter, str]:
     """(before, after --fix, after --fix --unsafe-fixes) by rule, and the notes of the last fix."""
     doit(root, env, "check")
-    before = count()
+    before = carried(Counter(), count())
     fix(root, env, "--fix")
-    safe = count()
+    safe = carried(before, count())
     done = fix(root, env, "--fix", "--unsafe-fixes")
     notes = Counter(line.split(": ")[1] for line in done.stderr.splitlines() if line.startswith("note: "))
     offline = any("git ls-remote" in line for line in done.stderr.splitlines())
     said = ", ".join(f"{ref} {count}" for ref, count in sorted(notes.items()))
-    return before, safe, count(), said + (" (ac:31: git ls-remote offline)" if offline else "")
+    return before, safe, carried(safe, count()), said + (" (ac:31: git ls-remote offline)" if offline else "")
 
 
 def measure(name: str, folder: Path, work: Path, field) -> dict:
@@ -67,7 +86,10 @@ def measure(name: str, folder: Path, work: Path, field) -> dict:
     spec = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
     if spec.get("repo", {}).get("branch"):
         subprocess.run([*GIT, "checkout", "-q", "-b", spec["repo"]["branch"]], cwd=root, check=True)
-    (root / "rules.toml").write_text(spec["manifest"]["body"].replace("@RULES@", str(CHECKOUT)), encoding="utf-8")
+    body = spec["manifest"]["body"].replace("@RULES@", str(CHECKOUT))
+    for ref in EXTRA:  # rules the maintainer did not pick, to see what their fixes would mend
+        body = body.replace("rules = [", f'rules = ["{ref}", ', 1)
+    (root / "rules.toml").write_text(body, encoding="utf-8")
     (root / "dodo.py").write_text(DODO, encoding="utf-8")
     (root / "cache").mkdir(exist_ok=True)
     (root / "cache" / ".gitignore").write_text("*\n!.gitignore\n", encoding="utf-8")

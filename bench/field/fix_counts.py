@@ -37,10 +37,20 @@ def fix(root: Path, env: dict, *flags: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
-def true_found(field, root: Path, labels: dict) -> Counter:
-    """The labelled true findings the last report still has, by rule; a rule that could not decide
-    counts as None (its findings are not known to be mended)."""
+def true_found(field, root: Path, labels: dict, first: Counter | None = None) -> Counter:
+    """The labelled true findings the last report still has, by rule. After a fix, lines move (an
+    inserted `permissions:` block shifts every finding below it), so a rule's true findings left are
+    its findings now, at most the true ones it had (`first`): the corpus's checks report no false
+    positive (FP 0/47), and a fix adds no finding its check did not report. A rule that could not
+    decide counts apart (its findings are not known to be mended)."""
     results = field.read_report(root)
+    if first is not None:
+        now = Counter({r.ref: len(r.findings) for r in results if r.outcome == "violation"})
+        found = Counter({ref: min(count, now[ref]) for ref, count in first.items()
+                         if not ref.startswith("undecidable ") and ref not in EXTRA})
+        found.update({f"undecidable {r.ref}": 1 for r in results if r.outcome == "undecidable"})
+        found.update({r.ref: len(r.findings) for r in results if r.ref in EXTRA and r.outcome == "violation"})
+        return +found
     scores, _ = field.score(results, labels)
     found = Counter({rule.ref: rule.found for rule in scores if rule.found and rule.ref not in EXTRA})
     found.update({f"{r.ref}": len(r.findings) for r in results if r.ref in EXTRA and r.outcome == "violation"})
@@ -69,14 +79,14 @@ def seeds_left(field, root: Path, seeds: list) -> Counter:
 def rounds(field, root: Path, env: dict, count) -> tuple[Counter, Counter, Counter, str]:
     """(before, after --fix, after --fix --unsafe-fixes) by rule, and the notes of the last fix."""
     doit(root, env, "check")
-    before = carried(Counter(), count())
+    before = carried(Counter(), count(None))
     fix(root, env, "--fix")
-    safe = carried(before, count())
+    safe = carried(before, count(before))
     done = fix(root, env, "--fix", "--unsafe-fixes")
     notes = Counter(line.split(": ")[1] for line in done.stderr.splitlines() if line.startswith("note: "))
     offline = any("git ls-remote" in line for line in done.stderr.splitlines())
     said = ", ".join(f"{ref} {count}" for ref, count in sorted(notes.items()))
-    return before, safe, carried(safe, count()), said + (" (ac:31: git ls-remote offline)" if offline else "")
+    return before, safe, carried(safe, count(before)), said + (" (ac:31: git ls-remote offline)" if offline else "")
 
 
 def measure(name: str, folder: Path, work: Path, field) -> dict:
@@ -101,7 +111,7 @@ def measure(name: str, folder: Path, work: Path, field) -> dict:
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
     subprocess.run([*GIT, "commit", "-qm", "Adopt agent-constitution (bench)"], cwd=root, check=True)
     labels = spec.get("labels", {})
-    adopted = rounds(field, root, env, lambda: true_found(field, root, labels))
+    adopted = rounds(field, root, env, lambda first: true_found(field, root, labels, first))
     subprocess.run([*GIT, "reset", "-q", "--hard"], cwd=root, check=True)
     subprocess.run([*GIT, "clean", "-qfd", "--", ".github", "."], cwd=root, check=True)
     seeds = spec.get("seeded", [])
@@ -109,7 +119,7 @@ def measure(name: str, folder: Path, work: Path, field) -> dict:
     if seeds:
         subprocess.run([*GIT, "apply", "--index", str(folder / f"{name}.seed.patch")], cwd=root, check=True)
         subprocess.run([*GIT, "commit", "-qm", "Seed violations (bench)"], cwd=root, check=True)
-        seeded = rounds(field, root, env, lambda: seeds_left(field, root, seeds))
+        seeded = rounds(field, root, env, lambda first: seeds_left(field, root, seeds))
     return {"adopted": adopted, "seeded": seeded}
 
 

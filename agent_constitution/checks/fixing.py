@@ -124,8 +124,8 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
             views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
                            run.subjects if spec.subject == "change" else None)
             before = _findings(module, views.view(job.segment), rule, job.segment, views)
-        except Undecidable:
-            continue  # undecidable: nothing to mend, and `check` says why
+        except (Exception, SystemExit):  # undecidable, or a crash: nothing to mend, and `check` says why
+            continue
         result = for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before)
         result = inline(result, lines)
         result = apply_manifest([result], run.selection.waivers, today).results[0]
@@ -151,8 +151,8 @@ class _Views:
         root = self.scan.root
         if self.subjects is not None:
             return _changed(self.subjects.get("change", segment), self.subjects.change, root, segment, edits)
-        new = sorted(path for path in (str(Path(key).relative_to(root).as_posix()) for key in edits)
-                     if path not in set(self.scan.files))
+        listed = set(self.scan.files)
+        new = sorted(path for path in (Path(key).relative_to(root).as_posix() for key in edits) if path not in listed)
         overlaid = Scan(root, tuple(sorted((*self.scan.files, *new))), _Overlay(edits))
         return overlaid.view(segment, self.segments)
 

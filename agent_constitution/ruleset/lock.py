@@ -110,7 +110,7 @@ def sync_lock(
     current = read_lock(project_root)
     resolution = resolve(project_root, current, move, tier)
     same_digests(current, resolution)
-    model = lock_model(resolution)
+    model = _under_policy(lock_model(resolution), resolution)
     text = lock_file_text(model, command(project_root))
     path = project_root / LOCKFILE
     old = read_text(path, LOCKFILE) if path.exists() else None
@@ -133,6 +133,17 @@ def sync_lock(
     return resolution, not same
 
 
+def _under_policy(model: Lockfile, resolution: Resolution) -> Lockfile:
+    """The lock with the digest of the organisation policy it was made under, once the resolution
+    is held to that policy (`policy.gate`; nothing without a policy)."""
+    from agent_constitution.policy.gate import locked_policy
+
+    digest = locked_policy(resolution)
+    if digest is None:
+        return model
+    return model.model_copy(update={"manifest": model.manifest.model_copy(update={"policy": digest})})
+
+
 def resolve_documents(project_root: Path, cache: Path) -> Resolution:
     """The lock stage without the lock: resolve against `rules.lock` as it is (stale or missing) and
     write the documents only. For `doit check` run before the lock stage has run on these inputs; in a
@@ -140,6 +151,9 @@ def resolve_documents(project_root: Path, cache: Path) -> Resolution:
     current = read_lock(project_root)
     resolution = resolve(project_root, current)
     same_digests(current, resolution)
+    from agent_constitution.policy.gate import locked_policy
+
+    locked_policy(resolution)
     locked, because = locked_run()
     if locked and current is not None:
         verify_lock(resolution, because)

@@ -67,16 +67,17 @@ class Verb:
     variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
     subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
+    policy: bool = False  # `--policy FILE|URL#COMMIT`: an organisation policy layer (docs/fleet.md)
 
 
 VERBS = {
     verb.name: verb
     for verb in (
         Verb("compile", GROUPS["compile"], "compile", _any(_has_manifest, _has_constitution),
-             GROUP_OPTIONS["compile"]),
+             GROUP_OPTIONS["compile"], policy=True),
         Verb("check", GROUPS["check"], "checks", _any(_has_manifest, _is_source, _has_constitution),
-             variables=checks.VARIABLES, output_formats=True),
-        Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS),
+             variables=checks.VARIABLES, output_formats=True, policy=True),
+        Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS, policy=True),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
         Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",
              _has_manifest, subtask="SEGMENT"),

@@ -39,7 +39,7 @@ def check_gate(root: Path) -> None:
     change without a new lock)."""
     from agent_constitution.ruleset.locked import locked_run
 
-    locked, because = locked_run()
+    locked, because = locked_run(variable=_variable("locked"))
     if not specs() and not locked:
         return
     from agent_constitution.ruleset.lockfile import read_lock
@@ -52,7 +52,8 @@ def check_gate(root: Path) -> None:
 
         if locked:
             raise OutOfDate(stale(recorded, found.digest, because), file="rules.lock",
-                            fix="run `agent-constitution compile` under this policy and commit rules.lock")
+                            fix="run `agent-constitution compile` under the policy that is to govern the repository,"
+                                " and commit rules.lock")
     if not found.layers or (recorded == found.digest and not any(model.waivers.model_fields_set for model in found.models)):
         return
     from agent_constitution.checks import baseline
@@ -67,3 +68,10 @@ def stale(recorded: str | None, digest: str | None, because: str) -> str:
     now = f"the policy in force is {digest}" if digest else "no policy is in force now"
     return (f"rules.lock was made {made}, but {now}, and {because}: a repository is checked under the policy"
             " its lock records")
+
+
+def _variable(name: str) -> str | None:
+    """A doit command-line variable (`locked=1`, what `check --locked` passes), outside doit none."""
+    from doit import get_var
+
+    return get_var(name)

@@ -32,6 +32,7 @@ VARIABLES = {
     "message": ("FILE", "a file holding the commit message (git's commit-msg hook gets one): the change's message"),
     "rules": ("REF,REF", "a comma-separated list of refs (ac:12,ac:14): run only these rules"),
     "undecidable": ("warn|fail", "whether an undecidable check fails the run (default: warn)"),
+    "locked": ("1", "fail when rules.lock was made under another organisation policy (`--locked`; CI set: the same)"),
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, impact, lock, site, source, upgrade
+from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, site, source, upgrade
 from agent_constitution.wiring import PROG
 
 
@@ -100,6 +100,8 @@ VERBS = {
              variables=site.VARIABLES),
         Verb("impact", "List the provisions changed since --base REF and the rules citing each", "site",
              _all(_is_source, _has_constitution), impact.PARAMS),
+        Verb("fleet", "Report on many repositories: policy, releases behind, rules violated, waivers, baseline",
+             "fleet", None, fleet.PARAMS, policy=True),
         Verb("render", "Render the constitution's editions into its generated/ folder", "constitution",
              _has_constitution),
     )

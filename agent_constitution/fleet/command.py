@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 
-FORMATS = ("table", "json", "html")
+FORMATS = ("table", "json", "html", "notes")
 
 
 def run(root: Path, *, repos: str = "", org: str = "", reports: str = "", format: str = "table", output: str = "",
@@ -17,9 +17,17 @@ def run(root: Path, *, repos: str = "", org: str = "", reports: str = "", format
     from agent_constitution.policy.discover import discover
 
     if format not in FORMATS:
-        raise UserError(f"--format {format!r} is not one of {', '.join(FORMATS)}", fix="give table, json or html")
+        raise UserError(f"--format {format!r} is not one of {', '.join(FORMATS)}", fix="give table, json or html"
+                        " (notes: with --release)")
     if not parallel.isdigit() or not 1 <= int(parallel) <= 256:
         raise UserError(f"--parallel {parallel!r} is not a number from 1 to 256", fix="give e.g. --parallel 8")
+    if format == "notes":
+        if not release:
+            raise UserError("--format notes writes a release's notes: give --release URL@TAG",
+                            fix="e.g. agent-constitution fleet --release github.com/acme/rules@v2.0.0 --format notes")
+        from agent_constitution.fleet.release import notes
+
+        return notes(release)
     if bool(repos) == bool(org):
         raise UserError("name the repositories: --repos FILE or --org NAME (one of them)",
                         fix="write one git URL or path per line into a file and give --repos FILE")

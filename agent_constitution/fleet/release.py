@@ -112,3 +112,73 @@ def impact_text(found: dict) -> str:
         if repo["new_rules"]:
             lines.append(f"  new in the source (selected where a package includes them): {', '.join(repo['new_rules'])}")
     return "\n".join(lines) + "\n"
+
+
+def notes(spec: str) -> str:
+    """The release notes of a rule release (`URL@TAG`), per rule, against the version tag before it:
+    rules added, texts changed, checks changed, revisions, statuses. Markdown, for the source's
+    release page or CHANGELOG.md, where Renovate reads release notes into its pull requests."""
+    from agent_constitution.ruleset.versions import tag_versions, version_of
+    from agent_constitution.sources import changed_paths, read_at, version_tags
+
+    url, at, tag = spec.rpartition("@")
+    if not at or not url or not tag:
+        raise UserError(f"--release {spec!r} is not URL@TAG", fix="e.g. --release github.com/acme/rules@v2.0.0")
+    tags = tag_versions(version_tags(url=url, base_dir=Path.cwd()))
+    current = next((item for item in tags if item.name == tag), None)
+    if current is None or version_of(tag) is None:
+        raise UserError(f"{url} has no version tag {tag!r}", fix="name a version tag `git ls-remote --tags` lists")
+    before = next((item for item in tags if item.version < current.version), None)
+    base = f" (since {before.name})" if before else " (the first release)"
+    sections: dict[str, list[str]] = {"Rules added": [], "Texts changed": [], "Checks changed": [],
+                                      "Status changed": [], "Rules removed": []}
+
+    def rule(commit: str | None, number: str) -> tuple[dict | None, bytes | None]:
+        if commit is None:
+            return None, None
+        data = read_at(url=url, commit=commit, name=f"rules/{number}.toml", base_dir=Path.cwd())
+        try:
+            parsed = tomllib.loads(data.decode("utf-8")) if data is not None else None
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            parsed = {}
+        module = ((parsed or {}).get("check") or {}).get("python")
+        code = read_at(url=url, commit=commit, name=f"rules/checks/{module}.py", base_dir=Path.cwd()) \
+            if isinstance(module, str) and module.isidentifier() else None
+        return parsed, code
+
+    if before is None:
+        paths = set()
+    else:
+        paths = set(changed_paths(url=url, old=before.commit, new=current.commit, base_dir=Path.cwd()) or ())
+    numbers = sorted({p.removeprefix("rules/").removesuffix(".toml") for p in paths
+                      if p.startswith("rules/") and p.count("/") == 1 and p.endswith(".toml")} - {"source"}, key=_number)
+    modules = {p.removeprefix("rules/checks/").removesuffix(".py") for p in paths if p.startswith("rules/checks/")}
+    for number in sorted(set(numbers) | {m[1:] for m in modules if m[1:].isdigit()}, key=_number):
+        old, new = rule(before.commit if before else None, number), rule(current.commit, number)
+        title = ((new[0] or old[0] or {}).get("title") or {})
+        label = f"`{number}` {next(iter(title.values()), '')}".rstrip()
+        change = _change(old, new)
+        if change == ["new in this release"]:
+            sections["Rules added"].append(label)
+        elif change == ["removed from the source"]:
+            sections["Rules removed"].append(label)
+        for item in change:
+            revision = next((c for c in change if c.startswith("revision")), "")
+            if item == "text changed":
+                sections["Texts changed"].append(f"{label} ({revision})" if revision else label)
+            elif item == "check changed":
+                sections["Checks changed"].append(f"{label} ({revision})" if revision else label)
+            elif item.startswith("status"):
+                sections["Status changed"].append(f"{label}: {item}")
+    lines = [f"## {tag}{base}", "", "Behaviour change per rule (`agent-constitution fleet --release"
+             f" {url}@{tag}` lists which repositories of a fleet each affects)."]
+    for heading, items in sections.items():
+        if items:
+            lines += ["", f"### {heading}", "", *(f"- {item}" for item in items)]
+    if not any(sections.values()):
+        lines += ["", "No rule changed."]
+    return "\n".join(lines) + "\n"
+
+
+def _number(text: str) -> tuple[int, str]:
+    return (int(text), "") if text.isdigit() else (10**12, text)

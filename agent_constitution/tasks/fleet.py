@@ -18,7 +18,7 @@ PARAMS = [
      "help": "instead: every repository of this GitHub organisation (gh) or GitLab group (glab)"},
     {"name": "reports", "long": "reports", "type": str, "default": "",
      "help": "a folder of the check reports CI uploaded (the fleet-report.json artifacts)"},
-    {"name": "format", "long": "format", "type": str, "default": "table", "help": "table, json or html"},
+    {"name": "format", "long": "format", "type": str, "default": "table", "help": "table, json or html; notes (with --release): the release's notes per rule, in Markdown"},
     {"name": "output", "long": "output", "type": str, "default": "",
      "help": "html: the folder to write index.html into (default: cache/fleet); json: a file (default: stdout)"},
     {"name": "parallel", "long": "parallel", "type": str, "default": "8",

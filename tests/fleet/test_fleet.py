@@ -130,7 +130,7 @@ def test_the_command(generated, tmp_path, monkeypatch, capsys):
         assert cli.main(["fleet", "--repos", str(listed), "--format", "html", "--output", str(tmp_path / "site")]) == 0
         assert (tmp_path / "site" / "index.html").is_file()
         assert cli.main(["fleet", "--repos", str(listed), "--format", "yaml"]) == 2
-        assert "--format 'yaml' is not one of table, json, html" in capsys.readouterr().err
+        assert "--format 'yaml' is not one of table, json, html, notes" in capsys.readouterr().err
         assert cli.main(["fleet"]) == 2
         assert cli.main(["fleet", "--org", "acme"]) == 2 if not _has_forge_cli() else True
 
@@ -139,3 +139,18 @@ def _has_forge_cli() -> bool:
     import shutil
 
     return bool(shutil.which("gh") or shutil.which("glab"))
+
+
+def test_release_notes_per_rule_for_the_pull_requests_renovate_opens(generated, capsys):
+    from agent_constitution.fleet.release import notes
+
+    text = notes(f"{generated.source}@v1.1.0")
+    assert text.startswith("## v1.1.0 (since v1.0.0)\n")
+    assert "### Rules added\n\n- `10` Rule 10\n" in text
+    assert "### Checks changed\n\n- `9` Rule 9 (revision 1 → 2)\n" in text
+    assert "Texts changed" not in text
+    assert notes(f"{generated.source}@v1.0.0").endswith("(the first release)\n\nBehaviour change per rule (`agent-constitution"
+                                                         f" fleet --release {generated.source}@v1.0.0` lists which"
+                                                         " repositories of a fleet each affects).\n\nNo rule changed.\n")
+    assert cli.main(["fleet", "--release", f"{generated.source}@v1.1.0", "--format", "notes"]) == 0
+    assert capsys.readouterr().out == text

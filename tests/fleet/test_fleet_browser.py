@@ -18,10 +18,8 @@ from tests.consumers import PREFIX_ENV, REQUIRED_ENV
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="needs Chromium and chromedriver on PATH (Debian: apt-get install chromium chromium-driver)",
-)
+NO_BROWSER = "needs Chromium and chromedriver on PATH (Debian: apt-get install chromium chromium-driver)"
+pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=NO_BROWSER)
 
 
 def axe_script() -> str:

@@ -47,9 +47,6 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
     added to the root segment, so that its check can still be run on request."""
     if not (root / MANIFEST).is_file():
         return Selection((ROOT_SEGMENT,), {ROOT_SEGMENT: ()}, {})
-    from agent_constitution.policy.gate import check_gate
-
-    check_gate(root)
     index, documents = _resolution(root, cache)
     sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[0].sources.items()}
     rules = {

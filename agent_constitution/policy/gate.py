@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from agent_constitution.policy.discover import Found, discover, specs
+from agent_constitution.policy.discover import discover, specs
 
 
 def locked_policy(resolution, today: datetime.date | None = None) -> str | None:
@@ -26,10 +26,6 @@ def locked_policy(resolution, today: datetime.date | None = None) -> str | None:
 
     enforce(resolution, found, today, baseline.read(resolution.project_root))
     return found.digest
-
-
-def in_force(project_root: Path | None = None) -> Found:
-    return discover(project_root) if specs() else Found()
 
 
 def check_gate(root: Path) -> None:

@@ -161,7 +161,9 @@ def _lock(root, cache, locked):
     if wrote is None:
         from agent_constitution.ruleset.lock import sync_lock
 
-        resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
+        from agent_constitution.policy.gate import locked_policy
+
+        resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache, policy=locked_policy)
         held_back = resolution.constitution.held_back()
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
         relock.record(root, cache, resolution, statuses, warned=bool(warnings))

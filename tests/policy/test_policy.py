@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.policy import discover as discovery
 from agent_constitution.policy.discover import Found, discover
-from agent_constitution.policy.gate import check_gate
+from agent_constitution.policy.gate import check_gate, locked_policy
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.lockfile import read_lock
 from tests.ruleset.builders import commit_all, write_manifest, write_rule
@@ -22,7 +22,7 @@ from tests.sources import servers
 
 def refused(org, **locked) -> str:
     with pytest.raises(UserError) as caught:
-        sync_lock(org.repo, locked=locked.get("locked", False))
+        sync_lock(org.repo, locked=locked.get("locked", False), policy=locked_policy)
     return str(caught.value)
 
 
@@ -33,7 +33,7 @@ def line_of(path, needle: str) -> int:
 def test_without_a_policy_nothing_changes(org, monkeypatch):
     monkeypatch.delenv(discovery.ENV)
     org.manifest(rules=["ac:git"], exclude=["ac:9"])
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     assert read_lock(org.repo).manifest.policy is None
     assert "\npolicy = " not in (org.repo / "rules.lock").read_text()
 
@@ -53,7 +53,7 @@ def test_a_required_rule_that_is_not_selected_fails_and_selecting_it_passes_and_
     text = refused(org)
     assert "segment . does not enable ac:9" in text and 'add "ac:9" to `rules`' in text
     org.manifest(rules=["ac:7", "ac:9"])
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     assert read_lock(org.repo).manifest.policy == discover(org.repo).digest
 
 
@@ -68,7 +68,7 @@ def test_a_segment_cannot_exclude_a_required_package_rule(org):
 def test_a_required_package_takes_the_repositorys_choice_in_a_group(org):
     org.policy('[require]\nrules = ["ac:python"]\n')
     org.manifest(rules=["ac:python"], choices={"ac:package-manager": "ac:3"})
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     org.manifest(rules=["ac:1"])
     assert "segment . does not enable ac:2" in refused(org)  # no alternative chosen: its first
 
@@ -105,7 +105,7 @@ def test_a_minimum_revision(org):
     write_rule(org.source, 9, parent="git", revision=2)
     commit_all(org.source, "rule 9 revision 2", tag="v1.1.0")
     org.manifest(rules=["ac:9"], sources={"ac": {"url": str(org.source), "tag": "v1.1.0"}})
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
 
 
 def test_sources_outside_the_allowed_patterns_and_trust_the_policy_withholds(org):
@@ -119,7 +119,7 @@ def test_sources_outside_the_allowed_patterns_and_trust_the_policy_withholds(org
     assert "source 'ac' is trusted (`trust = true`), which the policy allows only for no source" in text
     assert "remove `trust = true`" in text
     org.manifest(rules=["ac:9"])
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
 
 
 def test_a_local_folder_source_when_the_policy_allows_git_sources_only(org):
@@ -144,7 +144,7 @@ def test_waivers_of_forbidden_rules_and_beyond_the_cap(org):
     assert "[[waive]] of ac:1 has no `until`; the policy allows at most 30 days" in refused(org)
     org.manifest(rules=["ac:1", "ac:9"], choices={"ac:package-manager": "ac:2"},
                  waive=[{"rule": "ac:1", "reason": "legacy", "until": soon}])
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
 
 
 def test_baseline_entries_of_forbidden_rules(org):
@@ -156,7 +156,7 @@ def test_baseline_entries_of_forbidden_rules(org):
     assert text.startswith("error: rules.baseline.toml:3: the organisation policy forbids this: a baseline entry")
     # The check stage holds the baseline to the policy too: it changes without a new lock.
     (org.repo / "rules.baseline.toml").unlink()
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     (org.repo / "rules.baseline.toml").write_text(
         'version = 1\n\n[[finding]]\nrule = "ac:9"\npath = "a.txt"\nfingerprint = "0123456789abcdef0123"\nreason = "x"\n')
     with pytest.raises(UserError, match="forbids baselining"):
@@ -176,7 +176,7 @@ def test_layers_intersect_and_a_later_one_cannot_grant(org, tmp_path, monkeypatc
     org.manifest(rules=["ac:git"], exclude=["ac:9"], sources={"ac": {"url": str(org.source), "tag": "v1.0.0", "trust": True}})
     assert f"policy {managed}:5" in refused(org)
     org.manifest(rules=["ac:git"], sources={"ac": {"url": str(org.source), "tag": "v1.0.0", "trust": True}})
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     digest = read_lock(org.repo).manifest.policy
     assert digest == found.digest and digest not in {layer.digest for layer in found.layers}
 
@@ -201,12 +201,12 @@ def test_unknown_keys_and_bad_references_in_the_policy(org):
 def test_a_tampered_policy_no_longer_matches_the_lock(org, monkeypatch):
     org.policy('[require]\nrules = ["ac:9"]\n')
     org.manifest(rules=["ac:9"])
-    sync_lock(org.repo, locked=False)
-    sync_lock(org.repo, locked=True)  # the same policy: a locked run passes
+    sync_lock(org.repo, locked=False, policy=locked_policy)
+    sync_lock(org.repo, locked=True, policy=locked_policy)  # the same policy: a locked run passes
     check_gate(org.repo)
     org.policy('[require]\nrules = ["ac:9"]\n# edited\n')
     with pytest.raises(OutOfDate) as caught:
-        sync_lock(org.repo, locked=True)
+        sync_lock(org.repo, locked=True, policy=locked_policy)
     assert "rules.lock was made under the policy sha256:" in str(caught.value)
     monkeypatch.setenv("CI", "1")
     with pytest.raises(OutOfDate, match="rules.lock was made under the policy sha256:.*but the policy in force is"):
@@ -235,7 +235,7 @@ def test_a_policy_from_a_git_server_pinned_by_commit(org, tmp_path, monkeypatch)
     # The commit is in the user cache now: no server needed.
     monkeypatch.setenv(discovery.ENV, f"{url}/org.github.git#{commit}")
     org.manifest(rules=["ac:git"])
-    sync_lock(org.repo, locked=False)
+    sync_lock(org.repo, locked=False, policy=locked_policy)
     assert read_lock(org.repo).manifest.policy.startswith("sha256:")
 
 

@@ -230,3 +230,12 @@ def test_renovates_own_validator_accepts_the_preset_and_rejects_a_broken_copy(tm
     failed = subprocess.run([str(tool), "--strict", str(path)], capture_output=True, text=True, env=env, timeout=300)
     assert failed.returncode != 0
     assert "Invalid regExp" in failed.stdout + failed.stderr
+
+
+def test_the_pull_request_body_points_at_the_release_notes_per_rule():
+    (rule,) = preset()["packageRules"]
+    (note,) = rule["prBodyNotes"]
+    assert "{{{depName}}}@{{{newValue}}} --format notes" in note
+    assert "rules added, the texts changed and the checks changed" in note
+    command = re.search(r"`agent-constitution (\w+) ", note)[1]
+    assert command in VERBS

@@ -60,6 +60,10 @@ def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int
             options += [f"--{option['long']}", str(value)]
     variables = [f"{name}={value}" for name, value in invocation.variables.items()]
     console.settings.failures.clear()
+    if invocation.policy:
+        from agent_constitution.policy.discover import settings
+
+        settings.given = invocation.policy
     status = doit(root, ["run", *flags, *tasks, *options, *variables])
     code = exit_code(status, console.settings.failures)
     if verb.output_formats and invocation.output_format != "full" and code in (0, 1):

@@ -81,6 +81,8 @@ def lock_file_text(lock: Lockfile, program: str = "doit") -> str:
     lines.append(f"digest = {_string(lock.manifest.digest)}")
     if lock.manifest.review is not None:
         lines.append(f"review = {_string(lock.manifest.review)}")
+    if lock.manifest.policy is not None:
+        lines.append(f"policy = {_string(lock.manifest.policy)}")
     lines += ["", "[constitution]"]
     lines += [f"{field} = {_string(getattr(lock.constitution, field))}"
               for field in ("source", "commit", "edition", "revision", "digest")]
@@ -151,6 +153,10 @@ def why_stale(current: Lockfile | None, new: Lockfile) -> str:
     if current.manifest.review != new.manifest.review:
         return ("records other [review] commands than rules.toml names now: a reviewer group's command, preset or"
                 f" verdicts requirement changed since the lock, and that command runs with CI's environment{detail}")
+    if current.manifest.policy != new.manifest.policy:
+        made = f"the policy {current.manifest.policy}" if current.manifest.policy else "no organisation policy"
+        now = f"the policy {new.manifest.policy}" if new.manifest.policy else "no policy"
+        return f"was made under {made}, and {now} is in force now{detail}"
     if current.manifest.digest != new.manifest.digest:
         return f"was made from a different rules.toml: its selection, sources or binding changed{detail}"
     return f"records other sources or rule revisions than the sources now give{detail}"

@@ -512,6 +512,8 @@ class LockedManifest(Model):
     # Of what the [review] groups run and require (`lockfile.review_digest`); none when no group has a
     # command, preset or requirement: a changed reviewer command makes the lock stale.
     review: Digest | None = None
+    # Of the organisation policy the lock was made under (`policy.discover.Found.digest`); none: none.
+    policy: Digest | None = None
 
 
 class LockedConstitution(Model):

@@ -32,6 +32,7 @@ VARIABLES = {
     "message": ("FILE", "a file holding the commit message (git's commit-msg hook gets one): the change's message"),
     "rules": ("REF,REF", "a comma-separated list of refs (ac:12,ac:14): run only these rules"),
     "undecidable": ("warn|fail", "whether an undecidable check fails the run (default: warn)"),
+    "locked": ("1", "fail when rules.lock was made under another organisation policy (`--locked`; CI set: the same)"),
 }
 
 
@@ -50,6 +51,9 @@ def tasks(project):
         policy = get_var("undecidable") or "warn"
         if policy not in UNDECIDABLE_POLICIES:
             raise UserError(f"undecidable={policy}: expected one of {', '.join(UNDECIDABLE_POLICIES)}")
+        from agent_constitution.policy.gate import check_gate
+
+        check_gate(project.root)  # the organisation policy first: its breach is the answer
         run = prepare(project.root, project.cache, change=get_var("change"), record=get_var("record"),
                       only=get_var("rules"), message=get_var("message"))
     except UserError as error:

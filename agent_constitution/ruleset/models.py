@@ -319,6 +319,11 @@ class Rule(Model):
     supersedes: RuleId | None = None
     superseded_by: RuleId | None = None
     tier: Tier = "repo"
+    # Whether `agent-constitution init` keeps the rule when it selects its package (the default set,
+    # docs/rule-catalogue.md): how a repository starts, not what counts as compliant, so changing it
+    # needs no new revision. A rule that does not say is in the default set, as every rule was before
+    # the field existed; a source marks its opt-in rules `default = false`.
+    default: StrictBool = True
     authority: tuple[StrictStr, ...] = ()
     constitution: RevisionRange = RevisionRange()
     created: datetime.date | None = None

@@ -75,11 +75,13 @@ def graph_problems(source: RuleSource) -> list[UserError]:
     from agent_constitution.ruleset.graph import REDUNDANT, World, violations
 
     key = str(source.root)
+    # Another source's names lead to keys that are not loaded: the edges to its rules are left out.
+    others = {name: f"{name}:" for name in source.config.sources}
     world = World(
         sources={key: source},
-        names={key: source.name},
-        # Another source's names lead to keys that are not loaded: those rules' edges are left out.
-        dependencies={key: {name: f"{name}:" for name in source.config.sources}},
+        names={key: source.name, **{other: name for name, other in others.items()}},
+        dependencies={key: others},
+        unloaded=frozenset(others.values()),
     )
     graph = world.graph.copy()
     for group in source.groups:  # enabling a group means enabling one of its alternatives

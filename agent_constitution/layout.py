@@ -44,6 +44,7 @@ UPGRADE = "upgrade"  # upgrade/<branch>.md, a pull request's description
 COMPILE_LOCK = "compile.lock"  # held while a compile runs
 WRITTEN = "written"  # written/<job digest>.json: what a compile step wrote, for its `git add` line
 TOOLS = "tools.json"  # the external tools the selected rules' checks run, for a CI to install
+JUDGES = "judges.json"  # the hosts whose covenant judge hook compile added (not `pdks init`), for taking them out
 
 # --- segments ---------------------------------------------------------------------------------------
 ROOT_SEGMENT = "."  # the segment of the repository root

@@ -18,7 +18,7 @@ TEAM = {
 
 def _team(root: Path, rules: dict) -> Path:
     return write_source(root, rules, name="team", sources={"core": {"url": "https://example.org/core.git"}},
-                        constitution=None)
+                        constitution=None, text="Do the thing. It matters here. A check confirms it.")
 
 
 def test_requirements_of_another_source_are_left_to_the_manifest(tmp_path: Path):
@@ -29,6 +29,19 @@ def test_its_own_requirements_are_still_judged(tmp_path: Path):
     root = _team(tmp_path / "team", {**TEAM, 3: {"parent": 2, "requires": ["core:3", 1]}})
     found = [str(problem) for problem in validate_source(root)]
     assert len(found) == 1 and "rules/3.toml: requires: requires lists 1, but it already follows from 3 → 2 → 1" in found[0]
+
+
+def test_every_text_has_three_to_five_sentences(tmp_path: Path):
+    root = write_source(tmp_path / "team", {1: {"parent": "python", "text": "One sentence."},
+                                            2: {"parent": "python", "text": "A. B. C. D. E. F. G. H."},
+                                            3: {"parent": "python", "text": "Run `a.b. c.` here. Why. How."},
+                                            4: {"parent": "python", "status": "superseded", "superseded_by": 3,
+                                                "text": "Old."}},
+                        name="team", constitution=None)
+    found = [str(problem) for problem in validate_source(root)]
+    assert len(found) == 4, found  # rules 1 and 2, each in both languages; 3 holds a code span; 4 is history
+    assert "rules/1.toml: text.en: the en text has 1 sentence; a rule's text has 3 to 5" in found[0]
+    assert "rules/2.toml: text.en: the en text has 8 sentences" in found[2] and "split the rule" in found[2]
 
 
 def test_doit_source_and_check_run(tmp_path: Path):

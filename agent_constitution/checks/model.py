@@ -201,3 +201,9 @@ def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings
         title=rule.title,
         text=rule.text,
     )
+
+
+def needs_review(result: Result) -> bool:
+    """Whether a reviewer judges the result (everything but a pass). Here, not in `review`, so that
+    the Stop hook asks it without importing pydantic and tomlkit."""
+    return result.outcome is not Outcome.PASS

@@ -72,7 +72,7 @@ def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
     reviewed false positive does not block), and those verdicts by (segment, rule)."""
     from agent_constitution.checks.evidence import Reader
-    from agent_constitution.checks.review import needs_review
+    from agent_constitution.checks.model import needs_review
     from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
 
     if not (root / REVIEW_FILE).is_file():

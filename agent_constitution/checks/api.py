@@ -38,6 +38,10 @@ class Finding:
     path: str | None = None
     line: int | None = None
     column: int | None = None
+    # Where the problem ends, when the check knows (SARIF's endLine and endColumn: the column just
+    # after its last character, 1-based like `column`).
+    end_line: int | None = None
+    end_column: int | None = None
 
 
 @dataclass(frozen=True)

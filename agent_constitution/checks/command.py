@@ -67,10 +67,12 @@ class _Finding(BaseModel):
     line: int | None = Field(default=None, ge=1)
     column: int | None = Field(default=None, ge=1)
     fix: FindingFix | None = None
+    end_line: int | None = Field(default=None, ge=1)
+    end_column: int | None = Field(default=None, ge=1)
 
 
 class _Output(BaseModel):
-    """The JSON a command prints on stdout: `{"findings": [{"reason", "path"?, "line"?, "column"?}]}`."""
+    """The JSON a command prints on stdout: `{"findings": [{"reason", "path"?, "line"?, "column"?, "end_line"?, "end_column"?}]}`."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -181,7 +183,7 @@ def _parse(stdout: bytes) -> list[tuple[Finding, FindingFix | None]]:
         problem = error.errors()[0]
         where = ".".join(str(part) for part in problem["loc"]) or "(top)"
         raise Undecidable(f"malformed output: {where}: {problem['msg']}") from None
-    return [(Finding(f.reason, f.path, f.line, f.column), f.fix) for f in output.findings]
+    return [(Finding(f.reason, f.path, f.line, f.column, f.end_line, f.end_column), f.fix) for f in output.findings]
 
 
 def _tail(stderr: bytes) -> str:

@@ -25,7 +25,7 @@ from agent_constitution.checks.model import Result, RuleCheck
 from agent_constitution.checks.reviewer import Answer, BadAnswer, fabricated, prompt
 from agent_constitution.review import probes as probing
 from agent_constitution.review.cases import Case
-from agent_constitution.review.record import Calibration, RuleAgreement
+from agent_constitution.review.record import Calibration, RuleAgreement, rounded
 from agent_constitution.review.stats import Matrix, scores
 
 Asker = Callable[[Case, str, str], Answer]      # (case, probe, prompt) → the answer; raises BadAnswer
@@ -83,7 +83,7 @@ class Report:
         for ref in sorted({trial.case.rule for trial in self.base if trial.case.label != "noise"}):
             m = self.matrix(ref)
             rules[ref] = RuleAgreement(m.cases, m.tp, m.fp, m.fn, m.tn, m.unsure_violated + m.unsure_satisfied)
-        return Calibration(
+        return rounded(Calibration(
             group=self.group, command=self.command, model=self.model, date=self.date, cases=matrix.cases,
             noise=sum(1 for trial in self.base if trial.case.label == "noise"),
             tp=matrix.tp, fp=matrix.fp, fn=matrix.fn, tn=matrix.tn,
@@ -99,7 +99,7 @@ class Report:
             calls=len(self.trials), seconds=round(sum(trial.seconds for trial in self.trials), 3),
             tokens=sum(tokens) if tokens else None, cost=round(sum(costs), 6) if costs else None,
             rules=rules,
-        )
+        ))
 
 
 def run(cases: Sequence[Case], ask: Asker, rules: Mapping[str, RuleCheck], evidence: Callable[[Case], str | None],

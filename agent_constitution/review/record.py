@@ -194,15 +194,21 @@ def recorded(root: Path, calibration: Calibration, key: bytes | None) -> None:
     """Put `calibration` on record, replacing the entry of the same group, command and model."""
     import dataclasses
 
-    # Rounded as the file holds them, so that the seal verifies on the values read back.
-    calibration = dataclasses.replace(calibration, **{
-        name: round(value, 4) for name, value in dataclasses.asdict(calibration).items()
-        if isinstance(value, float)}, seal="")
+    calibration = dataclasses.replace(rounded(calibration), seal="")
     if key is not None:
         calibration = dataclasses.replace(calibration, seal=seal(calibration, key))
     same = (calibration.group, calibration.command, calibration.model)
     kept = [entry for entry in read(root) if (entry.group, entry.command, entry.model) != same]
     write(root, [*kept, calibration])
+
+
+def rounded(calibration: Calibration) -> Calibration:
+    """The figures to four places, as the file holds them (so a seal verifies on the values read back)."""
+    import dataclasses
+
+    return dataclasses.replace(calibration, **{name: round(getattr(calibration, name), 4)
+                                               for name in calibration.__dataclass_fields__
+                                               if isinstance(getattr(calibration, name), float)})
 
 
 def thresholds(settings: Mapping) -> dict:

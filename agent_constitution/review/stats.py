@@ -95,7 +95,9 @@ def wilson(successes: int, trials: int, z: float = Z95) -> Interval | None:
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+    # At 0 or all successes the bound is exactly 0 or 1 (the float arithmetic leaves a residue).
+    return Interval(0.0 if successes == 0 else max(0.0, centre - half),
+                    1.0 if successes == trials else min(1.0, centre + half))
 
 
 def kappa(matrix: Matrix) -> float | None:

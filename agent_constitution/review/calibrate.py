@@ -293,7 +293,7 @@ def case_files(root: Path, names: str) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise UserError(f"cases={name}: no such file or folder", fix="give label files or folders of them")
+            raise UserError(f"--cases {name}: no such file or folder", fix="give label files or folders of them")
     if not files:
         raise UserError("no labelled cases to calibrate on",
                         fix="write rules.cases.toml (docs/checks.md, \"Calibrating a reviewer\") or pass cases=FOLDER")
@@ -302,7 +302,8 @@ def case_files(root: Path, names: str) -> list[Path]:
 
 def calibrate(root: Path, cache: Path, *, group: str = "", cases: str = "", probes: int = 10, seed: int = 0,
               rules_root: str = "", today: datetime.date | None = None) -> str | None:
-    """`review calibrate`: run the group's reviewer on the cases, print the report, put it on record."""
+    """`review calibrate`: run the group's reviewer on the cases, print the report, put it on record.
+    Bad input raises UserError (the task fails with exit 2); a refusal in CI is returned."""
     from agent_constitution.checks.review import labeller
     from agent_constitution.checks.reviewer import Reviewer, ask, in_ci
     from agent_constitution.checks.selection import select
@@ -312,39 +313,36 @@ def calibrate(root: Path, cache: Path, *, group: str = "", cases: str = "", prob
     from agent_constitution.review import cases as reading
     from agent_constitution.review import record
 
+    selection = select(root, cache)
+    with_command = [name for name, settings in selection.reviewers.items()
+                    if Reviewer.from_settings(name, settings) is not None]
+    name = group or (with_command[0] if len(with_command) == 1 else "")
+    if not name:
+        raise UserError("name the reviewer group to calibrate" if with_command else
+                        "no [review] group has a reviewer command to calibrate",
+                        file=MANIFEST, field="review",
+                        fix=f"pass --group NAME (one of {', '.join(with_command)})" if with_command
+                        else "set preset or command in a [review.<group>] table")
+    settings = selection.reviewers.get(name)
+    reviewer = None if settings is None else Reviewer.from_settings(name, settings)
+    if reviewer is None:
+        raise UserError(f"[review.{name}] has no reviewer command", file=MANIFEST, field=f"review.{name}",
+                        fix="set preset or command in it")
+    refused = in_ci(root, selection.reviewers)
+    if refused is not None:
+        return refused
+    found = [case for path in case_files(root, cases) for case in reading.read(path)]
+    known = {rule.ref: rule for rules in selection.rules.values() for rule in rules}
+    evidence = FieldEvidence(Path(rules_root) if rules_root else root)
     try:
-        selection = select(root, cache)
-        with_command = [name for name, settings in selection.reviewers.items()
-                        if Reviewer.from_settings(name, settings) is not None]
-        name = group or (with_command[0] if len(with_command) == 1 else "")
-        if not name:
-            raise UserError("name the reviewer group to calibrate" if with_command else
-                            "no [review] group has a reviewer command to calibrate",
-                            file=MANIFEST, field="review",
-                            fix=f"pass group=NAME (one of {', '.join(with_command)})" if with_command
-                            else "set preset or command in a [review.<group>] table")
-        settings = selection.reviewers.get(name)
-        reviewer = None if settings is None else Reviewer.from_settings(name, settings)
-        if reviewer is None:
-            raise UserError(f"[review.{name}] has no reviewer command", file=MANIFEST, field=f"review.{name}",
-                            fix="set preset or command in it")
-        refused = in_ci(root, selection.reviewers)
-        if refused is not None:
-            return refused
-        found = [case for path in case_files(root, cases) for case in reading.read(path)]
-        known = {rule.ref: rule for rules in selection.rules.values() for rule in rules}
-        evidence = FieldEvidence(Path(rules_root) if rules_root else root)
-        try:
-            report = run(found, lambda case, probe, text: ask(reviewer, text, reviewer.timeout)[0], known,
-                         evidence, group=name, command=reviewer.command, probes=probes, seed=seed,
-                         label=labeller(root, cache), model=_model_flag(reviewer.command), today=today)
-        finally:
-            evidence.close()
-        key = review_key()
-        record.recorded(root, report.calibration(), key)
-        gate = record.gate(record.read(root), name, reviewer.command, settings, key)
-    except UserError as error:
-        return str(error)
+        report = run(found, lambda case, probe, text: ask(reviewer, text, reviewer.timeout)[0], known,
+                     evidence, group=name, command=reviewer.command, probes=probes, seed=seed,
+                     label=labeller(root, cache), model=_model_flag(reviewer.command), today=today)
+    finally:
+        evidence.close()
+    key = review_key()
+    record.recorded(root, report.calibration(), key)
+    gate = record.gate(record.read(root), name, reviewer.command, settings, key)
     print(text(report, gate), end="")
     print(f"recorded in {record.CALIBRATION_FILE}")
     return None

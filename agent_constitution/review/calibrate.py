@@ -157,8 +157,12 @@ def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def text(report: Report, gate: str | None = None) -> str:
-    """The calibration report as `review calibrate` prints it."""
+_UNJUDGED = "\0"
+
+
+def text(report: Report, gate: str | None = _UNJUDGED) -> str:
+    """The calibration report as `review calibrate` prints it; `gate`: why the gate stays closed, None
+    when it opens (not given: no gate line)."""
     entry = report.calibration()
     found = scores(report.matrix())
     lines = [f"calibration of reviewer group {report.group!r} ({' '.join(report.command)[:100]}), "
@@ -184,7 +188,9 @@ def text(report: Report, gate: str | None = None) -> str:
         lines.append("per rule: cases, agreed, missed violations (fn), false alarms (fp), cannot-tell")
         lines += [f"  {ref}: {a.cases}, {a.tp + a.tn}, {a.fn}, {a.fp}, {a.cannot_tell}" for ref, a in rows]
     lines += [f"skipped {line}" for line in report.skipped[:20]]
-    if gate is not None:
+    if gate == _UNJUDGED:
+        pass
+    elif gate is not None:
         lines.append(f"gate: closed, verdicts of {report.group!r} stay advisory: {gate}")
     else:
         lines.append(f"gate: open, verdicts of {report.group!r} decide outcomes")

@@ -188,9 +188,10 @@ def good(**changes):
 def test_the_record_round_trips_and_the_gate_opens_above_the_thresholds(tmp_path: Path):
     settings = {"verdicts": "any"}
     assert "no calibration of its command" in record.gate([], "default", ("rev",), settings, None)
-    record.recorded(tmp_path, good(), None)
+    entry = good()
+    record.recorded(tmp_path, entry, None)
     [back] = record.read(tmp_path)
-    assert back == good() and back.rules["ac:3"].cases == 20
+    assert back == entry and back.rules["ac:3"].cases == 20
     assert record.gate([back], "default", ("rev",), settings, None) is None
     assert "no calibration" in record.gate([back], "default", ("other",), settings, None)
     assert "40 cases, fewer than 50" in record.gate([back], "default", ("rev",), {"calibration": {"cases": 50}}, None)

@@ -263,7 +263,7 @@ class FieldEvidence:
                 rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
                 self._readers[case.origin] = (Reader(Subjects(scan(repo), selection.segments)), rules)
             except UserError as error:
-                print(f"warning: {error}", file=sys.stderr)
+                print(f"warning: the cases of {Path(case.origin).name} are skipped: {error}", file=sys.stderr)
                 self._readers[case.origin] = None
         found = self._readers[case.origin]
         if found is None:
@@ -272,7 +272,7 @@ class FieldEvidence:
         rule = rules.get((case.segment, case.rule))
         if rule is None:
             return None
-        result = Result(case.segment, case.rule, None, check=rule.check.describe() if rule.check else None,
+        result = Result(case.segment, case.rule, None, check=rule.check.describe if rule.check else None,
                         subject=rule.check.subject if rule.check else "repository", revision=rule.revision)
         return reader.evidence(result, rule).excerpt
 

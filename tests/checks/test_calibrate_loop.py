@@ -175,3 +175,36 @@ def test_evidence_beyond_the_cap_is_cut_and_the_prompt_says_so():
     assert f"The evidence is cut here: {MAX_EVIDENCE:,} of its {len(long):,} characters are shown" in text
     short = prompt(result, "default", "short", lambda body: body)
     assert "evidence is cut" not in short
+
+
+def test_a_field_case_is_shown_from_its_adopted_bundle(tmp_path: Path):
+    """A field label file with its bundle: the repository cloned and adopted with this repository's own
+    rule source (compile's outputs written), each case shown as its rule's check would see it."""
+    from agent_constitution.review.calibrate import FieldEvidence
+    from agent_constitution.review.cases import read
+
+    field = tmp_path / "field"
+    field.mkdir()
+    git(field, "init", "-q")
+    write(field, {".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+                                              "      - uses: actions/checkout@v4\n", "README.md": "demo\n"})
+    git(field, "add", "-A")
+    git(field, "commit", "-qm", "init")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    git(field, "bundle", "create", "-q", str(corpus / "demo.bundle"), "HEAD", "main")
+    body = ('rules = ["ac:1", "ac:31"]\n[constitution]\nsource = "ac"\nedition = "2026-10"\nrevision = "0.3"\n'
+            '[sources]\nac = { path = "@RULES@", trust = true }\n')
+    (corpus / "demo.toml").write_text(
+        f"[repo]\nurl = \"u\"\n[manifest]\nbody = '''\n{body}'''\n"
+        '[labels."."."ac:31"]\nexpect = "violation"\nwhy = "THE LABELLER SAYS"\nfindings = [".github/workflows/ci.yml:6"]\n'
+        '[labels."."."ac:1"]\nexpect = "pass"\nwhy = "THE LABELLER SAYS"\n')
+    cases = {case.rule: case for case in read(corpus / "demo.toml")}
+    evidence = FieldEvidence(Path(__file__).resolve().parents[2])
+    try:
+        pinned, compiled = evidence(cases["ac:31"]), evidence(cases["ac:1"])
+    finally:
+        evidence.close()
+    assert "`.github/workflows/ci.yml`" in pinned and "actions/checkout@v4" in pinned
+    assert "THE LABELLER" not in pinned + compiled
+    assert "agent-constitution:begin" in compiled      # compile's AGENTS.md, as the label judged it

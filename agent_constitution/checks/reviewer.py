@@ -74,9 +74,7 @@ class Reviewer:
     group: str
     command: tuple[str, ...]
     output: str
-    timeout: float
-    max_items: int
-    max_seconds: float
+    timeout: float      # per item; the group's other budgets are review/budget.py's
 
     @classmethod
     def from_settings(cls, group: str, settings: Mapping) -> "Reviewer | None":
@@ -84,8 +82,7 @@ class Reviewer:
         command = settings.get("command") or (preset.command if preset else None)
         if not command:
             return None
-        return cls(group, tuple(command), preset.output if preset else "answer", float(settings["timeout"]),
-                   int(settings["max_items"]), float(settings["max_seconds"]))
+        return cls(group, tuple(command), preset.output if preset else "answer", float(settings["timeout"]))
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def test_a_reviewer_that_prints_without_end_is_stopped_at_the_cap(tmp_path: Path
     script = tmp_path / "flood.py"
     # 64 MiB, four times the cap (issue 37 measured a 200 MB answer: 2.6 GB of memory, a 1.2 GB log).
     script.write_text("import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(64):\n    sys.stdout.write(chunk)\n")
-    reviewer = Reviewer("default", (sys.executable, str(script)), "answer", 60.0, 1, 60.0)
+    reviewer = Reviewer("default", (sys.executable, str(script)), "answer", 60.0)
     with pytest.raises(BadAnswer) as raised:
         ask(reviewer, "judge this\n", 60.0)
     assert str(raised.value) == ("output cap: stdout passed 16 MiB, the cap for a reviewer's stdout; the command"

@@ -286,8 +286,8 @@ def test_a_false_positive_of_a_third_party_source_is_an_issue_body(tmp_path: Pat
     ("import sys; print('quota exceeded', file=sys.stderr); sys.exit(3)", "exited with 3: quota exceeded"),
 ])
 def test_a_reviewer_that_fails_says_why(code: str, message: str):
-    reviewer = Reviewer("g", (sys.executable, "-c", code), "answer", 0.5, 1, 10)
+    reviewer = Reviewer("g", (sys.executable, "-c", code), "answer", 0.5)
     with pytest.raises(BadAnswer, match=message):
         ask(reviewer, "prompt", reviewer.timeout)
     with pytest.raises(BadAnswer, match="command not found"):
-        ask(Reviewer("g", ("no-such-reviewer-here",), "answer", 1, 1, 1), "prompt", 1)
+        ask(Reviewer("g", ("no-such-reviewer-here",), "answer", 1), "prompt", 1)

@@ -31,26 +31,14 @@ from pathlib import Path
 from agent_constitution import console
 from agent_constitution.checks import progress
 from agent_constitution.checks.agent_work import RECORDED, agent_host
-from agent_constitution.checks.model import Outcome, Result, RuleCheck
+from agent_constitution.checks.model import Outcome, Result, RuleCheck, needs_review
 from agent_constitution.checks.verdicts import (
     REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
-from agent_constitution.review.record import gated
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
-from agent_constitution.checks.evidence import Reader
-from agent_constitution.checks.review import (
-    ITEMS_FILE,
-    ingest,
-    labeller,
-    needs_review,
-    queues,
-    read_verdicts,
-    write_feedback,
-    write_items,
-    write_queues,
-)
+from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
@@ -116,6 +104,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import labeller, queues, write_items, write_queues
+
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
@@ -131,15 +122,20 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"warning: {note}", file=sys.stderr)
     index = read_index(cache)
     memory, refused = admitted(memory, index.review if index is not None else {})
-    try:
-        memory, advisory = gated(memory, index.review if index is not None else {}, root)
-    except UserError as error:
-        return str(error)
-    refused += advisory
-    reader = Reader(subjects or Subjects(scan(root)))
+    if any(not verdict.by_hand for verdict in memory.verdicts):
+        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
+        from agent_constitution.review.record import gated
+
+        try:
+            memory, advisory = gated(memory, index.review if index is not None else {}, root)
+        except UserError as error:
+            return str(error)
+        refused += advisory
+    reader = Reader(subjects or Subjects(scan(root)), memo=cache / CHECKS / EVIDENCE_MEMO)
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    reader.save()
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     for note in [*refused, *by_hand(applied)]:
         print(f"note: {note}", file=sys.stderr)
@@ -292,6 +288,9 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
 
 def ingest_verdicts(cache: Path) -> str | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback
+
     report = cache / CHECKS / "report.json"
     if not report.is_file():
         return str(UserError("no check report yet", file=report, fix="run `doit check` first"))
@@ -347,6 +346,8 @@ def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: 
     disagrees with the check. A reviewer that fails, answers what is not an answer, or quotes text
     its prompt does not hold, leaves its item queued with the reason (`cache/review/left.json`, and
     printed)."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import ITEMS_FILE, labeller
     from agent_constitution.checks.reviewer import BadAnswer, Reviewer, ask, fabricated, in_ci, order, parse, prompt
     from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
     from agent_constitution.review import answers

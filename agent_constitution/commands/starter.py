@@ -81,30 +81,17 @@ def starter_url() -> str:
 
 
 def built_from() -> str | None:
-    """The commit the installed tool was built from, or None when the installation does not say.
+    """The commit the installed tool was built from, or None when the installation does not say
+    (`provenance.commit_of`: a git install's `direct_url.json`, an editable install's checkout, a
+    wheel's `_commit`)."""
+    from agent_constitution.provenance import commit_of
 
-    A git install records it (PEP 610 `direct_url.json`, `vcs_info.commit_id`); an editable install
-    is the checkout it points at (its HEAD); a wheel built from a checkout carries `_commit`."""
     try:
         direct = distribution("agent-constitution").read_text("direct_url.json")
     except PackageNotFoundError:
         direct = None
-    data = json.loads(direct) if direct else {}
-    if data.get("vcs_info", {}).get("commit_id"):
-        return data["vcs_info"]["commit_id"]
-    if data.get("dir_info", {}).get("editable"):
-        return _head(Path(unquote(urlparse(data["url"]).path)))
     baked = files("agent_constitution").joinpath(COMMIT_FILE)
-    return (baked.read_text(encoding="utf-8").strip() or None) if baked.is_file() else None
-
-
-def _head(folder: Path) -> str | None:
-    import pygit2
-
-    try:
-        return str(pygit2.Repository(str(folder)).head.target)
-    except (pygit2.GitError, KeyError):
-        return None
+    return commit_of(direct, baked.read_text(encoding="utf-8") if baked.is_file() else None)
 
 
 def pin_of() -> tuple[str, str]:

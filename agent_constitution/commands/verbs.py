@@ -69,13 +69,23 @@ class Verb:
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
 
 
+# `check`'s fix options, ruff's flags: handled before doit runs (commands/fix.py), never passed to it.
+FIX_OPTIONS = [
+    {"name": "fix", "long": "fix", "type": bool, "default": False, "doit": False,
+     "help": "apply the safe fixes of the failing rules, then check again"},
+    {"name": "unsafe_fixes", "long": "unsafe-fixes", "type": bool, "default": False, "doit": False,
+     "help": "also the unsafe fixes (they can change what the repository does: a narrowed permission, a pinned SHA)"},
+    {"name": "diff", "long": "diff", "type": bool, "default": False, "doit": False,
+     "help": "print the fixes as a unified diff instead of writing them (exit 1 when there is one)"},
+]
+
 VERBS = {
     verb.name: verb
     for verb in (
         Verb("compile", GROUPS["compile"], "compile", _any(_has_manifest, _has_constitution),
              GROUP_OPTIONS["compile"]),
         Verb("check", GROUPS["check"], "checks", _any(_has_manifest, _is_source, _has_constitution),
-             variables=checks.VARIABLES, output_formats=True),
+             FIX_OPTIONS, variables=checks.VARIABLES, output_formats=True),
         Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
         Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",

@@ -289,6 +289,10 @@ class Check(Model):
     # How each tool is installed, pinned: compile lists these without running any check code.
     install: dict[StrictStr, ToolInstall] = {}
     timeout: Annotated[StrictInt, Field(gt=0)] = 60
+    # What `check --fix` may mend: "safe" (the mend cannot change behaviour; `--fix` applies it) or
+    # "unsafe" (it can; only with `--unsafe-fixes`). Data, so compile can tell the agent without
+    # running check code; the python module's `fix()` does the mending (docs/checks.md, "Fixes").
+    fix: Literal["safe", "unsafe"] | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Check":

@@ -74,12 +74,14 @@ def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
     results = [run_check(rule, segment, subjects) for segment, rule in jobs]
     tiers = {(segment, rule.ref): rule.check.fix for segment, rule in jobs
              if rule.check.fix and rule.check.python and rule.trusted and rule.check.subject == "change"}
-    return (*reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs}), tiers)
+    return (*reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs},
+                      selection.reviewers), tiers)
 
 
-def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
+def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[list, dict]:
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
-    reviewed false positive does not block), and those verdicts by (segment, rule)."""
+    reviewed false positive does not block, and a reviewer command's verdict only once its group is
+    calibrated), and those verdicts by (segment, rule)."""
     from agent_constitution.checks.evidence import Reader
     from agent_constitution.checks.model import needs_review
     from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
@@ -88,6 +90,10 @@ def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
         return results, {}
     reader = Reader(subjects)
     memory = read_memory(root)
+    if groups is not None:
+        from agent_constitution.review.record import gated
+
+        memory, _ = gated(memory, groups, root)
     judged = memory.judged()
     digests = {(r.segment, r.ref): reader.evidence(r, rules.get((r.segment, r.ref))).digest
                for r in results if needs_review(r) or (r.segment, r.ref) in judged}

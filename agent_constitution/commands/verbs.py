@@ -13,7 +13,8 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, site, source, upgrade
+from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, review, site,
+                                     source, upgrade)
 from agent_constitution.wiring import PROG
 
 
@@ -99,8 +100,9 @@ VERBS = {
         Verb("replace", "Replace superseded rules in rules.toml with their successors", "rules", _has_manifest),
         Verb("baseline", "Write rules.baseline.toml: today's findings, accepted until fixed (--prune: drop fixed ones)",
              "checks", _has_manifest, baseline.PARAMS),
-        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
-             _has_manifest),
+        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts "
+             "(`review calibrate`: measure a reviewer on labelled cases)", "checks", _has_manifest,
+             review.PARAMS + review.CALIBRATE_PARAMS, subtask="calibrate"),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
         Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
         Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),

@@ -424,6 +424,17 @@ class CompileSettings(Model):
     agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 
 
+class CalibrationThresholds(Model):
+    """`[review.<group>] calibration`: what a calibration on record must reach before the group's
+    verdicts decide outcomes (docs/checks.md, "Gating only after calibration"); below it they advise."""
+
+    kappa: Annotated[float, Field(ge=-1, le=1)] = 0.8
+    recall: Annotated[float, Field(ge=0, le=1)] = 0.95
+    cases: Annotated[StrictInt, Field(ge=1)] = 30
+    # The most metamorphic probes whose verdict changed (or canaries left unquoted), as a share of the probes run.
+    probes: Annotated[float, Field(ge=0, le=1)] = 0.1
+
+
 class ReviewGroup(Model):
     """`[review.<group>]`: the rules a reviewer takes and, optionally, the command that reviews them.
 
@@ -432,7 +443,8 @@ class ReviewGroup(Model):
     a program printing the answer JSON itself. Budgets bound one `review` run: `timeout` each item,
     `max-items` and `max-seconds` the whole group. `verdicts` says which recorded verdicts count for
     the group's rules (checks/verdicts.py): `any`, `reviewed` (recorded by `doit review` with the
-    group's command) or `sealed` (that, sealed under the team's review key)."""
+    group's command) or `sealed` (that, sealed under the team's review key). A verdict a reviewer command
+    gave decides an outcome only once the group's calibration on record reaches `calibration`."""
 
     rules: tuple[StrictStr, ...]
     preset: Literal["claude", "codex", "gemini"] | None = None
@@ -440,7 +452,11 @@ class ReviewGroup(Model):
     timeout: Annotated[float, Field(gt=0)] = 300.0
     max_items: Annotated[StrictInt, Field(gt=0, alias="max-items")] = 50
     max_seconds: Annotated[float, Field(gt=0, alias="max-seconds")] = 3600.0
+    # Caps on what the CLI reports it spent (a CLI that reports nothing is bounded by the two above).
+    max_tokens: Annotated[StrictInt, Field(gt=0)] | None = Field(None, alias="max-tokens")
+    max_cost: Annotated[float, Field(gt=0)] | None = Field(None, alias="max-cost")
     verdicts: Literal["any", "reviewed", "sealed"] = "any"
+    calibration: CalibrationThresholds = CalibrationThresholds()
 
 
 class Waiver(Model):

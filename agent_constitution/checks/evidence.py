@@ -237,3 +237,9 @@ def _excerpt(path: str, text: str, lines: Sequence[int]) -> str:
         previous = index
     more = "\n   …" if not lines and len(all_lines) > FILE_LINES else ""
     return f"`{path}`:\n\n```\n" + "\n".join(out) + f"{more}\n```"
+
+
+def shown_files(files: dict[str, str]) -> str:
+    """Files (path → text) as a prompt shows a subject's files without finding lines: a calibration
+    case's evidence looks like the evidence of a queued item."""
+    return "\n\n".join(_excerpt(path, text, []) for path, text in files.items())

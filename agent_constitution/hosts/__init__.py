@@ -8,7 +8,8 @@ what they read", and docs/covenant.md, "Hosts", cite each agent's documentation 
   an agent that reads its own file name and expands `@` imports), `scoped` (a path-scoped rule
   file per nested segment, for an agent that reads the root AGENTS.md but not nested ones),
   `skills` (the project skill folders it reads, in order of preference), `chain_bytes` /
-  `file_chars` (the documented limit on what it auto-loads);
+  `file_chars` (the documented limit on what it auto-loads, from `hosts.limits`, the one table of
+  them with their citations);
 - `markers`: the files or folders whose presence shows a repository uses it (`hosts.agents.detect`);
 - its pre-tool hook, where the judge is wired into it (`hook`: its `pdks hook <hook>` name):
   `adapter` (the module translating its payload: a name under `covenant/adapters`, or a dotted
@@ -26,11 +27,13 @@ what they read", and docs/covenant.md, "Hosts", cite each agent's documentation 
 Adding a host is one record in `TABLE` plus its adapter module. `registered(host)` adds one for
 the length of a `with` block (the tests' fake host).
 
-Standard library only, and no imports at all: the pre-tool hook, the Stop hook, task creation and
+Standard library only, importing only `hosts.limits` (a plain table): the pre-tool hook, the Stop hook, task creation and
 the loader all read it.
 """
 
 from __future__ import annotations
+
+from agent_constitution.hosts.limits import LIMITS
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -125,7 +128,7 @@ class Host:
     """One agent host: what it reads by itself, how a repository shows it uses it, and its hooks
     (the fields are described in the module's text)."""
 
-    __slots__ = ("name", "shim", "scoped", "skills", "chain_bytes", "file_chars", "markers", "hook", "adapter",
+    __slots__ = ("name", "shim", "scoped", "skills", "_chain_bytes", "_file_chars", "markers", "hook", "adapter",
                  "file", "events", "grouped", "command_key", "handler", "top", "script", "whole", "project", "deny",
                  "stop")
 
@@ -137,11 +140,22 @@ class Host:
                  script: bool = False, whole: bool = False, project: str | None = None,
                  deny: Callable[[str], tuple[str, int]] | None = None, stop: Stop | None = None) -> None:
         self.name, self.shim, self.scoped, self.skills = name, shim, scoped, skills
-        self.chain_bytes, self.file_chars, self.markers = chain_bytes, file_chars, markers
+        # A limit given here overrides `hosts.limits` (a host not in that table, as the tests' fake).
+        self._chain_bytes, self._file_chars, self.markers = chain_bytes, file_chars, markers
         self.hook, self.adapter, self.file, self.events = hook, adapter, file, events
         self.grouped, self.command_key, self.handler = grouped, command_key, handler or {"type": "command"}
         self.top, self.script, self.whole, self.project = top or {}, script, whole, project
         self.deny, self.stop = deny, stop
+
+    @property
+    def chain_bytes(self) -> int | None:
+        """Its documented limit on the root→cwd chain of AGENTS.md files (`hosts.limits`)."""
+        return self._chain_bytes if self._chain_bytes is not None else LIMITS.get(self.name, {}).get("chain_bytes")
+
+    @property
+    def file_chars(self) -> int | None:
+        """Its documented limit on one instruction file, in characters (`hosts.limits`)."""
+        return self._file_chars if self._file_chars is not None else LIMITS.get(self.name, {}).get("file_chars")
 
     @property
     def stop_file(self) -> str | None:
@@ -161,7 +175,7 @@ class Host:
 
 
 AGENTS_MD = "agents-md"  # every agent that reads AGENTS.md root→cwd by itself (Codex first)
-CHAIN_LIMIT = 32 * 1024  # Codex's project_doc_max_bytes
+CHAIN_LIMIT = LIMITS["codex"]["chain_bytes"]  # Codex's project_doc_max_bytes
 PROJECT_RESERVE = 8 * 1024  # of each chain, left to the repository's own hand-written instructions
 
 COPILOT = Scoped(
@@ -179,7 +193,7 @@ KIRO = Scoped(
 )
 
 TABLE: list[Host] = [
-    Host(AGENTS_MD, skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT),
+    Host(AGENTS_MD, skills=(".agents/skills",)),
     # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all. Claude
     # Code (2.1.295 and later) blocks the call when a handler with `onFailure: block` cannot
     # start, times out or exits with a status other than 0 and 2: no wrapper can catch a timeout.
@@ -188,7 +202,7 @@ TABLE: list[Host] = [
          events=(("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*"),),
          handler={"type": "command", "onFailure": "block"}, project="CLAUDE_PROJECT_DIR",
          stop=Stop("Stop", record="transcript_path")),
-    Host("codex", skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT, markers=(".codex",),
+    Host("codex", skills=(".agents/skills",), markers=(".codex",),
          hook="codex", adapter="codex", file=".codex/hooks.json", events=(("PreToolUse", "apply_patch|Bash"),),
          stop=Stop("Stop", record="transcript_path")),
     # Gemini CLI's timeout is in milliseconds (default 60,000); stdout is read as JSON only, so a
@@ -224,7 +238,7 @@ TABLE: list[Host] = [
                    through=lambda text: Answer(stdout="{}", stderr=text))),
     # Windsurf lists handlers under the event, with no matcher; exit 2 blocks a pre-hook, and
     # `show_output` puts what the hook says in the Cascade view. No stop-like event blocks.
-    Host("windsurf", skills=(".windsurf/skills",), file_chars=12000, markers=(".windsurf", ".windsurfrules"),
+    Host("windsurf", skills=(".windsurf/skills",), markers=(".windsurf", ".windsurfrules"),
          hook="windsurf", adapter="windsurf", file=".windsurf/hooks.json",
          events=(("pre_write_code", None), ("pre_run_command", None), ("pre_mcp_tool_use", None)),
          grouped=False, handler={"show_output": True}),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_constitution.errors import UserError
-from agent_constitution.hosts import HOSTS, launcher, settings_file, stop_hooks
+from agent_constitution.hosts import HOSTS, judges, launcher, settings_file, stop_hooks
 from agent_constitution.hosts import host_files as hook_scripts  # `host_files` names its job here
 from agent_constitution.layout import has_covenant
 
@@ -92,8 +92,22 @@ def write_host_hook(root: Path, name: str) -> bool:
     if name != HOSTS[host].file:
         return changed
     if has_covenant(root):
-        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host))) or changed
+        had = judges.has_judge(root, host)
+        merged = merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host)))
+        if not had and judges.has_judge(root, host):
+            judges.note(root, host, present=True)  # ours to take out when the agent is dropped
+        return merged or changed
+    judges.note(root, host, present=False)
     return _remove_judge(root, name) or changed
+
+
+def remove_dropped_judge(root: Path, host: str) -> bool:
+    """Take out the judge compile added to the hook file of `host`, whose agent is no longer enabled
+    (a judge `pdks init --host` wrote stays); True when the file changed."""
+    if host not in judges.added(root):
+        return False
+    judges.note(root, host, present=False)
+    return (root / HOSTS[host].file).is_file() and _remove_judge(root, HOSTS[host].file)
 
 
 def remove_host_hook(root: Path, name: str) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, impact, lock, site, source, upgrade
+from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, impact, lock, readback, site, source, upgrade
 from agent_constitution.wiring import PROG
 
 
@@ -67,6 +67,7 @@ class Verb:
     variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
     subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
+    task: str = ""  # the doit task it runs, when not named like the verb (`agents` runs `readback`)
 
 
 VERBS = {
@@ -91,6 +92,8 @@ VERBS = {
         Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
              _has_manifest),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
+        Verb("agents", "Show what each enabled agent loads in each segment and the rules in force it misses",
+             "compile", _has_manifest, readback.PARAMS, task=readback.NAME),
         Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
         Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),
         Verb("source", "Validate this rule source against its files and its git history", "sources", _is_source,

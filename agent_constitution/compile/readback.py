@@ -1,0 +1,148 @@
+"""The read-back proof: for every enabled agent and every segment, the rules in force there that the
+agent's loaded text does not state.
+
+Each agent's loader model (`hosts.loaders`) gives what a session working on a file of the segment's
+folder loads; a rule counts as loaded where its statement is: its line in the compact form
+(`- ac:9 …`) or its heading in the full form (`### ac:9 …`). A rule in force that no loaded piece
+states is missed; when the piece that held it was cut at the agent's limit it is named as cut.
+What the documentation leaves open is the worst case (the models say so in `View.unknown`).
+
+The rules in force in a segment are its resolution (`cache/resolved/<segment>.json`), the same
+documents compile renders from, so the proof checks the outputs against their inputs, not against
+themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_constitution.hosts.loaders import LOADERS
+from agent_constitution.hosts.loaders.common import Repo, View
+
+PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
+_STATED = re.compile(r"^(?:- |#+ (?:<a id=\"[^\"]*\"></a>)?)([\w.-]+:\d+)\b", re.M)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One agent's view of one segment, and what it misses."""
+
+    segment: str
+    view: View
+    missed: tuple[str, ...]  # rules in force the loaded text does not state
+    cut: tuple[str, ...]  # of those, the ones a limit cut off
+
+    @property
+    def holds(self) -> bool:
+        return not self.missed
+
+
+def stated(text: str) -> set[str]:
+    """The rules a text states (compact lines and headings), by their `source:id` label."""
+    return set(_STATED.findall(text))
+
+
+def probe(segment: str) -> str:
+    return PROBE if segment == "." else f"{segment}/{PROBE}"
+
+
+def in_force(cache: Path, segments: list[str]) -> dict[str, tuple[str, ...]]:
+    """segment → the labels of the rules in force there, from the resolution compile renders."""
+    from agent_constitution.ruleset.resolved import read_resolved, resolved_path
+
+    return {segment: tuple(rule.ref for rule in read_resolved(resolved_path(cache, segment)).rules)
+            for segment in segments}
+
+
+def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]) -> list[Finding]:
+    """Every enabled agent's every view of every segment, with the rules it misses."""
+    repo = Repo(root)
+    found: list[Finding] = []
+    for segment, wanted in rules.items():
+        for agent in agents:
+            for view in LOADERS[agent](repo, probe(segment)):
+                found.append(_finding(repo, segment, view, wanted))
+    return found
+
+
+def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:
+    loaded = stated(view.text)
+    missed = tuple(rule for rule in wanted if rule not in loaded)
+    tails: set[str] = set()
+    for piece in view.pieces:
+        if piece.lost:
+            whole = repo.text(piece.path) or ""
+            tails |= stated(whole) - stated(piece.text)
+    return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails))
+
+
+def explain(root: Path, agent: str, path: str) -> list[View]:
+    """One agent's views of a session working on `path` (relative to the root)."""
+    return LOADERS[agent](Repo(root), path)
+
+
+def problems(findings: list[Finding]) -> list[str]:
+    """One line per failing view: the agent, the product and how it worked, the segment, what it misses."""
+    lines = []
+    for finding in findings:
+        if finding.holds:
+            continue
+        view = finding.view
+        where = "the root segment" if finding.segment == "." else f"segment {finding.segment}"
+        cut = f" ({len(finding.cut)} of them cut at its limit: {view.limit})" if finding.cut else ""
+        lines.append(f"{view.agent} ({view.product}, {view.scenario}) misses {len(finding.missed)} of the rules in "
+                     f"force in {where}: {_some(finding.missed)}{cut}")
+    return lines
+
+
+def _some(rules: tuple[str, ...]) -> str:
+    return ", ".join(rules[:8]) + (f" and {len(rules) - 8} more" if len(rules) > 8 else "")
+
+
+def table(findings: list[Finding], tokens: bool = True) -> str:
+    """The proof as a Markdown table: a row per segment, agent and view."""
+    from agent_constitution.compile.tokens import count_tokens
+
+    rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | unknown |",
+            "|---|---|---|---:|---:|---|---|---|"]
+    for finding in findings:
+        view = finding.view
+        count = str(count_tokens(view.text)) if tokens else "—"
+        rows.append(f"| {finding.segment} | {view.agent} | {view.product}, {view.scenario} | {view.size} | {count} | "
+                    f"{_some(finding.missed) or 'none'} | {_some(finding.cut) or '—'} | "
+                    f"{'; '.join(view.unknown) or '—'} |")
+    failing = sum(1 for finding in findings if not finding.holds)
+    rows.append("")
+    rows.append(f"{len(findings)} views, {failing} missing a rule in force" if failing else
+                f"{len(findings)} views: every agent loads every rule in force in every segment")
+    return "\n".join(rows)
+
+
+def explained(views: list[View], path: str, wanted: tuple[str, ...] = ()) -> str:
+    """One agent's view of one file: each piece it loads, why, its bytes and what a limit cut."""
+    from agent_constitution.compile.tokens import count_tokens
+
+    lines = []
+    for view in views:
+        lines.append(f"{view.agent}: {view.product}, {view.scenario}, working on {path}")
+        for piece in view.pieces:
+            cut = f", {piece.lost} not loaded ({view.limit})" if piece.lost else ""
+            lines.append(f"  {piece.path}: {len(piece.text.encode('utf-8'))} bytes, {piece.why}{cut}")
+        if not view.pieces:
+            lines.append("  (no instruction file)")
+        lines.append(f"  total: {view.size} bytes, {count_tokens(view.text)} tokens; limit: {view.limit}")
+        if wanted:
+            missed = [rule for rule in wanted if rule not in stated(view.text)]
+            lines.append(f"  rules in force here not loaded: {_some(tuple(missed))}" if missed
+                         else f"  every rule in force here is loaded ({len(wanted)})")
+        lines.extend(f"  unknown: {item}" for item in view.unknown)
+        lines.extend(f"  source: {cite.url} (read {cite.read}): {cite.says}" for cite in view.cites)
+    return "\n".join(lines)
+
+
+def segment_of(path: str, segments: list[str]) -> str:
+    """The segment whose folder holds `path`: the deepest enclosing one, else the root."""
+    above = [s for s in segments if s != "." and (path == s or path.startswith(s + "/"))]
+    return max(above, key=len) if above else "."

@@ -61,6 +61,13 @@ KIRO = Scoped(
     '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n',
     frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
 )
+CONTINUE = Scoped(
+    ".continue/rules",
+    ".md",
+    # alwaysApply false: included when a file matching `globs` is in the context.
+    '---\nname: "agent-constitution: {glob}"\nglobs: "{glob}"\nalwaysApply: false\n---\n',
+    frozenset({"name", "globs", "regex", "description", "alwaysApply"}),
+)
 
 AGENTS = {
     agent.name: agent
@@ -82,7 +89,7 @@ AGENTS = {
         Agent("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
               markers=(".opencode", "opencode.json")),
         Agent("amp", skills=(".agents/skills", ".claude/skills")),
-        Agent("continue", skills=(".continue/skills",), markers=(".continue",)),
+        Agent("continue", scoped=CONTINUE, skills=(".continue/skills",), markers=(".continue",)),
         Agent("grok", host="grok", skills=(".grok/skills",), markers=(".grok",)),
         Agent("zed", markers=(".rules",)),
         Agent("aider", markers=(".aider.conf.yml",)),

@@ -33,15 +33,21 @@ class Finding:
     view: View
     missed: tuple[str, ...]  # rules in force the loaded text does not state
     cut: tuple[str, ...]  # of those, the ones a limit cut off
+    twice: tuple[str, ...] = ()  # rules stated in more than one of the files it loads
 
     @property
     def holds(self) -> bool:
-        return not self.missed
+        """Every rule in force loaded, none of them twice."""
+        return not self.missed and not self.twice
+
+
+_NOT_IN_FORCE = re.compile(r"^## Not in force here\n.*?(?=^#{1,2} |\Z)", re.M | re.S)
 
 
 def stated(text: str) -> set[str]:
-    """The rules a text states (compact lines and headings), by their `source:id` label."""
-    return set(_STATED.findall(text))
+    """The rules a text states (compact lines and headings), by their `source:id` label; a segment's
+    list of the rules not in force there states none."""
+    return set(_STATED.findall(_NOT_IN_FORCE.sub("", text)))
 
 
 def probe(segment: str) -> str:
@@ -75,7 +81,17 @@ def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> F
         if piece.lost:
             whole = repo.text(piece.path) or ""
             tails |= stated(whole) - stated(piece.text)
-    return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails))
+    counts: dict[str, int] = {}
+    for piece in view.pieces:
+        for rule in stated(piece.text):
+            counts[rule] = counts.get(rule, 0) + 1
+    twice = tuple(sorted((rule for rule, count in counts.items() if count > 1), key=_order))
+    return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails), twice)
+
+
+def _order(rule: str) -> tuple[str, int]:
+    source, _, number = rule.rpartition(":")
+    return source, int(number) if number.isdigit() else 0
 
 
 def explain(root: Path, agent: str, path: str) -> list[View]:
@@ -87,13 +103,19 @@ def problems(findings: list[Finding]) -> list[str]:
     """One line per failing view: the agent, the product and how it worked, the segment, what it misses."""
     lines = []
     for finding in findings:
-        if finding.holds:
+        if not finding.missed:
             continue
         view = finding.view
         where = "the root segment" if finding.segment == "." else f"segment {finding.segment}"
         cut = f" ({len(finding.cut)} of them cut at its limit: {view.limit})" if finding.cut else ""
         lines.append(f"{view.agent} ({view.product}, {view.scenario}) misses {len(finding.missed)} of the rules in "
                      f"force in {where}: {_some(finding.missed)}{cut}")
+    for finding in findings:
+        if finding.twice:
+            view = finding.view
+            lines.append(f"{view.agent} ({view.product}, {view.scenario}) loads {len(finding.twice)} rules twice in "
+                         f"{'the root segment' if finding.segment == '.' else 'segment ' + finding.segment}: "
+                         f"{_some(finding.twice)}")
     return lines
 
 
@@ -105,17 +127,17 @@ def table(findings: list[Finding], tokens: bool = True) -> str:
     """The proof as a Markdown table: a row per segment, agent and view."""
     from agent_constitution.compile.tokens import count_tokens
 
-    rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | unknown |",
-            "|---|---|---|---:|---:|---|---|---|"]
+    rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | twice |"
+            " unknown |", "|---|---|---|---:|---:|---|---|---|---|"]
     for finding in findings:
         view = finding.view
         count = str(count_tokens(view.text)) if tokens else "—"
         rows.append(f"| {finding.segment} | {view.agent} | {view.product}, {view.scenario} | {view.size} | {count} | "
-                    f"{_some(finding.missed) or 'none'} | {_some(finding.cut) or '—'} | "
+                    f"{_some(finding.missed) or 'none'} | {_some(finding.cut) or '—'} | {_some(finding.twice) or '—'} | "
                     f"{'; '.join(view.unknown) or '—'} |")
     failing = sum(1 for finding in findings if not finding.holds)
     rows.append("")
-    rows.append(f"{len(findings)} views, {failing} missing a rule in force" if failing else
+    rows.append(f"{len(findings)} views, {failing} missing a rule in force or loading one twice" if failing else
                 f"{len(findings)} views: every agent loads every rule in force in every segment")
     return "\n".join(rows)
 

@@ -53,10 +53,14 @@ rules = ["ac:10"]
 path = "svc/deep/core"
 rules = ["ac:11"]
 """
-# Agents that read nothing nested, or only the nearest file, and have no file of their own that
-# another enabled agent does not read too: they miss the nested segments' rules (docs/compile.md).
-ROOT_ONLY = {"zed", "roo", "continue"}
+# The Copilot coding agent reads only the nearest AGENTS.md, and every file it reads besides (the
+# repository-wide and path-specific instructions) Copilot in VS Code reads too: it misses the rules
+# of the files above the nearest one (docs/compile.md).
+ROOT_ONLY: set[str] = set()
 NEAREST_ONLY = {"copilot": "Copilot coding agent"}
+# Copilot CLI reads the AGENTS.md of every folder on the path and the path-scoped files Copilot in
+# VS Code needs (which reads the root AGENTS.md only): it loads a nested segment's rules twice.
+TWICE = {"copilot": "Copilot CLI"}
 UNSERVED = {"aider", "junie"}  # read nothing until configured to, which compile does not write
 
 
@@ -95,12 +99,19 @@ def test_every_agent_loads_every_rule_in_force_in_every_segment(tmp_path):
             else:  # it misses exactly what the root file does not state
                 assert finding.missed and set(finding.missed) <= set(rules[finding.segment]) - set(rules["."]) | (
                     set(rules["."]) if agent in NEAREST_ONLY else set())
+        elif TWICE.get(agent) == finding.view.product:
+            assert not finding.missed
+            # the segment's own rules, from its AGENTS.md and from its path-scoped file
+            assert bool(finding.twice) == (finding.segment != ".")
+            assert set(finding.twice) <= set(rules[finding.segment]) - set(rules["."]) | {"ac:7", "ac:9"}
         else:
             assert finding.holds, problems([finding])
             assert not finding.cut
     # compile ran the same proof and said so, naming the agents that miss rules
     assert "read back:" in done.stdout + done.stderr
-    assert "zed (Zed" in done.stdout + done.stderr
+    assert "copilot (Copilot coding agent" in done.stdout + done.stderr
+    assert (root / ".rules").is_file() and (root / ".roo/rules/agent-constitution.md").is_file()
+    assert (root / ".continue/rules/svc-deep-core.md").is_file()
 
 
 def test_claude_shims_that_import_miss_the_root_rules_in_a_nested_session(tmp_path):

@@ -28,7 +28,8 @@ CITES = {
     "roo": (Cite("https://docs.roocode.com/features/custom-instructions", "2026-12-02",
                  ".roo/rules/ (recursive, alphabetical) and the root AGENTS.md; nothing nested"),),
     "continue": (Cite("https://docs.continue.dev/customize/deep-dives/rules", "2026-12-02",
-                      "the root AGENTS.md as an always-applied rule; .continue/rules (globs not modelled)"),),
+                      "the root AGENTS.md as an always-applied rule; .continue/rules/*.md with `globs`, `alwaysApply` "
+                      "(true: always; false: when the globs match; unset: when there are none or they match)"),),
     "aider": (Cite("https://aider.chat/docs/usage/conventions.html", "2026-12-02",
                    "nothing by itself; the files `read:` names in .aider.conf.yml"),),
     "junie": (Cite("https://www.jetbrains.com/help/junie/customize-guidelines.html", "2026-12-02",
@@ -89,8 +90,22 @@ def roo(repo: Repo, file: str) -> list[View]:
 
 
 def continue_(repo: Repo, file: str) -> list[View]:
-    pieces = [Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md")] if repo.text("AGENTS.md") is not None else []
-    return _root("continue", "Continue", pieces, ("whether Continue reads nested AGENTS.md is not documented: not counted",))
+    from agent_constitution.hosts.loaders.common import front_matter, glob_match, globs_of
+
+    pieces = []
+    for path in repo.files(".continue/rules", ".md", recursive=True):
+        meta, body = front_matter(repo.text(path) or "")
+        meta = meta or {}
+        globs = globs_of(meta.get("globs"))
+        matched = any(glob_match(glob, file) for glob in globs)
+        # alwaysApply true: always; false: when the globs match; unset: when none are given or they match
+        if meta.get("alwaysApply") is True or matched or (meta.get("alwaysApply") is None and not globs):
+            pieces.append(Piece(path, body, "a .continue/rules file for this file"))
+    if repo.text("AGENTS.md") is not None:
+        pieces.append(Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md"))
+    folder = folders(file)[-1]
+    return [View("continue", "Continue", f"a file in {shown(folder)} in the context", tuple(pieces), "not documented",
+                 ("whether Continue reads nested AGENTS.md is not documented: not counted",), CITES["continue"])]
 
 
 def aider(repo: Repo, file: str) -> list[View]:

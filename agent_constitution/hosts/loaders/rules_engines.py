@@ -29,9 +29,11 @@ KIRO = (
     Cite("https://kiro.dev/docs/steering/", "2026-12-02",
          ".kiro/steering/*.md: `inclusion: always` (the default), `fileMatch` with `fileMatchPattern`, or "
          "`manual`; AGENTS.md at the workspace root is read like always-included steering"),
-    Cite("https://kiro.dev/docs/cli/steering/", "2026-12-02",
-         "the CLI reads steering files and the root AGENTS.md; nested AGENTS.md are read by the IDE only "
-         "(the CLI, the worst case, is proved)"),
+    Cite("https://github.com/kirodotdev/Kiro/issues/10448", "2026-12-02",
+         "steering files are found at the top of .kiro/steering/ only, not in its subfolders"),
+    Cite("https://kiro.dev/changelog/cli/ (2.18.0, via dyoshikawa/rulesync#2408)", "2026-12-02",
+         "Kiro CLI 2.18.0 and IDE 1.0.309 (August 2026) read AGENTS.md anywhere in the workspace tree; earlier "
+         "versions the root's only (kirodotdev/Kiro#4772): the earlier ones, the worst case, are proved"),
 )
 
 
@@ -73,7 +75,7 @@ def windsurf(repo: Repo, file: str) -> list[View]:
 
 def kiro(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".kiro/steering", ".md", recursive=True):
+    for path in repo.files(".kiro/steering", ".md"):
         meta, body = front_matter(repo.text(path) or "")
         inclusion = (meta or {}).get("inclusion", "always")
         if inclusion == "always" or (inclusion == "fileMatch" and any(
@@ -83,4 +85,5 @@ def kiro(repo: Repo, file: str) -> list[View]:
         pieces.append(Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md"))
     folder = folders(file)[-1]
     return [View("kiro", "Kiro CLI", f"working on a file in {shown(folder)}", tuple(pieces), "not documented",
-                 ("the IDE also reads nested AGENTS.md; the CLI does not: the CLI is proved",), KIRO)]
+                 ("Kiro CLI 2.18 / IDE 1.0.309 and later also read nested AGENTS.md (and then load a segment's steering file "
+                  "and its AGENTS.md both); earlier versions read the root's only, the worst case proved",), KIRO)]

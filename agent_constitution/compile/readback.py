@@ -74,19 +74,26 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
 
 
 def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:
-    loaded = stated(view.text)
+    # A line a limit cuts in two is not a loaded statement: only whole lines count.
+    loaded = set().union(*(stated(_whole_lines(piece)) for piece in view.pieces)) if view.pieces else set()
     missed = tuple(rule for rule in wanted if rule not in loaded)
     tails: set[str] = set()
     for piece in view.pieces:
         if piece.lost:
             whole = repo.text(piece.path) or ""
-            tails |= stated(whole) - stated(piece.text)
+            tails |= stated(whole) - stated(_whole_lines(piece))
     counts: dict[str, int] = {}
     for piece in view.pieces:
-        for rule in stated(piece.text):
+        for rule in stated(_whole_lines(piece)):
             counts[rule] = counts.get(rule, 0) + 1
     twice = tuple(sorted((rule for rule, count in counts.items() if count > 1), key=_order))
     return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails), twice)
+
+
+def _whole_lines(piece) -> str:
+    if not piece.lost or piece.text.endswith("\n"):
+        return piece.text
+    return piece.text[: piece.text.rfind("\n") + 1]
 
 
 def _order(rule: str) -> tuple[str, int]:

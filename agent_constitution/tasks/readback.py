@@ -56,10 +56,15 @@ def _readback(root, cache, explain, agent):
     segments = [segment.path for segment in resolve_documents(root, cache).segments]
     rules = readback.in_force(cache, segments)
     if explain:
-        path = explain.strip().lstrip("./") if explain.strip() not in (".", "./") else readback.PROBE
-        if path.startswith("/") or ".." in path.split("/"):
+        from pathlib import PurePosixPath
+
+        given = PurePosixPath(explain.strip().replace("\\", "/"))
+        if given.is_absolute() or ".." in given.parts:
             raise UserError(f"--explain {explain!r} is not a path inside the repository",
                             fix="give a path relative to the repository root, e.g. --explain src/app.py")
+        path = given.as_posix() if given.parts else readback.PROBE
+        if (root / path).is_dir() or path == ".":
+            path = readback.probe(path)  # a folder: a file in it
         wanted = rules[readback.segment_of(path, segments)]
         for name in agents:
             print(readback.explained(readback.explain(root, name, path), path, wanted))

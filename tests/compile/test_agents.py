@@ -44,11 +44,17 @@ def test_each_agent_gets_its_outputs(built):
         check_golden(f"agents.{name.replace('/', '.')}", (repo / name).read_text(encoding="utf-8"))
     check_golden("agents.copilot.svc.instructions.md", (repo / ".github/instructions/svc.instructions.md").read_text())
     check_golden("agents.kiro.svc.md", (repo / ".kiro/steering/svc.md").read_text())
-    # Agents that read AGENTS.md (nested too) themselves get nothing more: no Cursor rules, no Cline,
-    # Roo, Windsurf or Continue rule files, no root-level scoped file.
-    for path in (".cursor/rules", ".roo/rules", ".windsurf/rules", ".continue/rules",
-                 ".github/copilot-instructions.md", ".kiro/steering/..md", ".github/instructions/..instructions.md"):
+    # Agents that read AGENTS.md (nested too) themselves get nothing more: no Cursor rules, no Cline
+    # or Windsurf rule files, no root-level scoped file.
+    for path in (".cursor/rules", ".windsurf/rules", ".github/copilot-instructions.md", ".kiro/steering/..md",
+                 ".github/instructions/..instructions.md", ".continue/rules/..md"):
         assert not (repo / path).exists(), path
+    # Root-only agents get the nested segment's rules in a file of their own (compile/outputs/summary.py),
+    # Continue a path-scoped rule file.
+    inside = region.body(region.Region.parse((repo / "svc/AGENTS.md").read_text(), repo / "svc/AGENTS.md").inside)
+    for path in (".rules", ".roo/rules/agent-constitution.md", ".continue/rules/svc.md"):
+        assert inside.strip() in (repo / path).read_text(), path
+    assert (repo / ".rules").read_text().count("## Rules") == 2  # the root's and svc's
     # Cline's one file is the hook running the change-scoped checks at its TaskComplete event.
     assert [p.relative_to(repo).as_posix() for p in (repo / ".clinerules").rglob("*") if p.is_file()] == [
         ".clinerules/hooks/TaskComplete"]
@@ -100,7 +106,8 @@ def test_dropping_agents_takes_their_outputs_out(tmp_path):
     manifest.write_text(manifest.read_text().replace(manifest_agents(ALL), manifest_agents(["codex"])))
     doit(repo, "compile")
     for gone in ("GEMINI.md", "svc/GEMINI.md", "CLAUDE.md", ".github/instructions/svc.instructions.md",
-                 ".kiro/steering/svc.md", ".claude/skills/signing", ".kiro/skills/signing", ".grok/skills"):
+                 ".kiro/steering/svc.md", ".claude/skills/signing", ".kiro/skills/signing", ".grok/skills", ".rules",
+                 ".roo", ".continue/rules"):
         assert not (repo / gone).exists(), gone
     assert (repo / ".agents/skills/signing/SKILL.md").is_file()
     assert not (repo / ".kiro").exists() and not (repo / ".github").exists()  # the folders it emptied

@@ -58,6 +58,10 @@ class Summaries:
         body = _body(plan, summary)
         if body is None:
             removed = owned.remove_owned(path, root=plan.root, locked=locked)
+            for folder in path.relative_to(plan.root).parents:  # the folders it created, once emptied
+                full = plan.root / folder
+                if folder.name and full.is_dir() and not full.is_symlink() and not any(full.iterdir()):
+                    full.rmdir()
             return Step(state=_state(plan, summary), removed=(summary.path,) if removed else ())
         changed = owned.write_owned(path, body, plan.settings.origin, root=plan.root, locked=locked,
                                     what=f"the rules for {summary.agent}")

@@ -20,7 +20,8 @@ CITES = {
                   "to the working folder, loaded in full, no size cap; .grok/rules/*.md"),),
     "cline": (Cite("https://docs.cline.bot/features/cline-rules/overview", "2026-12-02",
                    "read at task start: .clinerules/ (every .md) or a .clinerules file, and AGENTS.md searched "
-                   "recursively in the workspace"),),
+                   "recursively in the workspace; without .clinerules, .cursor/rules, .windsurf/rules, .cursorrules "
+                   "and .windsurfrules"),),
     "zed": (Cite("https://zed.dev/docs/ai/rules", "2026-12-02",
                  "the first that exists at the worktree root of .rules, .cursorrules, .windsurfrules, .clinerules, "
                  ".github/copilot-instructions.md, AGENT.md, AGENTS.md, CLAUDE.md, GEMINI.md; no nested files, no "
@@ -66,6 +67,13 @@ def cline(repo: Repo, file: str) -> list[View]:
     pieces = [Piece(p, repo.text(p) or "", ".clinerules") for p in repo.files(".clinerules", ".md")]
     if not pieces and repo.text(".clinerules") is not None:
         pieces.append(Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file"))
+    if not repo.is_dir(".clinerules") and repo.text(".clinerules") is None:
+        # No .clinerules: Cline reads the other agents' rule folders and files instead.
+        for folder, suffix in ((".cursor/rules", ".mdc"), (".windsurf/rules", ".md")):
+            pieces += [Piece(p, repo.text(p) or "", f"{folder}, read when there is no .clinerules")
+                       for p in repo.files(folder, suffix)]
+        pieces += [Piece(p, repo.text(p), "read when there is no .clinerules")
+                   for p in (".cursorrules", ".windsurfrules") if repo.text(p) is not None]
     pieces += [Piece(p, repo.text(p) or "", "AGENTS.md, searched recursively") for p in repo.walk("AGENTS.md")]
     return [View("cline", "Cline", "a task started in the workspace", tuple(pieces), "not documented",
                  cites=CITES["cline"])]

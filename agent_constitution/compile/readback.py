@@ -22,6 +22,8 @@ from agent_constitution.hosts.loaders import LOADERS
 from agent_constitution.hosts.loaders.common import Repo, View
 
 PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
+# A folder below a segment's that has no instruction file of its own: where a session may also start.
+BELOW = "any-folder"
 _STATED = re.compile(r"^(?:- |#+ (?:<a id=\"[^\"]*\"></a>)?)([\w.-]+:\d+)\b", re.M)
 
 
@@ -67,9 +69,15 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
     repo = Repo(root)
     found: list[Finding] = []
     for segment, wanted in rules.items():
+        below = probe(BELOW if segment == "." else f"{segment}/{BELOW}")
         for agent in agents:
             for view in LOADERS[agent](repo, probe(segment)):
                 found.append(_finding(repo, segment, view, wanted))
+            # What depends on the working folder is proved for a session started in a folder below too
+            # (Claude Code does not expand an ancestor's imports there).
+            for view in LOADERS[agent](repo, below):
+                if view.scenario.startswith("session started in"):
+                    found.append(_finding(repo, segment, view, wanted))
     return found
 
 
@@ -107,23 +115,59 @@ def explain(root: Path, agent: str, path: str) -> list[View]:
 
 
 def problems(findings: list[Finding]) -> list[str]:
-    """One line per failing view: the agent, the product and how it worked, the segment, what it misses."""
+    """One line per agent, product and way of working that misses a rule in force (or loads one twice)
+    somewhere: how many segments, and the first with the rules it misses."""
     lines = []
-    for finding in findings:
-        if not finding.missed:
-            continue
-        view = finding.view
-        where = "the root segment" if finding.segment == "." else f"segment {finding.segment}"
-        cut = f" ({len(finding.cut)} of them cut at its limit: {view.limit})" if finding.cut else ""
-        lines.append(f"{view.agent} ({view.product}, {view.scenario}) misses {len(finding.missed)} of the rules in "
-                     f"force in {where}: {_some(finding.missed)}{cut}")
-    for finding in findings:
-        if finding.twice:
-            view = finding.view
-            lines.append(f"{view.agent} ({view.product}, {view.scenario}) loads {len(finding.twice)} rules twice in "
-                         f"{'the root segment' if finding.segment == '.' else 'segment ' + finding.segment}: "
-                         f"{_some(finding.twice)}")
+    for kind in ("missed", "twice"):
+        groups: dict[tuple[str, str, str], list[Finding]] = {}
+        for finding in findings:
+            if getattr(finding, kind):
+                view = finding.view
+                groups.setdefault((view.agent, view.product, _way(finding)), []).append(finding)
+        for (agent, product, way), found in groups.items():
+            first = found[0]
+            rules = getattr(first, kind)
+            where = "the root segment" if first.segment == "." else f"segment {first.segment}"
+            more = f" (and {len(found) - 1} more segments)" if len(found) > 1 else ""
+            if kind == "missed":
+                cut = f", {len(first.cut)} of them cut at its limit ({first.view.limit})" if first.cut else ""
+                lines.append(f"{agent} ({product}, {first.view.scenario}) misses {len(rules)} of the rules in force "
+                             f"in {where}{more}: {_some(rules)}{cut}")
+            else:
+                lines.append(f"{agent} ({product}, {first.view.scenario}) loads {len(rules)} rules twice in "
+                             f"{where}{more}: {_some(rules)}")
     return lines
+
+
+# What makes each known gap hold, by agent (and product): the fix line of its warning.
+FIXES = {
+    "claude-code": 'set claude = "link" under [compile] in rules.toml: each CLAUDE.md becomes a link to the AGENTS.md '
+                   "beside it, which Claude Code reads in every folder of the path (an ancestor's @ import it does not "
+                   "expand)",
+    "Copilot coding agent": "none that keeps Copilot in VS Code from loading the same text twice: the coding agent reads "
+                            "only the nearest AGENTS.md; start its tasks from the root's instructions, or accept it",
+    "Copilot CLI": "none that keeps Copilot in VS Code whole: it needs the path-scoped files the CLI reads beside the "
+                   "AGENTS.md of each folder",
+    "aider": "add `read: [AGENTS.md]` to .aider.conf.yml (compile does not write Aider's configuration)",
+    "junie": "point Junie's guidelines at AGENTS.md (compile does not write .junie/guidelines.md)",
+}
+GENERAL_FIX = ("run `agent-constitution agents --explain PATH --agent NAME` to see that agent's view; docs/compile.md "
+               "(\"The read-back proof\") names the layout that holds for it")
+
+
+def fix_for(line: str) -> str:
+    """The fix of a `problems` line: the known one for its agent or product, else how to look closer."""
+    agent, _, rest = line.partition(" (")
+    product = rest.partition(",")[0]
+    return FIXES.get(product) or FIXES.get(agent) or GENERAL_FIX
+
+
+def _way(finding: Finding) -> str:
+    """The way of working without its folder: "session started in" for "session started in svc/"."""
+    scenario, segment = finding.view.scenario, finding.segment
+    for folder in (f"{segment}/{BELOW}/", f"{BELOW}/", f"{segment}/", "the root"):
+        scenario = scenario.replace(folder, "…")
+    return scenario
 
 
 def _some(rules: tuple[str, ...]) -> str:

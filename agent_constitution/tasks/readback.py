@@ -73,7 +73,5 @@ def _readback(root, cache, explain, agent):
     print(readback.table(findings))
     failing = readback.problems(findings)
     if failing:
-        return TaskFailed("\n".join(f"error: {line}" for line in failing)
-                          + "\n  fix: run `agent-constitution agents --explain PATH --agent NAME` for one view; "
-                            "docs/compile.md (\"The read-back proof\") lists the layouts that hold")
+        return TaskFailed("\n".join(f"error: {line}\n  fix: {readback.fix_for(line)}" for line in failing))
     return None

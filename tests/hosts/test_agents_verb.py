@@ -35,7 +35,7 @@ def test_an_agent_that_misses_rules_is_a_finding(tmp_path, capsys, monkeypatch):
     assert cli.main(["agents", "--agent", "claude-code"]) == 1
     captured = capsys.readouterr()
     assert "claude-code (Claude Code, session started in svc/) misses" in captured.err
-    assert "fix: run `agent-constitution agents --explain PATH --agent NAME`" in captured.err
+    assert "fix: set claude = \"link\" under [compile] in rules.toml" in captured.err
 
 
 def test_explain_shows_one_agents_view_of_one_file(tmp_path, capsys, monkeypatch):

@@ -81,10 +81,23 @@ def test_claude_code_loads_what_the_model_says(tmp_path):
         loaded = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
         seen = [Path(entry["file_path"]).relative_to(root).as_posix() for entry in loaded]
         assert seen, "no InstructionsLoaded event was recorded"
+        # hooks run as the files load, not one after another: the order of the records is not the load order
         if cwd == root:  # at start only; the model's lazy files come when a file in svc/ is read
-            assert seen == ["CLAUDE.md", "AGENTS.md"] == [p.path for p in model.pieces][:2]
+            assert sorted(seen) == ["AGENTS.md", "CLAUDE.md"] == sorted(p.path for p in model.pieces[:2])
         else:
-            assert seen == [p.path for p in model.pieces] == ["CLAUDE.md", "svc/CLAUDE.md", "svc/AGENTS.md"]
+            assert sorted(seen) == sorted(p.path for p in model.pieces) == ["CLAUDE.md", "svc/AGENTS.md", "svc/CLAUDE.md"]
+    # [compile] claude = "link": every CLAUDE.md on the path is read as it is, the ancestors' too
+    for folder in (root, root / "svc", root / "svc" / "deep"):
+        (folder / "CLAUDE.md").unlink()
+        (folder / "CLAUDE.md").symlink_to("AGENTS.md")
+    record.write_text("")
+    subprocess.run([str(claude), "-p", "hi", "--settings", str(settings), "--output-format", "json"],
+                   cwd=root / "svc" / "deep", env=offline(tmp_path / "home"), capture_output=True, text=True, timeout=120)
+    seen = [Path(json.loads(line)["file_path"]).relative_to(root).as_posix()
+            for line in record.read_text().splitlines() if line.strip()]
+    model = views(root, "claude-code", "svc/deep/file")[1]
+    assert sorted(seen) == sorted(p.path for p in model.pieces) == ["CLAUDE.md", "svc/CLAUDE.md", "svc/deep/CLAUDE.md"]
+    assert "ROOT-RULE" in model.text and "DEEP-RULE" in model.text
 
 
 def test_gemini_cli_loads_what_the_model_says(tmp_path):

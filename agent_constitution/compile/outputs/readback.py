@@ -10,8 +10,6 @@ from collections.abc import Mapping
 
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
-FIX = ("run `agent-constitution agents --explain PATH --agent NAME` to see that agent's view; docs/compile.md "
-       "(\"The read-back proof\") names the layout that holds for it")
 
 
 class ReadBack:
@@ -33,8 +31,9 @@ class ReadBack:
         failing = readback.problems(findings)
         if failing and plan.settings.over_limit == "error":
             raise UserError("; ".join(failing), file=plan.root / "AGENTS.md",
-                            fix=FIX + '; or set [compile] over-limit = "warn" to compile with a warning')
-        lines = tuple(f"warning: {line}\n  fix: {FIX}" for line in failing)
+                            fix=readback.fix_for(failing[0]) + '; or set [compile] over-limit = "warn" to compile with '
+                                                              "a warning")
+        lines = tuple(f"warning: {line}\n  fix: {readback.fix_for(line)}" for line in failing)
         held = sum(1 for finding in findings if finding.holds)
         return Step(lines=(f"read back: {held} of {len(findings)} agent views load every rule in force",) + lines,
                     state=_state(plan))

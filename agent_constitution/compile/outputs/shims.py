@@ -106,7 +106,11 @@ def _link(plan: Plan, path: Path, locked: bool, state: str) -> Step:
     if locked:
         raise OutOfDate(f"{shown} would become a symbolic link to {FILE} ([compile] claude = \"link\")",
                         file=path, fix="run compile without --locked and commit the link")
-    if path.exists():
+    from agent_constitution import fsio
+
+    if fsio.before_change is not None:  # journaled, so that a failed compile takes the link out again
+        fsio.before_change(path)
+    if path.exists() or path.is_symlink():
         path.unlink()
     os.symlink(FILE, path)
     return Step((shown,), (), {}, state)

@@ -349,7 +349,9 @@ def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[
         key_column = data.lc.key("repos")[1]
         offset, sequence = yaml_edit.list_style(lines, repos, key_column)
         _, end = yaml_edit.item_lines(lines, repos, len(repos) - 1)
-        block = yaml_edit.render([entry], key_column + offset, sequence=sequence - offset, offset=0)
+        # Rendered under its key so that the nested `hooks:` list takes the file's list style too.
+        block = "".join(yaml_edit.lines_of(yaml_edit.render(
+            {"repos": [entry]}, key_column, sequence=sequence, offset=offset))[1:])
         if end == len(lines) and lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
         lines[end:end] = yaml_edit.lines_of(block)
@@ -389,6 +391,13 @@ def write_pre_commit(root: Path) -> bool:
 
 INSTALL_TYPES = "default_install_hook_types"
 INSTALL_MARK = "  # agent-constitution compile: its hooks run at these stages"
+DEFAULT_STAGES = "default_stages"
+STAGES_MARK = "  # agent-constitution compile: hooks without `stages` run where they ran before"
+# pre-commit's stages in its own order (pre_commit/clientlib.py: HOOK_TYPES, then `manual`). A hook
+# without `stages` runs at every installed hook type, so installing commit-msg for our message check
+# would run each of the repository's hooks a second time at every commit.
+PRE_COMMIT_STAGES = ("commit-msg", "post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit",
+                     "pre-merge-commit", "pre-push", "pre-rebase", "prepare-commit-msg", "manual")
 INSTALL_NOTE = ("note: {file} now installs the {types} hook{s} too ({key}); run `pre-commit install` once more "
                 "in each clone that installed the hooks before")
 
@@ -398,7 +407,9 @@ def with_install_types(text: str, wanted: list[str], path: Path) -> str:
     installs only the `pre-commit` hook unless this key (or `pre-commit install -t`) names more, so
     without it our commit-msg hook is never installed. A key already there keeps its types and
     order, ours added after; without one, the key is written before `repos:` with pre-commit's
-    default (`pre-commit`) first. Every other byte is kept."""
+    default (`pre-commit`) first. When that adds a type and the file has no `default_stages`, one is
+    written with every stage but the added ones, so that hooks without `stages` keep running only
+    where they ran before. Every other byte is kept."""
     from agent_constitution.compile import yaml_edit
 
     data = yaml_edit.load(text, path)
@@ -412,18 +423,22 @@ def with_install_types(text: str, wanted: list[str], path: Path) -> str:
     types = list(dict.fromkeys([*(have or [PRE_COMMIT_STAGE]), *wanted]))
     if current is not None and types == have:
         return text
-    line = f"{INSTALL_TYPES}: [{', '.join(types)}]{INSTALL_MARK}\n"
+    added = [t for t in types if t not in (have or [PRE_COMMIT_STAGE])]
+    new = [f"{INSTALL_TYPES}: [{', '.join(types)}]{INSTALL_MARK}\n"]
+    if added and DEFAULT_STAGES not in data:
+        stages = [stage for stage in PRE_COMMIT_STAGES if stage not in added]
+        new.append(f"{DEFAULT_STAGES}: [{', '.join(stages)}]{STAGES_MARK}\n")
     lines = yaml_edit.lines_of(text)
     if current is not None:
         start, end = yaml_edit.key_lines(lines, data, INSTALL_TYPES)
-        lines[start:end] = [line]
+        lines[start:end] = new
     elif "repos" in data:
         start, _ = yaml_edit.key_lines(lines, data, "repos")
-        lines[start:start] = [line]
+        lines[start:start] = new
     else:
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
-        lines.append(line)
+        lines.extend(new)
     return "".join(lines)
 
 
@@ -459,9 +474,11 @@ def remove_pre_commit(root: Path) -> bool:
         return False
     lines = yaml_edit.lines_of(text)
     hooks = repos[index]["hooks"]
-    # The install types line compile wrote (its mark says so) goes with our hooks; a user's stays.
-    marked = next((i for i, line in enumerate(lines) if line.startswith(INSTALL_TYPES + ":")
-                   and line.rstrip("\n").endswith(INSTALL_MARK)), None)
+    # The install types and default stages lines compile wrote (their marks say so) go with our
+    # hooks; a user's stay.
+    marked = [i for i, line in enumerate(lines)
+              if (line.startswith(INSTALL_TYPES + ":") and line.rstrip("\n").endswith(INSTALL_MARK))
+              or (line.startswith(DEFAULT_STAGES + ":") and line.rstrip("\n").endswith(STAGES_MARK))]
     if all(isinstance(h, dict) and h.get("id") in OUR_IDS for h in hooks):
         start, end = yaml_edit.item_lines(lines, repos, index)
         del lines[start:end]
@@ -473,8 +490,8 @@ def remove_pre_commit(root: Path) -> bool:
                         reverse=True):
             start, end = yaml_edit.item_lines(lines, hooks, i)
             del lines[start:end]
-    if marked is not None:
-        del lines[marked]
+    for i in reversed(marked):
+        del lines[i]
     write_atomic(path, "".join(lines))
     return True
 

@@ -140,18 +140,29 @@ def test_simple_git_hooks_in_package_json(tmp_path: Path):
     assert package.read_text() == '{\n  "name": "x",\n  "simple-git-hooks": {\n    "pre-commit": "npx lint-staged"\n  }\n}\n'
 
 
+ALL_BUT_MESSAGE = ("default_stages: [post-checkout, post-commit, post-merge, post-rewrite, pre-commit, pre-merge-commit, "
+                   "pre-push, pre-rebase, prepare-commit-msg, manual]{stages_mark}\n")
+
+
 @pytest.mark.parametrize("before, after", [
-    ("repos: []\n", "default_install_hook_types: [pre-commit, commit-msg]{mark}\nrepos: []\n"),
+    ("repos: []\n", "default_install_hook_types: [pre-commit, commit-msg]{mark}\n" + ALL_BUT_MESSAGE + "repos: []\n"),
+    # Installed at pre-push only before: hooks without `stages` stay there.
     ("default_install_hook_types: [pre-push]\nrepos: []\n",
-     "default_install_hook_types: [pre-push, pre-commit, commit-msg]{mark}\nrepos: []\n"),
+     "default_install_hook_types: [pre-push, pre-commit, commit-msg]{mark}\ndefault_stages: [post-checkout, "
+     "post-commit, post-merge, post-rewrite, pre-merge-commit, pre-push, pre-rebase, prepare-commit-msg, manual]"
+     "{stages_mark}\nrepos: []\n"),
     ("default_install_hook_types:\n  - commit-msg\n  - pre-commit\nrepos: []\n",
      "default_install_hook_types:\n  - commit-msg\n  - pre-commit\nrepos: []\n"),
-    ("# hooks\nfail_fast: true\n", "# hooks\nfail_fast: true\ndefault_install_hook_types: [pre-commit, commit-msg]{mark}\n"),
+    ("# hooks\nfail_fast: true\n",
+     "# hooks\nfail_fast: true\ndefault_install_hook_types: [pre-commit, commit-msg]{mark}\n" + ALL_BUT_MESSAGE),
+    # The repository's own default stages are its choice.
+    ("default_stages: [pre-commit]\nrepos: []\n",
+     "default_stages: [pre-commit]\ndefault_install_hook_types: [pre-commit, commit-msg]{mark}\nrepos: []\n"),
 ])
 def test_install_types(tmp_path: Path, before: str, after: str):
     path = tmp_path / ".pre-commit-config.yaml"
     text = hooks.with_install_types(before, ["pre-commit", "commit-msg"], path)
-    assert text == after.format(mark=hooks.INSTALL_MARK)
+    assert text == after.format(mark=hooks.INSTALL_MARK, stages_mark=hooks.STAGES_MARK)
     assert hooks.with_install_types(text, ["pre-commit", "commit-msg"], path) == text
 
 

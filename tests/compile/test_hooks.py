@@ -130,7 +130,9 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     assert "# our hooks" in text and "# keep" in text
     # pre-commit installs the commit-msg hook too: the key is written before `repos:`, all else kept.
     assert text.startswith(path_before.replace(
-        "repos:\n", f"default_install_hook_types: [pre-commit, commit-msg]{hooks.INSTALL_MARK}\nrepos:\n", 1))
+        "repos:\n", f"default_install_hook_types: [pre-commit, commit-msg]{hooks.INSTALL_MARK}\n"
+        f"default_stages: [{', '.join(s for s in hooks.PRE_COMMIT_STAGES if s != 'commit-msg')}]{hooks.STAGES_MARK}\n"
+        "repos:\n", 1))
     assert hooks.git_command(tmp_path, "doit", "check") in text
     result = pre_commit_validate(path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -202,3 +204,53 @@ def test_a_removed_hook_entry_is_an_error_under_locked(tmp_path):
     assert caught.value.file == path
     assert path.read_text() == '{"hooks": {}}\n'
     assert hook_file(tmp_path, hooks.SETTINGS, locked=False).written == (hooks.SETTINGS,)
+
+
+def test_the_repositorys_hooks_run_once_per_commit_after_compile_adds_commit_msg(tmp_path):
+    """pre-commit runs a hook without `stages` at every installed hook type: once compile installs
+    commit-msg for its message check, the repository's own hooks would run twice at each commit
+    unless `default_stages` keeps them where they were."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "T")
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(
+        "repos:\n"
+        "  - repo: local\n"
+        "    hooks:\n"
+        "      - id: count\n"
+        "        name: count\n"
+        "        entry: sh -c 'echo run >> runs.log'\n"
+        "        language: system\n"
+        "        pass_filenames: false\n"
+        "        always_run: true\n"
+    )
+    text = hooks.with_install_types(config.read_text(), ["pre-commit", "commit-msg"], config)
+    config.write_text(text)
+    (tmp_path / ".gitignore").write_text("runs.log\n")
+    env = {**__import__("os").environ, "PRE_COMMIT_HOME": str(tmp_path / ".pc")}
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=tmp_path, check=True, capture_output=True,
+                   env=env)
+    assert (tmp_path / ".git" / "hooks" / "commit-msg").exists()
+    git("add", ".pre-commit-config.yaml", ".gitignore")
+    subprocess.run(["git", "commit", "-qm", "first"], cwd=tmp_path, check=True, capture_output=True, env=env)
+    assert (tmp_path / "runs.log").read_text() == "run\n"
+
+
+def test_an_added_local_repo_takes_the_files_list_style_at_every_level(tmp_path):
+    path = tmp_path / ".pre-commit-config.yaml"
+    before = (
+        "repos:\n"
+        "  - repo: https://github.com/pre-commit/pre-commit-hooks\n"
+        "    rev: v4.6.0\n"
+        "    hooks:\n"
+        "      - id: trailing-whitespace\n"
+    )
+    path.write_text(before)
+    assert hooks.write_pre_commit(tmp_path)
+    added = path.read_text().split("  - repo: local\n", 1)[1]
+    assert added.startswith("    hooks:\n      - id: agent-constitution-check\n        name:")
+    assert pre_commit_validate(path).returncode == 0

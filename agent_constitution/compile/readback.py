@@ -128,7 +128,8 @@ def problems(findings: list[Finding]) -> list[str]:
             first = found[0]
             rules = getattr(first, kind)
             where = "the root segment" if first.segment == "." else f"segment {first.segment}"
-            more = f" (and {len(found) - 1} more segments)" if len(found) > 1 else ""
+            others = len({f.segment for f in found} - {first.segment})
+            more = f" (and {others} more segment{'s' if others > 1 else ''})" if others else ""
             if kind == "missed":
                 cut = f", {len(first.cut)} of them cut at its limit ({first.view.limit})" if first.cut else ""
                 lines.append(f"{agent} ({product}, {first.view.scenario}) misses {len(rules)} of the rules in force "

@@ -9,7 +9,7 @@ is merely told to look for the others).
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, cut_bytes, first, folders, join, shown
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, cut_bytes, first, folders, shown
 
 BUDGET = 32 * 1024  # project_doc_max_bytes
 NAMES = ("AGENTS.override.md", "AGENTS.md")
@@ -44,5 +44,3 @@ def views(repo: Repo, file: str, agent: str = "codex") -> list[View]:
 def agents_md(repo: Repo, file: str) -> list[View]:
     return views(repo, file, "agents-md")
 
-
-__all__ = ["BUDGET", "CITES", "agents_md", "join", "views"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.hosts.loaders import LOADERS
@@ -46,10 +47,16 @@ class Finding:
 _NOT_IN_FORCE = re.compile(r"^## Not in force here\n.*?(?=^#{1,2} |\Z)", re.M | re.S)
 
 
-def stated(text: str) -> set[str]:
+# The mark of a rule a nested file names only as the parent of its own (compile/document.py `elsewhere`).
+_ELSEWHERE = re.compile(r"^.*(?: \(stated in a file above\)|（见上层文件）)[ \t]*$", re.M)
+
+
+@lru_cache(maxsize=4096)
+def stated(text: str) -> frozenset[str]:
     """The rules a text states (compact lines and headings), by their `source:id` label; a segment's
-    list of the rules not in force there states none."""
-    return set(_STATED.findall(_NOT_IN_FORCE.sub("", text)))
+    list of the rules not in force there states none, nor does a heading or line of a rule it names
+    only as stated in a file above."""
+    return frozenset(_STATED.findall(_ELSEWHERE.sub("", _NOT_IN_FORCE.sub("", text))))
 
 
 def probe(segment: str) -> str:
@@ -83,7 +90,7 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
 
 def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:
     # A line a limit cuts in two is not a loaded statement: only whole lines count.
-    loaded = set().union(*(stated(_whole_lines(piece)) for piece in view.pieces)) if view.pieces else set()
+    loaded = frozenset().union(*(stated(_whole_lines(piece)) for piece in view.pieces))
     missed = tuple(rule for rule in wanted if rule not in loaded)
     tails: set[str] = set()
     for piece in view.pieces:

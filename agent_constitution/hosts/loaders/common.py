@@ -66,7 +66,7 @@ class Repo:
     once for every agent and folder)."""
 
     root: Path
-    _texts: dict = field(default_factory=dict, compare=False, repr=False)
+    _texts: dict = field(default_factory=dict, compare=False, repr=False)  # path (or listing) → what was read
 
     def text(self, path: str) -> str | None:
         """The text of `path` (relative), links followed inside the repository; None when absent,
@@ -90,20 +90,24 @@ class Repo:
 
     def files(self, folder: str, suffix: str, recursive: bool = False) -> list[str]:
         """The files ending in `suffix` in `folder` (relative), sorted; none when it is absent."""
-        base = self.root / folder
-        if not base.is_dir():
-            return []
-        found = base.rglob(f"*{suffix}") if recursive else base.glob(f"*{suffix}")
-        return sorted(p.relative_to(self.root).as_posix() for p in found if p.is_file())
+        key = ("files", folder, suffix, recursive)
+        if key not in self._texts:
+            base = self.root / folder
+            found = (base.rglob(f"*{suffix}") if recursive else base.glob(f"*{suffix}")) if base.is_dir() else ()
+            self._texts[key] = sorted(p.relative_to(self.root).as_posix() for p in found if p.is_file())
+        return self._texts[key]
 
     def walk(self, name: str) -> list[str]:
         """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
-        found = []
-        for path in self.root.rglob(name):
-            rel = path.relative_to(self.root)
-            if path.is_file() and not any(part.startswith(".") for part in rel.parts[:-1]):
-                found.append(rel.as_posix())
-        return sorted(found)
+        key = ("walk", name)
+        if key not in self._texts:
+            found = []
+            for path in self.root.rglob(name):
+                rel = path.relative_to(self.root)
+                if path.is_file() and not any(part.startswith(".") for part in rel.parts[:-1]):
+                    found.append(rel.as_posix())
+            self._texts[key] = sorted(found)
+        return self._texts[key]
 
 
 def folders(file: str) -> list[str]:

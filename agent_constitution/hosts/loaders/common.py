@@ -225,6 +225,7 @@ def glob_match(pattern: str, path: str) -> bool:
     return bool(pattern.strip()) and _glob_regex(pattern).match(path) is not None
 
 
+@lru_cache(maxsize=8192)  # one proof parses each rule file once, not once per folder and product
 def front_matter(text: str) -> tuple[dict | None, str]:
     """A Markdown file's YAML front matter (None when it has none or it does not parse as a mapping)
     and the body after it. Parsed with ruamel.yaml's safe loader; what it cannot parse the agents

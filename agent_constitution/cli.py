@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-from agent_constitution.errors import UserError
-from agent_constitution.wiring import PROG, spoken
+# Nothing else at the top: `--version` and `--help` import only what they use (a verb imports
+# its own modules when it runs).
+PROG = "agent-constitution"  # wiring.PROG
 
 
 def version() -> str:
-    from importlib.metadata import version as installed
-
-    from agent_constitution.commands.starter import built_from
+    from agent_constitution.provenance import built_from, version as installed
 
     commit = built_from()
-    return f"{PROG} {installed('agent-constitution')}" + (f" ({commit[:12]})" if commit else "")
+    return f"{PROG} {installed()}" + (f" ({commit[:12]})" if commit else "")
 
 
 def overview() -> str:
@@ -61,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         from agent_constitution.commands.completion import respond
 
         return respond(shell, args)
+    if args[:1] in (["-V"], ["--version"]):  # the fast path: no verb table, no doit
+        print(version())
+        return 0
+    from pathlib import Path
+
+    from agent_constitution.errors import UserError
+    from agent_constitution.wiring import spoken
+
     try:
         return _dispatch(args)
     except UserError as error:  # a usage or input error
@@ -74,9 +80,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
-    if args[:1] in (["-V"], ["--version"]):  # the fast path: no verb table, no doit
-        print(version())
-        return 0
     if not args:
         sys.stderr.write(overview())
         return 2
@@ -101,6 +104,8 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _run(invocation) -> int:
+    from pathlib import Path
+
     from agent_constitution.commands import run
 
     verb = invocation.verb

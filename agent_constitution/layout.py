@@ -41,9 +41,11 @@ RESOLVED = "resolved"  # resolved/<segment key>.json
 CHECKS = "checks"  # checks/results/, checks/inputs/, checks/report.json
 REVIEW = "review"  # the review queue and its verdicts
 UPGRADE = "upgrade"  # upgrade/<branch>.md, a pull request's description
+IMPACT = "impact"  # impact/issue.md, the task list `doit impact --open` opens as an issue
 COMPILE_LOCK = "compile.lock"  # held while a compile runs
 WRITTEN = "written"  # written/<job digest>.json: what a compile step wrote, for its `git add` line
 TOOLS = "tools.json"  # the external tools the selected rules' checks run, for a CI to install
+JUDGES = "judges.json"  # the hosts whose covenant judge hook compile added (not `pdks init`), for taking them out
 
 # --- segments ---------------------------------------------------------------------------------------
 ROOT_SEGMENT = "."  # the segment of the repository root

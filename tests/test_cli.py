@@ -233,7 +233,9 @@ def test_check_is_quiet_by_default_verbose_with_v_and_findings_only_with_q(viola
     out = capfd.readouterr()
     lines = out.out.splitlines()
     assert lines[0] == "violations (1)" and lines[1] == "  ac:31 Pin actions to a full commit SHA"
-    assert re.fullmatch(r"\d+ rules checked: \d+ passed, 1 violated, 0 undecidable, 0 without a check", lines[-1])
+    assert re.fullmatch(r"\d+ rules checked: \d+ passed, 1 violated, 0 undecidable, 0 without a check", lines[-2])
+    # then ruff's line on what a fix would mend (pinning an action is an unsafe fix)
+    assert lines[-1] == "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
     assert not any(line.startswith(("-- ", ".  ")) for line in lines)
     assert out.err == "1 rule violated\n"  # the failure's message alone, without doit's `TaskFailed - taskid:`
     assert cli.main(["check", "-v"]) == 1

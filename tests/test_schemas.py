@@ -169,6 +169,7 @@ REJECTED = {
     "constitution-section.schema.json": ("01-a.toml", 'id = "a"\nstatus = "active"\nweight = 3\n[content]\nen = "x"\n',
                                          "Additional properties are not allowed ('weight'"),
     "polydeukes.schema.json": ("polydeukes.config.yaml", "languages: {}\nmemory: {}\n", "Additional properties are not allowed ('memory'"),
+    "policy.schema.json": ("policy.toml", '[require]\nrule = ["ac:1"]\n', "Additional properties are not allowed ('rule'"),
     "check-output.schema.json": ("output.json", '{"findings": [{"reason": "x", "severity": "high"}]}',
                                  "Additional properties are not allowed ('severity'"),
 }

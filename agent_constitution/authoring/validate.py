@@ -26,6 +26,7 @@ source is valid (DESIGN §5, decision 9: trial → active is a reviewed change i
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
 import pygit2
@@ -49,7 +50,7 @@ def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
         source = load_source(root)
         problems += graph_problems(source)
         edition, failed = published_constitution(root)
-        problems += failed + constitution_problems(source, edition)
+        problems += failed + constitution_problems(source, edition) + sentence_problems(source)
     except UserError as error:
         problems.append(error)
     present = working_rule_ids(root)
@@ -75,11 +76,13 @@ def graph_problems(source: RuleSource) -> list[UserError]:
     from agent_constitution.ruleset.graph import REDUNDANT, World, violations
 
     key = str(source.root)
+    # Another source's names lead to keys that are not loaded: the edges to its rules are left out.
+    others = {name: f"{name}:" for name in source.config.sources}
     world = World(
         sources={key: source},
-        names={key: source.name},
-        # Another source's names lead to keys that are not loaded: those rules' edges are left out.
-        dependencies={key: {name: f"{name}:" for name in source.config.sources}},
+        names={key: source.name, **{other: name for name, other in others.items()}},
+        dependencies={key: others},
+        unloaded=frozenset(others.values()),
     )
     graph = world.graph.copy()
     for group in source.groups:  # enabling a group means enabling one of its alternatives
@@ -165,6 +168,40 @@ def constitution_problems(source: RuleSource, edition: Edition | None) -> list[U
                 file=file, field="status",
                 fix='set status = "draft" (trial and active wait for an approved constitution)',
             ))
+    return problems
+
+
+# A sentence ends at . ! ? before whitespace or the end of the text, or at a full-width 。！？; code
+# spans do not count (a path or a command holds periods). The same count as rule 41's check.
+_CODE = re.compile(r"`[^`]*`")
+_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+SENTENCES = (3, 5)
+
+
+def sentences(text: str) -> int:
+    return len(_END.findall(_CODE.sub("code", text.strip())))
+
+
+def sentence_problems(source: RuleSource) -> list[UserError]:
+    """Every text of a rule in force or on its way (not superseded or repealed, whose texts are
+    history) has three to five sentences: the requirement, the reason, how to check (seed 000)."""
+    low, high = SENTENCES
+    problems = []
+    for rule_id, rule in source.rules.items():
+        if rule.status in ("superseded", "repealed"):
+            continue
+        for language, text in rule.text.items():
+            if TEMPLATE in text:
+                continue  # reported as the template `doit new-rule` wrote
+            count = sentences(text)
+            if not low <= count <= high:
+                problems.append(UserError(
+                    f"the {language} text has {count} sentence{'s' if count != 1 else ''}; a rule's text has"
+                    f" {low} to {high}: the requirement, the reason and how compliance is checked",
+                    file=source.rule_file(rule_id), field=f"text.{language}",
+                    fix=("add the reason and how to check it" if count < low
+                         else "split the rule: its text states more than one requirement"),
+                ))
     return problems
 
 

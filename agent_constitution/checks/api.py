@@ -22,8 +22,9 @@ from agent_constitution.checks.records import EDIT, READ, SEARCH, SHELL, ToolCal
 # The external tool a check runs: from PATH, or the version its rule pins in [check.install].
 from agent_constitution.checks.tools import ToolUnavailable, tool_command
 
-__all__ = ["EDIT", "READ", "SEARCH", "SHELL", "Change", "FileChange", "Finding", "Record", "Repository", "ToolCall",
-           "ToolUnavailable", "Undecidable", "glob_regex", "match_files", "tool_command"]
+__all__ = ["EDIT", "READ", "SEARCH", "SHELL", "Change", "FileChange", "Finding", "Fix", "Record", "Repository",
+           "ToolCall", "ToolUnavailable", "Undecidable", "Unfixed", "glob_regex", "insert_lines", "line_ending",
+           "match_files", "tool_command"]
 
 if TYPE_CHECKING:
     from agent_constitution.checks.contents import Contents
@@ -37,6 +38,53 @@ class Finding:
     path: str | None = None
     line: int | None = None
     column: int | None = None
+    # Where the problem ends, when the check knows (SARIF's endLine and endColumn: the column just
+    # after its last character, 1-based like `column`).
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A mend of findings, returned by a check module's `fix(repo, findings)`: the whole new text of
+    one file of the view (a new file when it does not exist yet). `unsafe`: the mend can change what
+    the repository does (a narrowed permission, a pinned commit), so only `--unsafe-fixes` applies
+    it; the rule's `[check] fix` names the highest tier its fixes have. `note`: what it did, for
+    the user (`pinned actions/checkout@v4 to 11bd719…`)."""
+
+    path: str
+    text: str
+    unsafe: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Unfixed:
+    """A finding `fix()` could not mend, and why (`git ls-remote` could not reach the action's
+    repository): printed, never an error; the finding stays."""
+
+    reason: str
+    path: str | None = None
+
+
+def line_ending(text: str) -> str:
+    """The line ending a file uses (its first line's), so an inserted line matches its neighbours."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def insert_lines(text: str, inserts: Sequence[tuple[int, str]]) -> str:
+    """`text` with whole lines inserted before 0-based line numbers (`len(lines)`: at the end), each
+    a text without its line ending; every byte of the original text is kept, in order. The
+    byte-preserving edit the fixes of YAML, TOML and JSON files make, where a parser (ruamel's
+    round trip, tomlkit) only located the place."""
+    ending = line_ending(text)
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")) and any(row >= len(lines) for row, _ in inserts):
+        lines[-1] += ending
+    for row, line in reversed(sorted(inserts, key=lambda item: item[0])):  # same row: given order
+        lines.insert(row, line + ending)
+    return "".join(lines)
 
 
 class Undecidable(Exception):

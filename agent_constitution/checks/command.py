@@ -37,6 +37,28 @@ CAPS = {"stdout": 16 * MIB, "stderr": 1 * MIB}
 _CHUNK = 64 * 1024
 
 
+class Edit(BaseModel):
+    """One edit of a declarative fix: at `line` (1-based; one past the last line: the end), delete
+    `delete` whole lines, then insert `insert` (whole lines, each ending in a newline)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    path: str | None = Field(default=None, description="the file, POSIX, relative to the working directory; "
+                                                       "default: the finding's path")
+    line: int = Field(ge=1)
+    delete: int = Field(default=0, ge=0)
+    insert: str = ""
+
+
+class FindingFix(BaseModel):
+    """How `check --fix` mends the finding, for a rule whose `[check] fix` names a tier."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    edits: list[Edit] = Field(min_length=1)
+    unsafe: bool = False
+
+
 class _Finding(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -44,10 +66,13 @@ class _Finding(BaseModel):
     path: str | None = None
     line: int | None = Field(default=None, ge=1)
     column: int | None = Field(default=None, ge=1)
+    fix: FindingFix | None = None
+    end_line: int | None = Field(default=None, ge=1)
+    end_column: int | None = Field(default=None, ge=1)
 
 
 class _Output(BaseModel):
-    """The JSON a command prints on stdout: `{"findings": [{"reason", "path"?, "line"?, "column"?}]}`."""
+    """The JSON a command prints on stdout: `{"findings": [{"reason", "path"?, "line"?, "column"?, "end_line"?, "end_column"?}]}`."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -56,6 +81,12 @@ class _Output(BaseModel):
 
 def run_command(spec: CheckSpec, *, cwd: Path, source_root: Path, env: dict[str, str]) -> list[Finding]:
     """The findings of a violated check ([] when satisfied); Undecidable for every other ending."""
+    return [finding for finding, _ in run_command_fixes(spec, cwd=cwd, source_root=source_root, env=env)]
+
+
+def run_command_fixes(spec: CheckSpec, *, cwd: Path, source_root: Path,
+                      env: dict[str, str]) -> list[tuple[Finding, FindingFix | None]]:
+    """`run_command`'s findings, each with the declarative fix the command printed for it (or None)."""
     pins = spec.pins
     argv = [arg.replace("{source}", str(source_root)) for arg in spec.command or ()]
     for tool in spec.tools:
@@ -138,7 +169,7 @@ def _end(process: subprocess.Popen) -> None:
     process.stderr.close()
 
 
-def _parse(stdout: bytes) -> list[Finding]:
+def _parse(stdout: bytes) -> list[tuple[Finding, FindingFix | None]]:
     text = stdout.decode("utf-8", errors="replace").strip()
     if not text:
         return []
@@ -152,7 +183,7 @@ def _parse(stdout: bytes) -> list[Finding]:
         problem = error.errors()[0]
         where = ".".join(str(part) for part in problem["loc"]) or "(top)"
         raise Undecidable(f"malformed output: {where}: {problem['msg']}") from None
-    return [Finding(f.reason, f.path, f.line, f.column) for f in output.findings]
+    return [(Finding(f.reason, f.path, f.line, f.column, f.end_line, f.end_column), f.fix) for f in output.findings]
 
 
 def _tail(stderr: bytes) -> str:

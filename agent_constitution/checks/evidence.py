@@ -15,8 +15,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_constitution.checks.api import Repository, Undecidable
 from agent_constitution.checks.model import Result, RuleCheck
@@ -28,6 +30,7 @@ FILE_LINES = 80       # lines shown of a file without a finding line
 MAX_FILES = 20        # files shown in full (the digest covers every one)
 MAX_LISTING = 200     # names shown of a listing
 MAX_DIFF = 400        # diff lines shown
+EVIDENCE_MEMO = "evidence.json"  # under cache/checks/: the files-evidence of the last report (`Reader`)
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,20 @@ class Evidence:
 
 
 class Reader:
-    """Reads the subjects of one run's results, each file once."""
+    """Reads the subjects of one run's results, each file once.
 
-    def __init__(self, subjects: Subjects):
+    `memo`: a file keeping each files-evidence by a key of its seed, its findings and every file's
+    identity as `os.stat` gives it (size, modification time in nanoseconds, inode): a run in which
+    nothing changed takes the evidence of a rule that reads thousands of files from there instead
+    of reading them all again (as git's index and ruff's cache trust the same stat fields). A file
+    rewritten with its size and time kept is the one case it misses; any doubt reads the files."""
+
+    def __init__(self, subjects: Subjects, memo: Path | None = None):
         self.subjects = subjects
         self._texts: dict[str, str | None] = {}
+        self._memo_path = memo
+        self._memo: dict[str, dict] | None = None
+        self._used: dict[str, dict] = {}
 
     def text(self, path: str) -> str | None:
         """A repository-relative file the scan lists, or None (ignored, missing, not UTF-8)."""
@@ -80,6 +92,58 @@ class Reader:
         return self._files_evidence(result, files, prefix, seed)
 
     def _files_evidence(self, result: Result, files: Sequence[str], prefix: str, seed: list[str]) -> Evidence:
+        key = self._key(result, files, seed) if self._memo_path is not None else None
+        if key is not None:
+            kept = self._memory().get(key)
+            if isinstance(kept, dict) and isinstance(kept.get("digest"), str) and isinstance(kept.get("excerpt"), str):
+                self._used[key] = kept
+                return Evidence(kept["digest"], kept["excerpt"], tuple(kept.get("files", ())))
+        found = self._read_evidence(result, files, prefix, seed)
+        if key is not None:
+            self._used[key] = {"digest": found.digest, "excerpt": found.excerpt, "files": list(found.files)}
+        return found
+
+    def _key(self, result: Result, files: Sequence[str], seed: list[str]) -> str | None:
+        key = hashlib.sha256("\0".join(seed).encode())
+        key.update(json.dumps([[f.path, f.line, f.column, f.reason] for f in result.findings]).encode())
+        for path in files:
+            identity = self._identity(path)
+            if identity is None:
+                return None
+            key.update(f"\0{path}\0{identity}".encode())
+        return key.hexdigest()
+
+    def _identity(self, path: str) -> str | None:
+        """A file's stat fields, once per run however many rules read it."""
+        if not hasattr(self, "_identities"):
+            self._identities: dict[str, str | None] = {}
+        if path not in self._identities:
+            try:
+                stat = os.stat(os.path.join(self.subjects.root, path))
+                self._identities[path] = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}:{path in self._listed}"
+            except OSError:
+                self._identities[path] = None
+        return self._identities[path]
+
+    def _memory(self) -> dict[str, dict]:
+        if self._memo is None:
+            try:
+                data = json.loads(self._memo_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            self._memo = data if isinstance(data, dict) else {}
+        return self._memo
+
+    def save(self) -> None:
+        """Keep the evidence this run used (only it: the memo does not grow with old entries)."""
+        if self._memo_path is None or self._used == self._memory():
+            return
+        from agent_constitution.fsio import write_if_changed
+
+        self._memo_path.parent.mkdir(parents=True, exist_ok=True)
+        write_if_changed(self._memo_path, json.dumps(self._used, sort_keys=True))
+
+    def _read_evidence(self, result: Result, files: Sequence[str], prefix: str, seed: list[str]) -> Evidence:
         digest = hashlib.sha256("\0".join(seed).encode())
         lines_of: dict[str, list[int]] = {}
         for finding in result.findings:
@@ -173,3 +237,9 @@ def _excerpt(path: str, text: str, lines: Sequence[int]) -> str:
         previous = index
     more = "\n   …" if not lines and len(all_lines) > FILE_LINES else ""
     return f"`{path}`:\n\n```\n" + "\n".join(out) + f"{more}\n```"
+
+
+def shown_files(files: dict[str, str]) -> str:
+    """Files (path → text) as a prompt shows a subject's files without finding lines: a calibration
+    case's evidence looks like the evidence of a queued item."""
+    return "\n\n".join(_excerpt(path, text, []) for path, text in files.items())

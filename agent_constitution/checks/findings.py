@@ -38,11 +38,11 @@ def normalized(finding: Finding, folder: Path) -> Finding:
     """`finding` with a printable reason and a path inside `folder` (or none, said in the reason)."""
     reason = printable(finding.reason)
     if finding.path is None:
-        return Finding(reason, None, finding.line, finding.column)
+        return Finding(reason, None, finding.line, finding.column, finding.end_line, finding.end_column)
     path, problem = _inside(finding.path, folder)
     if problem:
         return Finding(f"{reason} (path {printable(finding.path)!r} dropped: {problem})")
-    return Finding(reason, printable(path), finding.line, finding.column)
+    return Finding(reason, printable(path), finding.line, finding.column, finding.end_line, finding.end_column)
 
 
 def _inside(path: str, folder: Path) -> tuple[str, str | None]:

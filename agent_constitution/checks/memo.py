@@ -108,21 +108,21 @@ def per_file(check_file: Callable[[str, str], list[Finding]], repo: Repository, 
         if not (isinstance(entry, list) and len(entry) == 4):
             entry = None
         if entry is not None and entry[1] is not None and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
-            digest, found = entry[2], [Finding(reason, path, line, column) for reason, line, column in entry[3]]
+            digest, found = entry[2], [Finding(reason, path, *where) for reason, *where in entry[3]]
         else:
             text = repo.text(path)
             digest = None if text is None else repo.digest(path)
             if text is None:
                 found = []
             elif entry is not None and entry[2] == digest:
-                found = [Finding(reason, path, line, column) for reason, line, column in entry[3]]
+                found = [Finding(reason, path, *where) for reason, *where in entry[3]]
             else:
-                found = [Finding(f.reason, path, f.line, f.column) for f in check_file(path, text)]
+                found = [Finding(f.reason, path, f.line, f.column, f.end_line, f.end_column) for f in check_file(path, text)]
         findings.extend(found)
         # A file changed in the same clock tick as it was judged keeps its size and time: its time
         # is trusted only once it is older than RACY_NS (as git treats its index), else its digest.
         now[path] = [stat.st_size, stat.st_mtime_ns if stat.st_mtime_ns < settled else None, digest,
-                     [[f.reason, f.line, f.column] for f in found]]
+                     [[f.reason, f.line, f.column, f.end_line, f.end_column] for f in found]]
     if target is not None and now != kept:
         write_atomic(target, json.dumps(now, ensure_ascii=False, separators=(",", ":")) + "\n")
     return findings

@@ -49,6 +49,7 @@ class CheckSpec:
     tools: tuple[str, ...] = ()
     install: tuple[tuple[str, str, str], ...] = ()  # (tool, "pypi" | "npm" | "url", pin) of [check.install]
     timeout: float = 60.0
+    fix: str | None = None             # "safe" or "unsafe": the tier of the mends `check --fix` makes
 
     @classmethod
     def of(cls, check: Mapping) -> "CheckSpec":
@@ -59,7 +60,7 @@ class CheckSpec:
             command=None if check["command"] is None else tuple(check["command"]), tools=tuple(check["tools"]),
             install=tuple((tool, way, pin) for tool, ways in sorted((check.get("install") or {}).items())
                           for way, pin in ways.items() if pin is not None),
-            timeout=float(check["timeout"]),
+            timeout=float(check["timeout"]), fix=check.get("fix"),
         )
 
     @property
@@ -201,3 +202,9 @@ def for_rule(rule: RuleCheck, segment: str, outcome: Outcome | None, *, findings
         title=rule.title,
         text=rule.text,
     )
+
+
+def needs_review(result: Result) -> bool:
+    """Whether a reviewer judges the result (everything but a pass). Here, not in `review`, so that
+    the Stop hook asks it without importing pydantic and tomlkit."""
+    return result.outcome is not Outcome.PASS

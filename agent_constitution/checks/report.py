@@ -188,15 +188,19 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
     source's repository is known, `helpUri`), and one result per violation finding or waived
     finding, each with one location. This is the log GitHub code scanning accepts.
 
-    Code scanning turns every result into an alert, whatever its `kind`, and rejects one without a
-    location, so by default passes, undecidable results and rules without a check are not results:
-    the run's `properties.summary` counts them and the JSON report lists them. `every_outcome` adds
-    them as the SARIF standard records them, one result per (segment, rule) without a location:
-    `kind: "pass"` for a pass, `kind: "review"` (the rule needs a reviewer's judgement) for an
-    undecidable result, with its cause as the message, and for a rule without a check, and
-    `kind: "notApplicable"` for each rule in `not_run` (a change or record rule run without its
-    subject), with the reason; `level` is `none`. That log is for SARIF readers that honour `kind`, not for code scanning (which rejects
-    it for the missing locations rather than raising false alerts).
+    Code scanning turns every result into an alert, whatever its `kind`, so by default passes,
+    undecidable results and rules without a check are not results: the run's `properties.summary`
+    counts them and the JSON report lists them. `every_outcome` adds them as the SARIF standard
+    records them, one result per (segment, rule), placed at line 1 of the manifest: `kind: "pass"`
+    for a pass, `kind: "review"` (the rule needs a reviewer's judgement) for an undecidable result,
+    with its cause as the message, and for a rule without a check, and `kind: "notApplicable"` for
+    each rule in `not_run` (a change or record rule run without its subject), with the reason;
+    `level` is `none`. That log is valid for code scanning too, but uploaded it would raise an alert
+    for every pass: it is for SARIF readers that honour `kind`.
+
+    Every result has a region (line 1 for a finding about a whole file) and its end where the finding
+    gives one; messages and the number of results are held to code scanning's limits (`MAX_MESSAGE`,
+    `MAX_RESULTS`).
 
     A finding without a file, or whose file is not a file of the repository (`exists` is asked; a
     session record lives outside it), is anchored at line 1 of the manifest, its own place named in
@@ -230,7 +234,7 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
                 "ruleIndex": rules[result.ref],
                 "kind": "fail",
                 "level": "error",
-                "message": {"text": message},
+                "message": {"text": _message(message)},
                 "locations": [location],
                 "partialFingerprints": {SARIF_KEY: item.fingerprint},
                 "properties": {"segment": result.segment, "outcome": "waived" if suppression else "violation",
@@ -244,8 +248,11 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
             sarif_results.append(_unlocated(result, rules[result.ref]))
     for result, why in skipped:
         sarif_results.append({"ruleId": result.ref, "ruleIndex": rules[result.ref], "kind": "notApplicable",
-                              "level": "none", "message": {"text": f"not run: {why}"},
+                              "level": "none", "message": {"text": _message(f"not run: {why}")},
+                              "locations": [_manifest_location()],
                               "properties": {"segment": result.segment, "outcome": "not-run"}})
+    omitted = max(len(sarif_results) - MAX_RESULTS, 0)
+    del sarif_results[MAX_RESULTS:]
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -258,7 +265,7 @@ def sarif(results: Sequence[Result], *, exists: Callable[[str], bool] = lambda p
             }},
             "columnKind": "unicodeCodePoints",
             "results": sarif_results,
-            "properties": {"summary": counts(results)},
+            "properties": {"summary": counts(results), **({"omitted": omitted} if omitted else {})},
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
@@ -273,7 +280,14 @@ def _unlocated(result: Result, index: int) -> dict:
     else:
         kind, outcome, message = "review", "no-check", "no check: a reviewer decides this rule"
     return {"ruleId": result.ref, "ruleIndex": index, "kind": kind, "level": "none",
-            "message": {"text": message}, "properties": {"segment": result.segment, "outcome": outcome}}
+            "message": {"text": _message(message)}, "locations": [_manifest_location()],
+            "properties": {"segment": result.segment, "outcome": outcome}}
+
+
+def _manifest_location() -> dict:
+    """Where a result about a rule as a whole is placed: line 1 of the manifest that selects it (a
+    SARIF reader such as code scanning takes no result without a location)."""
+    return _location(Result(segment=ROOT_SEGMENT, ref="", outcome=None), Finding("", MANIFEST, 1))
 
 
 def rule_pages(sources: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:
@@ -342,13 +356,32 @@ def plain_text(source: str, text: str) -> str:
 
 
 def _location(result: Result, finding: Finding) -> dict:
+    """A physical location with a region, always: code scanning places an alert by its region, and
+    a finding about a whole file starts at its line 1. The end where the finding knows it (an end
+    before the start is left out: SARIF forbids it)."""
     physical: dict = {"artifactLocation": {"uri": quote(path_in_repo(result, finding.path)), "uriBaseId": "%SRCROOT%"}}
-    if finding.line is not None:
-        region = {"startLine": finding.line}
-        if finding.column is not None:
-            region["startColumn"] = finding.column
-        physical["region"] = region
+    region = {"startLine": finding.line or 1}
+    if finding.line is not None and finding.column is not None:
+        region["startColumn"] = finding.column
+    if finding.line is not None and finding.end_line is not None and finding.end_line >= finding.line:
+        region["endLine"] = finding.end_line
+        if finding.end_column is not None and (finding.end_line > finding.line or finding.column is None
+                                               or finding.end_column >= finding.column):
+            region["endColumn"] = finding.end_column
+    physical["region"] = region
     return {"physicalLocation": physical}
+
+
+# GitHub code scanning's documented limits ("SARIF support for code scanning", "SARIF results exceed
+# limits", docs.github.com): a run of more than 25,000 results is rejected whole, so the log keeps the
+# first 25,000 (in the summary's order) and counts the rest in `properties.omitted`; a result's
+# message is cut to 1,024 characters, ending with an ellipsis, the full text being in the JSON report.
+MAX_RESULTS = 25_000
+MAX_MESSAGE = 1_024
+
+
+def _message(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
 
 
 def _by_rule(results: Iterable[Result]) -> dict[str, list[Result]]:

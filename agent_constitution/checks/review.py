@@ -25,7 +25,7 @@ from typing import Literal
 import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
+from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, needs_review
 from agent_constitution.checks.report import ordered, where
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_if_changed
@@ -62,10 +62,6 @@ def group_of(ref: str, groups: Mapping[str, Sequence[str]]) -> str:
         if any(fnmatch.fnmatchcase(ref, pattern) for pattern in patterns):
             return name
     return DEFAULT_GROUP
-
-
-def needs_review(result: Result) -> bool:
-    return result.outcome is not Outcome.PASS
 
 
 def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]],

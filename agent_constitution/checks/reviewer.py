@@ -11,11 +11,11 @@ to it), for CLIs that take the schema as an argument.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,13 +31,19 @@ ANSWER_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "additionalProperties": False,
-    "required": ["verdict", "reason", "locations"],
+    "required": ["verdict", "reason", "locations", "quotes"],
     "properties": {
         "verdict": {"enum": list(VERDICTS)},
         "reason": {"type": "string", "minLength": 1},
         "locations": {"type": "array", "items": {"type": "string"}},
+        "quotes": {"type": "array", "items": {"type": "string"}},
     },
 }
+
+# The most characters of evidence a prompt carries; beyond it the evidence is cut, and the prompt says
+# so (a reviewer must not take "not shown" for "not there"). 16,000 characters is about 4,000 tokens:
+# six times the mean prompt of a 500-item queue, small enough for every preset's model.
+MAX_EVIDENCE = 16_000
 
 _INSTRUCTION = "Judge the rule described on standard input and answer with the JSON it asks for."
 
@@ -68,9 +74,7 @@ class Reviewer:
     group: str
     command: tuple[str, ...]
     output: str
-    timeout: float
-    max_items: int
-    max_seconds: float
+    timeout: float      # per item; the group's other budgets are review/budget.py's
 
     @classmethod
     def from_settings(cls, group: str, settings: Mapping) -> "Reviewer | None":
@@ -78,8 +82,7 @@ class Reviewer:
         command = settings.get("command") or (preset.command if preset else None)
         if not command:
             return None
-        return cls(group, tuple(command), preset.output if preset else "answer", float(settings["timeout"]),
-                   int(settings["max_items"]), float(settings["max_seconds"]))
+        return cls(group, tuple(command), preset.output if preset else "answer", float(settings["timeout"]))
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,11 @@ class Answer:
     verdict: str
     reason: str
     locations: tuple[str, ...]
+    quotes: tuple[str, ...] = ()
+    # What the answer cost, where the CLI reports it (None: not reported) and the model it names.
+    tokens: int | None = None
+    cost: float | None = None
+    model: str = ""
 
 
 class BadAnswer(Exception):
@@ -95,8 +103,9 @@ class BadAnswer(Exception):
     raw = ""
 
 
-def prompt(result: Result, group: str, excerpt: str, label: str) -> str:
-    """The prompt for one queued item. `label` renders the rule's `{@…}` references."""
+def prompt(result: Result, group: str, excerpt: str, label, canary: str | None = None) -> str:
+    """The prompt for one queued item. `label` renders the rule's `{@…}` references; `canary` (in
+    calibration) is a token the answer must quote, which shows the reviewer read the whole prompt."""
     state = "no automatic check" if result.outcome is None else result.outcome.value
     lines = [
         f"You review one rule for the reviewer group `{group}` of this repository's agent-constitution "
@@ -123,11 +132,40 @@ def prompt(result: Result, group: str, excerpt: str, label: str) -> str:
             lines.append("")
             lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
                          "`satisfied` and say in `reason` what the check got wrong.")
-    lines += ["", "## What the check saw", "", excerpt, "", "## Your answer", "",
+    shown, cut = cut_evidence(excerpt)
+    lines += ["", "## What the check saw", "", shown]
+    if cut:
+        lines += ["", f"(The evidence is cut here: {MAX_EVIDENCE:,} of its {len(excerpt):,} characters are shown."
+                      " What is not shown may hold more of the subject: answer `cannot-tell` when the verdict"
+                      " depends on it.)"]
+    lines += ["", "## Your answer", "",
               "Print only one JSON object, matching this JSON Schema:", "", "```json",
               json.dumps(ANSWER_SCHEMA, indent=1), "```",
-              "", "`locations`: `path:line` of what your verdict rests on (may be empty)."]
+              "", "`locations`: `path:line` of what your verdict rests on (may be empty).",
+              "`quotes`: the words of this prompt your verdict rests on, copied exactly (may be empty); an"
+              " answer quoting text that is not in this prompt is refused."]
+    if canary:
+        lines.append(f"This prompt's canary is `{canary}`: put it in `quotes` as well.")
     return "\n".join(lines) + "\n"
+
+
+def cut_evidence(excerpt: str) -> tuple[str, bool]:
+    """The evidence as a prompt carries it: at most MAX_EVIDENCE characters, cut at a line's end."""
+    if len(excerpt) <= MAX_EVIDENCE:
+        return excerpt, False
+    head = excerpt[:MAX_EVIDENCE]
+    return (head.rpartition("\n")[0] or head), True
+
+
+def _plain(text: str) -> str:
+    """Text with the prompt's quoting marks and runs of white space made one space, for comparing quotes."""
+    return " ".join(re.sub(r"(?m)^\s*>\s?", "", text).split())
+
+
+def fabricated(answer: Answer, text: str) -> list[str]:
+    """The quotes of an answer that its prompt `text` does not hold (white space and `>` marks aside)."""
+    whole = _plain(text)
+    return [quote for quote in answer.quotes if _plain(quote) and _plain(quote) not in whole]
 
 
 def ask(reviewer: Reviewer, text: str, timeout: float) -> tuple[Answer, str]:
@@ -210,29 +248,75 @@ def in_ci(root: Path, reviewers: Mapping[str, Mapping]) -> str | None:
 
 
 def parse(output: str, stdout: str) -> Answer:
-    """The answer in a CLI's stdout (`output`: claude | codex | gemini | answer)."""
+    """The answer in a CLI's stdout (`output`: claude | codex | gemini | answer), with the tokens, cost
+    and model the CLI reports (docs/checks.md, "Budgets": what each preset's output says of them)."""
+    usage: dict = {}
     try:
         if output == "claude":
             envelope = json.loads(stdout)
             if envelope.get("is_error"):
                 raise BadAnswer(f"claude reported an error: {str(envelope.get('result'))[:200]}")
             data = envelope.get("structured_output") or _json_in(envelope.get("result"))
+            usage = _claude_usage(envelope)
         elif output == "gemini":
             envelope = json.loads(stdout)
             if envelope.get("error"):
                 raise BadAnswer(f"gemini reported an error: {json.dumps(envelope['error'])[:200]}")
             data = _json_in(envelope.get("response"))
+            usage = _gemini_usage(envelope)
         elif output == "codex":
-            messages = [event["item"].get("text") for event in map(json.loads, filter(str.strip, stdout.splitlines()))
+            events = [event for event in map(json.loads, filter(str.strip, stdout.splitlines()))
+                      if isinstance(event, dict)]
+            messages = [event["item"].get("text") for event in events
                         if event.get("type") == "item.completed" and event.get("item", {}).get("type") == "agent_message"]
             if not messages:
                 raise BadAnswer("codex printed no agent message")
             data = _json_in(messages[-1])
+            usage = _codex_usage(events)
         else:
             data = _json_in(stdout)
     except (ValueError, AttributeError, TypeError, KeyError) as error:
         raise BadAnswer(f"malformed output: {error}") from None
-    return _answer(data)
+    return dataclasses.replace(_answer(data), **usage)
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _claude_usage(envelope: Mapping) -> dict:
+    """`usage` (input, output and cache tokens), `total_cost_usd`, and the models of `modelUsage`."""
+    usage = envelope.get("usage")
+    found: dict = {}
+    if isinstance(usage, dict):
+        found["tokens"] = sum(_count(usage.get(key)) for key in (
+            "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    cost = envelope.get("total_cost_usd")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+        found["cost"] = float(cost)
+    models = envelope.get("modelUsage")
+    if isinstance(models, dict) and models:
+        found["model"] = ",".join(sorted(map(str, models)))
+    return found
+
+
+def _gemini_usage(envelope: Mapping) -> dict:
+    """`stats.models.<model>.tokens.total` summed over the models it names (no cost is reported)."""
+    models = (envelope.get("stats") or {}).get("models") if isinstance(envelope.get("stats"), dict) else None
+    if not isinstance(models, dict) or not models:
+        return {}
+    tokens = sum(_count((entry.get("tokens") or {}).get("total")) for entry in models.values()
+                 if isinstance(entry, dict) and isinstance(entry.get("tokens"), dict))
+    return {"tokens": tokens, "model": ",".join(sorted(map(str, models)))}
+
+
+def _codex_usage(events: Sequence[Mapping]) -> dict:
+    """The `usage` of its `turn.completed` events (input and output tokens; no cost, no model named)."""
+    turns = [event.get("usage") for event in events if event.get("type") == "turn.completed"]
+    turns = [usage for usage in turns if isinstance(usage, dict)]
+    if not turns:
+        return {}
+    return {"tokens": sum(_count(usage.get("input_tokens")) + _count(usage.get("output_tokens")) for usage in turns)}
 
 
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
@@ -256,35 +340,16 @@ def _answer(data: object) -> Answer:
     if unknown:
         raise BadAnswer(f"malformed answer: unknown keys {', '.join(sorted(unknown))}")
     verdict, reason, locations = data.get("verdict"), data.get("reason"), data.get("locations", [])
+    quotes = data.get("quotes", [])
     if verdict not in VERDICTS:
         raise BadAnswer(f"malformed answer: verdict {verdict!r}, expected one of {', '.join(VERDICTS)}")
     if not isinstance(reason, str) or not reason.strip():
         raise BadAnswer("malformed answer: reason must be a non-empty string")
     if not isinstance(locations, list) or not all(isinstance(item, str) for item in locations):
         raise BadAnswer("malformed answer: locations must be a list of strings")
-    return Answer(verdict, reason.strip(), tuple(locations))
-
-
-@dataclass
-class Budget:
-    """What a reviewer may still spend in this run."""
-
-    items: int
-    seconds: float
-    started: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.started = time.monotonic()
-
-    def left(self) -> float:
-        return self.seconds - (time.monotonic() - self.started)
-
-    def exhausted(self) -> str | None:
-        if self.items <= 0:
-            return "the group's max-items budget is spent"
-        if self.left() <= 0:
-            return "the group's max-seconds budget is spent"
-        return None
+    if not isinstance(quotes, list) or not all(isinstance(item, str) for item in quotes):
+        raise BadAnswer("malformed answer: quotes must be a list of strings")
+    return Answer(verdict, reason.strip(), tuple(locations), tuple(quotes))
 
 
 def order(items: Sequence) -> list:

@@ -151,9 +151,10 @@ def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects)
     for number, finding in enumerate(found, 1):
         if not (isinstance(finding.reason, str) and finding.reason
                 and isinstance(finding.path, (str, type(None)))
-                and all(type(n) is int or n is None for n in (finding.line, finding.column))):
+                and all(type(n) is int or n is None
+                        for n in (finding.line, finding.column, finding.end_line, finding.end_column))):
             raise Undecidable(f"malformed output: finding {number} needs a reason (text), a path (text or None) "
-                              "and a line and column (whole numbers or None)")
+                              "and a line, column, end line and end column (whole numbers or None)")
     return list(found)
 
 

@@ -23,6 +23,7 @@ import datetime
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,25 +31,14 @@ from pathlib import Path
 from agent_constitution import console
 from agent_constitution.checks import progress
 from agent_constitution.checks.agent_work import RECORDED, agent_host
-from agent_constitution.checks.model import Outcome, Result, RuleCheck
+from agent_constitution.checks.model import Outcome, Result, RuleCheck, needs_review
 from agent_constitution.checks.verdicts import (
     REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
-from agent_constitution.checks.evidence import Reader
-from agent_constitution.checks.review import (
-    ITEMS_FILE,
-    ingest,
-    labeller,
-    needs_review,
-    queues,
-    read_verdicts,
-    write_feedback,
-    write_items,
-    write_queues,
-)
+from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
@@ -114,6 +104,9 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import labeller, queues, write_items, write_queues
+
     results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today or datetime.date.today())
     results = list(waived.results)
@@ -129,10 +122,20 @@ def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: 
         print(f"warning: {note}", file=sys.stderr)
     index = read_index(cache)
     memory, refused = admitted(memory, index.review if index is not None else {})
-    reader = Reader(subjects or Subjects(scan(root)))
+    if any(not verdict.by_hand for verdict in memory.verdicts):
+        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
+        from agent_constitution.review.record import gated
+
+        try:
+            memory, advisory = gated(memory, index.review if index is not None else {}, root)
+        except UserError as error:
+            return str(error)
+        refused += advisory
+    reader = Reader(subjects or Subjects(scan(root)), memo=cache / CHECKS / EVIDENCE_MEMO)
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
                 for r in results if needs_review(r) or (r.segment, r.ref) in judged}
+    reader.save()
     results, applied = apply_verdicts(results, {key: item.digest for key, item in evidence.items()}, memory)
     for note in [*refused, *by_hand(applied)]:
         print(f"note: {note}", file=sys.stderr)
@@ -285,6 +288,9 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
 
 def ingest_verdicts(cache: Path) -> str | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback
+
     report = cache / CHECKS / "report.json"
     if not report.is_file():
         return str(UserError("no check report yet", file=report, fix="run `doit check` first"))
@@ -330,14 +336,22 @@ def _report_results(report: Path) -> list[Result]:
                         fix="run `doit check` again to rewrite it") from None
 
 
-def run_reviewers(root: Path, cache: Path) -> str | None:
+def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: datetime.date | None = None
+                  ) -> str | None:
     """`doit review`: ask each group's reviewer command about the items of its queue that have no
-    recorded verdict on their current subject, within the group's budgets; record every answer in
-    `rules.review.toml`, with a proposal (and its draft) for each one that disagrees with the check.
-    A reviewer that fails, or answers what is not an answer, leaves its item queued with the reason
-    (`cache/review/left.json`, and printed)."""
-    from agent_constitution.checks.reviewer import Budget, BadAnswer, Reviewer, ask, in_ci, order, prompt
+    recorded verdict on their current subject (and, with `audit`, that many passing results, the
+    riskiest first: review/audit.py), within the run's and the group's budgets (review/budget.py);
+    an answer cached for the same command and subject (review/answers.py) is used instead of a call.
+    Record every answer in `rules.review.toml`, with a proposal (and its draft) for each one that
+    disagrees with the check. A reviewer that fails, answers what is not an answer, or quotes text
+    its prompt does not hold, leaves its item queued with the reason (`cache/review/left.json`, and
+    printed)."""
+    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
+    from agent_constitution.checks.review import ITEMS_FILE, labeller
+    from agent_constitution.checks.reviewer import BadAnswer, Reviewer, ask, fabricated, in_ci, order, parse, prompt
     from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
+    from agent_constitution.review import answers
+    from agent_constitution.review.budget import RunCaps, Spent, group_caps
 
     folder = review_folder(cache)
     items_file = folder / ITEMS_FILE
@@ -356,28 +370,57 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
     items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
                    tuple(item["files"]))
              for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
+    if audit > 0:
+        try:
+            items += _audited(root, cache, selection, memory, audit, today)
+        except UserError as error:
+            return str(error)
     verdicts = {verdict.key: verdict for verdict in memory.verdicts}
     proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
     left: list[dict] = []
-    asked = answered = 0
+    asked = answered = cached = 0
+    run_spent = Spent(caps or RunCaps(), "the run")
+    spent: list[Spent] = [run_spent]
     for group in dict.fromkeys(item.group for item in items):
         settings = selection.reviewers.get(group)
         reviewer = None if settings is None else Reviewer.from_settings(group, settings)
-        budget = None if reviewer is None else Budget(reviewer.max_items, reviewer.max_seconds)
+        budget = None if reviewer is None else Spent(group_caps(settings), f"group {group}")
+        if budget is not None:
+            spent.append(budget)
         for item in order([item for item in items if item.group == group]):
             result = item.result
             if (result.ref, result.segment, item.digest) in verdicts:
                 continue
             why = (f'group "{group}" has no command: set preset or command in [review.{group}] of {MANIFEST}'
-                   if budget is None else budget.exhausted())
+                   if budget is None else None)
+            answer = raw = None
             if why is None:
                 text = prompt(result, group, item.excerpt, lambda body: label(result.source, body))
-                budget.items -= 1
+                name = answers.key(reviewer.command, result.ref, result.revision, result.segment, item.digest)
+                raw = answers.recall(name)
+                try:
+                    answer = None if raw is None else parse(reviewer.output, raw)
+                except BadAnswer:
+                    raw = None
+                if answer is not None and not fabricated(answer, text):
+                    cached += 1
+                else:
+                    answer = raw = None
+                    why = run_spent.exhausted() or budget.exhausted()
+            if why is None and answer is None:
                 asked += 1
                 try:
-                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(budget.left(), 0.1)))
+                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(min(budget.left(), run_spent.left()), 0.1)))
                 except BadAnswer as error:
                     why, raw, answer = str(error), getattr(error, "raw", ""), None
+                for scope in (run_spent, budget):
+                    scope.spend(answer.tokens if answer else None, answer.cost if answer else None)
+                if answer is not None:
+                    made_up = fabricated(answer, text)
+                    if made_up:
+                        why, answer = f"answer refused: it quotes text that is not in its prompt ({made_up[0][:80]!r})", None
+                    else:
+                        answers.keep(name, raw)
                 _log(folder, item, reviewer, text, raw, why)
             if why is not None:
                 left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
@@ -400,12 +443,36 @@ def run_reviewers(root: Path, cache: Path) -> str | None:
             write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
     write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
     new = len(proposals) - len(memory.proposals)
-    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered; "
+    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered"
+          f"{f' ({cached} from the answer cache)' if cached else ''}; "
           f"{new} new proposal{'s' if new != 1 else ''} to fix a check; verdicts in {REVIEW_FILE}")
+    reported = f"{run_spent.tokens} tokens, {run_spent.cost:.4f} USD reported" if run_spent.reported \
+        else "no tokens or cost reported by the reviewers"
+    print(f"spent: {run_spent.calls} call{'s' if run_spent.calls != 1 else ''}, "
+          f"{time.monotonic() - run_spent.started:.1f} s, {reported}")
     for item in left:
         print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
               file=sys.stderr)
     return None
+
+
+def _audited(root: Path, cache: Path, selection: Selection, memory: Memory, n: int,
+             today: datetime.date | None) -> list["_Item"]:
+    """The passing results of the last report chosen for the audit, as queue items with their evidence."""
+    from agent_constitution.checks.review import group_of
+    from agent_constitution.review.audit import choose
+
+    report = cache / CHECKS / "report.json"
+    if not report.is_file():
+        raise UserError("no check report yet", file=report, fix="run `doit check` first")
+    chosen = choose(_report_results(report), n, memory, today)
+    rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
+    reader = Reader(Subjects(scan(root), selection.segments))
+    items = []
+    for result in chosen:
+        seen = reader.evidence(result, rules.get((result.segment, result.ref)))
+        items.append(_Item(group_of(result.ref, selection.review), result, seen.digest, seen.excerpt, seen.files))
+    return items
 
 
 def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], verdicts: Mapping) -> int:

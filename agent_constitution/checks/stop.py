@@ -46,6 +46,13 @@ def _payload(text: str) -> dict:
 def judge(root: Path, record: str | None) -> tuple[list, dict]:
     """The results of the change and record rules of every segment (record rules only with a record),
     and the recorded verdicts that decided some of them."""
+    results, verdicts, _ = judged(root, record)
+    return results, verdicts
+
+
+def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
+    """`judge`'s results and verdicts, and the fix tier of each judged rule a fix may mend, by
+    (segment, rule): what `check --fix change=worktree` would run."""
     from agent_constitution.checks.runner import Subjects, run_check
     from agent_constitution.checks.scan import Scan
     from agent_constitution.checks.selection import select
@@ -56,7 +63,7 @@ def judge(root: Path, record: str | None) -> tuple[list, dict]:
     jobs = [(segment, rule) for segment in selection.segments for rule in selection.rules[segment]
             if rule.check is not None and rule.check.subject in wanted]
     if not jobs:
-        return [], {}
+        return [], {}, {}
     needs_change = any(rule.check.subject == "change" for _, rule in jobs)
     subjects = Subjects(
         scan=Scan(root, ()),  # no check of these subjects reads the tree listing
@@ -65,20 +72,28 @@ def judge(root: Path, record: str | None) -> tuple[list, dict]:
         record=Path(record) if record else None,
     )
     results = [run_check(rule, segment, subjects) for segment, rule in jobs]
-    return reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs})
+    tiers = {(segment, rule.ref): rule.check.fix for segment, rule in jobs
+             if rule.check.fix and rule.check.python and rule.trusted and rule.check.subject == "change"}
+    return (*reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs},
+                      selection.reviewers), tiers)
 
 
-def reviewed(root: Path, results: list, subjects, rules) -> tuple[list, dict]:
+def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[list, dict]:
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
-    reviewed false positive does not block), and those verdicts by (segment, rule)."""
+    reviewed false positive does not block, and a reviewer command's verdict only once its group is
+    calibrated), and those verdicts by (segment, rule)."""
     from agent_constitution.checks.evidence import Reader
-    from agent_constitution.checks.review import needs_review
+    from agent_constitution.checks.model import needs_review
     from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
 
     if not (root / REVIEW_FILE).is_file():
         return results, {}
     reader = Reader(subjects)
     memory = read_memory(root)
+    if groups is not None:
+        from agent_constitution.review.record import gated
+
+        memory, _ = gated(memory, groups, root)
     judged = memory.judged()
     digests = {(r.segment, r.ref): reader.evidence(r, rules.get((r.segment, r.ref))).digest
                for r in results if needs_review(r) or (r.segment, r.ref) in judged}
@@ -111,9 +126,11 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     return found
 
 
-def lines(results: list, verdicts: dict | None = None, root: Path | None = None) -> tuple[list[str], list[str]]:
+def lines(results: list, verdicts: dict | None = None, root: Path | None = None,
+          tiers: dict | None = None) -> tuple[list[str], list[str]]:
     """(violation lines, undecidable lines) as the model reads them. `root`: the repository, whose
-    command the lines name."""
+    command the lines name. `tiers`: the fix tier of each rule a fix mends (`judged`); when every
+    violated rule has one, the last line names the command that mends them all."""
     found = [line for _, line in problems(results, verdicts)]
     rules = {r.ref for r in results if r.outcome is not None and r.outcome.value == "violation"}
     undecidable = [r for r in results if r.outcome is not None and r.outcome.value == "undecidable"]
@@ -127,8 +144,24 @@ def lines(results: list, verdicts: dict | None = None, root: Path | None = None)
             from agent_constitution.wiring import spoken
 
             head.append(f"- and {len(found) - SHOWN} more (`{spoken(FULL_REPORT, root)}` lists them all)")
+        fixing = fix_command(results, verdicts, tiers or {})
+        if fixing:
+            head.append(f"Every one of these is mended by `{fixing}`: run it, then look at what it changed.")
     unsure = [f"agent-constitution: {r.ref} could not decide: {r.cause}" for r in undecidable]
     return head, unsure
+
+
+def fix_command(results: list, verdicts: dict | None, tiers: dict) -> str | None:
+    """`agent-constitution check --fix change=worktree` (with `--unsafe-fixes` when a fix needs it),
+    when each violated rule's findings are all a fix's to mend: not a rule a reviewer's verdict
+    decided, not a rule without a fix."""
+    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    if not violated:
+        return None
+    if any((r.segment, r.ref) not in tiers or (r.segment, r.ref) in (verdicts or {}) for r in violated):
+        return None
+    unsafe = any(tiers[(r.segment, r.ref)] == "unsafe" for r in violated)
+    return f"agent-constitution check --fix{' --unsafe-fixes' if unsafe else ''} change=worktree"
 
 
 # --- the circuit breaker: a stop is blocked once per problem, never in a loop --------------------
@@ -214,7 +247,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     named = payload.get(host.record) if host.record else None
     record = named if isinstance(named, str) and os.path.isfile(named) else None
     try:
-        results, verdicts = judge(root, record)
+        results, verdicts, tiers = judged(root, record)
     except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
         from agent_constitution.errors import UserError
 
@@ -223,7 +256,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         prints = [violations[0]]
         unsure: list[str] = []
     else:
-        violations, unsure = lines(results, verdicts, root)
+        violations, unsure = lines(results, verdicts, root, tiers)
         prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
     drift = covenant_drift(root)
     violations, prints = drift + violations, drift + prints

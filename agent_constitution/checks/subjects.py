@@ -152,7 +152,12 @@ def _worktree_files(repo: pygit2.Repository, base: str | None) -> tuple[FileChan
     if base is None:
         return _added_from_index(repo)
     options = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS | DiffOption.SHOW_UNTRACKED_CONTENT
-    diff = repo[base].diff_to_workdir(options)
+    # Tree to index, then index to working tree, merged: what `git diff HEAD` does. The index's
+    # stat cache spares hashing every file of the tree (a tree-to-workdir diff reads them all:
+    # 20 times slower here, the largest cost of a Stop hook).
+    tree = repo[base].peel(pygit2.Tree)
+    diff = tree.diff_to_index(repo.index, options)
+    diff.merge(repo.index.diff_to_workdir(options))
     diff.find_similar(DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED)
     root = Path(repo.workdir)
     files = []

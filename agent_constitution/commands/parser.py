@@ -80,6 +80,7 @@ class Invocation:
     output_format: str = "full"
     jobs: int | None = None
     rest: tuple[str, ...] = ()  # `doit ARGS`, as given
+    policy: str | None = None  # `--policy`: an organisation policy layer
 
 
 class Done(Exception):
@@ -189,6 +190,12 @@ def _task_parser(verb: Verb) -> _Parser:
         group.add_argument("--output-format", type=_choice("--output-format", formats), metavar="FORMAT",
                            help=f"how findings are printed: {', '.join(formats)} (default: full; github "
                                 "when GITHUB_ACTIONS=true)")
+    if verb.policy:
+        group.add_argument("--policy", metavar="FILE|URL#COMMIT", help="also hold the repository to this organisation "
+                           "policy (a file outside it, or a git URL pinned by commit); see docs/fleet.md")
+        if "locked" in verb.variables:
+            group.add_argument("--locked", action="store_true", help="fail when rules.lock was made under another "
+                               "organisation policy (CI set: the same)")
     group.add_argument("-j", "--jobs", type=_jobs, metavar="N", help="run N tasks at a time (doit -n N)")
     _globals(parser, top=False)
     return parser
@@ -256,11 +263,14 @@ def parse(args: Sequence[str], environ=None) -> Invocation:
         return Invocation(top.verb, verbosity, color, options=flags, words=words)
     verb = VERBS[top.verb]
     variables, words = _split(parser, verb, extras)
+    if getattr(known, "locked", False) and "locked" in verb.variables:
+        variables.setdefault("locked", "1")
     options = {option["name"]: getattr(known, option["name"]) for option in verb.options
                if getattr(known, option["name"]) not in (None, False)}
     output_format = getattr(known, "output_format", None) or default_format(environ)
     return Invocation(verb.name, verbosity, color, options, variables, tuple(words),
-                      output_format if verb.output_formats else "full", known.jobs)
+                      output_format if verb.output_formats else "full", known.jobs,
+                      policy=getattr(known, "policy", None))
 
 
 def _verbosity(top: argparse.Namespace, known: argparse.Namespace | None = None) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from agent_constitution import console
 from agent_constitution.commands.parser import Invocation, UsageError
 from agent_constitution.commands.verbs import PROG, VERBS, Verb
-from agent_constitution.console import DEBUG
+from agent_constitution.console import DEBUG, QUIET
 from agent_constitution.errors import UserError
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
 
@@ -34,7 +34,7 @@ def find_root(start: Path) -> Path:
     return start
 
 
-def run(verb: Verb, invocation: Invocation) -> int:
+def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int:
     """Run a parsed task verb: doit's `run` of its task with its options and variables, quiet unless
     -v; the exit code is the kind of the worst failure (`exit_code`)."""
     root = find_root(Path.cwd().resolve())
@@ -46,8 +46,14 @@ def run(verb: Verb, invocation: Invocation) -> int:
     flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []
     if invocation.jobs:
         flags += ["-n", str(invocation.jobs)]
+    if verb.name == "check" and any(invocation.options.get(name) for name in ("fix", "diff")):
+        from agent_constitution.commands.fix import run_fix
+
+        return run_fix(root, invocation, lambda: run(verb, _without_fix(invocation), fixable_hint=False))
     options = []
     for option in verb.options:
+        if option.get("doit") is False:
+            continue
         value = invocation.options.get(option["name"])
         if value is True:
             options.append(f"--{option['long']}")
@@ -55,11 +61,27 @@ def run(verb: Verb, invocation: Invocation) -> int:
             options += [f"--{option['long']}", str(value)]
     variables = [f"{name}={value}" for name, value in invocation.variables.items()]
     console.settings.failures.clear()
+    if invocation.policy:
+        from agent_constitution.policy.discover import settings
+
+        settings.given = invocation.policy
     status = doit(root, ["run", *flags, *tasks, *options, *variables])
     code = exit_code(status, console.settings.failures)
     if verb.output_formats and invocation.output_format != "full" and code in (0, 1):
         _print_report(root, invocation.output_format)
+    if fixable_hint and verb.name == "check" and code == 1 and invocation.output_format == "full" \
+            and invocation.verbosity > QUIET:
+        from agent_constitution.commands.fix import print_fixable
+
+        print_fixable(root, unsafe=bool(invocation.options.get("unsafe_fixes")))
     return code
+
+
+def _without_fix(invocation: Invocation) -> Invocation:
+    from dataclasses import replace
+
+    return replace(invocation, options={key: value for key, value in invocation.options.items()
+                                        if key not in ("fix", "diff")})
 
 
 def exit_code(status: int, failures: list[tuple[str, str]]) -> int:

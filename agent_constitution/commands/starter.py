@@ -18,8 +18,11 @@ constitution it publishes, and selects the packages that fit the repository's sh
   the shape shows (`uv.lock` shows uv, `.gitlab-ci.yml` GitLab CI: `shape.TOOLS`), the first in
   tree order when several do. A group nothing shows is excluded, with a comment naming its
   alternatives, for the user to choose;
-- `exclude` for `STARTER_EXCLUDE` and for every rule whose `requires` the selection cannot meet
-  (a group no alternative of which is selected, a rule not selected), so the manifest resolves.
+- `exclude` for `STARTER_EXCLUDE`, for every rule of the packages outside the default set (a rule
+  file's `default = false`: opt-in, `OPT_IN_RULE` names it) and for every rule whose `requires` the
+  selection cannot meet (a group no alternative of which is selected, a rule not selected), so the
+  manifest resolves. The packages stay whole in `rules`, so a rule the source adds to one later
+  joins at an upgrade, and opting into a rule is deleting its line.
 """
 
 from __future__ import annotations
@@ -64,6 +67,9 @@ OPT_IN_PACKAGES: Mapping[str, str] = MappingProxyType({
 # Rules the starter leaves out whatever the shape, each with the reason written beside it: none
 # today (rule 13, once in conflict with rule 5, lets compiled files be committed since revision 2).
 STARTER_EXCLUDE: Mapping[Node, str] = MappingProxyType({})
+# The comment on the `exclude` line of a rule outside the default set (`default = false` in its file):
+# the package stays selected, so its new rules still arrive with an upgrade; deleting the line opts in.
+OPT_IN_RULE = "opt-in, not in the default set: {title}"
 DODO = "from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n"
 CACHE_GITIGNORE = "*\n!.gitignore\n"
 
@@ -81,30 +87,17 @@ def starter_url() -> str:
 
 
 def built_from() -> str | None:
-    """The commit the installed tool was built from, or None when the installation does not say.
+    """The commit the installed tool was built from, or None when the installation does not say
+    (`provenance.commit_of`: a git install's `direct_url.json`, an editable install's checkout, a
+    wheel's `_commit`)."""
+    from agent_constitution.provenance import commit_of
 
-    A git install records it (PEP 610 `direct_url.json`, `vcs_info.commit_id`); an editable install
-    is the checkout it points at (its HEAD); a wheel built from a checkout carries `_commit`."""
     try:
         direct = distribution("agent-constitution").read_text("direct_url.json")
     except PackageNotFoundError:
         direct = None
-    data = json.loads(direct) if direct else {}
-    if data.get("vcs_info", {}).get("commit_id"):
-        return data["vcs_info"]["commit_id"]
-    if data.get("dir_info", {}).get("editable"):
-        return _head(Path(unquote(urlparse(data["url"]).path)))
     baked = files("agent_constitution").joinpath(COMMIT_FILE)
-    return (baked.read_text(encoding="utf-8").strip() or None) if baked.is_file() else None
-
-
-def _head(folder: Path) -> str | None:
-    import pygit2
-
-    try:
-        return str(pygit2.Repository(str(folder)).head.target)
-    except (pygit2.GitError, KeyError):
-        return None
+    return commit_of(direct, baked.read_text(encoding="utf-8") if baked.is_file() else None)
 
 
 def pin_of() -> tuple[str, str]:
@@ -150,11 +143,14 @@ def choose(shape: Shape, source: RuleSource) -> Starter:
     return select(shape, source, wanted_packages(shape, source)).starter
 
 
-def select(shape: Shape, source: RuleSource, packages: tuple[str, ...]) -> Selected:
-    """The choices and exclusions that make `packages` resolve in `shape`, and the rules they enable."""
+def select(shape: Shape, source: RuleSource, packages: tuple[str, ...], *, defaults: bool = True) -> Selected:
+    """The choices and exclusions that make `packages` resolve in `shape`, and the rules they enable:
+    with `defaults`, only the default rules of each package (the rest excluded, `OPT_IN_RULE`)."""
     excluded: dict[Node, str] = dict(STARTER_EXCLUDE)
     while True:
-        selected, chosen, open_groups = _walk(source, packages, excluded, shape.tools)
+        selected, chosen, open_groups, opt_in = _walk(source, packages, excluded, shape.tools, defaults)
+        for rule in opt_in:
+            excluded[rule] = OPT_IN_RULE.format(title=source.title(rule))
         for group in open_groups:
             names = ", ".join(f"ac:{alternative} {source.title(alternative)}" for alternative in _alternatives(source, group))
             excluded[group] = f"nothing here shows which: choose one of {names} under [choices] and drop this line"
@@ -177,13 +173,15 @@ def select(shape: Shape, source: RuleSource, packages: tuple[str, ...]) -> Selec
     ), selected)
 
 
-def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict[str, tuple[int, str]], list[str]]:
+def _walk(source: RuleSource, packages, excluded, tools, defaults: bool = False):
     """The rules the packages enable (as the resolver selects: excluded, superseded, repealed and
-    user-tier rules left out with their subtrees), the choice made for each group and the groups
-    nothing in the repository decides."""
+    user-tier rules left out with their subtrees), the choice made for each group, the groups
+    nothing in the repository decides and, with `defaults`, the rules it reached that are not in the
+    default set (left out with their subtrees, as the `exclude` lines naming them will)."""
     selected: set[int] = set()
     chosen: dict[str, tuple[int, str]] = {}
     open_groups: list[str] = []
+    opt_in: list[int] = []
     pending: list[Node] = list(reversed(packages))
     while pending:
         node = pending.pop()
@@ -192,6 +190,9 @@ def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict
         if isinstance(node, int):
             rule = source.rules[node]
             if rule.status in ("superseded", "repealed") or rule.tier != "repo":
+                continue
+            if defaults and not rule.default:
+                opt_in.append(node)
                 continue
             selected.add(node)
             pending.extend(reversed(source.children[node]))
@@ -204,7 +205,7 @@ def _walk(source: RuleSource, packages, excluded, tools) -> tuple[set[int], dict
                 pending.append(pick[0])
         else:
             pending.extend(reversed(source.children[node]))
-    return selected, chosen, open_groups
+    return selected, chosen, open_groups, opt_in
 
 
 def _alternatives(source: RuleSource, group: str) -> list[int]:
@@ -329,17 +330,19 @@ def project_layer(root: Path):
     return None if (root / "AGENTS.md").exists() or (root / "AGENTS.md").is_symlink() else section(root)
 
 
-def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commit: str, section: str) -> Starter:
-    """The starter for `shape`, held to what the repository's enabled agents load (commands/fit.py)."""
+def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commit: str | None, section: str, *,
+                   defaults: bool = True) -> Starter:
+    """The starter for `shape`, held to what the repository's enabled agents load (commands/fit.py);
+    `defaults=False` keeps every rule of the packages (the field corpus measures both)."""
     from agent_constitution.commands.fit import fit, room
     from agent_constitution.compile.agents import detect as agents_of
     from agent_constitution.compile.inputs import constitution_at
 
     folder = source.root / "constitution" / EDITION
     if not folder.is_dir():  # a source without this edition's constitution: compile will say so
-        return choose(shape, source)
+        return select(shape, source, wanted_packages(shape, source), defaults=defaults).starter
     constitution = constitution_at(folder, url, EDITION, REVISION, commit)
-    return fit(wanted_packages(shape, source), lambda packages: select(shape, source, packages), source,
+    return fit(wanted_packages(shape, source), lambda packages: select(shape, source, packages, defaults=defaults), source,
                room(root, agents_of(root), section), constitution)
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import GROUP_OPTIONS, GROUPS, baseline, checks, impact, lock, readback, site, source, upgrade
+from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, readback, review,
+                                     site, source, upgrade)
 from agent_constitution.wiring import PROG
 
 
@@ -67,17 +68,28 @@ class Verb:
     variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
     subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
+    policy: bool = False  # `--policy FILE|URL#COMMIT`: an organisation policy layer (docs/fleet.md)
     task: str = ""  # the doit task it runs, when not named like the verb (`agents` runs `readback`)
 
+
+# `check`'s fix options, ruff's flags: handled before doit runs (commands/fix.py), never passed to it.
+FIX_OPTIONS = [
+    {"name": "fix", "long": "fix", "type": bool, "default": False, "doit": False,
+     "help": "apply the safe fixes of the failing rules, then check again"},
+    {"name": "unsafe_fixes", "long": "unsafe-fixes", "type": bool, "default": False, "doit": False,
+     "help": "also the unsafe fixes (they can change what the repository does: a narrowed permission, a pinned SHA)"},
+    {"name": "diff", "long": "diff", "type": bool, "default": False, "doit": False,
+     "help": "print the fixes as a unified diff instead of writing them (exit 1 when there is one)"},
+]
 
 VERBS = {
     verb.name: verb
     for verb in (
         Verb("compile", GROUPS["compile"], "compile", _any(_has_manifest, _has_constitution),
-             GROUP_OPTIONS["compile"]),
+             GROUP_OPTIONS["compile"], policy=True),
         Verb("check", GROUPS["check"], "checks", _any(_has_manifest, _is_source, _has_constitution),
-             variables=checks.VARIABLES, output_formats=True),
-        Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS),
+             FIX_OPTIONS, variables=checks.VARIABLES, output_formats=True, policy=True),
+        Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS, policy=True),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
         Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",
              _has_manifest, subtask="SEGMENT"),
@@ -89,8 +101,9 @@ VERBS = {
         Verb("replace", "Replace superseded rules in rules.toml with their successors", "rules", _has_manifest),
         Verb("baseline", "Write rules.baseline.toml: today's findings, accepted until fixed (--prune: drop fixed ones)",
              "checks", _has_manifest, baseline.PARAMS),
-        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts", "checks",
-             _has_manifest),
+        Verb("review", "Ask the configured reviewers about the review queue; record their verdicts "
+             "(`review calibrate`: measure a reviewer on labelled cases)", "checks", _has_manifest,
+             review.PARAMS + review.CALIBRATE_PARAMS, subtask="calibrate"),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
         Verb("agents", "Show what each enabled agent loads in each segment and the rules in force it misses",
              "compile", _has_manifest, readback.PARAMS, task=readback.NAME),
@@ -102,6 +115,8 @@ VERBS = {
              variables=site.VARIABLES),
         Verb("impact", "List the provisions changed since --base REF and the rules citing each", "site",
              _all(_is_source, _has_constitution), impact.PARAMS),
+        Verb("fleet", "Report on many repositories: policy, releases behind, rules violated, waivers, baseline",
+             "fleet", None, fleet.PARAMS, policy=True),
         Verb("render", "Render the constitution's editions into its generated/ folder", "constitution",
              _has_constitution),
     )

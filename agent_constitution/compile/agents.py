@@ -9,8 +9,9 @@ only the outputs it would not find otherwise, so no agent loads the same text tw
 - `scoped`: a path-scoped rule file per nested segment, for an agent that reads the root AGENTS.md
   but not nested ones, and has rule files with globs (Copilot in VS Code, Kiro);
 - `skills`: the project skill folders it reads, in order of preference;
-- `chain_bytes` / `file_chars`: the documented limit on what it auto-loads (Codex: 32 KiB over the
-  root→cwd chain; Windsurf: 12,000 characters per rule file, and a folder's AGENTS.md is one);
+- `chain_bytes` / `file_chars`: the documented limit on what it auto-loads, from `compile.limits`
+  (Codex: 32 KiB over the root→cwd chain; Windsurf: 12,000 characters per rule file, and a folder's
+  AGENTS.md is one);
 - `markers` and `host`: the files that show a repository uses the agent, and its `pdks hook` host:
   the one place that decides which agents and hosts a repository uses (`detect`, `hosts`), for
   compile's default and for the hooks it wires.
@@ -21,8 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_constitution.compile.limits import LIMITS
+
 AGENTS_MD = "agents-md"  # every agent that reads AGENTS.md root→cwd by itself (Codex first)
-CHAIN_LIMIT = 32 * 1024  # Codex's project_doc_max_bytes
+CHAIN_LIMIT = LIMITS["codex"]["chain_bytes"]  # Codex's project_doc_max_bytes
 PROJECT_RESERVE = 8 * 1024  # of each chain, left to the repository's own hand-written instructions
 
 
@@ -42,10 +45,17 @@ class Agent:
     shim: str | None = None
     scoped: Scoped | None = None
     skills: tuple[str, ...] = ()
-    chain_bytes: int | None = None
-    file_chars: int | None = None
     markers: tuple[str, ...] = ()  # files or folders whose presence shows the repository uses it
     host: str | None = None  # its `pdks hook <host>` adapter (covenant.catalogue.HOSTS), where it has one
+
+    # Its documented limits (`compile.limits`, the one table of them, with citations).
+    @property
+    def chain_bytes(self) -> int | None:
+        return LIMITS[self.name]["chain_bytes"]
+
+    @property
+    def file_chars(self) -> int | None:
+        return LIMITS[self.name]["file_chars"]
 
 
 COPILOT = Scoped(
@@ -72,17 +82,16 @@ CONTINUE = Scoped(
 AGENTS = {
     agent.name: agent
     for agent in (
-        Agent(AGENTS_MD, skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT),
+        Agent(AGENTS_MD, skills=(".agents/skills",)),
         Agent("claude-code", host="claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md")),
-        Agent("codex", host="codex", skills=(".agents/skills",), chain_bytes=CHAIN_LIMIT, markers=(".codex",)),
+        Agent("codex", host="codex", skills=(".agents/skills",), markers=(".codex",)),
         Agent("gemini", host="gemini-cli", shim="GEMINI.md", skills=(".agents/skills", ".gemini/skills"),
               markers=(".gemini", "GEMINI.md")),
         Agent("copilot", host="copilot", scoped=COPILOT, skills=(".agents/skills", ".claude/skills", ".github/skills"),
               markers=(".github/copilot-instructions.md", ".github/hooks", ".github/instructions")),
         Agent("cursor", host="cursor", skills=(".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"),
               markers=(".cursor", ".cursorrules")),
-        Agent("windsurf", host="windsurf", skills=(".windsurf/skills",), file_chars=12000,
-              markers=(".windsurf", ".windsurfrules")),
+        Agent("windsurf", host="windsurf", skills=(".windsurf/skills",), markers=(".windsurf", ".windsurfrules")),
         Agent("cline", host="cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",)),
         Agent("roo", skills=(".roo/skills",), markers=(".roo", ".roorules")),
         Agent("kiro", host="kiro", scoped=KIRO, skills=(".kiro/skills",), markers=(".kiro",)),

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from agent_constitution.compile import launcher, settings_file
+from agent_constitution.compile import judges, launcher, settings_file
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
 from agent_constitution.covenant.catalogue import HOSTS
 from agent_constitution.errors import UserError
@@ -185,8 +185,22 @@ def write_host_hook(root: Path, name: str) -> bool:
     if name != HOSTS[host].file:
         return changed
     if has_covenant(root):
-        return merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host))) or changed
+        had = judges.has_judge(root, host)
+        merged = merge_hook_settings(root / name, host, launcher.command(root, launcher.covenant_hook(host)))
+        if not had and judges.has_judge(root, host):
+            judges.note(root, host, present=True)  # ours to take out when the agent is dropped
+        return merged or changed
+    judges.note(root, host, present=False)
     return _remove_judge(root, name) or changed
+
+
+def remove_dropped_judge(root: Path, host: str) -> bool:
+    """Take out the judge compile added to the hook file of `host`, whose agent is no longer enabled
+    (a judge `pdks init --host` wrote stays); True when the file changed."""
+    if host not in judges.added(root):
+        return False
+    judges.note(root, host, present=False)
+    return (root / HOSTS[host].file).is_file() and _remove_judge(root, HOSTS[host].file)
 
 
 def remove_host_hook(root: Path, name: str) -> bool:

@@ -7,8 +7,9 @@ from the repository and this installation (the same for both writers, so neither
 other's entry):
 
 - `uv`: the repository is a uv project whose lock holds agent-constitution (a dev dependency, or
-  this project itself). The command is `uv run --quiet <tool> …`, the same on every machine, so it
-  can be committed. uv is looked up on PATH; a missing uv blocks with the fix.
+  this project itself). The command runs `.venv/bin/<tool> …` while the environment is known to
+  match `uv.lock`, else `uv run --quiet <tool> …` (`locked_env`); the same on every machine, so it
+  can be committed. uv is looked up on PATH when it is needed; a missing uv blocks with the fix.
 - `name`: otherwise, when PATH finds this installation's console scripts under their own names
   (`uv tool install`, pipx, an activated virtual environment): the program by name (`pdks hook …`,
   `agent-constitution-stop` for the Stop check), the same on every machine where the team
@@ -34,6 +35,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent_constitution.compile.locked_env import fast_or_uv
 from agent_constitution.errors import UserError
 from agent_constitution.wiring import spoken
 
@@ -46,6 +48,8 @@ INSTALL = "uv tool install git+https://github.com/Luolc/agent-constitution"
 STOP_MODULE = "agent_constitution.checks.stop"
 STOP_SCRIPT = "agent-constitution-stop"  # the console script running STOP_MODULE's main
 UV, NAME, PATH = "uv", "name", "path"
+# What versions before the locked-environment launcher wrote for `UV`: always `uv run` (still ours).
+LEGACY_UV = "uv-run"
 # The console scripts hooks call by name: the name form is chosen only when PATH finds all of them.
 SCRIPTS = ("pdks", STOP_SCRIPT, PACKAGE)
 # What older versions wrote: still ours, so compile and init replace them instead of adding a second.
@@ -117,16 +121,17 @@ def form(root: Path) -> str:
     return NAME if all(on_path(tool) for tool in SCRIPTS) else PATH
 
 
-def _tail(program: Program, shown: str) -> str:
+def _tail(program: Program, shown: str, status: str = "s=$?; ") -> str:
     # Only 0 (go on) and 2 (block, stderr to the model) mean something to a host; anything else
-    # is a failure to judge, and a failure to judge blocks.
+    # is a failure to judge, and a failure to judge blocks. `status`: how `$s` gets the program's
+    # status (empty where the command before already set it).
     if program.deny is None:
         return (
-            's=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
+            f'{status}[ $s -eq 0 ] && exit 0; [ $s -eq 2 ] || '
             f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; exit 2'
         )
     return (
-        f's=$?; [ $s -eq 0 ] || [ $s -eq 2 ] && exit $s; '
+        f'{status}[ $s -eq 0 ] || [ $s -eq 2 ] && exit $s; '
         f'echo "agent-constitution: {shown} failed with status $s; {FIX}" >&2; {_deny(program)}'
     )
 
@@ -155,6 +160,10 @@ def _as_written(text: str) -> str:
 def wrapped(program: Program, how: str) -> str:
     """The command running `program` in the form `how` (`UV`, `NAME` or `PATH`)."""
     if how == UV:
+        # The project's environment directly while it matches uv.lock, else `uv run` (locked_env).
+        missing = _missing(program, "uv is not on the PATH of this hook", "install uv (https://docs.astral.sh/uv/)")
+        return fast_or_uv(program.tool, program.args, missing) + _tail(program, program.shown, status="")
+    if how == LEGACY_UV:
         return (
             f'command -v uv >/dev/null 2>&1 || {{ {_missing(program, "uv is not on the PATH of this hook", "install uv (https://docs.astral.sh/uv/)")}; }}; '
             f"uv run --quiet {program.shown}; {_tail(program, program.shown)}"
@@ -246,7 +255,7 @@ def generated(program: Program, text: str) -> bool:
     text = _as_written(text)
     match = _PATH_FORM.match(text)
     for variant in variants:
-        if text in (wrapped(variant, UV), wrapped(variant, NAME)):
+        if text in (wrapped(variant, UV), wrapped(variant, LEGACY_UV), wrapped(variant, NAME)):
             return True
         if match is not None and text == _with_path(variant, match["path"]):
             return True

@@ -310,4 +310,10 @@ def main(argv: list[str]) -> int:
         print(f"created {path}")
     for path in skipped:
         print(f"skipped {path} (already present)")
+    if options.host:
+        from agent_constitution.compile.fit_note import limit_note
+
+        note = limit_note(Path.cwd(), options.host)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     return 0

@@ -71,6 +71,7 @@ _FIELDS = (
     ("title", "title"), ("text", "text"), ("parent", "parent"), ("requires", "requires"),
     ("conflicts", "conflicts"), ("tier", "tier"), ("authority", "authority"),
     ("constitution", "constitution range"), ("check", "check settings"),
+    ("default", "default set"),  # how init starts a repository: no revision needed, but worth a line
 )
 
 

@@ -40,6 +40,9 @@ class World:
     sources: Mapping[str, RuleSource]  # key → source
     names: Mapping[str, str]  # key → name shown in messages and the lock
     dependencies: Mapping[str, Mapping[str, str]]  # key → {source.toml name → key}
+    # Keys of sources named but not loaded (one source validated alone): a requirement of a rule in one
+    # of them is left out of the graph, judged where a manifest loads that source at its locked version.
+    unloaded: frozenset[str] = frozenset()
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def show(self, node: Node) -> str:
@@ -88,6 +91,8 @@ class World:
             found.append((parent, "parent"))
         for target in self.rule(rule).requires:
             node = self.target(rule[0], target)
+            if node[0] in self.unloaded:
+                continue
             if not self.exists(node):
                 raise UserError(
                     f"{self.show(rule)} requires {self.show(node)}, which does not exist in source"

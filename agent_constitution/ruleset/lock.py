@@ -19,6 +19,7 @@ source's locked commit against what its request names now (`ruleset.verify`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_constitution.errors import OutOfDate, UserError
@@ -98,19 +99,23 @@ def sync_lock(
     tier: str = "repo",
     because: str = "--locked was given",
     cache: Path | None = None,
+    policy: Callable[[Resolution], str | None] | None = None,
 ) -> tuple[Resolution, bool]:
     """Resolve against the lock and bring the lock in step; returns the resolution and whether it wrote.
 
     `tier="user"` is for the user-level manifest (see `agent_constitution.compile.user`): its packages
     take user-tier rules. `because` says why a locked run may not write (the refusal names it).
     `cache`: the project's cache folder, where the typed resolution is written for the later stages.
+    `policy`: holds the resolution to the organisation policy in force and returns its digest, which
+    the lock records (`policy.gate.locked_policy`, passed by the lock task: the policy sits above the
+    ruleset, which does not import it).
     """
     if locked is None:
         locked, because = locked_run()
     current = read_lock(project_root)
     resolution = resolve(project_root, current, move, tier)
     same_digests(current, resolution)
-    model = lock_model(resolution)
+    model = _under_policy(lock_model(resolution), policy(resolution) if policy is not None else None)
     text = lock_file_text(model, command(project_root))
     path = project_root / LOCKFILE
     old = read_text(path, LOCKFILE) if path.exists() else None
@@ -131,6 +136,13 @@ def sync_lock(
     if cache is not None:
         write_documents(cache, resolution)
     return resolution, not same
+
+
+def _under_policy(model: Lockfile, digest: str | None) -> Lockfile:
+    """The lock with the digest of the organisation policy it was made under (none: as it is)."""
+    if digest is None:
+        return model
+    return model.model_copy(update={"manifest": model.manifest.model_copy(update={"policy": digest})})
 
 
 def resolve_documents(project_root: Path, cache: Path) -> Resolution:

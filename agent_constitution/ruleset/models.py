@@ -289,6 +289,10 @@ class Check(Model):
     # How each tool is installed, pinned: compile lists these without running any check code.
     install: dict[StrictStr, ToolInstall] = {}
     timeout: Annotated[StrictInt, Field(gt=0)] = 60
+    # What `check --fix` may mend: "safe" (the mend cannot change behaviour; `--fix` applies it) or
+    # "unsafe" (it can; only with `--unsafe-fixes`). Data, so compile can tell the agent without
+    # running check code; the python module's `fix()` does the mending (docs/checks.md, "Fixes").
+    fix: Literal["safe", "unsafe"] | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Check":
@@ -315,6 +319,11 @@ class Rule(Model):
     supersedes: RuleId | None = None
     superseded_by: RuleId | None = None
     tier: Tier = "repo"
+    # Whether `agent-constitution init` keeps the rule when it selects its package (the default set,
+    # docs/rule-catalogue.md): how a repository starts, not what counts as compliant, so changing it
+    # needs no new revision. A rule that does not say is in the default set, as every rule was before
+    # the field existed; a source marks its opt-in rules `default = false`.
+    default: StrictBool = True
     authority: tuple[StrictStr, ...] = ()
     constitution: RevisionRange = RevisionRange()
     created: datetime.date | None = None
@@ -415,6 +424,17 @@ class CompileSettings(Model):
     agents: tuple[Literal[AGENT_NAMES], ...] | None = None
 
 
+class CalibrationThresholds(Model):
+    """`[review.<group>] calibration`: what a calibration on record must reach before the group's
+    verdicts decide outcomes (docs/checks.md, "Gating only after calibration"); below it they advise."""
+
+    kappa: Annotated[float, Field(ge=-1, le=1)] = 0.8
+    recall: Annotated[float, Field(ge=0, le=1)] = 0.95
+    cases: Annotated[StrictInt, Field(ge=1)] = 30
+    # The most metamorphic probes whose verdict changed (or canaries left unquoted), as a share of the probes run.
+    probes: Annotated[float, Field(ge=0, le=1)] = 0.1
+
+
 class ReviewGroup(Model):
     """`[review.<group>]`: the rules a reviewer takes and, optionally, the command that reviews them.
 
@@ -423,7 +443,8 @@ class ReviewGroup(Model):
     a program printing the answer JSON itself. Budgets bound one `review` run: `timeout` each item,
     `max-items` and `max-seconds` the whole group. `verdicts` says which recorded verdicts count for
     the group's rules (checks/verdicts.py): `any`, `reviewed` (recorded by `doit review` with the
-    group's command) or `sealed` (that, sealed under the team's review key)."""
+    group's command) or `sealed` (that, sealed under the team's review key). A verdict a reviewer command
+    gave decides an outcome only once the group's calibration on record reaches `calibration`."""
 
     rules: tuple[StrictStr, ...]
     preset: Literal["claude", "codex", "gemini"] | None = None
@@ -431,7 +452,11 @@ class ReviewGroup(Model):
     timeout: Annotated[float, Field(gt=0)] = 300.0
     max_items: Annotated[StrictInt, Field(gt=0, alias="max-items")] = 50
     max_seconds: Annotated[float, Field(gt=0, alias="max-seconds")] = 3600.0
+    # Caps on what the CLI reports it spent (a CLI that reports nothing is bounded by the two above).
+    max_tokens: Annotated[StrictInt, Field(gt=0)] | None = Field(None, alias="max-tokens")
+    max_cost: Annotated[float, Field(gt=0)] | None = Field(None, alias="max-cost")
     verdicts: Literal["any", "reviewed", "sealed"] = "any"
+    calibration: CalibrationThresholds = CalibrationThresholds()
 
 
 class Waiver(Model):
@@ -508,6 +533,8 @@ class LockedManifest(Model):
     # Of what the [review] groups run and require (`lockfile.review_digest`); none when no group has a
     # command, preset or requirement: a changed reviewer command makes the lock stale.
     review: Digest | None = None
+    # Of the organisation policy the lock was made under (`policy.discover.Found.digest`); none: none.
+    policy: Digest | None = None
 
 
 class LockedConstitution(Model):

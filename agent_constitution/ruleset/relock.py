@@ -60,7 +60,7 @@ MAX_CHANGED = 100
 SHAPE = ("id", "status", "parent", "requires", "conflicts", "supersedes", "superseded_by", "tier", "constitution")
 # What only the rule's own entries carry (besides its digest, of the file's bytes): the short way
 # rewrites these. Every field of `Rule` is in one of the two (a test says so).
-TEXT = ("revision", "title", "text", "created", "authority", "check")
+TEXT = ("revision", "title", "text", "created", "authority", "check", "default")
 _RACY_NS = 2_000_000_000
 # marshal, not JSON: the state of 5,000 rule files is read and written in a few ms instead of 40 ms
 # (it is read as soon as anything changed, and written after every run of the lock stage). Sealed,

@@ -35,8 +35,8 @@ A source's `nodes` are its domains (in source.toml order, `parent` null) and the
 (in tree order): with the rules' `parent` and `requires`, what compile needs of the tree to render a
 segment, so that compile reads no rule file of a source.
 `cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated (`{"version": 3, "segments": [".", …], "review": {…}, "waive":
-[…]}`); it is rewritten on every run of the lock stage: its modification time says when the
+`[[waive]]` entries, validated (`{"version": 3, "segments": [".", …], "review": [[group, {…}], …],
+"waive": […]}`, the groups in the manifest's order); it is rewritten on every run of the lock stage: its modification time says when the
 documents were last brought in step with the inputs (what `doit check` needs when it creates its
 tasks, before any task has run).
 
@@ -220,7 +220,10 @@ class Index:
     waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
 
     def to_json(self) -> str:
-        data = {"version": VERSION, "segments": list(self.segments), "review": self.review, "waive": list(self.waive)}
+        # The groups as [name, table] pairs: sort_keys keeps the tables canonical, and the pairs keep the
+        # manifest's order, which decides a rule's group (the first group that matches, seed 000).
+        data = {"version": VERSION, "segments": list(self.segments),
+                "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive)}
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -230,6 +233,8 @@ def read_index(cache: Path) -> Index | None:
         data = json.loads(read_cached(index_path(cache)) or b"null")
         if data["version"] != VERSION:
             return None
-        return Index(tuple(data["segments"]), dict(data["review"]), tuple(data["waive"]))
+        if not isinstance(data["review"], list):
+            return None  # an older writer's groups, in name order: resolved again
+        return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -117,6 +117,12 @@ def skill() -> dict[str, Any]:
     return _document("skill.schema.json", "agent-constitution skill (rules/skills/<name>/skill.toml)", _model(Skill))
 
 
+def policy() -> dict[str, Any]:
+    from agent_constitution.policy.model import PolicyFile
+
+    return _document("policy.schema.json", "agent-constitution organisation policy (policy.toml)", _model(PolicyFile))
+
+
 def verdicts() -> dict[str, Any]:
     from agent_constitution.checks.review import _VerdictFile
 
@@ -187,6 +193,7 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "rule.schema.json": rule,
     "skill.schema.json": skill,
     "verdicts.schema.json": verdicts,
+    "policy.schema.json": policy,
     "constitution-index.schema.json": constitution_index,
     "constitution-article.schema.json": constitution_article,
     "constitution-section.schema.json": constitution_section,

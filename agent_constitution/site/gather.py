@@ -206,6 +206,7 @@ def _rule_page(source: RuleSource, site: SiteInfo, links: _Links, provisions: _P
         revision=rule.revision,
         status=rule.status,
         tier=rule.tier,
+        default=rule.default,
         # Empty for no bound: the page says "any revision" in its own language.
         constitution=str(rule.constitution) if rule.constitution.min or rule.constitution.max else "",
         created=rule.created.isoformat() if rule.created else None,

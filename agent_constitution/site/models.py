@@ -73,6 +73,7 @@ class RulePage(Model):
     revision: int
     status: str
     tier: str
+    default: bool = True                   # in the default set: init keeps it with its package
     constitution: str                      # the compatible revision range; empty: any revision
     created: str | None = None
     check: CheckInfo | None = None

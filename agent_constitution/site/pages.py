@@ -145,7 +145,7 @@ def _constitution(path: str, page: ConstitutionPage) -> str:
 
     def below(anchor: str) -> str | None:
         rules = page.citations.get(anchor)
-        return cited.render(context | {"rules": rules}).strip() if rules else None
+        return cited.render(context | {"rules": rules, "anchor": anchor}).strip() if rules else None
 
     title = page.markdown.split("\n", 1)[0].removeprefix("# ")
     if agent:

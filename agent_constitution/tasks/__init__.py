@@ -17,6 +17,7 @@ from agent_constitution.tasks import (
     agents,
     baseline,
     checks,
+    fleet,
     constitution_checks,
     fetch,
     impact,
@@ -56,6 +57,7 @@ FAMILIES = (
     replace,
     site,
     impact,
+    fleet,
 )
 
 # Options of a group task, passed on to its members (see loader._group).

@@ -84,8 +84,10 @@ def jobs(segments: list[str]) -> list[SegmentJob]:
     return Plan(Path("."), Path("."), Settings(), tuple(segments)).segment_jobs()
 
 
+@functools.cache
 def compiler_digest() -> str:
-    """The compile stage's own code, and every module it imports: a new version of any rebuilds what it wrote."""
+    """The compile stage's own code, and every module it imports: a new version of any rebuilds what it wrote.
+    Read once per process: `doit check` asks it for the compile tasks and again for `checks:compiled`."""
     from agent_constitution.codegraph import code_digest, inside
 
     return code_digest(*inside("agent_constitution.compile"))

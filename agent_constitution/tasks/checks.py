@@ -32,6 +32,7 @@ VARIABLES = {
     "message": ("FILE", "a file holding the commit message (git's commit-msg hook gets one): the change's message"),
     "rules": ("REF,REF", "a comma-separated list of refs (ac:12,ac:14): run only these rules"),
     "undecidable": ("warn|fail", "whether an undecidable check fails the run (default: warn)"),
+    "locked": ("1", "fail when rules.lock was made under another organisation policy (`--locked`; CI set: the same)"),
 }
 
 
@@ -50,6 +51,9 @@ def tasks(project):
         policy = get_var("undecidable") or "warn"
         if policy not in UNDECIDABLE_POLICIES:
             raise UserError(f"undecidable={policy}: expected one of {', '.join(UNDECIDABLE_POLICIES)}")
+        from agent_constitution.policy.gate import check_gate
+
+        check_gate(project.root)  # the organisation policy first: its breach is the answer
         run = prepare(project.root, project.cache, change=get_var("change"), record=get_var("record"),
                       only=get_var("rules"), message=get_var("message"))
     except UserError as error:
@@ -68,16 +72,22 @@ def tasks(project):
             "verbosity": 2,
         }
     progress.start(len(run.plan.jobs))
+    # A file under cache/ that git tracks (committed by hand) is judged like any other, but no task
+    # depends on it: it may be a target of this run (a result, a digest, a report), and doit stops
+    # on a task that depends on its own or a later task's target ("Cyclic/recursive dependencies").
+    own = project.cache.relative_to(project.root).as_posix() + "/"
     for inputs in run.plan.inputs:
         yield {
             "name": inputs.name,
             "doc": f"Digest the files {' '.join(inputs.patterns)} matches [{inputs.segment}]",
             "actions": [(write_digest, [inputs, run.subjects])],
-            "file_dep": [f"{inputs.root}/{path}" for path in inputs.files],
+            "file_dep": [f"{inputs.root}/{path}" for path in inputs.files if not path.startswith(own)],
             "targets": [inputs.digest],
             "clean": True,
-            # Matching no file, it has no file_dep, and doit would run a task with only targets every time.
-            "uptodate": [config_changed({"files": len(inputs.files)})] if not inputs.files else [],
+            # Matching no file, it has no file_dep, and doit would run a task with only targets every time;
+            # the tracked files under cache/ it matches are compared by name, not content.
+            "uptodate": [config_changed({"files": len(inputs.files),
+                                         "cache": [path for path in inputs.files if path.startswith(own)]})],
         }
     for job in run.plan.jobs:
         yield {

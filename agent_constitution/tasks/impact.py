@@ -1,4 +1,5 @@
-"""`doit impact --base REF`: the provisions changed since REF and the rules citing each, to re-examine.
+"""`doit impact --base REF [--open]`: the provisions changed since REF and the rules citing each, to
+re-examine; with `--open`, that task list opened as an issue (`authoring.impact_issue`).
 
 Active in a rule source that publishes a constitution (rules/source.toml and constitution/).
 """
@@ -13,7 +14,9 @@ from agent_constitution.tasks.actions import reported
 NAME = "impact"
 GROUPS = ()
 PARAMS = [{"name": "base", "long": "base", "type": str, "default": "",
-           "help": "the commit to compare the constitution with (a branch, tag or commit)"}]
+           "help": "the commit to compare the constitution with (a branch, tag or commit)"},
+          {"name": "open_issue", "long": "open", "type": bool, "default": False,
+           "help": "open the task list as an issue (gh, glab or tea)"}]
 
 
 def tasks(project):
@@ -33,10 +36,16 @@ def tasks(project):
 
 
 @reported
-def _impact(root, base):
+def _impact(root, base, open_issue):
     from agent_constitution.authoring.impact import impact, report
 
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")
-    print(report(impact(root, base), base), end="")
+    changes = impact(root, base)
+    text = report(changes, base)
+    print(text, end="")
+    if open_issue:
+        from agent_constitution.authoring.impact_issue import open_issue as opened
+
+        print(opened(root, base, text, rules=sum(len(change.rules) for change in changes)))
     return None

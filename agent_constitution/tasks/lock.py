@@ -52,7 +52,8 @@ def tasks(project):
         # No file_dep: the manifests and the path sources' files (5,000 for a large source) count
         # through one signature of their status (`_inputs_as_locked`), which doit stores as one
         # value, instead of one entry per file that doit stats twice and writes to its database.
-        "uptodate": [(_inputs_as_locked, [project]), (_as_written, [project.root]), (_cached, [project.cache])],
+        "uptodate": [(_inputs_as_locked, [project]), (_as_written, [project.root]), (_cached, [project.cache]),
+                     (_policy_as_locked, [project.root])],
         "targets": [str(project.root / LOCKFILE), *documents, str(index_path(project.cache))],
         "verbosity": 2,
     }
@@ -151,12 +152,18 @@ def _lock(root, cache, locked):
     # sources in the user cache must be as resolved for it, else fetching them again is the full way's.
     # A locked run takes the full way: it verifies the lock's commits against the sources' repositories.
     intact = _intact.pop(cache, None) or _in_cache(cache)
-    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if intact and not locked else None
+    # Under an organisation policy every lock is a full resolution: the policy holds what it resolves to.
+    from agent_constitution.policy.discover import specs
+
+    short = intact and not locked and not specs()
+    wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if short else None
     warnings: dict[str, None] = {}
     if wrote is None:
         from agent_constitution.ruleset.lock import sync_lock
 
-        resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache)
+        from agent_constitution.policy.gate import locked_policy
+
+        resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache, policy=locked_policy)
         held_back = resolution.constitution.held_back()
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
         relock.record(root, cache, resolution, statuses, warned=bool(warnings))
@@ -169,3 +176,25 @@ def _lock(root, cache, locked):
 
         git_add.record(root, NAME, [LOCKFILE], [])  # for compile's `git add` line
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}
+
+
+_POLICY_LINE = re.compile(r'^policy = "(sha256:[0-9a-f]{64})"$', re.MULTILINE)
+
+
+def _policy_as_locked(root) -> bool:
+    """doit `uptodate`: the lock records the organisation policy in force (none: records none)."""
+    from agent_constitution.errors import UserError
+    from agent_constitution.policy.discover import discover, specs
+
+    try:
+        text = (root / LOCKFILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    match = _POLICY_LINE.search(text)
+    recorded = match.group(1) if match else None
+    if not specs():
+        return recorded is None
+    try:
+        return recorded == discover(root).digest
+    except UserError:  # a broken policy is the action's to report, with its message
+        return False

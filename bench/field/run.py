@@ -6,11 +6,14 @@ known violations) is evaluated by its own runner, `field.py`, against this check
 runs it, times it, and prints its figures: false positives among the reported findings, false
 negatives, seeded violations caught, and the compile / check seconds it measured per repository.
 
-Run: uv run python bench/field/run.py [FIELD_FOLDER]   (default: bench/field/corpus, or $FIELD_DIR)
+Run: uv run python bench/field/run.py [FIELD_FOLDER] [--selection manifest|init|init-full]
+     (default: bench/field/corpus, or $FIELD_DIR; `--selection` goes to the runner: the maintainers'
+     manifests, init's default set, or init's packages in full)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import re
@@ -23,13 +26,19 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FIELD_DIR", CHECKOUT / "bench" / "field" / "corpus"))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", nargs="?", type=Path,
+                        default=Path(os.environ.get("FIELD_DIR", CHECKOUT / "bench" / "field" / "corpus")))
+    parser.add_argument("--selection", choices=("manifest", "init", "init-full"), default="manifest")
+    args = parser.parse_args()
+    folder = args.folder
     runner = folder / "field.py"
     if not runner.is_file():
         print(f"no field corpus at {folder} (expected {runner}): pass its folder as the argument", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(runner), str(CHECKOUT)], capture_output=True, text=True)
+    selection = [] if args.selection == "manifest" else ["--selection", args.selection]  # the shared runner has no option
+    done = subprocess.run([sys.executable, str(runner), str(CHECKOUT), *selection], capture_output=True, text=True)
     seconds = time.perf_counter() - started
     lines = done.stdout.splitlines()
     for line in lines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import tomllib
@@ -76,6 +77,13 @@ def commands_with_env(script: str) -> list[tuple[dict[str, str], list[str]]]:
     """(the variables a command sets for itself or exports, its words) for every simple command of a
     script, as `simple_commands` splits them: `A=1 git commit`, `env A=1 git commit` and `export A=1`
     all give A."""
+    # Every record check of a run reads the same session's commands: each script is split once
+    # (shlex is most of a Stop hook's time otherwise), and each caller gets its own copy.
+    return [(dict(env), list(words)) for env, words in _split(script)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(script: str) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
     commands: list[tuple[dict[str, str], list[str]]] = []
     for line in script.replace("\\\n", " ").splitlines():
         try:
@@ -102,7 +110,7 @@ def commands_with_env(script: str) -> list[tuple[dict[str, str], list[str]]]:
                 current = []
             else:
                 current.append(word)
-    return commands
+    return tuple((env, tuple(words)) for env, words in commands)
 
 
 @dataclass(frozen=True)

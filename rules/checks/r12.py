@@ -3,12 +3,15 @@
 A file is stored with LFS when a `.gitattributes` pattern gives it `filter=lfs`: the repository
 root's file and every deeper one on the file's path, each pattern relative to its own folder, as git
 reads them. A segment's check reads them from the whole repository, since a segment inherits them.
+The fix (unsafe) adds the file to `.gitattributes` as `git lfs track` would.
 """
 
 from fnmatch import fnmatchcase
 from posixpath import basename, dirname, join
 
-from agent_constitution.checks.api import Finding, Repository, match_files
+from agent_constitution.checks.api import Finding, Fix, Repository, Unfixed, match_files
+
+from ._fixes import ATTRIBUTES, attribute_pattern, with_lines
 
 RULE = 12
 SUPERSEDED = False
@@ -61,3 +64,23 @@ def _matches(path: str, pattern: str) -> bool:
     if "/" not in pattern.rstrip("/"):
         return fnmatchcase(basename(path), pattern)
     return bool(match_files((path,), pattern.lstrip("/")))
+
+
+def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
+    """Unsafe: a `.gitattributes` line routing each large file through Git LFS (`/path filter=lfs
+    diff=lfs merge=lfs -text`, what `git lfs track` writes). The blob already committed stays in
+    the history; `git add --renormalize PATH` (with git-lfs installed) stores the file in LFS."""
+    lines, answers = [], []
+    for path in sorted({finding.path for finding in findings if finding.path}):
+        pattern = attribute_pattern(path)
+        if pattern is None:
+            answers.append(Unfixed("its name holds a character a .gitattributes pattern cannot hold; run "
+                                   "`git lfs track` for it", path))
+            continue
+        lines.append(f"{pattern} filter=lfs diff=lfs merge=lfs -text")
+    if lines:
+        text = repo.text(ATTRIBUTES) if repo.exists(ATTRIBUTES) else None
+        answers.append(Fix(ATTRIBUTES, with_lines(text, lines), unsafe=True,
+                           note=f"{len(lines)} file{'s' if len(lines) > 1 else ''} routed through Git LFS; "
+                                "run `git add --renormalize .` with git-lfs installed"))
+    return answers

@@ -12,14 +12,17 @@ is one of the generated files the rule's text lets a repository commit on purpos
 - a file that `.gitattributes` marks `linguist-generated` (set or `=true`), read as git reads it:
   the root's file and every deeper one on the file's way, each pattern relative to its own folder,
   a later line and a deeper file winning; a segment reads them from the whole repository.
+
+The fix (unsafe) marks a reported file `linguist-generated` in `.gitattributes`.
 """
 
 import re
 from fnmatch import fnmatchcase
 from posixpath import basename, join
 
-from agent_constitution.checks.api import Finding, Repository, match_files
+from agent_constitution.checks.api import Finding, Fix, Repository, Unfixed, match_files
 
+from ._fixes import ATTRIBUTES, attribute_pattern, with_lines
 from ._helpers import text_files
 
 RULE = 13
@@ -112,3 +115,21 @@ def _matches(path: str, pattern: str) -> bool:
     if "/" not in pattern.rstrip("/"):
         return fnmatchcase(basename(path), pattern)
     return bool(match_files((path,), pattern.lstrip("/")))
+
+
+def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
+    """Unsafe: marks each reported file `linguist-generated` in the view's `.gitattributes`, which
+    says it is committed on purpose; whether it should be committed at all (rather than ignored and
+    built) is the maintainer's call, which is why this fix is never applied without asking."""
+    lines, answers = [], []
+    for path in sorted({finding.path for finding in findings if finding.path}):
+        pattern = attribute_pattern(path)
+        if pattern is None:
+            answers.append(Unfixed("its name holds a character a .gitattributes pattern cannot hold", path))
+            continue
+        lines.append(f"{pattern} linguist-generated")
+    if lines:
+        text = repo.text(ATTRIBUTES) if repo.exists(ATTRIBUTES) else None
+        answers.append(Fix(ATTRIBUTES, with_lines(text, lines), unsafe=True,
+                           note=f"{len(lines)} generated file{'s' if len(lines) > 1 else ''} marked linguist-generated"))
+    return answers

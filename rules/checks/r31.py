@@ -7,12 +7,22 @@ pinned to a full 40-character commit SHA, and the line carries the version in a 
 (`uses: actions/checkout@<sha> # v4.2.2`; revision 5 also reads the version inside a word of the
 repository's own form, `# release/v1`, `# tag=v4.2.2`). A workflow that does not parse is undecidable, unless
 another one is a violation.
+
+The fix asks the action's repository which commit its tag names (`git ls-remote`, through the git
+program, so the user's credentials and proxies apply, with a timeout and no prompt) and rewrites
+the `uses:` line only: `actions/checkout@v4` becomes `actions/checkout@<sha> # v4.2.2`, the most
+precise tag on that commit. Pinning is unsafe (the workflow then runs that commit, not what the tag
+names later); adding the version comment to a line already pinned is safe. A branch is left alone
+(pinning it would freeze what is meant to move), and so is an action the repository cannot be
+reached for, with the reason. The server is `GITHUB_SERVER_URL` (GitHub Enterprise), else github.com.
 """
 
+import os
 import re
 
-from agent_constitution.checks.api import Finding, Repository, Undecidable
+from agent_constitution.checks.api import Finding, Fix, Repository, Undecidable, Unfixed
 
+from ._fixes import best_tag, ls_remote
 from ._helpers import parse_yaml, workflow_files
 
 RULE = 31
@@ -57,3 +67,64 @@ def check(repo: Repository) -> list[Finding]:
 def _names_a_version(comment: str) -> bool:
     words = comment.replace(",", " ").split()
     return any(VERSION.fullmatch(part) for word in words for part in [word, *VERSION_PARTS.split(word)])
+
+
+def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
+    remotes: dict[str, dict | str] = {}
+    answers: list[Fix | Unfixed] = []
+    for path in sorted({finding.path for finding in findings if finding.path and finding.line}):
+        text = repo.text(path)
+        lines = text.splitlines(keepends=True)
+        rows = sorted({finding.line for finding in findings if finding.path == path and finding.line})
+        pinned = commented = 0
+        for number in rows:
+            line = lines[number - 1]
+            match = USES_LINE.match(line.rstrip("\r\n"))
+            if match is None:
+                continue
+            reference = match.group(1)
+            action, _, ref = reference.partition("@")
+            name = "/".join(action.split("/")[:2])
+            refs = remotes.get(name)
+            if refs is None:
+                server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+                refs = remotes[name] = ls_remote(f"{server}/{name}")
+            if isinstance(refs, str):
+                if refs:  # said once per action repository
+                    answers.append(Unfixed(f"{reference}: {refs}", path))
+                    remotes[name] = ""
+                continue
+            if SHA.fullmatch(ref):
+                tag = best_tag([tag for tag, sha in refs["tags"].items() if sha == ref])
+                if tag is None:
+                    answers.append(Unfixed(f"{reference}: no tag of {name} names this commit", path))
+                    continue
+                lines[number - 1] = _with_comment(line, match, tag)
+                commented += 1
+                continue
+            sha = refs["tags"].get(ref)
+            if sha is None:
+                why = "is a branch, not a release tag: pin a release" if ref in refs["heads"] else "names no tag"
+                answers.append(Unfixed(f"{reference}: {ref!r} {why} of {name}", path))
+                continue
+            tag = best_tag([tag for tag, found in refs["tags"].items() if found == sha]) or ref
+            start, end = match.span(1)
+            lines[number - 1] = _with_comment(line[:start] + f"{action}@{sha}" + line[end:], match, tag)
+            pinned += 1
+        if pinned or commented:
+            done = ", ".join(part for part in (pinned and f"{pinned} pinned to a commit SHA",
+                                               commented and f"{commented} version comment{'s' if commented > 1 else ''}")
+                             if part)
+            answers.append(Fix(path, "".join(lines), unsafe=bool(pinned), note=done))
+    return answers
+
+
+def _with_comment(line: str, match: re.Match, tag: str) -> str:
+    """The line with `# tag` as its comment: put in front of a comment it has, else after the reference."""
+    body = line.rstrip("\r\n")
+    ending = line[len(body):]
+    comment = match.group(2)
+    if comment:
+        at = body.rindex(comment)
+        return body[:at] + f"{tag} " + body[at:] + ending
+    return body.rstrip() + f" # {tag}" + ending

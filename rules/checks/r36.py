@@ -88,8 +88,6 @@ def check(repo: Repository) -> list[Finding]:
 
 
 def _shell_script(repo: Repository, path: str) -> bool:
-    try:
-        with open(repo.root / path, "rb") as handle:
-            return bool(SHEBANG.match(handle.read(64)))
-    except OSError:
-        return False
+    # Through the run's shared read of the file (binaries and files over 4 MiB are not scripts).
+    text = repo.text(path)
+    return text is not None and bool(SHEBANG.match(text[:64].encode("utf-8")))

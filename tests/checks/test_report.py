@@ -159,23 +159,27 @@ def test_a_rule_without_a_check_is_listed_once_for_all_its_segments():
     assert queue.count("## ac:6") == 1 and "## ac:6 in ., svc, web: no check" in queue
 
 
-def test_the_complete_log_records_every_outcome_by_kind_without_a_location():
-    """report.sarif: what passed and what needs a reviewer is there too, as SARIF's `kind` says."""
+def test_the_complete_log_records_every_outcome_by_kind_each_located():
+    """report.sarif: what passed and what needs a reviewer is there too, as SARIF's `kind` says, placed
+    at the manifest (code scanning rejects a result without a location)."""
     log = json.loads(sarif(RESULTS, every_outcome=True))
     jsonschema.validate(log, SCHEMA)
-    entries = [(r["ruleId"], r["kind"], r["level"], r["properties"], "locations" in r) for r in log["runs"][0]["results"]]
+    entries = [(r["ruleId"], r["kind"], r["level"], r["properties"]) for r in log["runs"][0]["results"]]
     assert entries == [
-        ("ac:1", "pass", "none", {"segment": ".", "outcome": "pass"}, False),
-        ("ac:2", "review", "none", {"segment": ".", "outcome": "undecidable"}, False),
-        ("ac:4", "review", "none", {"segment": ".", "outcome": "no-check"}, False),
-        ("ac:10", "fail", "error", {"segment": ".", "outcome": "violation", "segments": ["."]}, True),
-        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}, True),
-        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}, True),
+        ("ac:1", "pass", "none", {"segment": ".", "outcome": "pass"}),
+        ("ac:2", "review", "none", {"segment": ".", "outcome": "undecidable"}),
+        ("ac:4", "review", "none", {"segment": ".", "outcome": "no-check"}),
+        ("ac:10", "fail", "error", {"segment": ".", "outcome": "violation", "segments": ["."]}),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}),
+        ("ac:3", "fail", "error", {"segment": "svc/api", "outcome": "violation", "segments": ["svc/api"]}),
     ]
+    manifest = {"physicalLocation": {"artifactLocation": {"uri": "rules.toml", "uriBaseId": "%SRCROOT%"},
+                                     "region": {"startLine": 1}}}
+    assert all(r["locations"] == [manifest] for r in log["runs"][0]["results"][:3])
     assert log["runs"][0]["results"][1]["message"]["text"] == "missing tool: go (not found on PATH)"
-    # The code-scanning log is the complete one without the results that have no location.
+    # The code-scanning log is the complete one without the results that are not failures.
     scanning = json.loads(sarif(RESULTS))
-    assert scanning["runs"][0]["results"] == [r for r in log["runs"][0]["results"] if "locations" in r]
+    assert scanning["runs"][0]["results"] == [r for r in log["runs"][0]["results"] if r["kind"] == "fail"]
 
 
 def test_a_fully_waived_violation_is_a_pass_beside_its_suppressed_findings():

@@ -30,7 +30,7 @@ from agent_constitution.checks.verdicts import (
 )
 from agent_constitution.errors import UserError
 
-from .test_reviewer import review, reviewed  # noqa: F401 - the fixture
+from .test_reviewer import calibrated, review, reviewed  # noqa: F401 - the fixture
 from .test_tasks import doit
 
 COMMAND = ("claude", "-p", "--output-format", "json", "--json-schema", "{schema}")
@@ -118,6 +118,10 @@ def test_doit_review_records_provenance_and_seals_under_the_team_key(reviewed: P
     assert entry["answer"] == answer_digest(log["answer"])  # the digest is over the raw answer
     assert entry["seal"].startswith("hmac-sha256:") and "s3cret" not in (reviewed / REVIEW_FILE).read_text()
     env = {**os.environ, KEY_ENV: "s3cret-team-key"}
+    # A group that requires sealed verdicts is gated by a sealed calibration only: the fixture's is not.
+    advised = subprocess.run([sys.executable, "-m", "doit", "checks"], cwd=reviewed, capture_output=True, text=True, env=env)
+    assert advised.returncode == 1 and "no sealed calibration of its command verifies" in advised.stderr
+    calibrated(reviewed, key=b"s3cret-team-key")
     checked = subprocess.run([sys.executable, "-m", "doit", "checks"], cwd=reviewed, capture_output=True, text=True, env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     # Without the key the seal cannot be checked: the verdict does not count, and the check says why.
@@ -156,7 +160,7 @@ def test_a_reviewer_that_prints_without_end_is_stopped_at_the_cap(tmp_path: Path
     script = tmp_path / "flood.py"
     # 64 MiB, four times the cap (issue 37 measured a 200 MB answer: 2.6 GB of memory, a 1.2 GB log).
     script.write_text("import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(64):\n    sys.stdout.write(chunk)\n")
-    reviewer = Reviewer("default", (sys.executable, str(script)), "answer", 60.0, 1, 60.0)
+    reviewer = Reviewer("default", (sys.executable, str(script)), "answer", 60.0)
     with pytest.raises(BadAnswer) as raised:
         ask(reviewer, "judge this\n", 60.0)
     assert str(raised.value) == ("output cap: stdout passed 16 MiB, the cap for a reviewer's stdout; the command"

@@ -80,16 +80,33 @@ def reviewed(repo: Path, tmp_path: Path) -> Path:
     manifest = repo / "rules.toml"
     manifest.write_text(manifest.read_text() + '[review.default]\nrules = ["ac:*"]\npreset = "claude"\n')
     write(repo, {"src/a.py": 'x = "TODO"  # a string\n', "secret.log": "password=hunter2\n"})
+    calibrated(repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     return repo
 
 
+def calibrated(root: Path, group: str = "default", command: tuple[str, ...] = PRESETS["claude"].command,
+               key: bytes | None = None, **scores) -> None:
+    """A calibration on record for the group's command, above the default thresholds unless `scores`
+    say otherwise (its verdicts then decide outcomes)."""
+    import datetime
+
+    from agent_constitution.review import record
+
+    values = dict(group=group, command=command, model="", date=datetime.date(2026, 12, 1), cases=40, noise=0,
+                  tp=20, fp=0, fn=0, tn=20, cannot_tell=0, kappa=1.0, precision=1.0, recall=1.0,
+                  precision_low=0.84, precision_high=1.0, recall_low=0.84, recall_high=1.0, probes=70,
+                  probe_failures=0, refused=0, failed=0, calls=70, seconds=1.0, tokens=None, cost=None)
+    record.recorded(root, record.Calibration(**{**values, **scores}), key)
+
+
 def review(root: Path, tmp_path: Path, **extra: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     calls = tmp_path / "calls.txt"
     calls.write_text("")
+    # A user cache of the test's own: answers cached by another test's identical subject are not its.
     env = {**os.environ, "PATH": f"{stand_ins(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}",
-           "STAND_IN_CALLS": str(calls), **extra}
+           "STAND_IN_CALLS": str(calls), "AGENT_CONSTITUTION_CACHE": str(tmp_path / "user-cache"), **extra}
     run = subprocess.run([sys.executable, "-m", "doit", "review"], cwd=root, capture_output=True, text=True, env=env)
     return run, calls.read_text().split()
 
@@ -151,7 +168,7 @@ def test_a_failing_or_malformed_reviewer_leaves_items_queued(reviewed: Path, tmp
     run, _ = review(reviewed, tmp_path)
     assert run.returncode == 0
     left = json.loads((reviewed / "cache/review/left.json").read_text())["left"]
-    assert [item["reason"][:16] for item in left] == ["malformed output", "the group's max-"]
+    assert [item["reason"][:16] for item in left] == ["malformed output", "group default's "]
     assert not (reviewed / "rules.review.toml").exists()   # nothing answered: nothing recorded
 
 
@@ -269,8 +286,8 @@ def test_a_false_positive_of_a_third_party_source_is_an_issue_body(tmp_path: Pat
     ("import sys; print('quota exceeded', file=sys.stderr); sys.exit(3)", "exited with 3: quota exceeded"),
 ])
 def test_a_reviewer_that_fails_says_why(code: str, message: str):
-    reviewer = Reviewer("g", (sys.executable, "-c", code), "answer", 0.5, 1, 10)
+    reviewer = Reviewer("g", (sys.executable, "-c", code), "answer", 0.5)
     with pytest.raises(BadAnswer, match=message):
         ask(reviewer, "prompt", reviewer.timeout)
     with pytest.raises(BadAnswer, match="command not found"):
-        ask(Reviewer("g", ("no-such-reviewer-here",), "answer", 1, 1, 1), "prompt", 1)
+        ask(Reviewer("g", ("no-such-reviewer-here",), "answer", 1), "prompt", 1)

@@ -17,8 +17,10 @@ def write_source(
     sources: dict[str, dict] | None = None,
     constitution: str | None = "2026-10",
     revision: str = "0.1",
+    text: str | None = None,
 ) -> Path:
-    """A source in `root`: each rule dict gives at least `parent`; the rest is filled in."""
+    """A source in `root`: each rule dict gives at least `parent`; the rest is filled in (`text`: every
+    rule's text, unless its dict gives one)."""
     folder = root / "rules"
     folder.mkdir(parents=True, exist_ok=True)
     config = {
@@ -32,7 +34,7 @@ def write_source(
     }
     (folder / "source.toml").write_text(tomlkit.dumps(config))
     for rule_id, fields in rules.items():
-        write_rule(root, rule_id, **fields)
+        write_rule(root, rule_id, **({"text": text} if text is not None else {}), **fields)
     if constitution:
         edition = root / "constitution" / constitution
         edition.mkdir(parents=True, exist_ok=True)
@@ -42,6 +44,8 @@ def write_source(
 
 
 def write_rule(root: Path, rule_id: int, **fields) -> None:
+    """`text`: one text for every language (default: one sentence naming the rule)."""
+    text = fields.pop("text", None)
     data = {
         "id": rule_id,
         "revision": 1,
@@ -49,7 +53,8 @@ def write_rule(root: Path, rule_id: int, **fields) -> None:
         "authority": ["must-ask"],
         **fields,
         "title": {"en": f"Rule {rule_id}", "zh": f"规定 {rule_id}"},
-        "text": {"en": f"Text of rule {rule_id}.", "zh": f"规定 {rule_id} 的正文。"},
+        "text": {"en": f"Text of rule {rule_id}.", "zh": f"规定 {rule_id} 的正文。"} if text is None
+        else {"en": text, "zh": text},
     }
     (root / "rules" / f"{rule_id}.toml").write_text(tomlkit.dumps(data))
 

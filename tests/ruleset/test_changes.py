@@ -88,6 +88,15 @@ def test_a_text_change_names_the_field(tmp_path):
     assert change(plan_upgrade(repo), "ac:9").summary == "text changed"
 
 
+def test_leaving_the_default_set_is_listed_without_a_revision(tmp_path):
+    upstream, repo = setup(tmp_path)
+    path = upstream / "rules" / "9.toml"
+    path.write_text(path.read_text().replace('parent = "git"', 'parent = "git"\ndefault = false'))
+    commit_all(upstream, "9 becomes opt-in")
+    found = change(plan_upgrade(repo), "ac:9")
+    assert (found.old_revision, found.new_revision, found.summary) == (1, 1, "default set changed")
+
+
 def test_an_unchanged_rule_is_not_listed(tmp_path):
     upstream, repo = setup(tmp_path)
     (upstream / "README.md").write_text("docs only\n")

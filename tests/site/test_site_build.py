@@ -97,6 +97,11 @@ def test_rule_page_shows_metadata_links_and_history(built):
     assert "Conflicts with</h3>\n<ul" in three and 'href="2.html"' in three  # conflicts are symmetric
     four = (site / "en" / "rules" / "4.html").read_text(encoding="utf-8")
     assert "ext:7 (in another source)" in four
+    # Whether init keeps the rule with its package (`default`); a user-tier rule never reaches init.
+    assert "Default set</dt><dd>yes: agent-constitution init keeps it" in html
+    assert "Default set</dt><dd>no: opt-in; init excludes it" in four
+    assert "默认集</dt><dd>否：" in (site / "zh" / "rules" / "4.html").read_text(encoding="utf-8")
+    assert "Default set" not in two
 
 
 def test_superseded_rule_keeps_its_page_and_points_at_its_successor(built):

@@ -22,7 +22,12 @@ title = { en = "Git", zh = "Git" }
 TODAY = datetime.date(2026, 11, 29)
 
 
+# What every text ends with: with the requirement first, the three sentences a rule's text needs.
+REASON = " Small commits are reviewed well. A reviewer reads the diff."
+
+
 def rule(rule_id: int, *, revision: int = 1, text: str = "Commit small.", extra: str = "") -> str:
+    text += REASON
     return f"""id = {rule_id}
 revision = {revision}
 status = "active"
@@ -138,6 +143,7 @@ def test_requirement_graph_constraints_are_checked_in_the_source(tmp_path: Path)
             7: {"parent": "g"},
             8: {"parent": 7, "requires": [7]},  # the parent counts as a requirement
         },
+        text="Do the thing." + REASON,
         groups={"g": "python"},
         constitution=None,
     )

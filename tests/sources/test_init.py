@@ -8,6 +8,7 @@ import pytest
 from agent_constitution import cli
 from agent_constitution.ruleset.models import Manifest, load
 from agent_constitution.ruleset.resolve import resolve
+from agent_constitution.ruleset.source import load_source
 from agent_constitution.commands import starter
 from agent_constitution.commands.starter import (
     DODO,
@@ -58,7 +59,13 @@ def test_init_in_an_empty_folder_writes_the_manifest_pinned_to_this_checkout(tmp
     # The test environment is an editable install of this checkout: the pin is its HEAD.
     assert (source.url, source.trust, source.rev, source.tag, source.branch) == (starter_from_local_source, True, HEAD, None, None)
     assert manifest.rules == tuple(f"ac:{package}" for package in STARTER_PACKAGES)
-    assert manifest.exclude == tuple(f"ac:{rule}" for rule in STARTER_EXCLUDE)
+    # The packages' rules outside the default set are excluded, each with why (`default = false`).
+    opt_in = {f"ac:{rule.id}" for rule in load_source(PROJECT).rules.values()
+              if not rule.default and rule.tier == "repo" and rule.status not in ("superseded", "repealed")
+              and load_source(PROJECT).domain_of(rule.id) in STARTER_PACKAGES}
+    assert opt_in and set(manifest.exclude) == {f"ac:{rule}" for rule in STARTER_EXCLUDE} | opt_in
+    text = (tmp_path / "rules.toml").read_text()
+    assert all(f'"{ref}",  # opt-in, not in the default set: ' in text for ref in opt_in)
     # No doit wiring unless asked for: the agent-constitution command runs the tasks itself.
     assert sorted(path.name for path in tmp_path.iterdir()) == ["AGENTS.md", "cache", "rules.lock", "rules.toml"]
     # init locks what it wrote, and the lock names the command a user without doit has.

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from agent_constitution.commands.starter import (
     fitted_starter,
     project_layer,
     SOURCE_URL,
+    STARTER_EXCLUDE,
     STARTER_PACKAGES,
     URL_VARIABLE,
     Starter,
@@ -288,8 +290,14 @@ def test_the_default_manifest_is_the_base_selection():
     manifest = tomllib.loads(text)
     assert manifest["rules"] == [ref(package) for package in STARTER_PACKAGES]
     assert "exclude" not in manifest
-    assert text == starter_manifest(SOURCE_URL, 'rev = "x"', choose(Shape({}), SOURCE))
-    assert isinstance(choose(Shape({}), SOURCE), Starter)
+    # With the source read, the same packages, less the rules outside the default set.
+    base = choose(Shape({}), SOURCE)
+    assert isinstance(base, Starter) and base.packages == STARTER_PACKAGES
+    opt_in = [node for node, why in base.exclude if why.startswith("opt-in, not in the default set")]
+    assert opt_in and all(not SOURCE.rules[rule].default for rule in opt_in)
+    assert [node for node, _ in base.exclude if node not in opt_in] == list(STARTER_EXCLUDE)
+    bare = starter_manifest(SOURCE_URL, 'rev = "x"', replace(base, exclude=tuple(STARTER_EXCLUDE.items())))
+    assert text == bare
 
 
 @pytest.mark.slow

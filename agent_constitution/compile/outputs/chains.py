@@ -95,7 +95,8 @@ def chain_report(root: Path, chains: list[list[str]], agents: tuple[str, ...], o
                                          f" the last {len(text) - limit} of this one's {len(text)}{_rules_in(text[limit:])}"))
     for path, loss in losses:
         shown = path.relative_to(root).as_posix()
-        fix = "shorten its hand-written text, or exclude rules in rules.toml (the lines above name the largest)"
+        fix = ("shorten its hand-written text, or exclude rules in rules.toml (the lines above name the largest),"
+               " or list the agents compile serves in [compile] agents without the one named")
         if over_limit == "error":
             raise UserError(loss, file=path, fix=fix + '; or set [compile] over-limit = "warn" to compile with a warning')
         lines.append(f"warning: {shown}: {loss}\n  fix: {fix}")  # one item: printed whatever the verbosity

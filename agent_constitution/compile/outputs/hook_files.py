@@ -119,11 +119,13 @@ class HookFiles:
 def _state(root: Path) -> str:
     # What the commands depend on besides the settings: whether there is a covenant, how the tools
     # are launched (uv, by name, or by the absolute paths of this installation).
-    from agent_constitution.compile import hooks, launcher
+    # Not `hooks`: its pydantic models would be most of a no-op compile.
+    from agent_constitution.compile import launcher
+    from agent_constitution.compile.layout import has_covenant
 
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
-    return digest({"covenant": hooks.has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
+    return digest({"covenant": has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
                    "stop-missing-tool": launcher.stop_policy(root)})
 
 

@@ -78,10 +78,11 @@ def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
 
 
 def _dropped_hosts(plan: Plan, locked: bool) -> list[str]:
-    """The stop hooks compile wrote for the hosts whose agents are no longer enabled, taken out (a
-    file with nothing else in it goes, and so do the folders that leaves empty). The judge's hook
-    stays: `pdks init --host` may have put it there for a host compile does not serve."""
-    from agent_constitution.compile import stop_hooks
+    """The hooks compile wrote for the hosts whose agents are no longer enabled, taken out: the stop
+    hook, and the judge's where compile added it (`compile.judges`; one `pdks init --host` wrote for
+    a host compile does not serve stays). A file with nothing else in it goes, and so do the folders
+    that leaves empty."""
+    from agent_constitution.compile import hooks, stop_hooks
     from agent_constitution.compile.agents import hosts
     from agent_constitution.compile.strict import refuse_removal
     from agent_constitution.covenant.catalogue import HOSTS
@@ -89,17 +90,23 @@ def _dropped_hosts(plan: Plan, locked: bool) -> list[str]:
     enabled = set(hosts(plan.settings.agents))
     removed = []
     for host, spec in HOSTS.items():
-        if host in enabled or host == "claude-code" or spec.stop_file is None:
+        if host in enabled or host == "claude-code":
             continue
-        if not ((plan.root / spec.stop_file).is_file() and stop_hooks.remove(plan.root, host)):
-            continue
-        # The doit wiring puts the file back when a step fails (`tasks.agents._undone`).
-        refuse_removal(plan.root / spec.stop_file, locked=locked)
-        removed.append(spec.stop_file)
-        folder = (plan.root / spec.stop_file).parent
-        while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
-            folder.rmdir()
-            folder = folder.parent
+        for name in spec.files:
+            path = plan.root / name
+            if not path.is_file():
+                continue
+            changed = stop_hooks.remove(plan.root, host) if name == spec.stop_file else False
+            changed = (hooks.remove_dropped_judge(plan.root, host) if name == spec.file else False) or changed
+            if not changed:
+                continue
+            # The doit wiring puts the file back when a step fails (`tasks.agents._undone`).
+            refuse_removal(path, locked=locked)
+            removed.append(name)
+            folder = path.parent
+            while folder != plan.root and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+                folder.rmdir()
+                folder = folder.parent
     return removed
 
 

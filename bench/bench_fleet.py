@@ -1,0 +1,76 @@
+"""Benchmark `fleet` over generated repositories served by `git daemon` on 127.0.0.1.
+
+    uv run python bench/bench_fleet.py [--repos 200] [--runs 3] [--parallel 8]
+
+Generates `--repos` repositories (bare clones of two templates whose rules.lock pin one rule source
+at two releases; the same generator as tests/fleet), serves them with `git daemon`, and times the
+survey: a cold run (every repository fetched shallow and read), a warm run with nothing changed
+(the median of `--runs`: one `git ls-remote` per repository, nothing fetched) and a run after one
+repository got a new commit. Prints wall and CPU seconds of each and the warm / cold ratio.
+Target: a warm run of 200 repositories under 2 s, and warm / cold under 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent_constitution.fleet.repos import read_list  # noqa: E402
+from agent_constitution.fleet.survey import survey  # noqa: E402
+from agent_constitution.layout import BASELINE  # noqa: E402
+
+
+def timed(function):
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = function()
+    children = os.times()
+    return result, time.perf_counter() - wall, time.process_time() - cpu, children
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repos", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--parallel", type=int, default=8)
+    args = parser.parse_args()
+    from tests.fleet.conftest import Generated
+    from tests.sources.servers import git_daemon
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        os.environ["AGENT_CONSTITUTION_CACHE"] = str(root / "user-cache")
+        os.environ.pop("AGENT_CONSTITUTION_POLICY", None)
+        started = time.perf_counter()
+        generated = Generated(root / "fleet", args.repos)
+        print(f"generated {args.repos} repositories in {time.perf_counter() - started:.1f} s;"
+              f" load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+        with git_daemon(generated.served) as url:
+            repos = read_list(generated.list_file(url))
+            cold, cold_wall, cold_cpu, _ = timed(lambda: survey(repos, jobs=args.parallel))
+            assert cold.fetched == args.repos
+            warm = []
+            for _ in range(args.runs):
+                fleet, wall, cpu, _ = timed(lambda: survey(repos, jobs=args.parallel))
+                assert fleet.fetched == 0
+                warm.append((wall, cpu))
+            generated.change(generated.names[7], {BASELINE: "version = 1\n"})
+            changed, one_wall, one_cpu, _ = timed(lambda: survey(repos, jobs=args.parallel))
+            assert changed.fetched == 1
+        warm_wall = statistics.median(w for w, _ in warm)
+        warm_cpu = statistics.median(c for _, c in warm)
+        print(f"cold:           {cold_wall:6.2f} s wall, {cold_cpu:5.2f} s CPU in this process")
+        print(f"warm (median):  {warm_wall:6.2f} s wall, {warm_cpu:5.2f} s CPU   (target < 2 s for 200)")
+        print(f"after one:      {one_wall:6.2f} s wall, {one_cpu:5.2f} s CPU")
+        print(f"warm / cold:    {warm_wall / cold_wall:6.2f}   (target < 0.5); load average now {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The fleet over repositories served by `git daemon` on 127.0.0.1: cold, warm, after one changes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from agent_constitution import cli
+from agent_constitution.errors import UserError
+from agent_constitution.fleet import render
+from agent_constitution.fleet.release import impact, impact_text
+from agent_constitution.fleet.repos import read_list
+from agent_constitution.fleet.state import State
+from agent_constitution.fleet.survey import releases, survey
+from agent_constitution.layout import BASELINE
+from tests.sources import servers
+
+
+@pytest.mark.parametrize("generated", [200], indirect=True)
+def test_two_hundred_repositories_cold_warm_and_after_one_changes(generated):
+    with servers.git_daemon(generated.served) as url:
+        repos = read_list(generated.list_file(url))
+        assert len(repos) == 200
+        cold = survey(repos, jobs=8)
+        assert cold.fetched == 200
+        rows = {row["repository"].rsplit("/", 1)[1]: row for row in cold.repositories}
+        assert all(row["error"] is None and row["lock"] for row in rows.values())
+        old, new = rows["repo-0001.git"], rows["repo-0000.git"]
+        assert [(s["name"], s["tag"], s["newest"], s["behind"]) for s in old["sources"]] == [("ac", "v1.0.0", "v1.1.0", 1)]
+        assert [(s["tag"], s["behind"]) for s in new["sources"]] == [("v1.1.0", 0)]
+        assert old["waivers"] == 1 and old["baseline"] == 0 and old["rules"] == 2 and new["rules"] == 3
+        assert releases(cold.repositories) == {str(generated.source): {"v1.0.0": 150, "v1.1.0": 50}}
+
+        warm = survey(repos, jobs=8)
+        assert warm.fetched == 0 and warm.repositories == cold.repositories
+
+        commit = generated.change("repo-0007.git", {BASELINE: 'version = 1\n\n[[finding]]\nrule = "ac:7"\n'
+                                                    'fingerprint = "0123456789abcdef0123"\nreason = "x"\n'})
+        after = survey(repos, jobs=8)
+        assert after.fetched == 1
+        changed = next(row for row in after.repositories if row["repository"].endswith("repo-0007.git"))
+        assert changed["commit"] == commit and changed["baseline"] == 1
+        assert [row for row in after.repositories if row is not changed] == \
+            [row for row in cold.repositories if not row["repository"].endswith("repo-0007.git")]
+
+
+def test_reports_policy_and_the_outputs(generated, tmp_path, monkeypatch):
+    with servers.git_daemon(generated.served) as url:
+        repos = read_list(generated.list_file(url))
+        first = survey(repos)
+        head = first.repositories[1]["commit"]
+        reports = tmp_path / "artifacts" / "repo-0001"
+        reports.mkdir(parents=True)
+        report = {"version": 1, "results": [
+            {"ref": "ac:7", "segment": ".", "outcome": "violation"}, {"ref": "ac:9", "segment": ".", "outcome": "pass"},
+            {"ref": "ac:9", "segment": "web", "outcome": "violation"}]}
+        (reports / "fleet-report.json").write_text(json.dumps({"repository": f"{url}/repo-0001.git", "commit": head,
+                                                               "report": report}))
+        (reports / "other.json").write_text("[1, 2]")  # an artifact folder holds other files too
+        fleet = survey(repos, reports=tmp_path / "artifacts", policy="sha256:" + "0" * 64)
+    row = fleet.repositories[1]
+    assert row["violated"] == ["ac:7", "ac:9"] and row["checked"] == head and row["checked_current"]
+    assert row["policy"] == "locked without the policy"
+    assert fleet.to_json()["rules"] == {"ac:7": {"pass": 0, "violation": 1, "undecidable": 0, "no-check": 0},
+                                        "ac:9": {"pass": 0, "violation": 1, "undecidable": 0, "no-check": 0}}
+    text = render.table(fleet)
+    assert "ac:7, ac:9" in text and "8 repositories (0 read again): 6 behind a release, 1 violating a rule" in text
+    page = render.html(fleet)
+    assert "<title>Fleet · agent-constitution</title>" in page and "Compliance per rule" in page
+    assert json.loads(render.to_json(fleet))["releases"][str(generated.source)] == {"v1.0.0": 6, "v1.1.0": 2}
+
+
+def test_an_unreachable_repository_is_one_row_not_the_end(generated, tmp_path):
+    with servers.git_daemon(generated.served) as url:
+        listed = tmp_path / "list.txt"
+        listed.write_text(f"{url}/repo-0000.git\n{url}/missing.git\n")
+        fleet = survey(read_list(listed))
+    assert fleet.repositories[0]["error"] is None
+    assert fleet.repositories[1]["commit"] is None and "git ls-remote failed" in fleet.repositories[1]["error"]
+
+
+def test_a_release_lists_the_repositories_it_affects_and_each_rules_change(generated):
+    with servers.git_daemon(generated.served) as url:
+        fleet = survey(read_list(generated.list_file(url)))
+    found = impact(fleet, f"{generated.source}@v1.1.0")
+    assert len(found["affected"]) == 6 and found["unaffected"] == 2
+    first = found["affected"][0]
+    assert first["locked"] == "v1.0.0" and first["new_rules"] == ["ac:10"]
+    assert first["rules"] == [{"rule": "ac:9", "changes": ["revision 1 → 2", "check changed"], "recheck": False}]
+    assert "ac:9: revision 1 → 2, check changed" in impact_text(found)
+    with pytest.raises(UserError, match="has no tag 'v9'"):
+        impact(fleet, f"{generated.source}@v9")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("--upload-pack=touch /tmp/x\n", "starts with '-'"),
+    ("ext::sh -c touch% /tmp/x\n", "remote helper"),
+    ("https://example.org/a.git\nhttps://example.org/a\n", "a second time"),
+    ("# nothing\n\n", "lists no repository"),
+])
+def test_a_hostile_list_fails_with_its_line(tmp_path, text, expected):
+    listed = tmp_path / "list.txt"
+    listed.write_text(text)
+    with pytest.raises(UserError) as caught:
+        read_list(listed)
+    assert expected in str(caught.value) and str(caught.value).startswith(f"error: {listed}")
+
+
+def test_the_state_is_a_cache(isolated, tmp_path):
+    path = tmp_path / "state.sqlite3"
+    state = State(path)
+    state.put([("k", "c" * 40, {"a": 1})])
+    state.close()
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version=99")
+    assert State(path).known() == {}  # another layout: started again
+
+
+def test_the_command(generated, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with servers.git_daemon(generated.served) as url:
+        listed = generated.list_file(url)
+        assert cli.main(["fleet", "--repos", str(listed), "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert len(data["repositories"]) == 8
+        assert cli.main(["fleet", "--repos", str(listed), "--format", "html", "--output", str(tmp_path / "site")]) == 0
+        assert (tmp_path / "site" / "index.html").is_file()
+        assert cli.main(["fleet", "--repos", str(listed), "--format", "yaml"]) == 2
+        assert "--format 'yaml' is not one of table, json, html, notes" in capsys.readouterr().err
+        assert cli.main(["fleet"]) == 2
+        assert cli.main(["fleet", "--org", "acme"]) == 2 if not _has_forge_cli() else True
+
+
+def _has_forge_cli() -> bool:
+    import shutil
+
+    return bool(shutil.which("gh") or shutil.which("glab"))
+
+
+def test_release_notes_per_rule_for_the_pull_requests_renovate_opens(generated, capsys):
+    from agent_constitution.fleet.release import notes
+
+    text = notes(f"{generated.source}@v1.1.0")
+    assert text.startswith("## v1.1.0 (since v1.0.0)\n")
+    assert "### Rules added\n\n- `10` Rule 10\n" in text
+    assert "### Checks changed\n\n- `9` Rule 9 (revision 1 → 2)\n" in text
+    assert "Texts changed" not in text
+    assert notes(f"{generated.source}@v1.0.0").endswith("(the first release)\n\nBehaviour change per rule (`agent-constitution"
+                                                         f" fleet --release {generated.source}@v1.0.0` lists which"
+                                                         " repositories of a fleet each affects).\n\nNo rule changed.\n")
+    assert cli.main(["fleet", "--release", f"{generated.source}@v1.1.0", "--format", "notes"]) == 0
+    assert capsys.readouterr().out == text

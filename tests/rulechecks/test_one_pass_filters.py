@@ -1,0 +1,56 @@
+"""The one-scan filters of the content checks decide exactly what their slower forms decided."""
+
+from __future__ import annotations
+
+import ast
+
+from hypothesis import given, settings, strategies as st
+
+from .subjects import check_module
+
+SECRETS = check_module(34)
+BREAKPOINTS = check_module(24)
+BARE_EXCEPT = check_module(25)
+
+WORDS = sorted({word for words, _ in SECRETS.FORMATS.values() for word in words})
+# Texts made of the formats' words, their pieces and noise, run together so that words overlap.
+PIECES = st.one_of(st.sampled_from(WORDS), st.sampled_from(WORDS).map(lambda w: w[: len(w) // 2 + 1]),
+                   st.sampled_from(WORDS).map(lambda w: w[1:]), st.text(max_size=4))
+
+
+@given(st.lists(PIECES, max_size=12).map("".join))
+def test_one_scan_finds_every_word_a_search_per_word_finds(text):
+    assert SECRETS.words_in(text) == {word for word in WORDS if word in text}
+
+
+CODE = st.lists(st.sampled_from([
+    "try:\n    x = 1\n", "except:\n    pass\n", "except :\n    pass\n", "except \\\n:\n    pass\n",
+    "except ValueError:\n    pass\n", "except (A, B):\n    pass\n", "x = 'except:'\n", "# except:\n",
+    "breakpoint()\n", "import pdb\n", "import os, pdb\n", "from ipdb import set_trace\n", "pdb.set_trace()\n",
+    "(breakpoint)()\n", "y = 2\n", "def f():\n    return 1\n",
+]), max_size=8).map("".join)
+
+
+def _bare_by_parse(text: str) -> bool:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return bool(BARE_EXCEPT.LOOKS_LIKE.search(text))
+    return any(isinstance(node, ast.ExceptHandler) and node.type is None for node in ast.walk(tree))
+
+
+def _debugger_by_parse(text: str) -> bool:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return bool(BREAKPOINTS.LOOKS_LIKE.search(text))
+    return any(BREAKPOINTS._debugger(node) for node in ast.walk(tree))
+
+
+@settings(max_examples=300)
+@given(CODE)
+def test_a_file_the_filters_skip_holds_nothing_the_parse_finds(text):
+    if not BARE_EXCEPT.BARE.search(text):
+        assert not _bare_by_parse(text)
+    if not any(word in text for word in BREAKPOINTS._WORDS):
+        assert not _debugger_by_parse(text)

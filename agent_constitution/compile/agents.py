@@ -71,6 +71,13 @@ KIRO = Scoped(
     '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n',
     frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
 )
+CONTINUE = Scoped(
+    ".continue/rules",
+    ".md",
+    # alwaysApply false: included when a file matching `globs` is in the context.
+    '---\nname: "agent-constitution: {glob}"\nglobs: "{glob}"\nalwaysApply: false\n---\n',
+    frozenset({"name", "globs", "regex", "description", "alwaysApply"}),
+)
 
 AGENTS = {
     agent.name: agent
@@ -91,7 +98,7 @@ AGENTS = {
         Agent("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
               markers=(".opencode", "opencode.json")),
         Agent("amp", skills=(".agents/skills", ".claude/skills")),
-        Agent("continue", skills=(".continue/skills",), markers=(".continue",)),
+        Agent("continue", scoped=CONTINUE, skills=(".continue/skills",), markers=(".continue",)),
         Agent("grok", host="grok", skills=(".grok/skills",), markers=(".grok",)),
         Agent("zed", markers=(".rules",)),
         Agent("aider", markers=(".aider.conf.yml",)),
@@ -135,7 +142,7 @@ def _shows(path: Path) -> bool:
         if child.is_dir() and child.name == "skills":  # skills compile installed carry its stamp
             if any(not (skill / ".agent-constitution.json").is_file() for skill in child.iterdir()):
                 return True
-        elif child.is_dir() and child.name in ("steering", "instructions", "hooks"):  # rule and hook files
+        elif child.is_dir() and child.name in ("steering", "instructions", "hooks", "rules"):  # rule and hook files
             if any(not (entry.is_file() and _ours(entry)) for entry in child.iterdir()):
                 return True
         elif not (child.is_file() and _ours(child)):

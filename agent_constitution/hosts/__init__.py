@@ -1,0 +1,1 @@
+"""The agents and tools a repository works with, one record per host."""

@@ -82,7 +82,8 @@ def _not_here(family, project: Project) -> dict:
     from agent_constitution.tasks.verbs import VERBS
     from agent_constitution.errors import UserError
 
-    reason, fix = VERBS[family.NAME].needs(project.root)
+    verb = next(verb for verb in VERBS.values() if (verb.task or verb.name) == family.NAME)
+    reason, fix = verb.needs(project.root)
     error = UserError(f"`{family.NAME}` does not apply here: {reason}", fix=fix)
     return {"basename": family.NAME, "doc": family.__doc__.splitlines()[0], "actions": [(_fail, [str(error)])],
             "uptodate": [False]}

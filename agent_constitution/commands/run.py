@@ -41,7 +41,8 @@ def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int
     missing = verb.needs(root) if verb.needs else None
     if missing:
         raise UsageError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
-    tasks = [f"{verb.name}:{name}" for name in invocation.words] or [verb.name]
+    task = verb.task or verb.name
+    tasks = [f"{task}:{name}" for name in invocation.words] or [task]
     flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []
     if invocation.jobs:
         flags += ["-n", str(invocation.jobs)]

@@ -191,6 +191,13 @@ KIRO = Scoped(
     '---\ninclusion: fileMatch\nfileMatchPattern: "{glob}"\n---\n',
     frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
 )
+CONTINUE = Scoped(
+    ".continue/rules",
+    ".md",
+    # alwaysApply false: included when a file matching `globs` is in the context.
+    '---\nname: "agent-constitution: {glob}"\nglobs: "{glob}"\nalwaysApply: false\n---\n',
+    frozenset({"name", "globs", "regex", "description", "alwaysApply"}),
+)
 
 TABLE: list[Host] = [
     Host(AGENTS_MD, skills=(".agents/skills",)),
@@ -261,7 +268,7 @@ TABLE: list[Host] = [
     Host("opencode", skills=(".agents/skills", ".claude/skills", ".opencode/skills"),
          markers=(".opencode", "opencode.json")),
     Host("amp", skills=(".agents/skills", ".claude/skills")),
-    Host("continue", skills=(".continue/skills",), markers=(".continue",)),
+    Host("continue", scoped=CONTINUE, skills=(".continue/skills",), markers=(".continue",)),
     # Grok's default timeout (5 s) is shorter than a cold plan compile. Grok has no stop-like event
     # that blocks (PreToolUse is its only blocking event).
     Host("grok", skills=(".grok/skills",), markers=(".grok",),

@@ -47,7 +47,7 @@ def _shows(path: Path) -> bool:
         if child.is_dir() and child.name == "skills":  # skills compile installed carry its stamp
             if any(not (skill / ".agent-constitution.json").is_file() for skill in child.iterdir()):
                 return True
-        elif child.is_dir() and child.name in ("steering", "instructions", "hooks"):  # rule and hook files
+        elif child.is_dir() and child.name in ("steering", "instructions", "hooks", "rules"):  # rule and hook files
             if any(not (entry.is_file() and _ours(entry)) for entry in child.iterdir()):
                 return True
         elif not (child.is_file() and _ours(child)):

@@ -52,6 +52,9 @@ class _FieldLabel(BaseModel):
     why: StrictStr = ""
     findings: tuple[StrictStr, ...] = ()
     noise: StrictBool = False
+    # A rule only init's default selection selects: its label still says what the rule's text
+    # finds there, which is what a reviewer is calibrated on.
+    selected_by: Literal["init"] | None = None
 
 
 class _ProjectCase(BaseModel):

@@ -60,7 +60,7 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     max_tokens = table.get("max-tokens", default.max_tokens)
     claude = table.get("claude", default.claude)
     git_hook = table.get("git-hook", default.git_hook)
-    if type(max_tokens) is not int or max_tokens <= 0 or claude not in ("import", "none"):
+    if type(max_tokens) is not int or max_tokens <= 0 or claude not in ("import", "link", "none"):
         max_tokens, claude = default.max_tokens, default.claude
     if git_hook not in ("auto", "plain"):
         git_hook = default.git_hook

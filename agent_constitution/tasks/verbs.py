@@ -13,8 +13,8 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, review, site,
-                                     source, upgrade)
+from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, readback, review,
+                                     site, source, upgrade)
 from agent_constitution.wiring import PROG
 
 
@@ -69,6 +69,7 @@ class Verb:
     subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
     policy: bool = False  # `--policy FILE|URL#COMMIT`: an organisation policy layer (docs/fleet.md)
+    task: str = ""  # the doit task it runs, when not named like the verb (`agents` runs `readback`)
 
 
 # `check`'s fix options, ruff's flags: handled before doit runs (commands/fix.py), never passed to it.
@@ -104,6 +105,8 @@ VERBS = {
              "(`review calibrate`: measure a reviewer on labelled cases)", "checks", _has_manifest,
              review.PARAMS + review.CALIBRATE_PARAMS, subtask="calibrate"),
         Verb("review-ingest", "Record reviewer verdicts that disagree with the checks", "checks", _has_manifest),
+        Verb("agents", "Show what each enabled agent loads in each segment and the rules in force it misses",
+             "compile", _has_manifest, readback.PARAMS, task=readback.NAME),
         Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
         Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),
         Verb("source", "Validate this rule source against its files and its git history", "sources", _is_source,

@@ -209,13 +209,14 @@ def test_a_failed_first_compile_leaves_no_folder_it_created(tmp_path):
     root = make_repo(tmp_path / "repo", skills=SKILLS)
     manifest = root / "rules.toml"
     manifest.write_text(manifest.read_text().replace(
-        "\n[[segment]]", '\n[compile]\nagents = ["agents-md", "claude-code", "windsurf"]\nover-limit = "error"\n\n[[segment]]', 1))
-    # The root index, written last, cannot fit Windsurf's 12,000 characters beside this hand-written
-    # text, and the manifest makes that an error.
-    (root / "AGENTS.md").write_text("# Notes\n\n" + "Hand-written notes of the team. " * 370 + "\n")
+        "\n[[segment]]", '\n[compile]\nagents = ["agents-md", "claude-code", "windsurf"]\nclaude = "link"\n'
+        'over-limit = "error"\n\n[[segment]]', 1))
+    # The root index, written last, cannot fit the 32 KiB of a chain beside this hand-written text,
+    # and the manifest makes that an error.
+    (root / "AGENTS.md").write_text("# Notes\n\n" + "Hand-written notes of the team. " * 1100 + "\n")
     before = {path: data for path, data in tree(root).items() if not path.startswith("cache")}
     failed = doit(root, "compile", check=False)
-    assert failed.returncode != 0 and "windsurf read at most 12000 characters" in failed.stdout + failed.stderr
+    assert failed.returncode != 0 and "load at most 32768 bytes" in failed.stdout + failed.stderr
     assert "updated .windsurf/skills/uv-project" in failed.stdout  # the skills were installed before it failed
     assert {path: data for path, data in tree(root).items() if not path.startswith("cache")} == before
     (root / "AGENTS.md").write_text("# Notes\n")

@@ -81,7 +81,9 @@ def test_first_compile_writes_every_output(built):
     pre_commit = (repo / ".pre-commit-config.yaml").read_text()
     # Every hook type compile adds is installed by `pre-commit install`; the user's lines follow as they were.
     assert pre_commit.startswith("default_install_hook_types: [pre-commit, commit-msg]  # agent-constitution")
-    assert pre_commit.partition("\n")[2].startswith(PRE_COMMIT)
+    stages, _, rest = pre_commit.partition("\n")[2].partition("\n")
+    assert stages.startswith("default_stages: [post-checkout,") and " commit-msg," not in stages
+    assert rest.startswith(PRE_COMMIT)
     assert "run `pre-commit install` once more" in first.stderr
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
     # A file whose bytes are within max-tokens fits without counting (the token table is not loaded).

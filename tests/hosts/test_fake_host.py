@@ -1,4 +1,5 @@
-"""A host added as one record plus its adapter module is compiled, wired, judged and pruned.
+"""A host added as one record, its adapter module and its loader model is compiled, wired, judged and
+pruned.
 
 The fake host lives in a temporary registry (`hosts.registered`): no other file of the package
 names it, so every stage that serves it reads the host table.
@@ -19,6 +20,7 @@ from agent_constitution import hosts
 from agent_constitution.checks import stop
 from agent_constitution.covenant import adapters, cli
 from agent_constitution.hosts import Host, Stop
+from agent_constitution.hosts.loaders import LOADERS, codex
 from agent_constitution.loader import namespace
 from agent_constitution.project import Project
 from tests.compile.support import make_repo
@@ -45,6 +47,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (made / "gate").mkdir()
     (made / "polydeukes.config.yaml").write_text(CONFIG)
     monkeypatch.chdir(made)
+    # Its loader model (what compile's read-back proves it loads): AGENTS.md root→cwd, as the
+    # AGENTS.md readers load it.
+    monkeypatch.setitem(LOADERS, "fake", codex.agents_md)
     with hosts.registered(FAKE):
         yield made
 

@@ -2,7 +2,9 @@
 iterates this list and calls each entry directly). Each entry follows `base.Output`; importing them
 costs only the standard library, since their steps import what they need when they run."""
 
-from agent_constitution.compile.outputs import chains, hook_files, prune, scoped, segment, shims, skill_folders, tools
+from agent_constitution.compile.outputs import (
+    chains, hook_files, prune, readback, scoped, segment, shims, skill_folders, summary, tools, windsurf_rest,
+)
 
 REGISTRY = (
     segment.OUTPUT,
@@ -11,6 +13,9 @@ REGISTRY = (
     skill_folders.OUTPUT,
     hook_files.OUTPUT,
     prune.OUTPUT,
+    summary.OUTPUT,
+    windsurf_rest.OUTPUT,
     chains.OUTPUT,
+    readback.OUTPUT,
     tools.OUTPUT,
 )

@@ -333,11 +333,9 @@ def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[
         found.append((len(body.encode("utf-8")) + banner, max_bytes, "bytes",
                       f"the agents that read AGENTS.md root→leaf ({', '.join(readers)}) load at most {limit} bytes of"
                       " a chain, hand-written text included"))
-    if max_chars is not None and len(body) + banner > max_chars:
-        readers = [a for a in settings.agents if AGENTS[a].file_chars]
-        limit = min(AGENTS[a].file_chars for a in readers)
-        found.append((len(body) + banner, max_chars, "characters",
-                      f"{', '.join(readers)} read at most {limit} characters of a rule file, hand-written text included"))
+    # A per-file limit (Windsurf's 12,000 characters) only sizes the region: the rest of a file above
+    # it goes into the agent's continuation files (outputs/windsurf_rest.py), and agents:readback
+    # proves the agent loads it all.
     written = sorted(((name, size) for name, size in own if size), key=lambda item: -item[1])
     lines = []
     for size, room, unit, readers in found:

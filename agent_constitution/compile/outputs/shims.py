@@ -61,6 +61,8 @@ class Shims:
         if linked_pair(plan.file(segment, shim), plan.file(segment, FILE)):
             # CLAUDE.md → AGENTS.md (or the reverse): one file, which holds the rules itself.
             return Step((), (), {}, state)
+        if shim == CLAUDE and plan.settings.claude == "link" and (not path.exists() or owned.is_owned(path)):
+            return _link(plan, path, locked, state)
         if path.is_symlink() and not path.exists():
             return Step((), (f"warning: {shown} is a symbolic link to {os.readlink(path)}, which does not exist, so"
                              f" {_product(shim)} reads nothing there: point it at {FILE} or remove it",), {}, state)
@@ -96,6 +98,26 @@ class Shims:
 
         path = plan.file(job.subject[0], job.subject[2])
         return [plan.shown(path)] if owned.remove_owned(path, root=plan.root) else []
+
+
+def _link(plan: Plan, path: Path, locked: bool, state: str) -> Step:
+    """`[compile] claude = "link"`: CLAUDE.md as a symbolic link to the AGENTS.md beside it (in place
+    of a shim compile wrote). Claude Code then reads the rules as CLAUDE.md's own text, which it does
+    in every folder of the path, where it expands an ancestor's `@` import in none."""
+    from agent_constitution.errors import OutOfDate
+
+    shown = plan.shown(path)
+    if locked:
+        raise OutOfDate(f"{shown} would become a symbolic link to {FILE} ([compile] claude = \"link\")",
+                        file=path, fix="run compile without --locked and commit the link")
+    from agent_constitution import fsio
+
+    if fsio.before_change is not None:  # journaled, so that a failed compile takes the link out again
+        fsio.before_change(path)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    os.symlink(FILE, path)
+    return Step((shown,), (), {}, state)
 
 
 def linked_pair(shim: Path, agents: Path) -> bool:

@@ -1,0 +1,257 @@
+"""What every loader model shares: where a text came from, what an agent loaded, and the steps of
+the documented algorithms (ancestor walks, `@` imports, globs, front matter, truncation).
+
+A loader model answers one question: a session of this agent works on one file of the repository;
+which instruction text reaches the model, and how much of it. It reads only the repository's files
+(never the user's home: what a user keeps there is not the repository's to prove), follows links
+only inside the repository, and never fails on what it reads: a file it cannot read or parse is a
+file the agent would not load either, named in the view's `unknown` when the docs do not say.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+
+
+@dataclass(frozen=True)
+class Cite:
+    """Where a behaviour is documented, and when that page or thread was read."""
+
+    url: str
+    read: str  # ISO date
+    says: str  # the behaviour, in a line
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One file's contribution to what an agent loaded."""
+
+    path: str  # relative to the repository root
+    text: str  # the part the agent loads
+    why: str  # why it is loaded ("ancestor of the working folder", "applyTo matches", ...)
+    lost: int = 0  # bytes (or characters, per the view's limit) of the file the agent does not load
+
+
+@dataclass(frozen=True)
+class View:
+    """What one agent (one product of a family) loads in one documented way of working on a file."""
+
+    agent: str  # the compile agent name (`[compile] agents`)
+    product: str  # the product modelled ("Copilot coding agent", "Claude Code")
+    scenario: str  # "session in svc/", "session at the root, reading svc/x.py"
+    pieces: tuple[Piece, ...]
+    limit: str = ""  # the limit applied, in words ("32768 bytes over the chain")
+    unknown: tuple[str, ...] = ()  # what the docs leave open, and the worst case taken
+    cites: tuple[Cite, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(piece.text for piece in self.pieces)
+
+    @property
+    def size(self) -> int:
+        return sum(len(piece.text.encode("utf-8")) for piece in self.pieces)
+
+    @property
+    def lost(self) -> int:
+        return sum(piece.lost for piece in self.pieces)
+
+
+@dataclass(frozen=True)
+class Repo:
+    """The repository a loader reads: its root, and a cache of the files read (one proof reads a file
+    once for every agent and folder)."""
+
+    root: Path
+    _texts: dict = field(default_factory=dict, compare=False, repr=False)  # path (or listing) → what was read
+
+    def text(self, path: str) -> str | None:
+        """The text of `path` (relative), links followed inside the repository; None when absent,
+        unreadable, not UTF-8, or a link that leads out."""
+        if path in self._texts:
+            return self._texts[path]
+        found = None
+        full = self.root / path
+        try:
+            real = full.resolve()
+            real.relative_to(self.root.resolve())
+            if real.is_file():
+                found = real.read_bytes().decode("utf-8")
+        except (OSError, ValueError):
+            found = None
+        self._texts[path] = found
+        return found
+
+    def is_dir(self, path: str) -> bool:
+        return (self.root / path).is_dir()
+
+    def files(self, folder: str, suffix: str, recursive: bool = False) -> list[str]:
+        """The files ending in `suffix` in `folder` (relative), sorted; none when it is absent."""
+        key = ("files", folder, suffix, recursive)
+        if key not in self._texts:
+            base = self.root / folder
+            found = (base.rglob(f"*{suffix}") if recursive else base.glob(f"*{suffix}")) if base.is_dir() else ()
+            self._texts[key] = sorted(p.relative_to(self.root).as_posix() for p in found if p.is_file())
+        return self._texts[key]
+
+    def walk(self, name: str) -> list[str]:
+        """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
+        key = ("walk", name)
+        if key not in self._texts:
+            found = []
+            for path in self.root.rglob(name):
+                rel = path.relative_to(self.root)
+                if path.is_file() and not any(part.startswith(".") for part in rel.parts[:-1]):
+                    found.append(rel.as_posix())
+            self._texts[key] = sorted(found)
+        return self._texts[key]
+
+
+def folders(file: str) -> list[str]:
+    """The folders from the repository root down to the one holding `file`: `svc/a/x.py` →
+    `["", "svc", "svc/a"]` ("" is the root)."""
+    parts = PurePosixPath(file).parts[:-1]
+    return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def shown(folder: str) -> str:
+    return f"{folder}/" if folder else "the root"
+
+
+def first(repo: Repo, folder: str, names: tuple[str, ...], nonempty: bool = False) -> str | None:
+    """The first of `names` that exists in `folder` (and, with `nonempty`, holds more than blanks)."""
+    for name in names:
+        text = repo.text(join(folder, name))
+        if text is not None and (not nonempty or text.strip()):
+            return join(folder, name)
+    return None
+
+
+def cut_bytes(pieces: list[Piece], budget: int) -> list[Piece]:
+    """Pieces held to `budget` bytes over all of them, in order: the piece that crosses it is cut at
+    the byte (a split character dropped), the ones after it are dropped (`lost` = their bytes)."""
+    kept: list[Piece] = []
+    left = budget
+    for piece in pieces:
+        data = piece.text.encode("utf-8")
+        if len(data) <= left:
+            kept.append(piece)
+            left -= len(data)
+            continue
+        head = data[: max(left, 0)].decode("utf-8", errors="ignore")
+        kept.append(Piece(piece.path, head, piece.why, len(data) - len(head.encode("utf-8"))))
+        left = 0
+    return kept
+
+
+def cut_chars(piece: Piece, limit: int) -> Piece:
+    """A piece held to `limit` characters (a per-file limit)."""
+    if len(piece.text) <= limit:
+        return piece
+    return Piece(piece.path, piece.text[:limit], piece.why, len(piece.text) - limit)
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.[\w]+)")
+
+
+def imports(text: str) -> list[str]:
+    """The `@path` imports of a text outside code fences and code spans, in order."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        plain = re.sub(r"`[^`]*`", "", line)
+        found += [m.group(1) for m in _IMPORT.finditer(plain)]
+    return found
+
+
+def resolve(base_folder: str, target: str) -> str | None:
+    """An import's path relative to the repository root, or None when it leaves the repository (or is
+    absolute or under `~`: outside what the proof reads)."""
+    if target.startswith(("/", "~")):
+        return None
+    parts: list[str] = [p for p in base_folder.split("/") if p]
+    for part in PurePosixPath(target).parts:
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern:
+    """A glob as gitignore-style tools read it: `**` any number of folders, `*` and `?` within one,
+    `{a,b}` alternatives; a pattern without `/` matches a file name in any folder."""
+    pattern = pattern.strip().lstrip("/")
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    anywhere = "/" not in pattern
+    out, i = "", 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif c == "*":
+            out, i = out + "[^/]*", i + 1
+        elif c == "?":
+            out, i = out + "[^/]", i + 1
+        elif c == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            out += "(?:" + "|".join(re.escape(a) for a in pattern[i + 1:end].split(",")) + ")"
+            i = end + 1
+        else:
+            out, i = out + re.escape(c), i + 1
+    return re.compile(("(?:.*/)?" if anywhere else "") + out + r"\Z")
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    return bool(pattern.strip()) and _glob_regex(pattern).match(path) is not None
+
+
+@lru_cache(maxsize=8192)  # one proof parses each rule file once, not once per folder and product
+def front_matter(text: str) -> tuple[dict | None, str]:
+    """A Markdown file's YAML front matter (None when it has none or it does not parse as a mapping)
+    and the body after it. Parsed with ruamel.yaml's safe loader; what it cannot parse the agents
+    skip too, and the proof does not count it."""
+    if not text.startswith("---"):
+        return None, text
+    lines = text.splitlines(keepends=True)
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            head, body = "".join(lines[1:index]), "".join(lines[index + 1:])
+            if len(head) > 64 * 1024:
+                return None, body
+            from ruamel.yaml import YAML, YAMLError
+
+            try:
+                data = YAML(typ="safe", pure=True).load(head)
+            except (YAMLError, ValueError, TypeError):
+                return None, body
+            return (data if isinstance(data, dict) else None), body
+    return None, text
+
+
+def globs_of(value) -> list[str]:
+    """A front-matter glob value: a comma-separated string or a list of strings."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(part).strip() for part in value if isinstance(part, str) and part.strip()]
+    return []

@@ -1,0 +1,144 @@
+"""The loader models against fixtures written from each agent's documentation (the citation of each
+behaviour is in the model's module and in docs/compile.md), plus properties of the shared steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_constitution.hosts.loaders import LOADERS, views
+from agent_constitution.hosts.loaders.common import Piece, cut_bytes, glob_match, imports
+from agent_constitution.hosts import names
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def paths(view) -> list[str]:
+    return [piece.path for piece in view.pieces]
+
+
+def test_every_compile_agent_has_a_loader_with_citations(tmp_path):
+    assert set(LOADERS) == set(names())
+    for name in names():
+        for view in views(tmp_path, name, "a/b.py"):
+            assert view.cites and all(c.url and c.read.startswith("20") for c in view.cites)
+
+
+def test_codex_reads_root_to_working_folder_one_file_each_and_cuts_at_32_kib(tmp_path):
+    # developers.openai.com/codex/guides/agents-md: override first, empty skipped, nothing below cwd
+    tree(tmp_path, {"AGENTS.md": "root\n", "a/AGENTS.md": "a\n", "a/AGENTS.override.md": "override\n",
+                    "a/b/AGENTS.md": "   \n", "a/b/c/AGENTS.md": "below\n"})
+    (view,) = views(tmp_path, "codex", "a/b/x.py")
+    assert paths(view) == ["AGENTS.md", "a/AGENTS.override.md"]
+    tree(tmp_path, {"AGENTS.md": "r" * 30001, "a/AGENTS.override.md": "é" * 2000})
+    (view,) = views(tmp_path, "codex", "a/x.py")
+    assert view.size == 32768 - 1 and view.pieces[1].lost == 4000 - 2766  # a split é is dropped
+
+
+def test_claude_expands_imports_of_its_working_folder_and_lazy_files_not_of_ancestors(tmp_path):
+    # code.claude.com/docs/en/memory; anthropics/claude-code#78697 (ancestor imports not expanded)
+    tree(tmp_path, {"CLAUDE.md": "@AGENTS.md\n", "AGENTS.md": "- ac:1 root\n", "svc/CLAUDE.md": "@AGENTS.md\n",
+                    "svc/AGENTS.md": "- ac:2 svc\n", "svc/x/CLAUDE.md": "@../AGENTS.md\n"})
+    at_root, inside = views(tmp_path, "claude-code", "svc/file")
+    assert paths(at_root) == ["CLAUDE.md", "AGENTS.md", "svc/CLAUDE.md", "svc/AGENTS.md"]
+    assert paths(inside) == ["CLAUDE.md", "svc/CLAUDE.md", "svc/AGENTS.md"]
+    deeper = views(tmp_path, "claude-code", "svc/x/file")[0]
+    assert "svc/x/CLAUDE.md" in paths(deeper) and paths(deeper).count("svc/AGENTS.md") == 1  # `..` not followed
+
+
+def test_claude_without_claude_md_takes_the_worst_case(tmp_path):
+    tree(tmp_path, {"AGENTS.md": "- ac:1 root\n"})
+    (view,) = views(tmp_path, "claude-code", "file")
+    assert view.pieces == () and "2.1.277" in view.unknown[0]
+
+
+def test_claude_import_depth_stops_at_five(tmp_path):
+    tree(tmp_path, {"CLAUDE.md": "@1.md\n", **{f"{i}.md": f"@{i + 1}.md\n" for i in range(1, 9)}})
+    (view,) = views(tmp_path, "claude-code", "file")
+    assert paths(view) == ["CLAUDE.md", "1.md", "2.md", "3.md", "4.md", "5.md"]
+
+
+def test_gemini_reads_its_file_names_and_expands_imports_inline(tmp_path):
+    tree(tmp_path, {".gemini/settings.json": '{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}',
+                    "AGENTS.md": "root\n", "svc/GEMINI.md": "see @./more.md\n", "svc/more.md": "MORE\n"})
+    (view,) = views(tmp_path, "gemini", "svc/file")
+    assert paths(view) == ["AGENTS.md", "svc/GEMINI.md"] and "see MORE" in view.text
+    tree(tmp_path, {".gemini/settings.json": "{not json"})
+    (view,) = views(tmp_path, "gemini", "svc/file")
+    assert paths(view) == ["svc/GEMINI.md"] and view.unknown
+
+
+def test_copilot_coding_agent_reads_the_nearest_agents_md_and_matching_instructions(tmp_path):
+    # docs.github.com add-repository-instructions: nearest AGENTS.md; applyTo; excludeAgent
+    tree(tmp_path, {"AGENTS.md": "root\n", "svc/AGENTS.md": "svc\n",
+                    ".github/copilot-instructions.md": "wide\n",
+                    ".github/instructions/svc.instructions.md": '---\napplyTo: "svc/**"\nexcludeAgent: "coding-agent"\n---\nscoped\n',
+                    ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py,docs/**"\n---\npython\n'})
+    cloud, editor, cli = views(tmp_path, "copilot", "svc/a/x.py")
+    assert paths(cloud) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md", "svc/AGENTS.md"]
+    assert paths(editor) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md",
+                             ".github/instructions/svc.instructions.md", "AGENTS.md"]
+    assert paths(cli)[-2:] == ["AGENTS.md", "svc/AGENTS.md"]
+
+
+def test_cursor_windsurf_kiro_rule_engines(tmp_path):
+    tree(tmp_path, {"AGENTS.md": "root\n", "svc/AGENTS.md": "s" * 13000,
+                    ".cursor/rules/a.mdc": "---\nglobs: svc/**\nalwaysApply: false\n---\nA\n",
+                    ".cursor/rules/b.mdc": "---\ndescription: only when asked\n---\nB\n",
+                    ".cursor/rules/c.md": "---\nalwaysApply: true\n---\nplain md is not read\n",
+                    ".windsurf/rules/w.md": "---\ntrigger: glob\nglobs: web/**\n---\nW\n",
+                    ".kiro/steering/k.md": "---\ninclusion: fileMatch\nfileMatchPattern: \"svc/**\"\n---\nK\n"})
+    (cursor,) = views(tmp_path, "cursor", "svc/x")
+    assert paths(cursor) == [".cursor/rules/a.mdc", "AGENTS.md", "svc/AGENTS.md"]
+    (windsurf,) = views(tmp_path, "windsurf", "svc/x")
+    assert paths(windsurf) == ["AGENTS.md", "svc/AGENTS.md"] and windsurf.pieces[1].lost == 1000
+    (kiro,) = views(tmp_path, "kiro", "svc/x")
+    assert paths(kiro) == [".kiro/steering/k.md", "AGENTS.md"]
+
+
+def test_zed_takes_the_first_name_and_nothing_nested(tmp_path):
+    # zed.dev/docs/ai/rules: .rules … AGENT.md, AGENTS.md, CLAUDE.md, GEMINI.md; first match only
+    tree(tmp_path, {"CLAUDE.md": "@AGENTS.md\n", "AGENTS.md": "root\n", "svc/AGENTS.md": "svc\n"})
+    (view,) = views(tmp_path, "zed", "svc/x")
+    assert paths(view) == ["AGENTS.md"]
+    tree(tmp_path, {".rules": "rules\n"})
+    assert paths(views(tmp_path, "zed", "svc/x")[0]) == [".rules"]
+
+
+def test_links_that_leave_the_repository_are_not_read(tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret\n")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "AGENTS.md").symlink_to(outside)
+    (view,) = views(root, "codex", "file")
+    assert view.pieces == ()
+
+
+@given(st.lists(st.text(max_size=40), max_size=6), st.integers(min_value=0, max_value=200))
+def test_cut_bytes_never_exceeds_the_budget_and_keeps_a_prefix(texts, budget):
+    pieces = [Piece(str(i), text, "") for i, text in enumerate(texts)]
+    kept = cut_bytes(pieces, budget)
+    assert sum(len(p.text.encode()) for p in kept) <= budget
+    for piece, original in zip(kept, texts):
+        assert original.startswith(piece.text)
+        assert len(piece.text.encode()) + piece.lost == len(original.encode())
+
+
+@given(st.from_regex(r"[a-z]{1,6}(/[a-z]{1,6}){0,3}", fullmatch=True))
+def test_folder_globs_match_every_file_below_and_nothing_beside(path):
+    folder = path.split("/")[0]
+    assert glob_match(f"{folder}/**", f"{path}/x.py")
+    assert not glob_match(f"{folder}/**", f"{folder}x/y.py")
+    assert glob_match("**/*.py", f"{path}.py") and glob_match("*.py", f"{path}.py")
+
+
+def test_imports_skip_code_fences_and_spans():
+    assert imports("@a.md\n`@b.md`\n```\n@c.md\n```\nsee @./d.md and mail@e.md\n") == ["a.md", "./d.md"]

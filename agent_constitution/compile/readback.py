@@ -139,10 +139,10 @@ def problems(findings: list[Finding]) -> list[str]:
             more = f" (and {others} more segment{'s' if others > 1 else ''})" if others else ""
             if kind == "missed":
                 cut = f", {len(first.cut)} of them cut at its limit ({first.view.limit})" if first.cut else ""
-                lines.append(f"{agent} ({product}, {first.view.scenario}) misses {len(rules)} of the rules in force "
+                lines.append(f"{agent} ({product}, {_said(first)}) misses {len(rules)} of the rules in force "
                              f"in {where}{more}: {_some(rules)}{cut}")
             else:
-                lines.append(f"{agent} ({product}, {first.view.scenario}) loads {len(rules)} rules twice in "
+                lines.append(f"{agent} ({product}, {_said(first)}) loads {len(rules)} rules twice in "
                              f"{where}{more}: {_some(rules)}")
     return lines
 
@@ -176,6 +176,14 @@ def _way(finding: Finding) -> str:
     for folder in (f"{segment}/{BELOW}/", f"{BELOW}/", f"{segment}/", "the root"):
         scenario = scenario.replace(folder, "…")
     return scenario
+
+
+def _said(finding: Finding) -> str:
+    """The way of working as a reader says it: the probe folder below a segment is "a subfolder"."""
+    scenario, segment = finding.view.scenario, finding.segment
+    if segment != ".":
+        scenario = scenario.replace(f"{segment}/{BELOW}/", f"a subfolder of {segment}/")
+    return scenario.replace(f"{BELOW}/", "a subfolder")
 
 
 def _some(rules: tuple[str, ...]) -> str:

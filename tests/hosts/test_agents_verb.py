@@ -35,7 +35,7 @@ def test_an_agent_that_misses_rules_is_a_finding(tmp_path, capsys, monkeypatch):
     assert cli.main(["agents", "--agent", "claude-code"]) == 1
     captured = capsys.readouterr()
     # one line for every segment where a session started in a folder misses rules, the first named
-    assert "error: claude-code (Claude Code, session started in any-folder/) misses 6 of the rules in force in the " \
+    assert "error: claude-code (Claude Code, session started in a subfolder) misses 6 of the rules in force in the " \
            "root segment (and 1 more segment)" in captured.err
     assert "| svc | claude-code | Claude Code, session started in svc/ | " in captured.out
     assert "fix: set claude = \"link\" under [compile] in rules.toml" in captured.err

@@ -469,7 +469,7 @@ def witness_field(breaks: tuple[Break, ...] | list[Break]) -> list[dict[str, Any
 
 
 def _fill(template: str, fills: dict[str, str]) -> str:
-    """Each `{key}`, `{value}` and `{before}` replaced in one left-to-right pass (a filled-in value
+    r"""Each `{key}`, `{value}` and `{before}` replaced in one left-to-right pass (a filled-in value
     holding a placeholder stays as it is): `re.sub(r"\{(key|value|before)\}", ...)` without `re`."""
     out = []
     start = 0

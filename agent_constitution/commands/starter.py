@@ -269,7 +269,22 @@ revision = "{REVISION}"
 ac = {{ url = "{url}", {pin}, trust = true }}
 
 [choices]
-{choices}"""
+{choices}{_compile_table()}"""
+
+
+def _compile_table() -> str:
+    """`claude = "link"` where the file system has symbolic links: Claude Code loads the CLAUDE.md of
+    every folder from the root to where a session starts, but expands `@` imports only in the folder
+    it starts in (read back with the real client, docs/compile.md "The read-back proof"), so an
+    importing CLAUDE.md loses every rule for a session started in a subfolder. On Windows a checkout
+    without symbolic links would hold a one-line file instead: there the import stays, and compile's
+    read-back warning says what a subfolder session misses."""
+    if os.name == "nt":
+        return ""
+    return ("\n[compile]\n"
+            "# CLAUDE.md as a link to AGENTS.md: Claude Code then has the rules in a session started in any folder\n"
+            "# (it does not expand an ancestor CLAUDE.md's @ imports). \"import\" keeps a file that imports AGENTS.md.\n"
+            'claude = "link"\n')
 
 
 def _rules_array(starter: Starter) -> str:

@@ -44,7 +44,8 @@ def write_source(
 
 
 def write_rule(root: Path, rule_id: int, **fields) -> None:
-    """`text`: one text for every language (default: one sentence naming the rule)."""
+    """`text`: one text for every language, or a table of texts by language (default: one sentence
+    naming the rule)."""
     text = fields.pop("text", None)
     data = {
         "id": rule_id,
@@ -54,7 +55,7 @@ def write_rule(root: Path, rule_id: int, **fields) -> None:
         **fields,
         "title": {"en": f"Rule {rule_id}", "zh": f"规定 {rule_id}"},
         "text": {"en": f"Text of rule {rule_id}.", "zh": f"规定 {rule_id} 的正文。"} if text is None
-        else {"en": text, "zh": text},
+        else dict(text) if isinstance(text, dict) else {"en": text, "zh": text},
     }
     (root / "rules" / f"{rule_id}.toml").write_text(tomlkit.dumps(data))
 

@@ -77,7 +77,8 @@ class Case:
 def cases(base: Path) -> list[Case]:
     import bench_pdks
 
-    from agent_constitution.compile import hooks, launcher
+    from agent_constitution.compile import hooks
+    from agent_constitution.hosts import launcher
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CI", "GITHUB_ACTIONS")}
     env["AGENT_CONSTITUTION_CACHE"] = str(base / "cache")

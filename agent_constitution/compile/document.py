@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_constitution.compile.layout import FILE
+from agent_constitution.compile.layout import COMPACT_BYTES, FILE
 from agent_constitution.compile.tokens import counted
 from agent_constitution.edition import REFERENCE
 from agent_constitution.edition.fences import fenced
@@ -45,9 +45,6 @@ _HEADING = re.compile(r"^(#{1,6})([ \t]|$)")
 _DOMAIN_LEVEL = 3
 NESTED_PART = "AGENTS._nested.md"  # the index of nested files, when it is split off (no domain id starts with _)
 CONSTITUTION_PART = "AGENTS._constitution.md"  # the constitution's agent edition, in the compact form
-# Above this many bytes a region takes the compact form: every byte of AGENTS.md is loaded into each
-# session of every agent, and the starter's region stays within it (docs/compile.md, "The compact form").
-COMPACT_BYTES = 12 * 1024
 _MAX_LEVEL = 6
 
 

@@ -116,3 +116,8 @@ def simple_git_hooks_file(root: Path) -> str | None:
 def lefthook_file(root: Path) -> Path | None:
     """The repository's lefthook file, if it uses lefthook (compile never creates one)."""
     return next((root / name for name in LEFTHOOK if (root / name).is_file()), None)
+
+
+# Above this many bytes a region takes the compact form: every byte of AGENTS.md is loaded into each
+# session of every agent, and the starter's region stays within it (docs/compile.md, "The compact form").
+COMPACT_BYTES = 12 * 1024

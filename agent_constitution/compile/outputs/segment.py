@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from agent_constitution.compile.layout import FILE, PART_GLOB, SegmentJob, Settings, folder_of
+from agent_constitution.compile.layout import COMPACT_BYTES, FILE, PART_GLOB, SegmentJob, Settings, folder_of
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
 RESOLVE = "resolve"
@@ -270,8 +270,10 @@ def write_segment(
             over = f"({document.tokens} tokens) exceed max-tokens {settings.max_tokens}"
         elif max_bytes is not None and document.whole[0] + banner > max_bytes:
             over = f"({document.whole[0] + banner} bytes) exceed this file's share of {max_bytes} bytes of its chain"
-        else:
+        elif max_chars is not None and document.whole[1] + banner > max_chars:
             over = f"({document.whole[1] + banner} characters) exceed the {max_chars} this file may hold"
+        else:
+            over = f"({document.whole[0]} bytes) exceed the {COMPACT_BYTES} bytes of the compact form"
         lines.append(f"{_relative(root, folder / FILE)}: the rules {over}, split into {len(document.files) - 1} parts")
     removed = [
         _relative(root, stale)
@@ -311,7 +313,9 @@ def _same_split(values: Mapping, budget: tuple[int | None, int | None]) -> bool:
             max_chars is None or size[1] + split["banner"] <= max_chars
         )
 
-    return split["split"] == (split["over-tokens"] or not fits(split["whole"])) and fits(split["kept"])
+    # The render splits above the compact form's size too (document.render), whatever the budget.
+    expected = split["over-tokens"] or split["whole"][0] > COMPACT_BYTES or not fits(split["whole"])
+    return split["split"] == expected and fits(split["kept"])
 
 
 def over_budget(own: list[tuple[str, int]], shown: str, document, budget: tuple[int | None, int | None],

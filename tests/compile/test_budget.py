@@ -75,3 +75,18 @@ def test_a_corrupt_table_is_a_clear_error(monkeypatch, tmp_path):
         assert "does not match its hash" in caught.value.message and "reinstall" in caught.value.fix
     finally:
         tokens._encoding.cache_clear()
+
+
+def test_a_split_for_the_compact_form_alone_is_fresh():
+    """The rules above the compact form's 12 KiB split whatever the agents' budgets: a no-op compile
+    must see that choice as unchanged, not re-render the file every run."""
+    from agent_constitution.compile.outputs.segment import _same_split
+
+    def values(whole: int, split: bool) -> dict:
+        return {"split": {"over-tokens": False, "whole": [whole, whole], "split": split, "kept": [7383, 7379],
+                          "banner": 205}}
+
+    assert _same_split(values(31015, True), (32357, None))
+    assert not _same_split(values(31015, False), (32357, None))
+    assert _same_split(values(5000, False), (32357, None))
+    assert not _same_split(values(5000, True), (32357, None))

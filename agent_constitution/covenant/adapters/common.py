@@ -56,14 +56,19 @@ def read_pre_state(path: str, base: str | Path) -> str | None:
         raise Refusal(f"the pre-state of the target could not be read ({error})") from None
 
 
+def _edit_accepted(old: Any, new: Any, replace_all: Any) -> bool:
+    """Texts the Edit tool takes: a non-empty old_string, a different new_string, a boolean replace_all."""
+    if not isinstance(old, str) or not isinstance(new, str) or old == "" or old == new:
+        return False
+    return replace_all is None or isinstance(replace_all, bool)
+
+
 def apply_edit(content: str, edit: dict[str, Any]) -> str | None:
     """One old_string -> new_string substitution under the Edit tool's own acceptance rules
     (non-empty old_string, different new_string, exactly one occurrence unless replace_all),
     or None when the tool itself would refuse it. The replacement is literal."""
     old, new, replace_all = edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
-    if not isinstance(old, str) or not isinstance(new, str) or old == "" or old == new:
-        return None
-    if replace_all is not None and not isinstance(replace_all, bool):
+    if not _edit_accepted(old, new, replace_all):
         return None
     count = content.count(old)
     if count == 0 or (count > 1 and replace_all is not True):

@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_constitution.compile.fit_note import limit_note
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.hosts import HOSTS
+from agent_constitution.hosts import HOSTS, stop_hooks
 from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
 from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.layout import schema_url as url
@@ -219,8 +220,6 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
 def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) -> None:
     """The change-scoped checks under the host's stop-like event, in a repository with a manifest
     (they are its rules; compile writes the same entry: `hosts/stop_hooks.py`)."""
-    from agent_constitution.hosts import stop_hooks
-
     name = HOSTS[host].stop_file
     if name is None or not stop_hooks.wanted(root):
         return
@@ -255,8 +254,6 @@ def main(argv: list[str]) -> int:
     for path in skipped:
         print(f"skipped {path} (already present)")
     if options.host:
-        from agent_constitution.compile.fit_note import limit_note
-
         note = limit_note(Path.cwd(), options.host)
         if note:
             print(f"note: {note}", file=sys.stderr)

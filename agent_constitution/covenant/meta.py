@@ -545,7 +545,7 @@ def unseen_of(
     `reach` whose policy is `block` (the session surface, `unseenWrites: block`)."""
     if reach is None or reach.unseen != "block" or not protected:
         return None
-    from agent_constitution.covenant import unseen  # only when a shell command is judged
+    from agent_constitution.covenant import unseen  # lazy: 2 ms, for a judged shell command only
 
     if not is_nested_shell(command) and unseen.plainly_unseen_free(command):
         return None

@@ -16,6 +16,7 @@ import sys
 
 from agent_constitution.covenant import FailClosed, cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, OverBudget, Refused, read_regular
+from agent_constitution.covenant.plan import PlanError, load_plan
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def run_check(stdin_text: str | None, root: str | Path, *, context: bool = False
     `context`: what the judge says on a call it lets through also goes to stdout as Claude Code's
     `hookSpecificOutput.additionalContext`, which reaches the model (stderr at exit 0 does not)."""
     try:
-        from agent_constitution.covenant.check import judge  # the judge's modules: after the payload was read
+        from agent_constitution.covenant.check import judge  # lazy: the judge (7 ms) loads after the payload was read
 
         verdict = judge(root, stdin_text or "", change_set=False, posture="block", ir=ir, plan=plan)
     except Exception as error:  # the judge could not even start: no verdict, so block
@@ -142,8 +143,6 @@ def _answer(status: int, reason: str | None, answer: Answer) -> int:
 def load(root: str | Path) -> dict[str, Any] | None:
     """The plan of the config in `root`, loaded once per hook call for the adapter and the judge;
     None when it does not load (the judge then loads it again and fails closed on its message)."""
-    from agent_constitution.covenant.plan import PlanError, load_plan
-
     try:
         return load_plan(root)
     except (PlanError, OSError):

@@ -37,7 +37,7 @@ def run(root: Path, *, repos: str = "", org: str = "", reports: str = "", format
     if release:
         from agent_constitution.fleet.release import impact, impact_text
 
-        found = impact(fleet, release, jobs=int(parallel))
+        found = impact(fleet, release)
         return impact_text(found) if format == "table" else render.json_text(found)
     if format == "json":
         text = render.to_json(fleet)

@@ -3,14 +3,19 @@
 The git command line performs every network call (the user's SSH agent and credential helpers work
 as for `git fetch`), never prompting (`GIT_TERMINAL_PROMPT=0`), with a timeout. Each repository gets
 a bare repository of its own under the user cache holding the one commit fetched (`--depth 1`);
-files are read from its objects with one `git cat-file --batch`, nothing is checked out.
+files are read from its objects with one `git cat-file --batch`, nothing is checked out. A release's
+impact needs the whole tree on disk for the checks: `extract` writes it from the objects into a
+folder of the caller's (`git archive`, unpacked with tarfile's `data` filter, which refuses
+absolute paths, `..` and links leading out of the folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 from agent_constitution.errors import UserError
@@ -76,3 +81,13 @@ def read_files(mirror: Path, commit: str, names: tuple[str, ...], limit: int = 4
         at += size + 1
         found[name] = body if header[1] == b"blob" and size <= limit else None
     return found
+
+
+def extract(mirror: Path, commit: str, folder: Path) -> None:
+    """Write the tree of `commit` into `folder` (which must exist)."""
+    archive = _git(["archive", "--format=tar", commit], cwd=mirror)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise UserError(f"cannot write the tree of {commit[:12]} into {folder}: {error}") from None

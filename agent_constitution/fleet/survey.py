@@ -31,6 +31,7 @@ class Fleet:
     repositories: tuple[dict, ...]
     fetched: int = 0  # repositories read again this run (their head moved, or first seen)
     newest: dict = field(default_factory=dict)  # source key → its newest version tag
+    mirrors: Path = Path()  # the folder of the repositories' shallow fetches (`git.mirror_of`)
 
     def to_json(self) -> dict:
         return {"version": 1, "policy": self.policy, "repositories": list(self.repositories),
@@ -83,7 +84,7 @@ def survey(repos: tuple[Repo, ...], *, jobs: int = DEFAULT_JOBS, state: State | 
     for row in rows:
         for source in row.get("sources", ()):
             source["newest"], source["behind"] = _behind(source, newest.get(source.get("url") or ""))
-    return Fleet(policy, tuple(rows), len(stale), {url: tag[0] for url, tag in newest.items() if tag})
+    return Fleet(policy, tuple(rows), len(stale), {url: tag[0] for url, tag in newest.items() if tag}, mirrors)
 
 
 def _row(repo: Repo, head: str, summary: dict, report: dict | None, policy: str | None) -> dict:

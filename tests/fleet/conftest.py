@@ -18,6 +18,14 @@ from agent_constitution.sources.cache import ENV as CACHE_ENV
 from tests.ruleset.builders import commit_all, git, write_manifest, write_rule, write_source
 
 PIN = {"source": "ac", "edition": "2026-10", "revision": "0.1"}
+CHECK = """from agent_constitution.checks.api import Finding
+
+RULE = {rule}
+
+
+def check(repo):
+    return [Finding(path=path, reason="{reason}") for path in repo.files if {test}]
+"""
 
 
 class Generated:
@@ -44,12 +52,24 @@ class Generated:
     def _template(self, name: str, tag: str) -> Path:
         repo = self.root / "templates" / name
         repo.mkdir(parents=True)
-        write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(self.source), "tag": tag}},
+        # trust = true: the repositories run the source's checks, as a release's impact does for them.
+        write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(self.source), "tag": tag, "trust": True}},
                               "rules": ["ac:git"], "waive": [{"rule": "ac:7", "reason": "legacy"}]})
         (repo / "AGENTS.md").write_text("# repo\n")
         sync_lock(repo, locked=False)
         commit_all(repo, "adopt the rules")
         return repo
+
+    def release(self, tag: str = "v1.2.0") -> str:
+        """A rule release of the source: rule 11 added to the `git` domain (a check flagging every
+        Markdown file), rule 9's check code changed (it now flags rules.lock), rule 7's text alone."""
+        checks = self.source / "rules" / "checks"
+        write_rule(self.source, 11, parent="git", check={"python": "r11"})
+        (checks / "r11.py").write_text(CHECK.format(rule=11, test='path.endswith(".md")', reason="a Markdown file"))
+        write_rule(self.source, 9, parent="git", revision=3, check={"python": "r9"})
+        (checks / "r9.py").write_text(CHECK.format(rule=9, test='path == "rules.lock"', reason="the lock"))
+        write_rule(self.source, 7, parent="git", text="Rule 7, in other words.")
+        return commit_all(self.source, "rule 11; rule 9's check; rule 7's words", tag=tag)
 
     def change(self, name: str, files: dict[str, str]) -> str:
         """Push a new commit to the served repository `name`."""

@@ -118,8 +118,27 @@ def test_a_release_says_what_each_repository_would_newly_violate(generated):
     assert "  ac:9: check changed (revision 1 → 3): 1 new violation\n    rules.lock: the lock\n" in text
     assert "  ac:7: text changed (revision 1): nothing to check\n" in text
     assert "  ac:10: added (revision new 1): no check (a reviewer judges it)\n" in text
+    page = render.impact_html(found)
+    assert "<title>Release impact · agent-constitution</title>" in page and "New violations per rule" in page
+    assert "<li>rules.lock: the lock</li>" in page and "8 / 8" in page
     with pytest.raises(UserError, match="has no tag 'v9'"):
         impact(fleet, f"{generated.source}@v9")
+
+
+def test_the_release_views_from_the_command(generated, tmp_path, monkeypatch, capsys):
+    generated.release("v1.2.0")
+    monkeypatch.chdir(tmp_path)
+    with servers.git_daemon(generated.served) as url:
+        given = ["fleet", "--repos", str(generated.list_file(url)), "--release", f"{generated.source}@v1.2.0"]
+        assert cli.main([*given, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["rules"]["ac:11"]["repositories"] == 8 and len(data["affected"]) == 8
+        assert cli.main([*given, "--format", "html", "--output", str(tmp_path / "site")]) == 0
+        assert capsys.readouterr().out == f"wrote {tmp_path / 'site' / 'release.html'}\n"
+        assert cli.main(given) == 0
+        assert "8 would newly violate a rule" in capsys.readouterr().out
+        assert cli.main([*given[:3], "--release", "no-tag", "--format", "json"]) == 2
+        assert "--release 'no-tag' is not URL@TAG" in capsys.readouterr().err
 
 
 def test_a_repository_that_cannot_be_judged_is_one_error(generated):

@@ -191,13 +191,6 @@ def test_the_command(generated, tmp_path, monkeypatch, capsys):
         assert cli.main(["fleet", "--repos", str(listed), "--format", "yaml"]) == 2
         assert "--format 'yaml' is not one of table, json, html, notes" in capsys.readouterr().err
         assert cli.main(["fleet"]) == 2
-        assert cli.main(["fleet", "--org", "acme"]) == 2 if not _has_forge_cli() else True
-
-
-def _has_forge_cli() -> bool:
-    import shutil
-
-    return bool(shutil.which("gh") or shutil.which("glab"))
 
 
 def test_release_notes_per_rule_for_the_pull_requests_renovate_opens(generated, capsys):

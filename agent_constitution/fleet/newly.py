@@ -64,22 +64,21 @@ def newly_violated(tree: Path, key: str, tag: str, today: datetime.date | None =
         raise UserError(f"its {MANIFEST} does not declare the released source {key}", file=MANIFEST)
     new = resolve(tree, lock, frozenset({name}), manifest_text=_at_tag(old, key, tag))
     before, after = documents(old), documents(new)
-    subjects = Subjects(scan(tree), tuple(after))
-    accept = _Accept(tree, new, today or datetime.date.today())
+    run = _Run(Subjects(scan(tree), tuple(after)), _Accept(tree, new, today or datetime.date.today()))
     found = []
     for segment, document in after.items():
-        was = {rule.id: rule for rule in before[segment].rules if rule.source == name} if segment in before else {}
-        now = {rule.id: rule for rule in document.rules if rule.source == name}
+        was = _rules_of(before.get(segment), name)
+        now = _rules_of(document, name)
         for number in sorted(set(was) | set(now)):
             change = _change(old, new, key, was.get(number), now.get(number))
-            if change is None:
-                continue
-            impact = RuleImpact(f"{name}:{number}", segment, change, _revision(was.get(number), now.get(number)))
-            if change in (ADDED, CHECK) and now[number].check is not None:
-                impact = _ran(impact, subjects, accept, _rule_check(now[number], document),
-                              _rule_check(was[number], before[segment]) if change == CHECK else None)
-            found.append(impact)
+            if change is not None:
+                impact = RuleImpact(f"{name}:{number}", segment, change, _revision(was.get(number), now.get(number)))
+                found.append(run(impact, now.get(number), document, was.get(number), before.get(segment)))
     return tuple(found)
+
+
+def _rules_of(document: Resolved | None, source: str) -> dict[int, ResolvedRule]:
+    return {rule.id: rule for rule in document.rules if rule.source == source} if document is not None else {}
 
 
 def _at_tag(resolution: Resolution, key: str, tag: str) -> str:
@@ -139,10 +138,23 @@ class _Accept:
         return baseline.apply(kept, self.baseline, self.today).results[0]
 
 
-def _ran(impact: RuleImpact, subjects: Subjects, accept: _Accept, rule: RuleCheck, before: RuleCheck | None) -> RuleImpact:
-    result = accept(run_check(rule, impact.segment, subjects))
-    known = set(fingerprints([accept(run_check(before, impact.segment, subjects))])) if before is not None else set()
-    new = tuple({"path": item.path, "line": item.finding.line, "reason": item.finding.reason}
-                for item in printed(result) if item.fingerprint not in known)
-    outcome = None if result.outcome is None else result.outcome.value
-    return RuleImpact(impact.rule, impact.segment, impact.change, impact.revision, outcome, new, result.cause)
+class _Run:
+    """Runs a rule's new check, and its locked one when the check changed, over the tree."""
+
+    def __init__(self, subjects: Subjects, accept: _Accept):
+        self.subjects, self.accept = subjects, accept
+
+    def __call__(self, impact: RuleImpact, now: ResolvedRule | None, document: Resolved, was: ResolvedRule | None,
+                 locked: Resolved | None) -> RuleImpact:
+        if impact.change not in (ADDED, CHECK) or now.check is None:
+            return impact
+        result = self._result(_rule_check(now, document), impact.segment)
+        known = set(fingerprints([self._result(_rule_check(was, locked), impact.segment)])) if impact.change == CHECK \
+            else set()
+        new = tuple({"path": item.path, "line": item.finding.line, "reason": item.finding.reason}
+                    for item in printed(result) if item.fingerprint not in known)
+        outcome = None if result.outcome is None else result.outcome.value
+        return RuleImpact(impact.rule, impact.segment, impact.change, impact.revision, outcome, new, result.cause)
+
+    def _result(self, rule: RuleCheck, segment: str) -> Result:
+        return self.accept(run_check(rule, segment, self.subjects))

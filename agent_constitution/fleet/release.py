@@ -22,7 +22,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.fleet import git
 from agent_constitution.fleet.newly import ADDED, CHECK, REMOVED, TEXT, RuleImpact, newly_violated
 from agent_constitution.fleet.survey import Fleet
-from agent_constitution.ruleset.versions import tag_versions, version_of
+from agent_constitution.ruleset.versions import Tag, tag_versions
 from agent_constitution.sources import changed_paths, read_at, version_tags
 from agent_constitution.sources.urls import locate
 
@@ -46,7 +46,7 @@ def impact(fleet: Fleet, spec: str, judge: Callable[[Path, str, str], tuple[Rule
     judged: dict[str, tuple[RuleImpact, ...] | UserError] = {}
     affected = []
     for row in fleet.repositories:
-        locked = next((s for s in row.get("sources", ()) if s.get("url") and locate(s["url"]).key == key), None)
+        locked = _locked(row, key)
         if locked is None or locked.get("commit") in (None, commit):
             continue
         if row["commit"] not in judged:
@@ -54,6 +54,12 @@ def impact(fleet: Fleet, spec: str, judge: Callable[[Path, str, str], tuple[Rule
         affected.append(_affected(row, locked, judged[row["commit"]]))
     return {"release": spec, "commit": commit, "affected": affected, "rules": _per_rule(affected),
             "unaffected": sum(1 for row in fleet.repositories if row.get("commit")) - len(affected)}
+
+
+def _locked(row: dict, key: str) -> dict | None:
+    """The repository's lock entry of the source `key`."""
+    return next((source for source in row.get("sources", ())
+                 if source.get("url") and locate(source["url"]).key == key), None)
 
 
 def _judged(mirror: Path, commit: str, key: str, tag: str, judge) -> tuple[RuleImpact, ...] | UserError:
@@ -144,17 +150,8 @@ def notes(spec: str) -> str:
     rules added, texts changed, checks changed, revisions, statuses. Markdown, for the source's
     release page or CHANGELOG.md, where Renovate reads release notes into its pull requests."""
     url, tag = parse_spec(spec)
-    tags = tag_versions(version_tags(url=url, base_dir=Path.cwd()))
-    current = next((item for item in tags if item.name == tag), None)
-    if current is None or version_of(tag) is None:
-        raise UserError(f"{url} has no version tag {tag!r}", fix="name a version tag `git ls-remote --tags` lists")
-    before = next((item for item in tags if item.version < current.version), None)
-    sections: dict[str, list[str]] = {heading: [] for heading in SECTIONS}
-    for number in _touched(url, before.commit if before else None, current.commit):
-        old, new = _rule_at(url, before.commit if before else None, number), _rule_at(url, current.commit, number)
-        title = (new[0] or old[0] or {}).get("title") or {}
-        for heading, line in _entries(f"`{number}` {next(iter(title.values()), '')}".rstrip(), _differences(old, new)):
-            sections[heading].append(line)
+    current, before = _release_and_before(url, tag)
+    sections = _sections(url, before.commit if before else None, current.commit)
     since = f" (since {before.name})" if before else " (the first release)"
     lines = [f"## {tag}{since}", "", "Behaviour change per rule (`agent-constitution fleet --release"
              f" {url}@{tag}` lists what each repository of a fleet would newly violate)."]
@@ -166,28 +163,54 @@ def notes(spec: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _release_and_before(url: str, tag: str) -> tuple[Tag, Tag | None]:
+    """The release's version tag and the version tag before it (None: the first release)."""
+    tags = tag_versions(version_tags(url=url, base_dir=Path.cwd()))
+    current = next((item for item in tags if item.name == tag), None)
+    if current is None:
+        raise UserError(f"{url} has no version tag {tag!r}", fix="name a version tag `git ls-remote --tags` lists")
+    return current, next((item for item in tags if item.version < current.version), None)
+
+
+def _sections(url: str, old: str | None, new: str) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {heading: [] for heading in SECTIONS}
+    for number in _touched(url, old, new):
+        before, after = _rule_at(url, old, number), _rule_at(url, new, number)
+        title = (after[0] or before[0] or {}).get("title") or {}
+        for heading, line in _entries(f"`{number}` {next(iter(title.values()), '')}".rstrip(),
+                                      _differences(before, after)):
+            sections[heading].append(line)
+    return sections
+
+
 def _touched(url: str, old: str | None, new: str) -> list[str]:
-    """The rule numbers whose file or python check module differs between the two commits."""
-    paths = set(changed_paths(url=url, old=old, new=new, base_dir=Path.cwd()) or ()) if old else set()
-    numbers = {p.removeprefix("rules/").removesuffix(".toml") for p in paths
-               if p.startswith("rules/") and p.count("/") == 1 and p.endswith(".toml")} - {"source"}
-    modules = {p.removeprefix("rules/checks/").removesuffix(".py") for p in paths if p.startswith("rules/checks/")}
-    return sorted(numbers | {m[1:] for m in modules if m[1:].isdigit()}, key=_number)
+    """The rule numbers whose file or python check module (`rules/checks/r<N>.py`) differs between two commits."""
+    paths = changed_paths(url=url, old=old, new=new, base_dir=Path.cwd()) or () if old else ()
+    return sorted({number for number in map(_rule_of, paths) if number is not None}, key=_number)
+
+
+def _rule_of(path: str) -> str | None:
+    folder, _, name = path.rpartition("/")
+    if folder == "rules" and name.endswith(".toml") and name != "source.toml":
+        return name.removesuffix(".toml")
+    if folder == "rules/checks" and name.startswith("r") and name.endswith(".py") and name[1:-3].isdigit():
+        return name[1:-3]
+    return None
 
 
 def _differences(old: tuple, new: tuple) -> list[str]:
     (before, old_code), (after, new_code) = old, new
     if before is None or after is None:
         return [] if before is after else [ADDED if before is None else REMOVED]
-    found = []
-    for field in ("revision", "status"):
-        if before.get(field) != after.get(field):
-            found.append(f"{field} {before.get(field)} → {after.get(field)}")
-    if before.get("text") != after.get("text") or before.get("title") != after.get("title"):
-        found.append(TEXT)
-    if before.get("check") != after.get("check") or old_code != new_code:
-        found.append(CHECK)
-    return found
+    found = [f"{field} {before.get(field)} → {after.get(field)}" for field in ("revision", "status")
+             if before.get(field) != after.get(field)]
+    return found + _kinds(before, after, old_code != new_code)
+
+
+def _kinds(before: dict, after: dict, code_changed: bool) -> list[str]:
+    """TEXT when the words changed, CHECK when the `[check]` table or its code did."""
+    words = any(before.get(field) != after.get(field) for field in ("text", "title"))
+    return [TEXT] * words + [CHECK] * (code_changed or before.get("check") != after.get("check"))
 
 
 def _entries(label: str, differences: list[str]) -> list[tuple[str, str]]:

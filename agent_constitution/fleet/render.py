@@ -25,13 +25,17 @@ def table(fleet: Fleet) -> str:
     rows = [COLUMNS] + [_cells(row) for row in fleet.repositories]
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
-    behind = sum(1 for row in fleet.repositories if any(s.get("behind") for s in row.get("sources", ())))
-    failing = sum(1 for row in fleet.repositories if row.get("violated"))
-    errors = sum(1 for row in fleet.repositories if row.get("error"))
-    lines.append("")
-    lines.append(f"{len(fleet.repositories)} repositories ({fleet.fetched} read again): {behind} behind a release,"
-                 f" {failing} violating a rule, {errors} with an error")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", _counts(fleet)])
+
+
+def _counts(fleet: Fleet) -> str:
+    def count(test) -> int:
+        return sum(1 for row in fleet.repositories if test(row))
+
+    behind = count(lambda row: any(source.get("behind") for source in row.get("sources", ())))
+    return (f"{len(fleet.repositories)} repositories ({fleet.fetched} read again): {behind} behind a release,"
+            f" {count(lambda row: row.get('violated'))} violating a rule, {count(lambda row: row.get('error'))}"
+            " with an error")
 
 
 def _cells(row: dict) -> tuple[str, ...]:

@@ -70,7 +70,7 @@ class Found:
 
 
 def managed_path() -> Path:
-    import platformdirs
+    import platformdirs  # lazy: what a check run without a policy pays for a stat of the managed path
 
     return Path(platformdirs.site_config_dir("agent-constitution")) / FILE
 
@@ -91,8 +91,8 @@ def specs(environ=None) -> list[tuple[str, str]]:
 
 def discover(project_root: Path | None = None, environ=None) -> Found:
     """The policy in force for `project_root` (None: outside a repository, as the fleet reads)."""
-    from agent_constitution.policy.model import PolicyFile
-    from agent_constitution.ruleset.models import parse
+    from agent_constitution.policy.model import PolicyFile  # lazy: pydantic, only when a policy is set
+    from agent_constitution.ruleset.models import parse  # lazy: pydantic, only when a policy is set
 
     layers, models = [], []
     for origin, spec in specs(environ):
@@ -121,7 +121,7 @@ def _read(origin: str, spec: str, project_root: Path | None) -> Layer:
 
 
 def _from_git(origin: str, url: str, commit: str, name: str) -> Layer:
-    from agent_constitution.sources import read_at
+    from agent_constitution.sources import read_at  # lazy: pygit2, only for a policy pinned in git
 
     shown = f"{url}#{commit}:{name}"
     data = read_at(url=url, commit=commit, name=name, base_dir=Path.cwd())

@@ -29,14 +29,15 @@ def check(repo):
 
 
 class Generated:
-    def __init__(self, root: Path, count: int):
+    def __init__(self, root: Path, count: int, trust: bool = False):
+        self.trust = trust
         self.root = root
         self.source = root / "org-rules"
         write_source(self.source, {7: {"parent": "git"}, 9: {"parent": "git"}, 1: {"parent": "python"}})
         self.v1 = commit_all(self.source, "rules", tag="v1.0.0")
         write_rule(self.source, 9, parent="git", revision=2, check={"python": "r9"})
         (self.source / "rules" / "checks").mkdir(exist_ok=True)
-        (self.source / "rules" / "checks" / "r9.py").write_text("RULE = 9\n")
+        (self.source / "rules" / "checks" / "r9.py").write_text(CHECK.format(rule=9, test="False", reason="never"))
         write_rule(self.source, 10, parent="git")
         self.v2 = commit_all(self.source, "rule 9 gets a check; rule 10", tag="v1.1.0")
         self.templates = [self._template("old", "v1.0.0"), self._template("new", "v1.1.0")]
@@ -52,8 +53,9 @@ class Generated:
     def _template(self, name: str, tag: str) -> Path:
         repo = self.root / "templates" / name
         repo.mkdir(parents=True)
-        # trust = true: the repositories run the source's checks, as a release's impact does for them.
-        write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(self.source), "tag": tag, "trust": True}},
+        # trust = true: the repositories run the source's checks, and so does a release's impact for them.
+        source = {"url": str(self.source), "tag": tag, **({"trust": True} if self.trust else {})}
+        write_manifest(repo, {"constitution": PIN, "sources": {"ac": source},
                               "rules": ["ac:git"], "waive": [{"rule": "ac:7", "reason": "legacy"}]})
         (repo / "AGENTS.md").write_text("# repo\n")
         sync_lock(repo, locked=False)
@@ -102,3 +104,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def generated(isolated: Path, request) -> Generated:
     count = getattr(request, "param", 8)
     return Generated(isolated / "fleet", count)
+
+
+@pytest.fixture
+def trusting(isolated: Path) -> Generated:
+    """Eight repositories that trust the rule source (`trust = true`): its checks run for them."""
+    return Generated(isolated / "fleet", 8, trust=True)

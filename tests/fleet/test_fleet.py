@@ -82,16 +82,16 @@ def test_an_unreachable_repository_is_one_row_not_the_end(generated, tmp_path):
     assert fleet.repositories[1]["commit"] is None and "git ls-remote failed" in fleet.repositories[1]["error"]
 
 
-def test_a_release_says_what_each_repository_would_newly_violate(generated):
-    release = generated.release("v1.2.0")
+def test_a_release_says_what_each_repository_would_newly_violate(trusting):
+    release = trusting.release("v1.2.0")
     accepted = fingerprint("ac:9", "rules.lock", "the lock")  # repo-0002 keeps rule 9's new finding in its baseline
-    generated.change("repo-0002.git", {BASELINE: f'version = 1\n\n[[finding]]\nrule = "ac:9"\n'
+    trusting.change("repo-0002.git", {BASELINE: f'version = 1\n\n[[finding]]\nrule = "ac:9"\n'
                                                  f'fingerprint = "{accepted}"\nreason = "known"\n'})
-    with servers.git_daemon(generated.served) as url:
-        fleet = survey(read_list(generated.list_file(url)))
-    served = {path: path.stat().st_mtime_ns for path in generated.served.rglob("*")}
-    found = impact(fleet, f"{generated.source}@v1.2.0")
-    assert {path: path.stat().st_mtime_ns for path in generated.served.rglob("*")} == served  # nothing written
+    with servers.git_daemon(trusting.served) as url:
+        fleet = survey(read_list(trusting.list_file(url)))
+    served = {path: path.stat().st_mtime_ns for path in trusting.served.rglob("*")}
+    found = impact(fleet, f"{trusting.source}@v1.2.0")
+    assert {path: path.stat().st_mtime_ns for path in trusting.served.rglob("*")} == served  # nothing written
     assert found["commit"] == release and len(found["affected"]) == 8 and found["unaffected"] == 0
     repos = {repo["repository"].rsplit("/", 1)[1]: repo for repo in found["affected"]}
     old, new, kept = repos["repo-0001.git"], repos["repo-0000.git"], repos["repo-0002.git"]
@@ -105,7 +105,7 @@ def test_a_release_says_what_each_repository_would_newly_violate(generated):
     assert (rules["ac:11"]["change"], rules["ac:11"]["revision"], rules["ac:11"]["outcome"]) == ("added", "new 1", "violation")
     assert rules["ac:11"]["new"] == [{"path": "AGENTS.md", "line": None, "reason": "a Markdown file"}]
     assert old["newly"] == ["ac:9", "ac:11"]
-    # Locked at v1.1.0, rule 10 is no news and rule 9's old check could not decide: its findings are new.
+    # Locked at v1.1.0, rule 10 is no news and rule 9's old check finds nothing: its new finding is new.
     assert [(rule["rule"], rule["change"]) for rule in new["rules"]] == [
         ("ac:7", "text changed"), ("ac:9", "check changed"), ("ac:11", "added")]
     assert new["newly"] == ["ac:9", "ac:11"]
@@ -122,14 +122,26 @@ def test_a_release_says_what_each_repository_would_newly_violate(generated):
     assert "<title>Release impact · agent-constitution</title>" in page and "New violations per rule" in page
     assert "<li>rules.lock: the lock</li>" in page and "8 / 8" in page
     with pytest.raises(UserError, match="has no tag 'v9'"):
-        impact(fleet, f"{generated.source}@v9")
+        impact(fleet, f"{trusting.source}@v9")
 
 
-def test_the_release_views_from_the_command(generated, tmp_path, monkeypatch, capsys):
+def test_a_repository_that_does_not_trust_the_source_runs_none_of_its_checks(generated):
     generated.release("v1.2.0")
-    monkeypatch.chdir(tmp_path)
     with servers.git_daemon(generated.served) as url:
-        given = ["fleet", "--repos", str(generated.list_file(url)), "--release", f"{generated.source}@v1.2.0"]
+        fleet = survey(read_list(generated.list_file(url)))
+    found = impact(fleet, f"{generated.source}@v1.2.0")
+    rules = {rule["rule"]: rule for rule in found["affected"][1]["rules"]}
+    assert (rules["ac:11"]["outcome"], rules["ac:11"]["new"]) == ("undecidable", [])
+    assert rules["ac:11"]["cause"].startswith("untrusted source: 'ac' is not trusted")
+    assert found["rules"]["ac:11"]["repositories"] == 0
+    assert "  ac:11: added (revision new 1): undecidable: untrusted source" in impact_text(found)
+
+
+def test_the_release_views_from_the_command(trusting, tmp_path, monkeypatch, capsys):
+    trusting.release("v1.2.0")
+    monkeypatch.chdir(tmp_path)
+    with servers.git_daemon(trusting.served) as url:
+        given = ["fleet", "--repos", str(trusting.list_file(url)), "--release", f"{trusting.source}@v1.2.0"]
         assert cli.main([*given, "--format", "json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert data["rules"]["ac:11"]["repositories"] == 8 and len(data["affected"]) == 8
@@ -141,12 +153,12 @@ def test_the_release_views_from_the_command(generated, tmp_path, monkeypatch, ca
         assert "--release 'no-tag' is not URL@TAG" in capsys.readouterr().err
 
 
-def test_a_repository_that_cannot_be_judged_is_one_error(generated):
-    generated.release("v1.2.0")
-    generated.change("repo-0001.git", {"rules.toml": "[sources\n"})
-    with servers.git_daemon(generated.served) as url:
-        fleet = survey(read_list(generated.list_file(url)))
-    found = impact(fleet, f"{generated.source}@v1.2.0")
+def test_a_repository_that_cannot_be_judged_is_one_error(trusting):
+    trusting.release("v1.2.0")
+    trusting.change("repo-0001.git", {"rules.toml": "[sources\n"})
+    with servers.git_daemon(trusting.served) as url:
+        fleet = survey(read_list(trusting.list_file(url)))
+    found = impact(fleet, f"{trusting.source}@v1.2.0")
     repos = {repo["repository"].rsplit("/", 1)[1]: repo for repo in found["affected"]}
     assert repos["repo-0001.git"]["error"].startswith("rules.toml:1") and repos["repo-0001.git"]["rules"] == []
     assert "error: rules.toml:1" in impact_text(found)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from agent_constitution.errors import UserError
 from agent_constitution.fleet import render
-from agent_constitution.fleet.release import impact, impact_text, notes
 from agent_constitution.fleet.repos import from_org, read_list
 from agent_constitution.fleet.survey import survey
 from agent_constitution.policy.discover import discover
@@ -18,6 +17,8 @@ def run(root: Path, *, repos: str = "", org: str = "", reports: str = "", format
         parallel: str = "8", release: str = "") -> str:
     _refuse(format, parallel, release)
     if format == "notes":
+        from agent_constitution.fleet.release import notes  # lazy: pygit2 and the rule models, only for a release
+
         return notes(release)
     if bool(repos) == bool(org):
         raise UserError("name the repositories: --repos FILE or --org NAME (one of them)",
@@ -25,10 +26,16 @@ def run(root: Path, *, repos: str = "", org: str = "", reports: str = "", format
     listed = read_list(Path(repos)) if repos else from_org(org)
     fleet = survey(listed, jobs=int(parallel), reports=Path(reports) if reports else None, policy=discover(None).digest)
     if release:
-        found = impact(fleet, release)
-        return _out(format, output, root, found, lambda: impact_text(found), render.write_impact_html)
+        return _release(fleet, release, format, output, root)
     return _out(format, output, root, fleet.to_json(), lambda: render.table(fleet) + "\n",
                 lambda _, folder: render.write_html(fleet, folder))
+
+
+def _release(fleet, release: str, format: str, output: str, root: Path) -> str:
+    from agent_constitution.fleet.release import impact, impact_text  # lazy: the resolver and the checks, only for a release
+
+    found = impact(fleet, release)
+    return _out(format, output, root, found, lambda: impact_text(found), render.write_impact_html)
 
 
 def _refuse(format: str, parallel: str, release: str) -> None:

@@ -12,8 +12,6 @@ import json
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
 from agent_constitution.fleet.survey import Fleet
 from agent_constitution.fsio import write_if_changed
 
@@ -57,7 +55,9 @@ def json_text(data) -> str:
 
 
 @cache
-def _environment() -> Environment:
+def _environment():
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # lazy: only the HTML pages
+
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True,
                        undefined=StrictUndefined, keep_trailing_newline=True)
 

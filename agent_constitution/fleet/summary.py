@@ -9,12 +9,13 @@ import tomllib
 from agent_constitution.errors import UserError
 from agent_constitution.layout import BASELINE, LOCKFILE, MANIFEST
 from agent_constitution.readers import decode, parse_toml
-from agent_constitution.ruleset.models import Lockfile, parse
 
 FILES = (MANIFEST, LOCKFILE, BASELINE)
 
 
 def summarize(files: dict[str, bytes | None]) -> dict:
+    from agent_constitution.ruleset.models import Lockfile, parse  # lazy: pydantic, only where a head moved
+
     found: dict = {"manifest": files.get(MANIFEST) is not None, "lock": files.get(LOCKFILE) is not None,
                    "errors": [], "policy": None, "sources": [], "rules": {}, "waivers": 0, "baseline": 0}
     manifest = _toml(files.get(MANIFEST), MANIFEST, found)

@@ -20,8 +20,7 @@ from agent_constitution.fleet import git
 from agent_constitution.fleet.repos import Repo
 from agent_constitution.fleet.state import State
 from agent_constitution.fleet.summary import FILES, summarize
-from agent_constitution.ruleset.versions import newest, tag_versions, version_of
-from agent_constitution.sources import version_tags
+from agent_constitution.ruleset.tags import newest, tag_versions, version_of
 from agent_constitution.sources.urls import locate
 
 DEFAULT_JOBS = 8
@@ -117,7 +116,9 @@ def _urls(items: Iterable[dict]) -> set[str]:
 
 
 def _version_tags(url: str) -> list[tuple[str, str]]:
-    return version_tags(url=url, base_dir=Path.cwd())
+    """A locked source's tags: its URL (from a repository's lock, so held to the transports allow-list)."""
+    location = locate(url, base_dir=Path.cwd())
+    return git.tags(location.fetch_url if location.fetch_url is not None else str(location.folder))
 
 
 class _Listing:

@@ -91,11 +91,14 @@ def specs(environ=None) -> list[tuple[str, str]]:
 
 def discover(project_root: Path | None = None, environ=None) -> Found:
     """The policy in force for `project_root` (None: outside a repository, as the fleet reads)."""
+    given = specs(environ)
+    if not given:
+        return Found((), ())
     from agent_constitution.policy.model import PolicyFile  # lazy: pydantic, only when a policy is set
     from agent_constitution.ruleset.models import parse  # lazy: pydantic, only when a policy is set
 
     layers, models = [], []
-    for origin, spec in specs(environ):
+    for origin, spec in given:
         layer = _read(origin, spec, project_root)
         layers.append(layer)
         models.append(parse(PolicyFile, parse_toml(layer.text, layer.shown), layer.shown))

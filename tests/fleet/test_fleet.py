@@ -219,3 +219,33 @@ def test_release_notes_per_rule_for_the_pull_requests_renovate_opens(generated, 
                                                          "No rule changed.\n")
     assert cli.main(["fleet", "--release", f"{generated.source}@v1.1.0", "--format", "notes"]) == 0
     assert capsys.readouterr().out == text
+
+
+def test_tags_are_listed_by_name_an_annotated_one_by_its_commit(tmp_path):
+    from agent_constitution.fleet import git as fleet_git
+    from tests.ruleset.builders import commit_all, git
+
+    repo = tmp_path / "rules"
+    repo.mkdir()
+    (repo / "a").write_text("a")
+    first = commit_all(repo, "one", tag="v1.0.0")
+    (repo / "a").write_text("b")
+    second = commit_all(repo, "two")
+    git(repo, "tag", "-a", "v2.0.0", "-m", "the second release")
+    assert fleet_git.tags(str(repo)) == [("v1.0.0", first), ("v2.0.0", second)]
+
+
+def test_a_warm_run_imports_neither_pydantic_nor_pygit2_nor_jinja2(generated, tmp_path):
+    import os
+    import sys
+
+    listed = tmp_path / "local.txt"
+    listed.write_text("".join(f"{generated.served / name}\n" for name in generated.names[:2]))
+    survey(read_list(listed))  # the cold run
+    script = ("import sys\nfrom pathlib import Path\nfrom agent_constitution.fleet.command import run\n"
+              f"out = run(Path('.'), repos={str(listed)!r})\nassert '(0 read again)' in out, out\n"
+              "print(sorted(m for m in ('pydantic', 'pygit2', 'jinja2', 'doit') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ),
+                          cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

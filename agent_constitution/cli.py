@@ -36,8 +36,9 @@ def overview() -> str:
         "",
         "Commands:",
     ]
-    lines.extend(f"  {verb.name:<14} {verb.summary.rstrip('.')}" for verb in VERBS.values())
-    lines.extend(f"  {builtin.name:<14} {builtin.summary.rstrip('.')}" for builtin in BUILTINS.values())
+    width = max(map(len, [*VERBS, *BUILTINS]))
+    lines.extend(f"  {verb.name:<{width}} {verb.summary.rstrip('.')}" for verb in VERBS.values())
+    lines.extend(f"  {builtin.name:<{width}} {builtin.summary.rstrip('.')}" for builtin in BUILTINS.values())
     lines += [
         "",
         "Global options (before or after COMMAND):",

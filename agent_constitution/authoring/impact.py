@@ -18,7 +18,7 @@ from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.languages import LANGUAGES
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.references import Target, label, targets
-from agent_constitution.edition.sources import load, read_commit, read_worktree
+from agent_constitution.edition.files import load, read_commit, read_worktree
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import load_source
 from agent_constitution.ruleset.models import RETIRED

@@ -1,4 +1,4 @@
-"""Source validation (`doit source`, part of `doit check` in a rule source repository).
+"""Source validation (`doit validate-source`, part of `doit check` in a rule source repository).
 
 Every rule, group, domain and skill parses and is consistent (`load_source`); the requirements
 between its rules have no cycle (also through a choice group: enabling any alternative must not need
@@ -19,7 +19,7 @@ is a provision, `{@rule:N}` a rule of this source, or `{@rule:name:N}` with `nam
 每条规定都是 draft; superseded and repealed rules keep their place in the history). A source that
 publishes no constitution has its anchors resolved where a manifest binds one (compile).
 
-`trial_rules(root, today)` lists the trial rules and their age, which `doit source` prints once the
+`trial_rules(root, today)` lists the trial rules and their age, which `doit validate-source` prints once the
 source is valid (DESIGN §5, decision 9: trial → active is a reviewed change in the source).
 """
 

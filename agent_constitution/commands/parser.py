@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_constitution.tasks.verbs import PROG, VERBS, Verb
+from agent_constitution.tasks.verbs import ALIASES, PROG, VERBS, Verb
 from agent_constitution.console import COLOR_CHOICES, NORMAL, QUIET
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
@@ -81,6 +81,7 @@ class Invocation:
     jobs: int | None = None
     rest: tuple[str, ...] = ()  # `doit ARGS`, as given
     policy: str | None = None  # `--policy`: an organisation policy layer
+    asked: str = ""  # the verb's old name, when the user typed one (`source`: tasks.verbs.ALIASES)
 
 
 class Done(Exception):
@@ -229,6 +230,7 @@ def verbs() -> list[str]:
 def parse(args: Sequence[str], environ=None) -> Invocation:
     """The invocation `args` asks for; `Done` for `--help` / `--version`; `UsageError` for a mistake."""
     top = _top_parser().parse_args(list(args))
+    asked, top.verb = top.verb, ALIASES.get(top.verb, top.verb)
     if top.version and top.verb is None:
         raise Done(0)
     if top.verb is None:
@@ -270,7 +272,7 @@ def parse(args: Sequence[str], environ=None) -> Invocation:
     output_format = getattr(known, "output_format", None) or default_format(environ)
     return Invocation(verb.name, verbosity, color, options, variables, tuple(words),
                       output_format if verb.output_formats else "full", known.jobs,
-                      policy=getattr(known, "policy", None))
+                      policy=getattr(known, "policy", None), asked=asked if asked != verb.name else "")
 
 
 def _verbosity(top: argparse.Namespace, known: argparse.Namespace | None = None) -> int:

@@ -40,7 +40,7 @@ def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int
     root = find_root(Path.cwd().resolve())
     missing = verb.needs(root) if verb.needs else None
     if missing:
-        raise UsageError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
+        raise UsageError(f"`{PROG} {invocation.asked or verb.name}` does not apply here: {missing[0]}", fix=missing[1])
     task = verb.task or verb.name
     tasks = [f"{task}:{name}" for name in invocation.words] or [task]
     flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []

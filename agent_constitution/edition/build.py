@@ -12,7 +12,7 @@ from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.history import compare
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.render import MANIFEST, file_names, outputs
-from agent_constitution.edition.sources import load, read_worktree, source_files, with_lines
+from agent_constitution.edition.files import load, read_worktree, edition_files, with_lines
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.readers import read_json, read_toml
@@ -64,7 +64,7 @@ def plan(root: Path) -> tuple[list[str], list[Path]]:
     """(dependencies, targets) of the render stage: every source file (the compiler's own code is
     `code_digest`); the generated files, as far as index.toml can be read ([] when it cannot: the
     build then fails)."""
-    sources = source_files(root)
+    sources = edition_files(root)
     return [os.path.join(root, path) for path in sources], _targets(root, sources)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent_constitution.edition.build import build
 from agent_constitution.edition.failures import CHECKS, warning
-from agent_constitution.edition.sources import CONSTITUTION
+from agent_constitution.edition.files import CONSTITUTION
 from agent_constitution.errors import UserError
 
 

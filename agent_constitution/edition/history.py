@@ -17,12 +17,12 @@ from agent_constitution.edition.checks import ACTIVE_REVISION, DRAFT_REVISION
 from agent_constitution.edition.failures import ChecksFailed, failure
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.numbering import Number
-from agent_constitution.edition.sources import CONSTITUTION, Sources, load, read_commit
+from agent_constitution.edition.files import CONSTITUTION, Files, load, read_commit
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml
 
 
-def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[list[UserError], list[str]]:
+def compare(root: Path, edition: Edition, ref: str, sources: Files) -> tuple[list[UserError], list[str]]:
     """(failures, notes) of check 7 for the working tree's `edition` (read from `sources`) against `ref`."""
     found = pygit2.discover_repository(str(root))
     if found is None:
@@ -59,7 +59,7 @@ def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[l
     return _revision(edition, base, sources, base_sources, label) + _numbers(edition, base, label), []
 
 
-def _text(edition: Edition, sources: Sources) -> dict[str, dict]:
+def _text(edition: Edition, sources: Files) -> dict[str, dict]:
     """The edition's sources as parsed data, paths relative to its folder, without the revision."""
     text = {}
     for path, data in sources.items():
@@ -98,7 +98,7 @@ def _new_edition(edition: Edition, base: Edition, label: str) -> list[UserError]
     return errors
 
 
-def _revision(edition: Edition, base: Edition, sources: Sources, base_sources: Sources, label: str) -> list[UserError]:
+def _revision(edition: Edition, base: Edition, sources: Files, base_sources: Files, label: str) -> list[UserError]:
     """The revision goes up by one exactly when the text changed: 0.<n> → 0.<n+1> for a draft, the
     first approved text is 1, and each adopted amendment adds one."""
     old, new = base.index.revision, edition.index.revision

@@ -15,6 +15,9 @@ from doit.loader import create_after, task_params
 from agent_constitution.project import Project
 from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS, OLD_NAMES
 from agent_constitution.tasks.reporter import Reporter
+from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import InputError
+from agent_constitution.tasks.verbs import VERBS
 
 DEFAULT_CONFIG = {
     "dep_file": "cache/doit.sqlite3",
@@ -98,9 +101,6 @@ def _named_on_command_line() -> set[str]:
 
 
 def _not_here(family, project: Project, name: str) -> dict:
-    from agent_constitution.tasks.verbs import VERBS
-    from agent_constitution.errors import UserError
-
     verb = next(verb for verb in VERBS.values() if (verb.task or verb.name) == family.NAME)
     reason, fix = verb.needs(project.root)
     error = UserError(f"`{name}` does not apply here: {reason}", fix=fix)
@@ -109,8 +109,6 @@ def _not_here(family, project: Project, name: str) -> dict:
 
 
 def _fail(message: str) -> TaskFailed:
-    from agent_constitution.tasks.actions import InputError
-
     return InputError(message)
 
 

@@ -54,16 +54,21 @@ def impact(root: Path, base: str) -> list[Change]:
             continue
         what = "added" if anchor not in then else "removed" if anchor not in now else "changed"
         target = now_targets.get(anchor) or then_targets[anchor]
-        enclosing = _enclosing(target)
-        citing = []
-        for rule in source.rules.values():
-            if rule.status in RETIRED:
-                continue
-            via = next((cited for cited in rule.authority if cited in enclosing), None)
-            if via is not None:
-                citing.append(Citing(rule.id, rule.title[source.config.languages[0]], via))
-        changes.append(Change(anchor, label(target, LANGUAGES[language], False), what, tuple(citing)))
+        citing = _citing(source, _enclosing(target))
+        changes.append(Change(anchor, label(target, LANGUAGES[language], False), what, citing))
     return changes
+
+
+def _citing(source, enclosing) -> tuple[Citing, ...]:
+    """The rules in force that cite a provision, itself or one containing it (`enclosing`)."""
+    citing = []
+    for rule in source.rules.values():
+        if rule.status in RETIRED:
+            continue
+        via = next((cited for cited in rule.authority if cited in enclosing), None)
+        if via is not None:
+            citing.append(Citing(rule.id, rule.title[source.config.languages[0]], via))
+    return tuple(citing)
 
 
 def _edition_at(root: Path, ref: str) -> Edition | None:

@@ -27,7 +27,6 @@ constitution it publishes, and selects the packages that fit the repository's sh
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -36,7 +35,6 @@ from importlib.metadata import PackageNotFoundError, distribution, version
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
-from urllib.parse import unquote, urlparse
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError

@@ -129,6 +129,7 @@ def _scored(found) -> dict:
         recall_low=recall.low if recall else None, recall_high=recall.high if recall else None,
     )
 
+
 def run(cases: Sequence[Case], ask: Asker, rules: Mapping[str, RuleCheck], evidence: Callable[[Case], str | None],
         *, group: str, command: Sequence[str] = (), probes: int = 10, seed: int = 0,
         label: Callable[[str, str], str] = lambda source, text: text, model: str = "",

@@ -41,7 +41,7 @@ import platformdirs
 
 from agent_constitution.fsio import open_lock, write_error
 from agent_constitution.readers import read_cached
-from agent_constitution.sources import content, gitproof
+from agent_constitution.sources import gitproof
 
 if TYPE_CHECKING:
     import pygit2
@@ -187,6 +187,8 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
 
 def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) -> tuple[Path, str]:
     """Extract the content of `commit` from `repo` into the cache (once) and return its tree and digest."""
+    from agent_constitution.sources import content  # lazy: a no-op compile reads the cache without pygit2 (bench/regress.py compile)
+
     entry = _entry(key, commit)
     try:
         return _store(repo, key, entry, commit, display, content)

@@ -47,7 +47,7 @@ def skill_files(folder: Path) -> dict[str, bytes]:
                 file=path,
                 fix="replace the link by the folder it points to",
             )
-    found: dict[str, bytes] = {}
+    paths: dict[str, Path] = {}
     base = folder.resolve()
     for directory, subdirectories, files in os.walk(folder):
         for name in subdirectories + files:
@@ -70,8 +70,28 @@ def skill_files(folder: Path) -> dict[str, bytes]:
                 continue
             if relative == STAMP:
                 raise UserError(f"a skill may not contain a file named {STAMP}", file=path)
-            found[relative] = _read_file(path)
-    return dict(sorted(found.items()))
+            paths[relative] = path
+    # A run installs a skill into each agent's folder, and checks every skill before it installs
+    # any: the files are read once while their status stays the same.
+    key = (str(folder), tuple((relative, _status(path)) for relative, path in sorted(paths.items())))
+    found = _read.get(key)
+    if found is None:
+        if len(_read) >= 256:
+            _read.clear()
+        found = _read[key] = {relative: _read_file(path) for relative, path in sorted(paths.items())}
+    return dict(found)
+
+
+# (folder, each file's status) → the files `skill_files` read there in this process.
+_read: dict[tuple, dict[str, bytes]] = {}
+
+
+def _status(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return None  # reading it says what is wrong
+    return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
 def _read_file(path: Path) -> bytes:

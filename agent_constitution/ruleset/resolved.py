@@ -8,10 +8,10 @@ decides whether it runs. A document changes only when something it holds changes
 rewrites only the documents of the segments that enable the rule.
 
 Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-local build state
-(they hold absolute paths into the user cache). Schema (`version` 3):
+(they hold absolute paths into the user cache). Schema (`version` 4):
 
     {
-      "version": 3,
+      "version": 4,
       "segment": "web",                 # the segment path ("." for the root)
       "parent": ".",                    # the segment its file is nested under (null for ".")
       "constitution": {"source": "ac", "edition": "2026-10", "revision": "0.1",
@@ -22,7 +22,8 @@ Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-
                          "root": "<absolute path of the tree>", "trust": true,
                          "version": "v1.2.0|null", "language": "en",
                          "aliases": {"<name in its source.toml [sources]>": "<source name>"},
-                         "nodes": [{"id": "python", "parent": null, "title": {"en": "…"}}, …]}},
+                         "nodes": [{"id": "python", "parent": null, "title": {"en": "…"}}, …],
+                         "skills": {"uv": {"implements": [42], "digest": "sha256:…"}}}},
       "rules": [{"source": "ac", "id": 42, "revision": 1, "digest": "sha256:…",
                  "why": "selected", "status": "active", "parent": "python", "requires": [7, "ci"],
                  "title": {"en": "…"}, "text": {"en": "…"}, "check": {…}|null}, …],
@@ -33,9 +34,12 @@ Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-
 name:id` or `package name:node`; `check` is the rule's `[check]` table with its defaults filled in.
 A source's `nodes` are its domains (in source.toml order, `parent` null) and then its choice groups
 (in tree order): with the rules' `parent` and `requires`, what compile needs of the tree to render a
-segment, so that compile reads no rule file of a source.
+segment, so that compile reads no rule file of a source. Its `skills` are every skill of the source
+(`rules/skills/<name>/`) with the rules it implements and the digest of its folder's files
+(`sources.digest.files_digest`): which skills compile installs, and whether an installed one is
+current, without opening a file of the source.
 `cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated (`{"version": 3, "segments": [".", …], "review": [[group, {…}], …],
+`[[waive]]` entries, validated (`{"version": 4, "segments": [".", …], "review": [[group, {…}], …],
 "waive": […]}`, the groups in the manifest's order); it is rewritten on every run of the lock stage: its modification time says when the
 documents were last brought in step with the inputs (what `doit check` needs when it creates its
 tasks, before any task has run).
@@ -56,7 +60,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.layout import ROOT_SEGMENT, segment_key
 
-VERSION = 3
+VERSION = 4
 FOLDER = "resolved"
 INDEX = "index.json"
 
@@ -80,6 +84,14 @@ class ResolvedNode:
 
 
 @dataclass(frozen=True)
+class ResolvedSkill:
+    """A skill of a source: the rules it implements, and the digest of its folder's files."""
+
+    implements: tuple[int, ...]
+    digest: str
+
+
+@dataclass(frozen=True)
 class ResolvedSource:
     key: str
     commit: str | None
@@ -90,6 +102,7 @@ class ResolvedSource:
     language: str  # the source's first language (what checks show a rule in)
     aliases: Mapping[str, str]  # a name in its source.toml [sources] → that source's name here
     nodes: tuple[ResolvedNode, ...]  # its domains in order, then its groups in tree order
+    skills: Mapping[str, ResolvedSkill]  # by name
 
 
 @dataclass(frozen=True)
@@ -142,7 +155,9 @@ class Resolved:
         data = {
             **vars(self),
             "constitution": vars(self.constitution),
-            "sources": {name: {**vars(item), "nodes": [vars(node) for node in item.nodes]}
+            "sources": {name: {**vars(item), "nodes": [vars(node) for node in item.nodes],
+                               "skills": {skill: {"implements": list(found.implements), "digest": found.digest}
+                                          for skill, found in item.skills.items()}}
                         for name, item in self.sources.items()},
             "rules": [vars(rule) for rule in self.rules],
             "warnings": list(self.warnings),
@@ -155,7 +170,9 @@ class Resolved:
         if data["version"] != VERSION:
             raise ValueError(f"version {data['version']!r}, not {VERSION}")
         sources = {
-            name: ResolvedSource(**{**item, "nodes": tuple(ResolvedNode(**node) for node in item["nodes"])})
+            name: ResolvedSource(**{**item, "nodes": tuple(ResolvedNode(**node) for node in item["nodes"]),
+                                    "skills": {skill: ResolvedSkill(tuple(found["implements"]), found["digest"])
+                                               for skill, found in item["skills"].items()}})
             for name, item in data["sources"].items()
         }
         rules = tuple(ResolvedRule(**{**rule, "requires": tuple(rule["requires"])}) for rule in data["rules"])

@@ -48,9 +48,9 @@ def fetch(
     location, display, plain = _where(url, path, base_dir, git=pinned)
     if plain:
         folder = location.folder
-        from agent_constitution.sources.parsed import kept_files
+        from agent_constitution.sources.parsed import parsed_files
 
-        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", kept_files(folder))
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", parsed_files(folder))
         return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:

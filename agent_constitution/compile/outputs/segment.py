@@ -62,14 +62,14 @@ class SegmentDocument:
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
         try:
-            state, resolved, _, empty = segment_state(plan.cache, job.subject)
+            state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         except UserError:
             return False
         if job.subject.path in empty:
             return state == values["state"] and not _has_outputs(plan.root, job.subject.path)
         return (
             state == values["state"]
-            and Reads(values.get("reads", {})).unchanged(resolved)
+            and Reads(values.get("reads", {})).unchanged(resolved, parent)
             and outputs_intact(plan.root, values.get("outputs", {}))
         )
 
@@ -208,7 +208,7 @@ def write_segment(
     without a file that leave rules out, and those rules."""
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
-    from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
+    from agent_constitution.compile.inputs import Reads, load_constitution, load_library
     from agent_constitution.compile.tokens import measure
     from agent_constitution.errors import UserError
     from agent_constitution.fsio import write_if_changed
@@ -280,15 +280,9 @@ def write_segment(
         for stale in sorted(folder.glob(PART_GLOB))
         if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root, locked=locked)
     ]
-    reads: dict[str, list[str]] = {}
-    for name, rule_id in sorted(document.rules_read):
-        reads.setdefault(name, []).append(f"rules/{rule_id}.toml")
-    for name in sorted(document.sources_read | {key[0] for key in document.rules_read}):
-        reads.setdefault(name, []).append("rules/source.toml")
-    if document.constitution_read:
-        base = Path(resolved.constitution.root)
-        reads["constitution"] = [_relative(base, path) for path in constitution_files(resolved)]
-    step = Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files, tuple(removed))
+    reads = Reads.of(resolved, parent, document.rules_read, document.sources_read | {key[0] for key in document.rules_read},
+                     document.constitution_read)
+    step = Step(tuple(written), tuple(lines), outputs, state, reads.files, tuple(removed))
     # What the choice to split depended on, so that a new budget (the nested files' sizes changed)
     # rebuilds the file only when it changes that choice (or the kept text no longer fits).
     kept = document.files[0].text

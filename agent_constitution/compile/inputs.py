@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from agent_constitution.compile.document import Constitution, Library, Node, SourceTree
 from agent_constitution.layout import RULES, SOURCE_CONFIG
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.resolved import Resolved, ResolvedRule, ResolvedSource, read_resolved, resolved_path
+
+if TYPE_CHECKING:
+    from agent_constitution.compile.document import Constitution, Library, Node, SourceTree
 
 __all__ = [
     "Reads", "Resolved", "constitution_root", "load_constitution", "load_library",
@@ -44,6 +47,8 @@ def constitution_root(resolved: Resolved) -> Path:
 def load_library(resolved: Resolved, parent: Resolved | None = None) -> Library:
     """The sources' trees as the segment's resolution records them, with the rules of the file
     above it (`parent`: the titles of the rules it holds that are not in force here)."""
+    from agent_constitution.compile.document import Library  # lazy: markdown-it; up-to-date checks read resolutions only
+
     rules: dict[str, dict[int, ResolvedRule]] = {name: {} for name in resolved.sources}
     for rule in (*(parent.rules if parent is not None else ()), *resolved.rules):
         rules.setdefault(rule.source, {})[rule.id] = rule
@@ -53,6 +58,8 @@ def load_library(resolved: Resolved, parent: Resolved | None = None) -> Library:
 
 
 def _tree(item: ResolvedSource, rules: Mapping[int, ResolvedRule]) -> SourceTree:
+    from agent_constitution.compile.document import SourceTree  # lazy: markdown-it; up-to-date checks read resolutions only
+
     parents: dict[Node, Node] = {node.id: node.parent for node in item.nodes if node.parent is not None}
     children: dict[Node, list[Node]] = {node.id: [] for node in item.nodes}
     for node in item.nodes:
@@ -73,6 +80,8 @@ def _tree(item: ResolvedSource, rules: Mapping[int, ResolvedRule]) -> SourceTree
 
 
 def load_constitution(resolved: Resolved, project_root: Path, language: str | None = None) -> Constitution:
+    from agent_constitution.compile.document import Constitution  # lazy: markdown-it; up-to-date checks read resolutions only
+
     c = resolved.constitution
     edition, agent = _edition(c.root, c.commit)
     code = language or edition.index.languages[0]
@@ -187,6 +196,8 @@ def _nodes_digest(source: ResolvedSource) -> str:
 
 def constitution_at(folder: Path, repository: str | None, edition: str, revision: str, commit: str | None) -> Constitution:
     """The constitution of an edition folder outside a resolution (init measures its starter with it)."""
+    from agent_constitution.compile.document import Constitution  # lazy: markdown-it; up-to-date checks read resolutions only
+
     loaded, agent = _edition(str(folder), commit or "")
     code = loaded.index.languages[0]
     return Constitution(

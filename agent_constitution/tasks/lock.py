@@ -127,13 +127,17 @@ _intact: dict[Path, bool] = {}
 def _in_cache(cache: Path) -> bool:
     from agent_constitution.errors import UserError
     from agent_constitution.sources.cache import intact
+    from agent_constitution.sources.parsed import user_key
 
     try:
         sources = read_resolved(resolved_path(cache, ROOT_SEGMENT)).sources.values()
     except UserError:
         return False
+    # The user's key lets a tree verified once be taken by its status (`sources.cache.intact`).
+    secret = user_key() if any(item.commit is not None for item in sources) else None
     return all(
-        Path(item.root).is_dir() if item.commit is None else intact(item.key, item.commit, item.digest, item.root)
+        Path(item.root).is_dir() if item.commit is None
+        else intact(item.key, item.commit, item.digest, item.root, secret=secret)
         for item in sources
     )
 

@@ -143,7 +143,7 @@ def _new(prog: str, description: str, epilog: str) -> _Parser:
 
 
 def output_formats() -> tuple[str, ...]:
-    from agent_constitution.checks.formats import FORMATS
+    from agent_constitution.checks import FORMATS
 
     return FORMATS
 

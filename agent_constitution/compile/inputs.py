@@ -5,7 +5,8 @@ The resolution of a segment (`cache/resolved/<key>.json`, written by the lock st
 holding its tree, its aliases and its domains and groups, and lists the segment's rules with their
 texts and places in the tree. `read_resolved` is its one reader; this module builds the rendering
 inputs from it: the `Library` of the sources' trees and the `Constitution` with its agent edition
-and provision labels. Compile reads no rule file of a source: what it renders is in the resolution.
+and provision labels (which the index of the resolution holds: `read_index`). Compile reads no rule
+file of a source and nothing of the constitution's folder: what it renders is in the resolution.
 
 `Reads` records what a build step read of the resolution, with the digests the resolution holds of
 it; a task's up-to-date check compares them against the current resolution, so a new commit of a
@@ -19,21 +20,21 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from agent_constitution.layout import RULES, SOURCE_CONFIG
-from agent_constitution.readers import read_text
-from agent_constitution.ruleset.resolved import Resolved, ResolvedRule, ResolvedSource, read_resolved, resolved_path
+from agent_constitution.ruleset.resolved import (
+    AgentEdition, Resolved, ResolvedRule, ResolvedSource, read_index, read_resolved, resolved_path,
+)
 
 if TYPE_CHECKING:
     from agent_constitution.compile.document import Constitution, Library, Node, SourceTree
 
 __all__ = [
     "Reads", "Resolved", "constitution_root", "load_constitution", "load_library",
-    "read_resolved", "resolved_path",
+    "read_index", "read_resolved", "resolved_path",
 ]
 
 
@@ -79,12 +80,14 @@ def _tree(item: ResolvedSource, rules: Mapping[int, ResolvedRule]) -> SourceTree
     )
 
 
-def load_constitution(resolved: Resolved, project_root: Path, language: str | None = None) -> Constitution:
+def load_constitution(resolved: Resolved, project_root: Path, edition: AgentEdition,
+                      language: str | None = None) -> Constitution:
+    """The constitution the resolution binds, its text and labels from `edition` (what the index of
+    the resolution holds: `ruleset.resolved.Index.constitution`)."""
     from agent_constitution.compile.document import Constitution  # lazy: markdown-it; up-to-date checks read resolutions only
 
     c = resolved.constitution
-    edition, agent = _edition(c.root, c.commit)
-    code = language or edition.index.languages[0]
+    code = language or edition.languages[0]
     source = resolved.sources.get(c.source)
     repository = _repository(source.key, project_root) if source is not None else c.source
     return Constitution(
@@ -93,8 +96,8 @@ def load_constitution(resolved: Resolved, project_root: Path, language: str | No
         revision=c.revision,
         commit=c.commit if source is not None and source.commit is not None else None,
         language=code,
-        text=agent[code] if code in agent else agent[edition.index.languages[0]],
-        provision_label=_labeller(c.root, c.commit),
+        text=edition.text[code] if code in edition.text else edition.text[edition.languages[0]],
+        provision_label=edition.label,
     )
 
 
@@ -105,43 +108,6 @@ def _repository(key: str, project_root: Path) -> str | None:
         return key
     relative = Path(os.path.relpath(key, project_root.resolve())).as_posix()
     return None if relative == "." else relative
-
-
-@lru_cache(maxsize=8)
-def _edition(root: str, commit: str):
-    """The loaded edition and its agent text per language: generated/ when present, else rendered."""
-    from agent_constitution.edition.render import file_names, outputs
-    from agent_constitution.edition.sources import load, read_worktree
-
-    folder = Path(root)
-    source_root = folder.parent.parent
-    prefix = f"constitution/{folder.name}/"
-    sources = {path: data for path, data in read_worktree(source_root).items() if path.startswith(prefix)}
-    edition = load(sources)
-    names = {code: file_names(code)[1] for code in edition.index.languages}
-    if all((folder / "generated" / name).is_file() for name in names.values()):
-        agent = {code: read_text(folder / "generated" / name) for code, name in names.items()}
-    else:
-        rendered = outputs(edition)
-        agent = {code: rendered[name].decode("utf-8") for code, name in names.items()}
-    return edition, MappingProxyType(agent)
-
-
-@lru_cache(maxsize=8)
-def _labeller(root: str, commit: str):
-    from agent_constitution.edition.languages import LANGUAGES
-    from agent_constitution.edition.references import label, targets
-
-    edition, _ = _edition(root, commit)
-    known = targets(edition)
-
-    def provision_label(anchor: str, language: str) -> str | None:
-        target = known.get(anchor)
-        if target is None:
-            return None
-        return label(target, LANGUAGES.get(language, LANGUAGES["en"]), short=False)
-
-    return provision_label
 
 
 # --- what a step read --------------------------------------------------------------------------
@@ -197,10 +163,11 @@ def _nodes_digest(source: ResolvedSource) -> str:
 def constitution_at(folder: Path, repository: str | None, edition: str, revision: str, commit: str | None) -> Constitution:
     """The constitution of an edition folder outside a resolution (init measures its starter with it)."""
     from agent_constitution.compile.document import Constitution  # lazy: markdown-it; up-to-date checks read resolutions only
+    from agent_constitution.ruleset.agent_edition import agent_edition  # lazy: the edition's models, for init only
 
-    loaded, agent = _edition(str(folder), commit or "")
-    code = loaded.index.languages[0]
+    found = agent_edition(folder, commit or "")
+    code = found.languages[0]
     return Constitution(
         repository=repository, edition=edition, revision=revision, commit=commit, language=code,
-        text=agent[code], provision_label=_labeller(str(folder), commit or ""),
+        text=found.text[code], provision_label=found.label,
     )

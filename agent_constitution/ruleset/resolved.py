@@ -39,8 +39,11 @@ segment, so that compile reads no rule file of a source. Its `skills` are every 
 (`sources.digest.files_digest`): which skills compile installs, and whether an installed one is
 current, without opening a file of the source.
 `cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated (`{"version": 4, "segments": [".", …], "review": [[group, {…}], …],
-"waive": […]}`, the groups in the manifest's order); it is rewritten on every run of the lock stage: its modification time says when the
+`[[waive]]` entries, validated, and what compile needs of the constitution in force
+(`{"version": 4, "segments": [".", …], "review": [[group, {…}], …], "waive": […], "constitution":
+{"languages": ["en", …], "text": {"en": "<the agent edition>"}, "labels": {"en": {"<anchor>": "Art. IV §1"}},
+"problem": null}}`,
+the groups in the manifest's order; `ruleset.agent_edition`); it is rewritten on every run of the lock stage: its modification time says when the
 documents were last brought in step with the inputs (what `doit check` needs when it creates its
 tasks, before any task has run).
 
@@ -229,18 +232,61 @@ def _read(path: Path, mtime: int, size: int) -> Resolved:
 
 
 @dataclass(frozen=True)
+class AgentEdition:
+    """What compile needs of the constitution in force (`ruleset.agent_edition`): the edition's
+    languages (the first is its own), the agent edition's text per language, and the provision
+    labels per language, by anchor."""
+
+    languages: tuple[str, ...]
+    text: Mapping[str, str]
+    labels: Mapping[str, Mapping[str, str]]
+    # Why the edition could not be read (a UserError's message, file, line, field and fix), or None:
+    # the lock does not need the text, so what is wrong with it is compile's to report (`checked`).
+    problem: Mapping | None = None
+
+    def label(self, anchor: str, language: str) -> str | None:
+        """The label of the provision `anchor` in `language` (English for a language the renderer does not know)."""
+        return (self.labels.get(language) or self.labels.get("en") or {}).get(anchor)
+
+    def checked(self) -> "AgentEdition":
+        """This edition, or the UserError that kept it from being read."""
+        if self.problem is not None:
+            raise UserError(**self.problem)
+        return self
+
+    @classmethod
+    def unreadable(cls, error: UserError) -> "AgentEdition":
+        problem = {"message": error.message, "file": None if error.file is None else str(error.file),
+                   "line": error.line, "field": error.field, "fix": error.fix}
+        return cls((), {}, {}, problem)
+
+    def as_json(self) -> dict:
+        return {"languages": list(self.languages), "text": dict(self.text),
+                "labels": {code: dict(labels) for code, labels in self.labels.items()}, "problem": self.problem}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "AgentEdition":
+        problem = data["problem"]
+        return cls(tuple(data["languages"]), dict(data["text"]), {code: dict(labels) for code, labels in data["labels"].items()},
+                   None if problem is None else {key: problem[key] for key in ("message", "file", "line", "field", "fix")})
+
+
+@dataclass(frozen=True)
 class Index:
-    """`cache/resolved/index.json`: the segments, and the root manifest's settings the checks need."""
+    """`cache/resolved/index.json`: the segments, the root manifest's settings the checks need, and
+    what compile needs of the constitution in force."""
 
     segments: tuple[str, ...]  # "." first, then the manifest's order
     review: Mapping[str, Mapping]  # reviewer group → its [review.<group>] table, defaults filled in
     waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
+    constitution: AgentEdition
 
     def to_json(self) -> str:
         # The groups as [name, table] pairs: sort_keys keeps the tables canonical, and the pairs keep the
         # manifest's order, which decides a rule's group (the first group that matches, seed 000).
         data = {"version": VERSION, "segments": list(self.segments),
-                "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive)}
+                "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive),
+                "constitution": self.constitution.as_json()}
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -252,6 +298,7 @@ def read_index(cache: Path) -> Index | None:
             return None
         if not isinstance(data["review"], list):
             return None  # an older writer's groups, in name order: resolved again
-        return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]),
+                     AgentEdition.from_json(data["constitution"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -28,7 +28,7 @@ from agent_constitution import console
 from agent_constitution.ruleset.inputs import Status, input_statuses, manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.outline import outline
-from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
+from agent_constitution.ruleset.resolved import index_path, read_index, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
 from agent_constitution.wiring import spoken
 
@@ -132,6 +132,8 @@ def _in_cache(cache: Path) -> bool:
     try:
         sources = read_resolved(resolved_path(cache, ROOT_SEGMENT)).sources.values()
     except UserError:
+        return False
+    if read_index(cache) is None:  # written by another version, or damaged
         return False
     # The user's key lets a tree verified once be taken by its status (`sources.cache.intact`).
     secret = user_key() if any(item.commit is not None for item in sources) else None

@@ -50,7 +50,7 @@ class SegmentDocument:
         nested = tuple(s for s in job.subject.nested if s not in empty)
         return write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
-            budget=budget(plan, job.subject.path),
+            edition=agent_edition(plan.cache), budget=budget(plan, job.subject.path),
             excluded=nested_exclusions(plan.cache, job.subject.nested),
         )
 
@@ -104,6 +104,19 @@ def segment_state(cache: Path, job: SegmentJob):
             data["excluded"] = {path: sorted(f"{s}:{i}" for s, i in keys)
                                 for path, keys in nested_exclusions(cache, job.nested).items()}
     return digest(data), resolved, parent, empty
+
+
+def agent_edition(cache: Path):
+    """What compile needs of the constitution, as the index of the resolution holds it."""
+    from agent_constitution.compile.inputs import read_index
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.resolved import index_path
+
+    index = read_index(cache)
+    if index is None:
+        raise UserError("the resolution has no index this version reads", file=index_path(cache),
+                        fix="run `doit compile` (it locks first)")
+    return index.constitution.checked()
 
 
 def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
@@ -197,13 +210,14 @@ def write_segment(
     state: str,
     *,
     locked: bool,
+    edition,
     tier: str = "repo",
     budget: tuple[int | None, int | None] = (None, None),
     personal: str = "",
     excluded: Mapping[str, frozenset] | None = None,
 ) -> Step:
     """Render a segment's files from its resolution (and its parent's) and write what changed;
-    `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
+    `edition`: what compile needs of the constitution (`ruleset.resolved.AgentEdition`); `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
     tier's rendered [person] and [machine] values; `excluded`, for the root: the nested segments
     without a file that leave rules out, and those rules."""
     from agent_constitution.compile import owned, region
@@ -214,7 +228,7 @@ def write_segment(
     from agent_constitution.fsio import write_if_changed
 
     library = load_library(resolved, parent)
-    constitution = load_constitution(resolved, root)
+    constitution = load_constitution(resolved, root, edition)
     segment = Segment(
         path=job.path,
         selected=resolved.selected,

@@ -29,6 +29,7 @@ from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_r
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
+from agent_constitution.sources.parsed import skill_bytes
 
 STAMP = ".agent-constitution.json"
 SOURCE_ONLY = "skill.toml"  # the source's metadata (which rules it implements), not for agents
@@ -73,12 +74,14 @@ def skill_files(folder: Path) -> dict[str, bytes]:
             paths[relative] = path
     # A run installs a skill into each agent's folder, and checks every skill before it installs
     # any: the files are read once while their status stays the same.
-    key = (str(folder), tuple((relative, _status(path)) for relative, path in sorted(paths.items())))
+    statuses = {relative: _status(path) for relative, path in sorted(paths.items())}
+    key = (str(folder), tuple((relative, _seen(status)) for relative, status in statuses.items()))
     found = _read.get(key)
     if found is None:
         if len(_read) >= 256:
             _read.clear()
-        found = _read[key] = {relative: _read_file(path) for relative, path in sorted(paths.items())}
+        # As the lock stage's folder digest read them in this process, else from the file.
+        found = _read[key] = {relative: _bytes(path, statuses[relative]) for relative, path in sorted(paths.items())}
     return dict(found)
 
 
@@ -86,12 +89,20 @@ def skill_files(folder: Path) -> dict[str, bytes]:
 _read: dict[tuple, dict[str, bytes]] = {}
 
 
-def _status(path: Path) -> tuple[int, int, int, int] | None:
+def _bytes(path: Path, status: os.stat_result | None) -> bytes:
+    known = None if status is None else skill_bytes(str(path), status)
+    return _read_file(path) if known is None else known
+
+
+def _status(path: Path) -> os.stat_result | None:
     try:
-        status = os.lstat(path)
+        return os.lstat(path)
     except OSError:
         return None  # reading it says what is wrong
-    return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
+
+
+def _seen(status: os.stat_result | None) -> tuple[int, int, int, int] | None:
+    return None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 def _read_file(path: Path) -> bytes:

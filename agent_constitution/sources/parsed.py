@@ -68,6 +68,18 @@ def parsed_files(root: Path | str) -> ParsedFiles:
     return found
 
 
+# path → (status, bytes) of the skills' files this process's folder digests read: compile copies
+# them after the load has saved (`compile.skills`), so they outlive the `ParsedFiles` that read them.
+_skills: dict[str, tuple[list, bytes]] = {}
+
+
+def skill_bytes(path: str, status: os.stat_result) -> bytes | None:
+    """The bytes of a skill's file at `path` as this process's folder digest read them, while its
+    status (`status`, just taken) is the same; None otherwise."""
+    found = _skills.get(path)
+    return found[1] if found is not None and found[0] == _seen(status) else None
+
+
 def noted(root: Path | str, path: str) -> bytes | None:
     """The bytes of the file at `path` as this process's folder digest of `root` read them
     (`ParsedFiles.noted`), or None (nothing of `root` open, not read, or changed since)."""
@@ -102,15 +114,20 @@ class ParsedFiles:
 
     @staticmethod
     def loaded_again(path: str) -> bool:
-        """Whether the load reads the file at `path` (POSIX, from the source's root) after its folder
-        digest did: a rule file or `source.toml`, a check module, a `skill.toml`."""
+        """Whether the run reads the file at `path` (POSIX, from the source's root) after its folder
+        digest did: the load a rule file or `source.toml`, a check module, a `skill.toml`; compile a
+        skill's files."""
         head, _, name = path.rpartition("/")
         return (head == RULES and name.endswith(".toml")) or (head == RULE_CHECKS and name.endswith(".py")) or (
-            name == "skill.toml" and head.rpartition("/")[0] == SKILLS)
+            head.startswith(SKILLS + "/"))
 
     def note(self, path: str, status: os.stat_result, data: bytes) -> None:
-        """Keep the bytes just read of the file at `path` (with this status) for this process's load."""
-        self._noted[path] = (_seen(status), data)
+        """Keep the bytes just read of the file at `path` (with this status) for this process's load,
+        and those of a skill's file for compile, which copies them (`skill_bytes`)."""
+        if f"/{SKILLS}/" in path[len(self.root):] and not path.endswith("/skill.toml"):
+            _skills[path] = (_seen(status), data)
+        else:
+            self._noted[path] = (_seen(status), data)
 
     def note_sum(self, path: str, status: os.stat_result, hexdigest: str) -> None:
         """Keep the sha256 of the file at `path` (with this status): the load digests skill folders by it."""

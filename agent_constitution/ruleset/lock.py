@@ -185,5 +185,6 @@ def write_documents(cache: Path, resolution: Resolution) -> None:
         waive=tuple({"rule": entry.rule, "paths": list(entry.paths), "reason": entry.reason,
                      "until": None if entry.until is None else entry.until.isoformat()} for entry in settings.waive),
         constitution=_edition(resolution),
+        compile=settings.compile.model_dump(mode="json", by_alias=True),
     )
     write_atomic(index_path(cache), index.to_json(), within=cache)

@@ -38,9 +38,10 @@ segment, so that compile reads no rule file of a source. Its `skills` are every 
 (`rules/skills/<name>/`) with the rules it implements and the digest of its folder's files
 (`sources.digest.files_digest`): which skills compile installs, and whether an installed one is
 current, without opening a file of the source.
-`cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated, and what compile needs of the constitution in force
-(`{"version": 4, "segments": [".", …], "review": [[group, {…}], …], "waive": […], "constitution":
+`cache/resolved/index.json` lists the segments and holds the root manifest's `[compile]` settings,
+`[review]` groups and `[[waive]]` entries, validated, and what compile needs of the constitution in
+force (`{"version": 4, "segments": [".", …], "compile": {"max-tokens": 8000, …}, "review": [[group,
+{…}], …], "waive": […], "constitution":
 {"languages": ["en", …], "text": {"en": "<the agent edition>"}, "labels": {"en": {"<anchor>": "Art. IV §1"}},
 "problem": null}}`,
 the groups in the manifest's order; `ruleset.agent_edition`); it is rewritten on every run of the lock stage: its modification time says when the
@@ -280,13 +281,14 @@ class Index:
     review: Mapping[str, Mapping]  # reviewer group → its [review.<group>] table, defaults filled in
     waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
     constitution: AgentEdition
+    compile: Mapping  # the [compile] table, its defaults filled in (`agents` null: detected)
 
     def to_json(self) -> str:
         # The groups as [name, table] pairs: sort_keys keeps the tables canonical, and the pairs keep the
         # manifest's order, which decides a rule's group (the first group that matches, seed 000).
         data = {"version": VERSION, "segments": list(self.segments),
                 "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive),
-                "constitution": self.constitution.as_json()}
+                "constitution": self.constitution.as_json(), "compile": dict(self.compile)}
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -299,6 +301,6 @@ def read_index(cache: Path) -> Index | None:
         if not isinstance(data["review"], list):
             return None  # an older writer's groups, in name order: resolved again
         return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]),
-                     AgentEdition.from_json(data["constitution"]))
+                     AgentEdition.from_json(data["constitution"]), dict(data["compile"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

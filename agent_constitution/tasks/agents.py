@@ -46,17 +46,25 @@ def locked() -> bool:
     return locked_run(False, get_var("locked"))[0]
 
 
-def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
-    """`[compile]` and the segment paths of a manifest, read without validating them: every compile
-    task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
+def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Settings, list[str]]:
+    """`[compile]` and the segment paths of a manifest, as the resolution's index holds them
+    (validated) while it is as new as what the lock reads; else (the manifest changed since: the lock
+    runs first in this very run) read from the manifest's outline without validating them: every
+    compile task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
     from agent_constitution import hosts
     from agent_constitution.hosts import agents
     from agent_constitution.compile.layout import Settings
-    from agent_constitution.ruleset.outline import outline
+    from agent_constitution.ruleset.inputs import fresh_index
 
     default = Settings(origin=manifest.name, agents=agents.detect(manifest.parent))
-    found = outline(manifest)
-    table = found.compile
+    index = fresh_index(manifest.parent, inputs)
+    if index is not None:
+        table, segments = {key: value for key, value in index.compile.items() if value is not None}, index.segments
+    else:
+        from agent_constitution.ruleset.outline import outline
+
+        found = outline(manifest)
+        table, segments = found.compile, found.segments
     max_tokens = table.get("max-tokens", default.max_tokens)
     claude = table.get("claude", default.claude)
     git_hook = table.get("git-hook", default.git_hook)
@@ -75,7 +83,7 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     from agent_constitution.wiring import command
 
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
-            list(found.segments))
+            list(segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
@@ -155,12 +163,13 @@ def tasks(project):
     from agent_constitution.compile.layout import FILE, MANIFEST
     from agent_constitution.compile.outputs import REGISTRY
     from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.ruleset.inputs import task_inputs
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
     runlock.hold(cache)
-    settings, segments = read_settings(root / MANIFEST)
+    settings, segments = read_settings(root / MANIFEST, task_inputs(project))
     plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()
     config = {**settings.as_dict(), "compiler": compiler}

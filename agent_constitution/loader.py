@@ -79,8 +79,8 @@ def _named_on_command_line() -> set[str]:
 
 
 def _not_here(family, project: Project) -> dict:
-    from agent_constitution.tasks.verbs import VERBS
-    from agent_constitution.errors import UserError
+    from agent_constitution.tasks.verbs import VERBS  # lazy: a family asked for where it does not apply
+    from agent_constitution.errors import UserError  # lazy: a family asked for where it does not apply
 
     verb = next(verb for verb in VERBS.values() if (verb.task or verb.name) == family.NAME)
     reason, fix = verb.needs(project.root)
@@ -90,7 +90,7 @@ def _not_here(family, project: Project) -> dict:
 
 
 def _fail(message: str) -> TaskFailed:
-    from agent_constitution.tasks.actions import InputError
+    from agent_constitution.tasks.actions import InputError  # lazy: a family asked for where it does not apply
 
     return InputError(message)
 

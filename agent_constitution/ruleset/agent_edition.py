@@ -15,6 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
+from agent_constitution.edition.languages import LANGUAGES
+from agent_constitution.edition.references import label, targets
+from agent_constitution.edition.render import file_names, outputs
+from agent_constitution.edition.sources import load, read_worktree
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.resolved import AgentEdition
 
@@ -27,11 +31,6 @@ def agent_edition(root: Path | str, commit: str) -> AgentEdition:
 
 @lru_cache(maxsize=8)
 def _agent_edition(root: str, commit: str) -> AgentEdition:
-    from agent_constitution.edition.languages import LANGUAGES
-    from agent_constitution.edition.references import label, targets
-    from agent_constitution.edition.render import file_names, outputs
-    from agent_constitution.edition.sources import load, read_worktree
-
     folder = Path(root)
     prefix = f"constitution/{folder.name}/"
     sources = {path: data for path, data in read_worktree(folder.parent.parent).items() if path.startswith(prefix)}

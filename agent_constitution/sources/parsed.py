@@ -2,9 +2,9 @@
 
 Parsing TOML is most of what loading a source costs (about 0.2 ms per rule file, 1.1 s of CPU for
 5,000), and a one-rule edit would otherwise parse every file of a path source again on every
-writing run. Each rule file's (and `source.toml`'s) parsed table is kept in the user cache (`parsed/`, one file per
-source root) with the sha256 of the file's bytes and the file's status (size, modification and
-change times, inode). A file whose status is the one recorded is not read again, unless it changed
+writing run. Each rule file's (and `source.toml`'s) parsed table is kept in the user cache
+(`parsed/`, one file per source root) with the sha256 of the file's bytes and the file's status
+(size, modification and change times, inode). A file whose status is the one recorded is not read again, unless it changed
 less than two seconds before the cache was written (an edit within the file system's time
 resolution could leave the same status, as git's "racily clean" files); otherwise its bytes decide:
 the same sha256 keeps the table, another one parses the file. The change time cannot be set back

@@ -50,7 +50,7 @@ def plan(root: Path) -> tuple[list[str], list[Path]]:
 
 def code_digest() -> str:
     """The render stage's code: every module `build` imports."""
-    from agent_constitution import codegraph
+    from agent_constitution import codegraph  # lazy: every doit command imports this module; codegraph only when the render task is planned
 
     return codegraph.code_digest("agent_constitution.edition.build")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from agent_constitution.hosts.loaders import LOADERS
+from agent_constitution.hosts.loaders import loader
 from agent_constitution.hosts.loaders.common import Repo, View
 
 PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
@@ -71,18 +71,21 @@ def in_force(cache: Path, segments: list[str]) -> dict[str, tuple[str, ...]]:
             for segment in segments}
 
 
-def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]) -> list[Finding]:
-    """Every enabled agent's every view of every segment, with the rules it misses."""
+def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]],
+          copilot: str = "editor") -> list[Finding]:
+    """Every enabled agent's every view of every segment, with the rules it misses (Copilot's products:
+    those `[compile] copilot` serves)."""
     repo = Repo(root)
     found: list[Finding] = []
     for segment, wanted in rules.items():
         below = probe(BELOW if segment == "." else f"{segment}/{BELOW}")
         for agent in agents:
-            for view in LOADERS[agent](repo, probe(segment)):
+            load = loader(agent, copilot)
+            for view in load(repo, probe(segment)):
                 found.append(_finding(repo, segment, view, wanted))
             # What depends on the working folder is proved for a session started in a folder below too
             # (Claude Code does not expand an ancestor's imports there).
-            for view in LOADERS[agent](repo, below):
+            for view in load(repo, below):
                 if view.scenario.startswith("session started in"):
                     found.append(_finding(repo, segment, view, wanted))
     return found
@@ -116,9 +119,9 @@ def _order(rule: str) -> tuple[str, int]:
     return source, int(number) if number.isdigit() else 0
 
 
-def explain(root: Path, agent: str, path: str) -> list[View]:
+def explain(root: Path, agent: str, path: str, copilot: str | None = None) -> list[View]:
     """One agent's views of a session working on `path` (relative to the root)."""
-    return LOADERS[agent](Repo(root), path)
+    return loader(agent, copilot)(Repo(root), path)
 
 
 def problems(findings: list[Finding]) -> list[str]:
@@ -152,12 +155,16 @@ FIXES = {
     "claude-code": 'set claude = "link" under [compile] in rules.toml: each CLAUDE.md becomes a link to the AGENTS.md '
                    "beside it, which Claude Code reads in every folder of the path (an ancestor's @ import it does not "
                    "expand)",
-    "Copilot coding agent": "none that keeps Copilot in VS Code from loading the same text twice: the coding agent reads "
-                            "only the nearest AGENTS.md; start its tasks from the root's instructions, or accept it",
-    "Copilot CLI": "none that keeps Copilot in VS Code whole: it needs the path-scoped files the CLI reads beside the "
-                   "AGENTS.md of each folder",
-    "aider": "add `read: [AGENTS.md]` to .aider.conf.yml (compile does not write Aider's configuration)",
-    "junie": "point Junie's guidelines at AGENTS.md (compile does not write .junie/guidelines.md)",
+    "Copilot coding agent": 'set copilot = "cloud" under [compile] in rules.toml: each nested segment gets the text '
+                            "of the segment above it in a file for the coding agent (Copilot in VS Code and the CLI "
+                            "would read it too: docs/compile.md, \"Copilot\")",
+    "Copilot CLI": 'set copilot = "cli" under [compile] in rules.toml: the CLI reads every AGENTS.md on the path, and '
+                   "the path-scoped files the editor and the coding agent need would give it the rules twice",
+    "Copilot in VS Code": 'set copilot = "editor" under [compile] in rules.toml (the default)',
+    "aider": "add CONVENTIONS.md to the `read:` list of .aider.conf.yml (compile adds a `read:` line only to a "
+             "configuration that has none)",
+    "junie": "clear Junie's Guidelines path (Settings | Tools | Junie | Project Settings) so that it reads "
+             ".junie/guidelines.md, which compile writes",
 }
 GENERAL_FIX = ("run `agent-constitution agents --explain PATH --agent NAME` to see that agent's view; docs/compile.md "
                "(\"The read-back proof\") names the layout that holds for it")

@@ -113,15 +113,18 @@ class Stop:
 
 
 class Scoped:
-    """A path-scoped rule file: where it goes and the front matter that scopes it to a folder."""
+    """A path-scoped rule file: where it goes, the front matter that scopes it to a folder, and
+    whose text it holds (`parent`: the parent segment's, for an agent that reads only the nearest
+    AGENTS.md; else the segment's own)."""
 
-    __slots__ = ("folder", "suffix", "front", "keys")
+    __slots__ = ("folder", "suffix", "front", "keys", "parent")
 
-    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str]) -> None:
+    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str], parent: bool = False) -> None:
         self.folder = folder  # relative to the repository root
         self.suffix = suffix  # after the segment's slug
         self.front = front  # front matter with `{glob}` for the segment's files
         self.keys = keys  # the front-matter keys the agent's documentation defines
+        self.parent = parent
 
 
 class Host:
@@ -185,6 +188,19 @@ COPILOT = Scoped(
     '---\napplyTo: "{glob}"\nexcludeAgent: "coding-agent"\n---\n',
     frozenset({"applyTo", "excludeAgent", "description", "name"}),
 )
+# The coding agent reads only the nearest AGENTS.md: for a nested segment, the text of the segment
+# above it (the root's, or a nested parent's delta), scoped to the segment's files; hidden from code
+# review, which reads the root AGENTS.md and the segment's own file (COPILOT) instead.
+COPILOT_ABOVE = Scoped(
+    ".github/instructions",
+    ".above.instructions.md",
+    '---\napplyTo: "{glob}"\nexcludeAgent: "code-review"\n---\n',
+    frozenset({"applyTo", "excludeAgent", "description", "name"}),
+    parent=True,
+)
+# `[compile] copilot` → the path-scoped files it needs (hosts/loaders/copilot.py LAYOUTS: the products
+# each serves). The CLI reads every folder's AGENTS.md on the path itself: nothing more.
+COPILOT_LAYOUTS = {"editor": (COPILOT,), "cloud": (COPILOT, COPILOT_ABOVE), "cli": ()}
 KIRO = Scoped(
     ".kiro/steering",
     ".md",
@@ -305,6 +321,14 @@ def names() -> tuple[str, ...]:
     return tuple(AGENTS)
 
 
+def scopes(name: str, copilot: str = "editor") -> tuple[Scoped, ...]:
+    """The path-scoped rule files an agent gets per nested segment (Copilot's per `[compile] copilot`)."""
+    host = AGENTS[name]
+    if host.scoped is COPILOT:
+        return COPILOT_LAYOUTS[copilot]
+    return (host.scoped,) if host.scoped else ()
+
+
 def shims() -> tuple[str, ...]:
     """Every shim file name, sorted."""
     return tuple(sorted({host.shim for host in AGENTS.values() if host.shim}))
@@ -359,4 +383,5 @@ class _Registration:
 
 
 __all__ = ["AGENTS", "AGENTS_MD", "CHAIN_LIMIT", "HOOK_ORDER", "HOSTS", "PROJECT_RESERVE", "TABLE", "Answer", "Host",
-           "Scoped", "Stop", "folder", "hook_of", "names", "registered", "shims", "skill_folders", "stop_hosts"]
+           "Scoped", "Stop", "folder", "hook_of", "names", "registered", "scopes", "shims", "skill_folders",
+           "stop_hosts"]

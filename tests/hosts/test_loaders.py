@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_constitution.hosts.loaders import LOADERS, views
+from agent_constitution.hosts.loaders.copilot import LAYOUTS
 from agent_constitution.hosts.loaders.common import Piece, cut_bytes, glob_match, imports
 from agent_constitution.hosts import names
 
@@ -80,12 +81,24 @@ def test_copilot_coding_agent_reads_the_nearest_agents_md_and_matching_instructi
     tree(tmp_path, {"AGENTS.md": "root\n", "svc/AGENTS.md": "svc\n",
                     ".github/copilot-instructions.md": "wide\n",
                     ".github/instructions/svc.instructions.md": '---\napplyTo: "svc/**"\nexcludeAgent: "coding-agent"\n---\nscoped\n',
-                    ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py,docs/**"\n---\npython\n'})
-    cloud, editor, cli = views(tmp_path, "copilot", "svc/a/x.py")
-    assert paths(cloud) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md", "svc/AGENTS.md"]
-    assert paths(editor) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md",
+                    ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py,docs/**"\n---\npython\n',
+                    ".github/instructions/above.instructions.md":
+                        '---\napplyTo: "svc/**"\nexcludeAgent: "code-review"\n---\nabove\n'})
+    cloud, review, editor, cli = views(tmp_path, "copilot", "svc/a/x.py")
+    assert paths(cloud) == [".github/copilot-instructions.md", ".github/instructions/above.instructions.md",
+                            ".github/instructions/py.instructions.md", "svc/AGENTS.md"]
+    # code review: the repository-level (root) AGENTS.md, the files not hidden from it
+    assert paths(review) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md",
                              ".github/instructions/svc.instructions.md", "AGENTS.md"]
-    assert paths(cli)[-2:] == ["AGENTS.md", "svc/AGENTS.md"]
+    # no excludeAgent value names VS Code or the CLI: they read every matching file
+    assert paths(editor) == [".github/copilot-instructions.md", ".github/instructions/above.instructions.md",
+                             ".github/instructions/py.instructions.md", ".github/instructions/svc.instructions.md",
+                             "AGENTS.md"]
+    assert paths(cli)[-2:] == ["AGENTS.md", "svc/AGENTS.md"] and len(paths(cli)) == 6
+    # `[compile] copilot` picks the products the layout serves
+    products = {layout: [v.product for v in views(tmp_path, "copilot", "svc/x", layout)] for layout in LAYOUTS}
+    assert products == {"editor": ["Copilot code review", "Copilot in VS Code"],
+                        "cloud": ["Copilot coding agent", "Copilot code review"], "cli": ["Copilot CLI"]}
 
 
 def test_cursor_windsurf_kiro_rule_engines(tmp_path):

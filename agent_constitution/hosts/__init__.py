@@ -115,16 +115,18 @@ class Stop:
 class Scoped:
     """A path-scoped rule file: where it goes, the front matter that scopes it to a folder, and
     whose text it holds (`parent`: the parent segment's, for an agent that reads only the nearest
-    AGENTS.md; else the segment's own)."""
+    AGENTS.md; else the segment's own); `unreached`: written only for the segments whose AGENTS.md
+    the agent's own search never reaches (Cline's)."""
 
-    __slots__ = ("folder", "suffix", "front", "keys", "parent")
+    __slots__ = ("folder", "suffix", "front", "keys", "parent", "unreached")
 
-    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str], parent: bool = False) -> None:
+    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str], parent: bool = False,
+                 unreached: bool = False) -> None:
         self.folder = folder  # relative to the repository root
         self.suffix = suffix  # after the segment's slug
         self.front = front  # front matter with `{glob}` for the segment's files
         self.keys = keys  # the front-matter keys the agent's documentation defines
-        self.parent = parent
+        self.parent, self.unreached = parent, unreached
 
 
 class Host:
@@ -198,6 +200,16 @@ COPILOT_ABOVE = Scoped(
     frozenset({"applyTo", "excludeAgent", "description", "name"}),
     parent=True,
 )
+# Cline reads every AGENTS.md its file listing finds, but the listing never enters `pkg/`, `dist/`,
+# `vendor/`, hidden folders and a few more (hosts/loaders/others.py): a segment there gets a
+# conditional rule (`paths:`), which Cline applies to the files it matches.
+CLINE = Scoped(
+    ".clinerules",
+    ".md",
+    '---\npaths:\n  - "{glob}"\n---\n',
+    frozenset({"paths"}),
+    unreached=True,
+)
 # `[compile] copilot` → the path-scoped files it needs (hosts/loaders/copilot.py LAYOUTS: the products
 # each serves). The CLI reads every folder's AGENTS.md on the path itself: nothing more.
 COPILOT_LAYOUTS = {"editor": (COPILOT,), "cloud": (COPILOT, COPILOT_ABOVE), "cli": ()}
@@ -268,7 +280,7 @@ TABLE: list[Host] = [
     # Cline runs the executable named after the hook in `.clinerules/hooks/`. `TaskComplete` runs
     # after the task completed, so it cannot hold it: the lines go to the model as
     # `contextModification` (the next request sees them), with `cancel: false`.
-    Host("cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",),
+    Host("cline", scoped=CLINE, skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",),
          hook="cline", adapter="cline", file=".clinerules/hooks/PreToolUse", events=(("PreToolUse", None),),
          script=True, deny=lambda text: (_json({"cancel": True, "errorMessage": text}), 0),
          stop=Stop("TaskComplete", file=".clinerules/hooks/TaskComplete", roots=("workspaceRoots",),

@@ -22,8 +22,10 @@ from tests.compile.support import RULES, write_fixture_source
 
 EXTRA = {9: {"parent": "git", "title": "Name branches after the task"},
          10: {"parent": "ci", "title": "Cache the dependencies"},
-         11: {"parent": "git", "title": "Squash before merging"}}
-SEGMENTS = ("svc", "web", "svc/deep/core")
+         11: {"parent": "git", "title": "Squash before merging"},
+         12: {"parent": "ci", "title": "Pin the tool versions"}}
+# pkg/tool: below a folder Cline's file listing never enters (it gets a conditional .clinerules file)
+SEGMENTS = ("svc", "web", "svc/deep/core", "pkg/tool")
 MANIFEST = """\
 rules = ["ac:1", "ac:2", "ac:3", "ac:5", "ac:6", "ac:8"]
 
@@ -55,6 +57,10 @@ rules = ["ac:10"]
 [[segment]]
 path = "svc/deep/core"
 rules = ["ac:11"]
+
+[[segment]]
+path = "pkg/tool"
+rules = ["ac:12"]
 """
 def monorepo(root: Path, copilot: str = "editor") -> Path:
     write_fixture_source(root / "src", rules={**RULES, **EXTRA})
@@ -91,11 +97,12 @@ def test_every_agent_loads_every_rule_in_force_in_every_segment(tmp_path, copilo
     assert (root / ".rules").is_file() and (root / ".roo/rules/agent-constitution.md").is_file()
     assert (root / ".continue/rules/svc-deep-core.md").is_file()
     assert (root / ".junie/guidelines.md").is_file() and (root / "CONVENTIONS.md").is_file()
+    assert sorted(p.name for p in (root / ".clinerules").glob("*.md")) == ["pkg-tool.md"]
     assert (root / ".aider.conf.yml").read_text().endswith("read: CONVENTIONS.md\n")
     above = sorted(p.name for p in (root / ".github/instructions").glob("*.above.instructions.md")) \
         if copilot != "cli" else []
-    assert above == (["svc-deep-core.above.instructions.md", "svc.above.instructions.md",
-                      "web.above.instructions.md"] if copilot == "cloud" else [])
+    assert above == (["pkg-tool.above.instructions.md", "svc-deep-core.above.instructions.md",
+                      "svc.above.instructions.md", "web.above.instructions.md"] if copilot == "cloud" else [])
     assert (root / ".github/instructions").is_dir() == (copilot != "cli")
     # a layout dropped takes its files with it
     if copilot == "cloud":

@@ -125,6 +125,37 @@ def test_zed_takes_the_first_name_and_nothing_nested(tmp_path):
     assert paths(views(tmp_path, "zed", "svc/x")[0]) == [".rules"]
 
 
+def test_cline_reads_conditional_rules_and_every_agents_md_its_listing_reaches(tmp_path):
+    # docs.cline.bot conditional-rules: `paths:`; cline/cline external-rules.ts and list-files.ts
+    tree(tmp_path, {".clinerules/a.md": '---\npaths:\n  - "svc/**"\n---\nfor svc\n',
+                    ".clinerules/b.md": "always\n", "svc/AGENTS.md": "svc\n", "web/x/AGENTS.md": "web\n",
+                    "pkg/p1/AGENTS.md": "never listed\n", ".hidden/AGENTS.md": "hidden\n"})
+    (view,) = views(tmp_path, "cline", "web/x/y.py")
+    assert paths(view) == [".clinerules/b.md"]  # nested AGENTS.md only beside a root one
+    tree(tmp_path, {"AGENTS.md": "root\n"})
+    (view,) = views(tmp_path, "cline", "svc/y.py")
+    assert paths(view) == [".clinerules/a.md", ".clinerules/b.md", "AGENTS.md", "svc/AGENTS.md", "web/x/AGENTS.md"]
+    assert view.pieces[0].text == "for svc\n" and not view.unknown
+    # past 1,000 entries, breadth first: what lies at the crossing level and below is not counted
+    tree(tmp_path, {f"web/many/f{i}": "" for i in range(1000)})
+    (view,) = views(tmp_path, "cline", "svc/y.py")
+    assert "web/x/AGENTS.md" not in paths(view) and "svc/AGENTS.md" in paths(view) and view.unknown
+
+
+def test_aider_reads_what_read_names_and_junie_its_guidelines(tmp_path):
+    # aider.chat conventions and aider_conf (a name or a list); jetbrains.com Junie guidelines
+    (view,) = views(tmp_path, "aider", "svc/x")
+    assert paths(view) == []
+    tree(tmp_path, {"CONVENTIONS.md": "c\n", "more.md": "m\n", ".aider.conf.yml": "read: [CONVENTIONS.md, more.md, gone.md]\n"})
+    (view,) = views(tmp_path, "aider", "svc/x")
+    assert paths(view) == ["CONVENTIONS.md", "more.md"]
+    tree(tmp_path, {".aider.conf.yml": "read: [unclosed\n"})
+    assert views(tmp_path, "aider", "x")[0].pieces == ()
+    tree(tmp_path, {".junie/guidelines.md": "g\n", "AGENTS.md": "root\n"})
+    (view,) = views(tmp_path, "junie", "svc/x")
+    assert paths(view) == [".junie/guidelines.md"] and view.unknown
+
+
 def test_links_that_leave_the_repository_are_not_read(tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("secret\n")

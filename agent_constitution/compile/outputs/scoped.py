@@ -12,6 +12,8 @@ The Copilot coding agent is the other way round: it reads the nearest AGENTS.md 
 `[compile] copilot = "cloud"` each nested segment also gets a file holding the text of the segment
 above it (`<slug>.above.instructions.md`, hidden from code review): the files of a segment's
 ancestors all match its files, so the chain of deltas arrives whole, each once (`hosts.scopes`).
+Cline finds every AGENTS.md its file listing reaches; a segment below a folder the listing skips
+(`pkg/`, `dist/`, hidden ones) gets a conditional rule in `.clinerules/` (`paths:`) instead.
 """
 
 from __future__ import annotations
@@ -37,7 +39,15 @@ def _files(plan: Plan):
     for name in plan.settings.agents:
         for scoped in scopes(name, plan.settings.copilot):
             for segment in plan.segments[1:]:
+                if scoped.unreached and not _unreached(segment):
+                    continue
                 yield name, f"{scoped.folder}/{slug(segment)}{scoped.suffix}", segment, scoped
+
+
+def _unreached(segment: str) -> bool:
+    from agent_constitution.hosts.loaders.others import cline_skips
+
+    return cline_skips(segment.split("/"))
 
 
 class ScopedRules:

@@ -117,7 +117,7 @@ def cline(repo: Repo, file: str) -> list[View]:
         depth, crossed = _cline_listed(repo)
         for path in repo.walk("AGENTS.md"):
             parts = path.split("/")
-            if _cline_skips(parts[:-1]):
+            if cline_skips(parts[:-1]):
                 continue
             if path != "AGENTS.md" and len(parts) > depth:
                 continue
@@ -129,7 +129,7 @@ def cline(repo: Repo, file: str) -> list[View]:
                  cites=CITES["cline"])]
 
 
-def _cline_skips(folders: list[str]) -> bool:
+def cline_skips(folders: list[str]) -> bool:
     """Whether Cline's listing never reaches a file in these folders (relative, root first)."""
     joined = "/".join(folders)
     return any(part in CLINE_SKIPPED or part.startswith(".") for part in folders) or any(
@@ -157,7 +157,7 @@ def _cline_listed(repo: Repo) -> tuple[int, bool]:
             total += len(entries)
             depth += 1
             level = [e for e in entries if e.is_dir() and not e.is_symlink()
-                     and not _cline_skips(list(e.relative_to(repo.root).parts))]
+                     and not cline_skips(list(e.relative_to(repo.root).parts))]
         repo._texts[key] = (depth, crossed)
     return repo._texts[key]
 

@@ -15,6 +15,7 @@ themselves.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -93,17 +94,15 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
 
 def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:
     # A line a limit cuts in two is not a loaded statement: only whole lines count.
-    loaded = frozenset().union(*(stated(_whole_lines(piece)) for piece in view.pieces))
+    each = [stated(_whole_lines(piece)) for piece in view.pieces]
+    loaded = frozenset().union(*each)
     missed = tuple(rule for rule in wanted if rule not in loaded)
     tails: set[str] = set()
     for piece in view.pieces:
         if piece.lost:
             whole = repo.text(piece.path) or ""
             tails |= stated(whole) - stated(_whole_lines(piece))
-    counts: dict[str, int] = {}
-    for piece in view.pieces:
-        for rule in stated(_whole_lines(piece)):
-            counts[rule] = counts.get(rule, 0) + 1
+    counts = Counter(rule for labels in each for rule in labels) if len(each) > 1 else {}
     twice = tuple(sorted((rule for rule, count in counts.items() if count > 1), key=_order))
     return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails), twice)
 
@@ -201,6 +200,8 @@ def table(findings: list[Finding], tokens: bool = True) -> str:
     """The proof as a Markdown table: a row per segment, agent and view."""
     from agent_constitution.compile.tokens import count_tokens
 
+    # A root-only agent loads the same text in every segment: counted once.
+    count_tokens = lru_cache(maxsize=None)(count_tokens)
     rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | twice |"
             " unknown |", "|---|---|---|---:|---:|---|---|---|---|"]
     for finding in findings:

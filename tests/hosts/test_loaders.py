@@ -186,3 +186,25 @@ def test_folder_globs_match_every_file_below_and_nothing_beside(path):
 
 def test_imports_skip_code_fences_and_spans():
     assert imports("@a.md\n`@b.md`\n```\n@c.md\n```\nsee @./d.md and mail@e.md\n") == ["a.md", "./d.md"]
+
+
+_TEXT = st.text(st.characters(blacklist_characters='"\\', blacklist_categories=("Cc", "Cs")), max_size=12)
+_VALUE = st.one_of(_TEXT.map(lambda t: f'"{t}"'), st.sampled_from(["true", "false", "fileMatch", "always", "null"]))
+
+
+@given(st.lists(st.tuples(st.sampled_from(["applyTo", "paths", "globs", "alwaysApply", "inclusion", "a-b"]),
+                          st.one_of(_VALUE, st.lists(_TEXT.map(lambda t: f'"{t}"'), min_size=0, max_size=3))),
+                max_size=4))
+def test_front_matter_without_yaml_agrees_with_yaml(entries):
+    # the fast path (the shapes compile writes) and ruamel's safe loader read every such text alike
+    from ruamel.yaml import YAML
+
+    from agent_constitution.hosts.loaders.common import _simple_front
+
+    lines = []
+    for key, value in entries:
+        lines += [f"{key}:", *(f"  - {item}" for item in value)] if isinstance(value, list) else [f"{key}: {value}"]
+    head = "".join(line + "\n" for line in lines)
+    fast = _simple_front(head)
+    if fast is not None:
+        assert fast == YAML(typ="safe", pure=True).load(head)

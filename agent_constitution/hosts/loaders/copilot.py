@@ -18,9 +18,7 @@ proves those (`LAYOUTS`).
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import (
-    Cite, Piece, Repo, View, folders, front_matter, glob_match, globs_of, join, shown,
-)
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, RuleFile, View, folders, join, shown
 
 REPOSITORY_WIDE = ".github/copilot-instructions.md"
 SCOPED = ".github/instructions"
@@ -52,18 +50,19 @@ CODING, REVIEW, EDITOR, CLI = "Copilot coding agent", "Copilot code review", "Co
 LAYOUTS = {"editor": (EDITOR, REVIEW), "cloud": (CODING, REVIEW), "cli": (CLI,)}
 
 
-def _scoped(repo: Repo, file: str, product: str) -> list[Piece]:
-    pieces = []
-    for path in repo.files(SCOPED, ".instructions.md", recursive=True):
-        meta, body = front_matter(repo.text(path) or "")
-        if meta is None:
-            continue
-        excluded = meta.get("excludeAgent")
-        if product in (excluded if isinstance(excluded, list) else [excluded]):
-            continue
-        if any(glob_match(glob, file) for glob in globs_of(meta.get("applyTo"))):
-            pieces.append(Piece(path, body, f"applyTo matches {file}"))
-    return pieces
+def _matching(repo: Repo, file: str) -> list[tuple[RuleFile, list]]:
+    """The path-specific files whose `applyTo` matches `file`, with the products they exclude."""
+    found = []
+    for rule in repo.candidates(SCOPED, ".instructions.md", "applyTo", file, recursive=True):
+        if rule.meta is not None and rule.matches("applyTo", file):
+            excluded = rule.get("excludeAgent")
+            found.append((rule, excluded if isinstance(excluded, list) else [excluded]))
+    return found
+
+
+def _scoped(matching: list[tuple[RuleFile, list]], file: str, product: str) -> list[Piece]:
+    return [Piece(rule.path, rule.body, f"applyTo matches {file}") for rule, excluded in matching
+            if product not in excluded]
 
 
 def _wide(repo: Repo) -> list[Piece]:
@@ -79,15 +78,16 @@ def views(repo: Repo, file: str, layout: str | None = None) -> list[View]:
 
 def _views(repo: Repo, file: str) -> list[View]:
     chain = folders(file)
+    matching = _matching(repo, file)
     folder = chain[-1]
     nearest = next((join(f, "AGENTS.md") for f in reversed(chain) if repo.text(join(f, "AGENTS.md")) is not None), None)
-    cloud = _wide(repo) + _scoped(repo, file, "coding-agent")
+    cloud = _wide(repo) + _scoped(matching, file, "coding-agent")
     if nearest:
         cloud.append(Piece(nearest, repo.text(nearest), "the nearest AGENTS.md"))
     root = [Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md")] if repo.text("AGENTS.md") is not None else []
-    editor = _wide(repo) + _scoped(repo, file, "vscode") + root
-    review = _wide(repo) + _scoped(repo, file, "code-review") + root
-    cli = _wide(repo) + _scoped(repo, file, "cli")
+    editor = _wide(repo) + _scoped(matching, file, "vscode") + root
+    review = _wide(repo) + _scoped(matching, file, "code-review") + root
+    cli = _wide(repo) + _scoped(matching, file, "cli")
     cli += [Piece(join(f, "AGENTS.md"), repo.text(join(f, "AGENTS.md")), f"AGENTS.md of {shown(f)}")
             for f in chain if repo.text(join(f, "AGENTS.md")) is not None]
     return [

@@ -3,9 +3,7 @@ one file at the root only (Zed, Roo Code, Continue, Aider, Junie)."""
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import (
-    Cite, Piece, Repo, View, first, folders, front_matter, glob_match, globs_of, join, shown,
-)
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, first, folders, join, shown
 
 ZED_NAMES = (".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md",
              "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -98,11 +96,9 @@ CLINE_LISTED = 1000  # listFiles(cwd, true, 1_000)
 
 def cline(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".clinerules", ".md"):
-        meta, body = front_matter(repo.text(path) or "")
-        paths = globs_of((meta or {}).get("paths"))
-        if not paths or any(glob_match(glob, file) for glob in paths):
-            pieces.append(Piece(path, repo.text(path) or "" if meta is None else body, ".clinerules"))
+    for rule in repo.candidates(".clinerules", ".md", "paths", file):
+        if not rule.globs("paths") or rule.matches("paths", file):
+            pieces.append(Piece(rule.path, rule.text if rule.meta is None else rule.body, ".clinerules"))
     if not repo.is_dir(".clinerules") and repo.text(".clinerules") is not None:
         pieces.append(Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file"))
     if not repo.is_dir(".clinerules") and repo.text(".clinerules") is None:
@@ -115,13 +111,8 @@ def cline(repo: Repo, file: str) -> list[View]:
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
         depth, crossed = _cline_listed(repo)
-        for path in repo.walk("AGENTS.md"):
-            parts = path.split("/")
-            if cline_skips(parts[:-1]):
-                continue
-            if path != "AGENTS.md" and len(parts) > depth:
-                continue
-            pieces.append(Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively"))
+        pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively")
+                   for path in _cline_found(repo, depth)]
         if crossed:
             unknown = (f"Cline lists at most {CLINE_LISTED} entries, breadth first, in the file system's order: the "
                        f"AGENTS.md files {depth + 1} folders deep and deeper may not be found (not counted)",)
@@ -135,6 +126,15 @@ def cline_skips(folders: list[str]) -> bool:
     return any(part in CLINE_SKIPPED or part.startswith(".") for part in folders) or any(
         joined == skipped or joined.startswith(skipped + "/") or f"/{skipped}/" in f"/{joined}/"
         for skipped in CLINE_SKIPPED_PATHS)
+
+
+def _cline_found(repo: Repo, depth: int) -> list[str]:
+    """The AGENTS.md files Cline's listing reaches (the same for every task: found once)."""
+    key = ("cline-found", depth)
+    if key not in repo._texts:
+        repo._texts[key] = [path for path in repo.walk("AGENTS.md") if not cline_skips(path.split("/")[:-1])
+                            and (path == "AGENTS.md" or path.count("/") < depth)]
+    return repo._texts[key]
 
 
 def _cline_listed(repo: Repo) -> tuple[int, bool]:
@@ -182,14 +182,11 @@ def roo(repo: Repo, file: str) -> list[View]:
 
 def continue_(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".continue/rules", ".md", recursive=True):
-        meta, body = front_matter(repo.text(path) or "")
-        meta = meta or {}
-        globs = globs_of(meta.get("globs"))
-        matched = any(glob_match(glob, file) for glob in globs)
+    for rule in repo.candidates(".continue/rules", ".md", "globs", file, recursive=True):
+        always = rule.get("alwaysApply")
         # alwaysApply true: always; false: when the globs match; unset: when none are given or they match
-        if meta.get("alwaysApply") is True or matched or (meta.get("alwaysApply") is None and not globs):
-            pieces.append(Piece(path, body, "a .continue/rules file for this file"))
+        if always is True or (always is None and not rule.globs("globs")) or rule.matches("globs", file):
+            pieces.append(Piece(rule.path, rule.body, "a .continue/rules file for this file"))
     if repo.text("AGENTS.md") is not None:
         pieces.append(Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md"))
     folder = folders(file)[-1]
@@ -201,18 +198,11 @@ def aider(repo: Repo, file: str) -> list[View]:
     """A session started at the git root (where `read:` names resolve: in a subfolder they resolve
     against it, so nothing is read there, aider 0.86.2)."""
     pieces = []
-    text = repo.text(".aider.conf.yml")
-    if text is not None:
-        from ruamel.yaml import YAML
-
-        try:
-            data = YAML(typ="safe", pure=True).load(text)
-        except Exception:  # ruamel raises many types; Aider fails to start on the file too
-            data = None
-        read = data.get("read") if isinstance(data, dict) else None
-        for name in [read] if isinstance(read, str) else (read if isinstance(read, list) else []):
-            if isinstance(name, str) and repo.text(name) is not None:
-                pieces.append(Piece(name, repo.text(name), "named by `read:` in .aider.conf.yml"))
+    data = repo.yaml(".aider.conf.yml")  # not YAML: Aider fails to start on it, and reads nothing
+    read = data.get("read") if isinstance(data, dict) else None
+    for name in [read] if isinstance(read, str) else (read if isinstance(read, list) else []):
+        if isinstance(name, str) and repo.text(name) is not None:
+            pieces.append(Piece(name, repo.text(name), "named by `read:` in .aider.conf.yml"))
     return [View("aider", "Aider", "a session started at the git root", tuple(pieces), "not documented",
                  cites=CITES["aider"])]
 

@@ -74,6 +74,9 @@ def test_gemini_reads_its_file_names_and_expands_imports_inline(tmp_path):
     tree(tmp_path, {".gemini/settings.json": "{not json"})
     (view,) = views(tmp_path, "gemini", "svc/file")
     assert paths(view) == ["svc/GEMINI.md"] and view.unknown
+    tree(tmp_path, {".gemini/settings.json": '{"hooks": {}}'})  # settings without a context: the default name
+    (view,) = views(tmp_path, "gemini", "svc/file")
+    assert paths(view) == ["svc/GEMINI.md"] and not view.unknown
 
 
 def test_copilot_coding_agent_reads_the_nearest_agents_md_and_matching_instructions(tmp_path):

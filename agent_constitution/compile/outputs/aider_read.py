@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.hosts.agents import OWN_CONFIG
 
 CONFIG = ".aider.conf.yml"
 CONVENTIONS = "CONVENTIONS.md"
-BANNER = "# written by agent-constitution compile: Aider reads the rules from CONVENTIONS.md\n"
+BANNER = OWN_CONFIG.decode() + "Aider reads the rules from CONVENTIONS.md\n"  # a file of ours shows no user of Aider
 OURS = f"{BANNER}read: {CONVENTIONS}\n"
 LINE = f"read: {CONVENTIONS}  # added by agent-constitution compile\n"
 

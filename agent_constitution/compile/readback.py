@@ -154,12 +154,6 @@ FIXES = {
     "claude-code": 'set claude = "link" under [compile] in rules.toml: each CLAUDE.md becomes a link to the AGENTS.md '
                    "beside it, which Claude Code reads in every folder of the path (an ancestor's @ import it does not "
                    "expand)",
-    "Copilot coding agent": 'set copilot = "cloud" under [compile] in rules.toml: each nested segment gets the text '
-                            "of the segment above it in a file for the coding agent (Copilot in VS Code and the CLI "
-                            "would read it too: docs/compile.md, \"Copilot\")",
-    "Copilot CLI": 'set copilot = "cli" under [compile] in rules.toml: the CLI reads every AGENTS.md on the path, and '
-                   "the path-scoped files the editor and the coding agent need would give it the rules twice",
-    "Copilot in VS Code": 'set copilot = "editor" under [compile] in rules.toml (the default)',
     "aider": "add CONVENTIONS.md to the `read:` list of .aider.conf.yml (compile adds a `read:` line only to a "
              "configuration that has none)",
     "junie": "clear Junie's Guidelines path (Settings | Tools | Junie | Project Settings) so that it reads "

@@ -74,21 +74,7 @@ def main() -> None:
               f"`agent-constitution agents` {statistics.median(verb):.2f} s = {statistics.median(verb) / base:.2f}x; "
               f"the agents:readback step's proof {statistics.median(step):.2f} s = "
               f"{statistics.median(step) / base:.2f}x ({len(findings)} views)")
-        deepest = max(segment.count("/") for segment in segments)
-        rows: dict[tuple[str, str], dict] = {}
-        for finding in findings:
-            key = (finding.view.agent, finding.view.product)
-            row = rows.setdefault(key, {"views": 0, "hold": 0, "root": None, "deep": None, "where": "", "missed": 0,
-                                        "twice": 0})
-            row["views"] += 1
-            row["hold"] += finding.holds
-            row["missed"] = max(row["missed"], len(finding.missed))
-            row["twice"] = max(row["twice"], len(finding.twice))
-            if finding.segment == "." and (row["root"] is None or finding.view.size > row["root"].size):
-                row["root"] = finding.view
-            elif finding.segment != "." and finding.segment.count("/") == deepest and (
-                    row["deep"] is None or finding.view.size > row["deep"].size):
-                row["deep"], row["where"] = finding.view, finding.segment
+        rows = _rows(findings, max(segment.count("/") for segment in segments))
         print("| agent | product | views that hold | file at the root: bytes, tokens | deepest segment: bytes, "
               "tokens | most rules a view misses | most loaded twice |")
         print("|---|---|---:|---:|---:|---:|---:|")
@@ -110,6 +96,26 @@ start = time.process_time()
 problems(prove(Path(".").resolve(), settings.agents, in_force(Path("cache"), segments), settings.copilot))
 print(time.process_time() - start)
 """
+
+
+def _rows(findings, deepest: int) -> dict[tuple[str, str], dict]:
+    """Per agent and product: views, how many hold, the largest view at the root and among the deepest
+    segments, and the most rules a view misses or loads twice."""
+    rows: dict[tuple[str, str], dict] = {}
+    for finding in findings:
+        key = (finding.view.agent, finding.view.product)
+        row = rows.setdefault(key, {"views": 0, "hold": 0, "root": None, "deep": None, "where": "", "missed": 0,
+                                    "twice": 0})
+        row["views"] += 1
+        row["hold"] += finding.holds
+        row["missed"] = max(row["missed"], len(finding.missed))
+        row["twice"] = max(row["twice"], len(finding.twice))
+        if finding.segment == "." and (row["root"] is None or finding.view.size > row["root"].size):
+            row["root"] = finding.view
+        elif finding.segment != "." and finding.segment.count("/") == deepest and (
+                row["deep"] is None or finding.view.size > row["deep"].size):
+            row["deep"], row["where"] = finding.view, finding.segment
+    return rows
 
 
 def _size(view, count_tokens) -> str:

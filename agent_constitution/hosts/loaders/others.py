@@ -99,15 +99,8 @@ def cline(repo: Repo, file: str) -> list[View]:
     for rule in repo.candidates(".clinerules", ".md", "paths", file):
         if not rule.globs("paths") or rule.matches("paths", file):
             pieces.append(Piece(rule.path, rule.text if rule.meta is None else rule.body, ".clinerules"))
-    if not repo.is_dir(".clinerules") and repo.text(".clinerules") is not None:
-        pieces.append(Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file"))
-    if not repo.is_dir(".clinerules") and repo.text(".clinerules") is None:
-        # No .clinerules: Cline reads the other agents' rule folders and files instead.
-        for folder, suffix in ((".cursor/rules", ".mdc"), (".windsurf/rules", ".md")):
-            pieces += [Piece(p, repo.text(p) or "", f"{folder}, read when there is no .clinerules")
-                       for p in repo.files(folder, suffix)]
-        pieces += [Piece(p, repo.text(p), "read when there is no .clinerules")
-                   for p in (".cursorrules", ".windsurfrules") if repo.text(p) is not None]
+    if not repo.is_dir(".clinerules"):
+        pieces += _cline_without_folder(repo)
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
         depth, crossed = _cline_listed(repo)
@@ -118,6 +111,18 @@ def cline(repo: Repo, file: str) -> list[View]:
                        f"AGENTS.md files {depth + 1} folders deep and deeper may not be found (not counted)",)
     return [View("cline", "Cline", "a task started in the workspace", tuple(pieces), "not documented", unknown,
                  cites=CITES["cline"])]
+
+
+def _cline_without_folder(repo: Repo) -> list[Piece]:
+    """The `.clinerules` file, or without one the other agents' rule folders and files, which Cline
+    reads in its place."""
+    if repo.text(".clinerules") is not None:
+        return [Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file")]
+    pieces = [Piece(p, repo.text(p) or "", f"{folder}, read when there is no .clinerules")
+              for folder, suffix in ((".cursor/rules", ".mdc"), (".windsurf/rules", ".md"))
+              for p in repo.files(folder, suffix)]
+    return pieces + [Piece(p, repo.text(p), "read when there is no .clinerules")
+                     for p in (".cursorrules", ".windsurfrules") if repo.text(p) is not None]
 
 
 def cline_skips(folders: list[str]) -> bool:

@@ -75,6 +75,9 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     over_limit = table.get("over-limit", default.over_limit)
     if over_limit not in ("warn", "error"):
         over_limit = default.over_limit
+    copilot = table.get("copilot", default.copilot)
+    if copilot not in ("editor", "cloud", "cli"):
+        copilot = default.copilot
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in hosts.AGENTS for name in enabled)):
         enabled = default.agents
@@ -82,7 +85,8 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
     from agent_constitution.wiring import command
 
-    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
+    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit,
+                     copilot),
             list(segments))
 
 

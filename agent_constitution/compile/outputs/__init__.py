@@ -3,7 +3,7 @@ iterates this list and calls each entry directly). Each entry follows `base.Outp
 costs only the standard library, since their steps import what they need when they run."""
 
 from agent_constitution.compile.outputs import (
-    chains, hook_files, prune, readback, scoped, segment, shims, skill_folders, summary, tools, windsurf_rest,
+    aider_read, chains, hook_files, prune, readback, scoped, segment, shims, skill_folders, summary, tools, windsurf_rest,
 )
 
 REGISTRY = (
@@ -14,6 +14,7 @@ REGISTRY = (
     hook_files.OUTPUT,
     prune.OUTPUT,
     summary.OUTPUT,
+    aider_read.OUTPUT,
     windsurf_rest.OUTPUT,
     chains.OUTPUT,
     readback.OUTPUT,

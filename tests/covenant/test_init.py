@@ -61,7 +61,7 @@ def test_claude_hook_is_merged_into_existing_settings(project, capsys):
     assert merged["model"] == "opus" and merged["hooks"]["Stop"] == existing["hooks"]["Stop"]
     assert merged["hooks"]["PreToolUse"] == existing["hooks"]["PreToolUse"] + [
         {"matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*",
-         "hooks": [{"type": "command", "command": default_command(project, "claude-code"), "onFailure": "block"}]}]
+         "hooks": [{"type": "command", "command": default_command(project, "claude-code")}]}]
     assert main(["--host", "claude-code"]) == 0
     assert "skipped .claude/settings.json (already present)" in capsys.readouterr().out
     assert json.loads(settings.read_text()) == merged

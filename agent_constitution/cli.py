@@ -54,6 +54,9 @@ def overview() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    from agent_constitution.console import lines_in_order
+
+    lines_in_order()
     shell = os.environ.get("_AGENT_CONSTITUTION_COMPLETE")
     if shell:  # a completion script asks what may come next (commands/completion.py)
         from agent_constitution.commands.completion import respond

@@ -618,6 +618,7 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
                                                                      _message(message) if message else None),
         record=None if not record else _record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
+        in_force={segment: frozenset(rule.ref for rule in rules) for segment, rules in selection.rules.items()},
     )
     return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
 

@@ -19,7 +19,8 @@ from agent_constitution import fsio
 
 @contextmanager
 def watch() -> Iterator[set[str]]:
-    """Inside the block: the absolute paths of the files that did not exist before it changed them."""
+    """Inside the block: the absolute paths of the files (and folders) that did not exist before it
+    changed them: a skill is written as a folder of files."""
     absent: set[str] = set()
     seen: set[str] = set()
     outer = fsio.before_change
@@ -28,8 +29,9 @@ def watch() -> Iterator[set[str]]:
         full = os.path.abspath(path)
         if full not in seen:
             seen.add(full)
-            if not os.path.lexists(full):
+            while not os.path.lexists(full) and full not in absent:  # the file, and the folders it makes
                 absent.add(full)
+                full = os.path.dirname(full)
         if outer is not None:
             outer(path)
 

@@ -38,9 +38,11 @@ def test_the_words_follow_the_files(tmp_path):
     (tmp_path / "kept.json").write_text("{}")
     with changed.watch() as absent:
         fsio.write_atomic(tmp_path / "new.json", "{}")
+        fsio.write_atomic(tmp_path / "skill" / "SKILL.md", "x")  # a folder of files: the folder is new
         fsio.write_atomic(tmp_path / "new.json", "{ }")  # a second write of the same run: still created
         fsio.write_atomic(tmp_path / "old.json", "[]")
         fsio.remove(tmp_path / "kept.json", within=tmp_path)
     assert fsio.before_change is None
-    assert changed.lines(tmp_path, ["new.json", "old.json"], ["kept.json", "old.json"], absent) == [
-        "created new.json", "updated old.json", "removed kept.json", "updated old.json"]
+    assert changed.lines(tmp_path, ["new.json", "old.json", "skill"], ["kept.json", "old.json"], absent) == [
+        "created new.json", "updated old.json", "created skill", "removed kept.json", "updated old.json"]
+    assert str(tmp_path) not in absent

@@ -68,33 +68,41 @@ settings_data = st.tuples(st.dictionaries(texts.filter(lambda k: k != "hooks"), 
                           st.none() | user_hooks).map(lambda pair: {**pair[0], **({"hooks": pair[1]} if pair[1] else {})})
 
 
-def merge(path: Path, event: str, command: str = OURS) -> bool:
+def merge(path: Path, event: str, command: str = OURS, grouped: bool = True) -> bool:
+    """Our hook, in matcher groups (Claude Code, Codex, Gemini CLI, Grok) or listed under the event
+    with the matcher on the handler (Cursor, Copilot)."""
     return settings_file.merge_hook(path, event, {"type": "command", "command": command}, matcher="Bash",
-                                    runs=lambda text: OURS in text, ours=lambda text: text.startswith(OURS))
+                                    runs=lambda text: OURS in text, ours=lambda text: text.startswith(OURS),
+                                    grouped=grouped)
 
 
-def expected_after(data: dict, event: str) -> dict:
+def expected_after(data: dict, event: str, grouped: bool = True) -> dict:
     merged = json.loads(json.dumps(data))
     merged.setdefault("hooks", {}).setdefault(event, []).append(
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": OURS}]})
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": OURS}]} if grouped
+        else {"type": "command", "command": OURS, "matcher": "Bash"})
     return merged
 
 
 @settings(max_examples=250, deadline=None)
-@given(data=settings_data, style=styles, event=st.sampled_from(["Stop", "PreToolUse", "Notification"]))
-def test_a_hand_formatted_file_keeps_every_byte_but_our_entries(data, style, event):
+@given(data=settings_data, style=styles, event=st.sampled_from(["Stop", "PreToolUse", "Notification"]),
+       grouped=st.booleans())
+def test_a_hand_formatted_file_keeps_every_byte_but_our_entries(data, style, event, grouped):
+    if not grouped:  # a Cursor or Copilot file lists its handlers under the event
+        data = {**data, **({"hooks": {e: [h for g in gs for h in g["hooks"]] for e, gs in data["hooks"].items()}}
+                           if "hooks" in data else {})}
     original = render(data, style) + ("\n" if style.newline else "")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "settings.json"
         path.write_text(original, encoding="utf-8")
-        assert merge(path, event)
+        assert merge(path, event, grouped=grouped)
         merged = path.read_text(encoding="utf-8")
-        assert json.loads(merged) == expected_after(data, event)
-        assert not merge(path, event)  # nothing of ours changed: not written
+        assert json.loads(merged) == expected_after(data, event, grouped)
+        assert not merge(path, event, grouped=grouped)  # nothing of ours changed: not written
         assert path.read_text(encoding="utf-8") == merged
         if style.ascii:
             assert merged.isascii() or not original.isascii()
-        assert settings_file.remove_hooks(path, lambda text: text.startswith(OURS))
+        assert settings_file.remove_hooks(path, lambda text: text.startswith(OURS), grouped=grouped)
         assert path.read_text(encoding="utf-8") == original  # the original bytes, back
 
 

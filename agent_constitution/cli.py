@@ -54,9 +54,6 @@ def overview() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    from agent_constitution.console import lines_in_order
-
-    lines_in_order()
     shell = os.environ.get("_AGENT_CONSTITUTION_COMPLETE")
     if shell:  # a completion script asks what may come next (commands/completion.py)
         from agent_constitution.commands.completion import respond
@@ -67,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from pathlib import Path
 
+    from agent_constitution.console import lines_in_order
     from agent_constitution.errors import UserError
     from agent_constitution.wiring import spoken
+
+    lines_in_order()  # after the fast paths: `console` imports dataclasses (about 10 ms)
 
     try:
         return _dispatch(args)

@@ -33,7 +33,7 @@ def expected() -> str:
 
 
 def test_the_command_line_keeps_the_lines_in_order(tmp_path):
-    assert run(tmp_path, "agent_constitution.cli", "main", 'main(["--version"])').endswith(expected())
+    assert run(tmp_path, "agent_constitution.cli", "main", 'main(["help"])').endswith(expected())
 
 
 def test_a_plain_doit_run_keeps_the_lines_in_order(tmp_path):

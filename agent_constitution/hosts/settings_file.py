@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_constitution.errors import UserError
 from agent_constitution.hosts import json_edit
-from agent_constitution.fsio import write_atomic
+from agent_constitution.fsio import remove, write_atomic
 
 FIX = "repair the JSON by hand, then run the command again; the file is never overwritten"
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -185,7 +185,7 @@ def remove_hooks(path: Path, ours: Callable[[str], bool], *, grouped: bool = Tru
         return False
     rest = {name: value for name, value in data.items() if name != "hooks" or emptied < len(hooks)}
     if not rest or rest == (top or {}):
-        path.unlink()
+        remove(path, within=path.parent)  # through fsio: a compile that fails later puts it back
         return True
     if emptied == len(hooks):
         doomed = [("hooks",)]

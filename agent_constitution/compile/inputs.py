@@ -100,7 +100,7 @@ def _repository(key: str, project_root: Path) -> str | None:
 def _edition(root: str, commit: str):
     """The loaded edition and its agent text per language: generated/ when present, else rendered."""
     from agent_constitution.edition.render import file_names, outputs
-    from agent_constitution.edition.sources import load, read_worktree
+    from agent_constitution.edition.files import load, read_worktree
 
     folder = Path(root)
     source_root = folder.parent.parent

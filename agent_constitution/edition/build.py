@@ -12,10 +12,11 @@ from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.history import compare
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.render import MANIFEST, file_names, outputs
-from agent_constitution.edition.sources import load, read_worktree, source_files, with_lines
+from agent_constitution.edition.files import load, read_worktree, edition_files, with_lines
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.readers import read_json, read_toml
+from agent_constitution import codegraph
 
 
 @dataclass(frozen=True)
@@ -64,29 +65,33 @@ def plan(root: Path) -> tuple[list[str], list[Path]]:
     """(dependencies, targets) of the render stage: every source file (the compiler's own code is
     `code_digest`); the generated files, as far as index.toml can be read ([] when it cannot: the
     build then fails)."""
-    sources = source_files(root)
+    sources = edition_files(root)
     return [os.path.join(root, path) for path in sources], _targets(root, sources)
 
 
 def code_digest() -> str:
     """The render stage's code: every module `build` imports."""
-    from agent_constitution import codegraph
-
     return codegraph.code_digest(__name__)
 
 
 def _targets(root: Path, sources: list[str]) -> list[Path]:
     indexes = [path for path in sources if path.count("/") == 2 and path.endswith("/index.toml")]
-    if len(indexes) != 1:
+    codes = _languages(root / indexes[0]) if len(indexes) == 1 else []
+    if not codes:
         return []
+    generated = root / indexes[0].rsplit("/", 1)[0] / "generated"
+    return [generated / name for code in codes for name in file_names(code)] + [generated / MANIFEST]
+
+
+def _languages(index: Path) -> list[str]:
+    """The language codes an index lists; [] when it does not load or lists none well-formed (its checks say why)."""
     try:
-        codes = read_toml(root / indexes[0]).get("languages", [])
+        codes = read_toml(index).get("languages", [])
     except UserError:
         return []
     if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
         return []
-    generated = root / indexes[0].rsplit("/", 1)[0] / "generated"
-    return [generated / name for code in codes for name in file_names(code)] + [generated / MANIFEST]
+    return codes
 
 
 def intact(targets: list[Path]) -> bool:

@@ -187,7 +187,7 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
 
 def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) -> tuple[Path, str]:
     """Extract the content of `commit` from `repo` into the cache (once) and return its tree and digest."""
-    from agent_constitution.sources import content
+    from agent_constitution.sources import content  # lazy: a no-op compile reads the cache without pygit2 (bench/regress.py compile)
 
     entry = _entry(key, commit)
     try:

@@ -67,15 +67,17 @@ def _entries(root: Path):
             here = Path(folder)
             # os.walk lists a symbolic link to a folder among dirs without following it.
             for name in files + [name for name in dirs if (here / name).is_symlink()]:
-                if name.endswith(_SKIPPED_SUFFIX):
-                    continue
-                path = here / name
-                relative = path.relative_to(root).as_posix()
-                if path.is_symlink():
-                    yield relative, "l", os.readlink(path).encode()
-                else:
-                    kind = "x" if path.stat().st_mode & 0o111 else "f"
-                    yield relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
+                if not name.endswith(_SKIPPED_SUFFIX):
+                    yield _entry(here / name, root)
+
+
+def _entry(path: Path, root: Path) -> tuple[str, str, bytes]:
+    """(relative path, kind, bytes): a link's target, or a file's bytes and whether it is executable."""
+    relative = path.relative_to(root).as_posix()
+    if path.is_symlink():
+        return relative, "l", os.readlink(path).encode()
+    kind = "x" if path.stat().st_mode & 0o111 else "f"
+    return relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
 
 
 def files_digest(folder: Path) -> str:

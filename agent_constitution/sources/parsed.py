@@ -202,7 +202,7 @@ def seal(key: bytes, body: bytes) -> bytes:
 
 
 def _folder() -> Path:
-    from agent_constitution.sources.cache import cache_root
+    from agent_constitution.sources.cache import cache_root  # lazy: task creation reads parsed rule files; the cache's git half (pygit2) loads on first use
 
     return cache_root() / FOLDER
 

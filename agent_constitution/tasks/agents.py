@@ -48,7 +48,7 @@ def locked() -> bool:
 
 def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     """`[compile]` and the segment paths of a manifest, read without validating them: every compile
-    task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
+    task waits for `lock` and `resolution`, which read the whole manifest and report what is wrong."""
     from agent_constitution import hosts
     from agent_constitution.hosts import agents
     from agent_constitution.compile.layout import Settings
@@ -95,7 +95,7 @@ def compiler_digest() -> str:
 
 
 def tasks(project):
-    from agent_constitution.compile import runlock
+    from agent_constitution.compile import mutex
     from agent_constitution.compile.layout import FILE, MANIFEST
     from agent_constitution.compile.outputs import REGISTRY
     from agent_constitution.compile.outputs.base import Plan
@@ -103,7 +103,7 @@ def tasks(project):
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
-    runlock.hold(cache)
+    mutex.hold(cache)
     settings, segments = read_settings(root / MANIFEST)
     plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()

@@ -1,7 +1,7 @@
 """`doit lock`: the lock stage. Resolve rules.toml once, write rules.lock and the typed resolution.
 
 It writes `rules.lock` when its bytes change and each segment's `cache/resolved/<key>.json` when it
-changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolve:<segment>`,
+changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution:<segment>`,
 compile) run only for what the resolution changed: their doit `file_dep` on a document decides.
 Whether the run may change the lock is `ruleset.locked.locked_run`: `--locked`, `locked=1` on the
 command line (what `doit compile --locked` passes on) or CI set in the environment make it fail

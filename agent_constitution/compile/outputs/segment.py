@@ -18,7 +18,7 @@ from pathlib import Path
 from agent_constitution.compile.layout import COMPACT_BYTES, FILE, PART_GLOB, SegmentJob, Settings, folder_of
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
-RESOLVE = "resolve"
+RESOLVE = "resolution"
 
 
 class SegmentDocument:

@@ -24,7 +24,7 @@ class SkillFolders:
         return [Job(
             name="skills",
             doc=f"Install the skills of the selected rules into {folders}",
-            task_dep=("resolve",),
+            task_dep=("resolution",),
             before_root=True,
         )]
 

@@ -6,7 +6,6 @@ reads the working tree and, for check 7, a base commit.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,31 +27,13 @@ from agent_constitution.edition.models import (
     SectionFile,
 )
 from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
+from agent_constitution.edition.plan import edition_files, ignored
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import decode, parse_toml, read_bytes
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
 Files = Mapping[str, bytes]
 BOM = b"\xef\xbb\xbf"
-
-
-def _ignored(parts: tuple[str, ...]) -> bool:
-    """Parts of a path below constitution/: dot files and folders, and each edition's generated/, are no edition files."""
-    return any(part.startswith(".") for part in parts) or (len(parts) >= 2 and parts[1] == "generated")
-
-
-def edition_files(root: Path) -> list[str]:
-    """Every edition file under constitution/ as a POSIX path relative to `root`, sorted; [] when there is
-    no constitution/ folder. (Plain strings: doit lists these for every command, so this must be quick.)"""
-    base = os.path.join(root, CONSTITUTION)
-    found = []
-    for folder, subfolders, files in os.walk(base):
-        relative = os.path.relpath(folder, base)
-        parts = () if relative == "." else tuple(relative.split(os.sep))
-        subfolders[:] = [name for name in subfolders if not _ignored(parts + (name,))]
-        prefix = "/".join((CONSTITUTION,) + parts)
-        found.extend(f"{prefix}/{name}" for name in files if not _ignored(parts + (name,)))
-    return sorted(found)
 
 
 def edition_paths(root: Path) -> list[Path]:
@@ -80,7 +61,7 @@ def read_commit(repository: pygit2.Repository, commit: pygit2.Commit, prefix: st
     def walk(tree: pygit2.Tree, parts: tuple[str, ...]) -> None:
         for child in tree:
             path = parts + (child.name,)
-            if _ignored(path):
+            if ignored(path):
                 continue
             if child.type_str == "tree":
                 walk(repository[child.id], path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent_constitution.layout import CONSTITUTION, MANIFESTS, RULES
@@ -80,10 +80,13 @@ def _entry(path: Path, root: Path) -> tuple[str, str, bytes]:
     return relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
 
 
-def files_digest(folder: Path) -> str:
+def files_digest(folder: Path, known: Callable[[str], str | None] | None = None) -> str | None:
     """`sha256:<hex>` over every file under `folder` (Python's byte code excepted), in path order
     (compared name by name down the path): for each, its relative POSIX path, a NUL byte and the
-    sha256 of its bytes (raw). A link to a folder is not followed; a link to a file stands for it."""
+    sha256 of its bytes (raw). A link to a folder is not followed; a link to a file stands for it.
+
+    `known(path)`: the sha256 (hex) of a file's bytes as read before, or None; given, no file is
+    opened, and a file it does not know makes the digest None."""
     found: list[tuple[list[str], str]] = []
     for here, dirs, names in os.walk(folder):
         dirs[:] = [name for name in dirs if name != _SKIPPED_DIR]
@@ -96,6 +99,12 @@ def files_digest(folder: Path) -> str:
     total = hashlib.sha256()
     for parts, path in sorted(found):
         total.update("/".join(parts).encode() + b"\0")
+        if known is not None:
+            hexdigest = known(path)
+            if hexdigest is None:
+                return None
+            total.update(bytes.fromhex(hexdigest))
+            continue
         with open(path, "rb") as file:
             total.update(hashlib.sha256(file.read()).digest())
     return "sha256:" + total.hexdigest()

@@ -13,7 +13,7 @@ import pygit2
 from agent_constitution.errors import UserError
 from agent_constitution.sources import cache, content, limits, mirror, shape
 from agent_constitution.sources.urls import Location, hide_secrets, locate
-from agent_constitution.sources.parsed import kept_files
+from agent_constitution.sources.parsed import parsed_files
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
@@ -43,7 +43,7 @@ def fetch(
     if plain:
         folder = location.folder
 
-        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", kept_files(folder))
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", parsed_files(folder))
         return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
     with _damaged_mirror(location, display):
         if commit is not None:

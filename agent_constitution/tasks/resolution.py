@@ -45,7 +45,7 @@ def _report(path, document):
 
 @reported
 def _forget(cache, document):
-    from agent_constitution.fsio import remove
+    from agent_constitution.fsio import remove  # lazy: `doit clean` alone
 
     if document.exists():
         remove(document, within=cache)

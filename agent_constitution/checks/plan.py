@@ -77,6 +77,10 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
     skipped: list[tuple[Result, str]] = []
+    # A check sees which rules of its source are in force (`Repository.in_force`): a change to them
+    # is a change to its configuration. One digest per segment, not the list in every job.
+    in_force = {segment: hashlib.sha256("\n".join(sorted(refs)).encode()).hexdigest()[:16]
+                for segment, refs in subjects.in_force.items()}
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
             if only and rule.ref not in only:
@@ -104,7 +108,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
             deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
             config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
                       "revision": rule.revision, "status": rule.status, "root": str(rule.source_root),
-                      "format": RESULT_FORMAT}
+                      "format": RESULT_FORMAT, "in_force": in_force.get(segment)}
             if rule.check is not None and rule.trusted:
                 if rule.check.python:
                     if rule.source_root not in helpers:

@@ -229,13 +229,11 @@ CONTINUE = Scoped(
 
 TABLE: list[Host] = [
     Host(AGENTS_MD, skills=(".agents/skills",)),
-    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all. Claude
-    # Code (2.1.295 and later) blocks the call when a handler with `onFailure: block` cannot
-    # start, times out or exits with a status other than 0 and 2: no wrapper can catch a timeout.
+    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all.
     Host("claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md"),
          hook="claude-code", adapter="claude_code", file=".claude/settings.json",
          events=(("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*"),),
-         handler={"type": "command", "onFailure": "block"}, project="CLAUDE_PROJECT_DIR",
+         handler={"type": "command"}, project="CLAUDE_PROJECT_DIR",
          stop=Stop("Stop", record="transcript_path")),
     Host("codex", skills=(".agents/skills",), markers=(".codex",),
          hook="codex", adapter="codex", file=".codex/hooks.json", events=(("PreToolUse", "apply_patch|Bash"),),

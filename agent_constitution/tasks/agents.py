@@ -285,7 +285,10 @@ def _run(output, plan, job):
     """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
     from agent_constitution.wiring import spoken
 
-    result = output.run(plan, job, locked=locked())
+    from agent_constitution.compile import changed
+
+    with changed.watch() as absent:
+        result = output.run(plan, job, locked=locked())
     for line in result.lines:
         if line.startswith("warning:"):
             print(spoken(line, plan.root), file=sys.stderr)
@@ -293,10 +296,8 @@ def _run(output, plan, job):
             console.detail(spoken(line, plan.root))
     for line in result.notes:
         print(spoken(line, plan.root), file=sys.stderr)
-    for path in result.written:
-        console.say(f"updated {path}")
-    for path in result.removed:
-        console.say(f"removed {path}")
+    for line in changed.lines(plan.root, result.written, result.removed, absent):
+        console.say(line)
     from agent_constitution.compile import git_add
 
     git_add.record(plan.root, job.name, result.written, result.removed)

@@ -131,7 +131,7 @@ def tasks(project):
     yield {
         "name": "summary",
         "doc": "Print the counts of the report (cache/checks/report.json), also when nothing changed",
-        "actions": [(_summary, [project.cache])],
+        "actions": [(_summary, [project.cache, list(run.selection.review)])],
         "task_dep": [f"{NAME}:report"],
         "uptodate": [False],
         "verbosity": 2,
@@ -179,10 +179,10 @@ def _compiled(root, cache):
 
 
 @reported
-def _summary(cache):
+def _summary(cache, groups):
     from agent_constitution.checks.stage import summary_line
 
-    return failed(summary_line(cache))
+    return failed(summary_line(cache, groups))
 
 
 @reported

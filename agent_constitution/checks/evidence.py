@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,16 +113,9 @@ class Reader:
         return key.hexdigest()
 
     def _identity(self, path: str) -> str | None:
-        """A file's stat fields, once per run however many rules read it."""
-        if not hasattr(self, "_identities"):
-            self._identities: dict[str, str | None] = {}
-        if path not in self._identities:
-            try:
-                stat = os.stat(os.path.join(self.subjects.root, path))
-                self._identities[path] = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}:{path in self._listed}"
-            except OSError:
-                self._identities[path] = None
-        return self._identities[path]
+        """A file's stat fields, once per run however many rules read it (the run's shared stat)."""
+        found = self.subjects.scan.contents.identity(f"{self.subjects.root}/{path}")
+        return None if found is None else f"{found[0]}:{found[1]}:{found[2]}:{path in self._listed}"
 
     def _memory(self) -> dict[str, dict]:
         if self._memo is None:

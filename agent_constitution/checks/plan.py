@@ -127,20 +127,42 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
 
 
-def write_digest(input_set: InputSet, subjects: Subjects) -> bool | None:
+def write_digest(input_set: InputSet, subjects: Subjects, own: str = "\0") -> dict | bool:
     """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime).
-    Files are read through the run's shared contents, so the checks that read them next (in a
-    worker forked after this) find them read."""
-    contents = subjects.scan.contents
+    Files are digested through the run's shared contents (a file whose stat identity the index
+    kept is not read); the digest's task keeps the files' stat signature (`stat_signature`), which
+    its up-to-date check compares. Returns that signature for doit to keep, or False. `own`: the
+    cache folder's prefix, whose tracked files the signature leaves out (see `stat_signature`)."""
+    signature = stat_signature(input_set, subjects, own)  # taken before any read: a change made meanwhile shows next run
+    contents, root = subjects.scan.contents, input_set.root + "/"
     digest = hashlib.blake2b(digest_size=20)
     for path in input_set.files:
-        digest.update(path.encode() + b"\0" + contents.digest(Path(input_set.root) / path).encode())
+        digest.update(path.encode() + b"\0" + contents.digest(root + path).encode())
+    contents.save_index()
     try:
         write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
         print(error, file=sys.stderr)
         return False
-    return None
+    return {"stat": signature}
+
+
+def stat_signature(input_set: InputSet, subjects: Subjects, own: str = "\0") -> str:
+    """A digest of the set's file names and stat identities: what doit compares instead of a
+    content digest of each file (an `uptodate` of the input set's task, one value, where a
+    `file_dep` per file had doit stat and hash 11,000 files twice and store each in its database).
+    A touched file changes it; the task then digests again and keeps the digest file when the
+    contents did not change, so no check runs again. A file under `own` (the cache folder, a file
+    of which git tracks) may be a target of the run itself: it counts by name only."""
+    def signed() -> str:
+        contents, root = subjects.scan.contents, input_set.root + "/"
+        signature = hashlib.blake2b(digest_size=20)
+        for path in input_set.files:
+            if not path.startswith(own):
+                signature.update(f"{path}\0{contents.identity(root + path)}\0".encode())
+        return signature.hexdigest()
+
+    return subjects.once(("stat", input_set.digest, own), signed)
 
 
 def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str, ...], cache: Path) -> InputSet:

@@ -74,6 +74,12 @@ class Subjects:
                 self._read[key] = read_record(self.record)
         return self._read[key]
 
+    def once(self, key: tuple, make):
+        """What `make()` derives from this run's subjects, computed once per run and kept under `key`."""
+        if key not in self._read:
+            self._read[key] = make()
+        return self._read[key]
+
     def folder(self, segment: str) -> Path:
         return self.root if segment == ROOT_SEGMENT else self.root / segment
 

@@ -38,11 +38,12 @@ from agent_constitution.checks.verdicts import (
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
+from agent_constitution.checks.contents import INDEX
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.layout import CHECKS, MANIFEST, REVIEW
+from agent_constitution.layout import BASELINE, CHECKS, MANIFEST, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
@@ -167,8 +168,7 @@ def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: 
 def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[str],
                  review: Mapping[str, Sequence[str]], skipped: Sequence[tuple[Result, str]]) -> dict[str, str]:
     """Write the JSON report, the two SARIF logs, the review queues and their items; the queues' texts."""
-    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import labeller, queues, write_items, write_queues
+    from agent_constitution.checks.queues import labeller, queues, write_items, write_queues
 
     results = decided.results
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
@@ -234,22 +234,22 @@ def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects:
                        ) -> tuple[list[Result], list[str]]:
     """The results with what rules.baseline.toml accepts moved to `baselined` and, under a change,
     what the change's base already had moved to `preexisting`; and the notes to print."""
-    from agent_constitution.checks import baseline
+    notes: list[str] = []
+    if (root / BASELINE).is_file():
+        from agent_constitution.checks import baseline  # lazy: pydantic, only where a baseline is read
 
-    applied = baseline.apply(results, baseline.read(root), today)
-    results = list(applied.results)
+        applied = baseline.apply(results, baseline.read(root), today)
+        results, notes = list(applied.results), applied.notes()
     if subjects is not None and subjects.change is not None:
-        from agent_constitution.checks.change_base import split
+        from agent_constitution.checks.change_base import split  # lazy: only a change's run reads its base
 
         results = split(results, root, cache, subjects.change, rules or {}, subjects.segments)
-    return results, applied.notes()
+    return results, notes
 
 
 def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | None) -> str | None:
     """On a whole-repository run with repository findings and no rules.baseline.toml: how to adopt
     the checks as the repository is (init's offer of a baseline, made when the check finds them)."""
-    from agent_constitution.layout import BASELINE
-
     if (subjects is not None and subjects.change is not None) or (root / BASELINE).exists():
         return None
     found = sum(len(r.findings) for r in results if r.outcome is Outcome.VIOLATION and r.subject == "repository")
@@ -589,8 +589,10 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
     `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
     selection = select(root, cache, wanted)
+    scanned = scan(root)
+    scanned.contents.keep_index(cache / CHECKS / INDEX)
     subjects = Subjects(
-        scan=scan(root),
+        scan=scanned,
         segments=selection.segments,
         memo=cache / "checks" / "memo",
         change=None if not (change or message) else resolve_change(root, change or STAGED,

@@ -149,7 +149,9 @@ def refusal(verdict: Recorded, required: str, command: Sequence[str] | None, key
 def admitted(memory: Memory, groups: Mapping[str, Mapping]) -> tuple[Memory, list[str]]:
     """The memory with only the verdicts that count under their group's requirement (the group the
     rule belongs to now, whatever group the verdict names), and a note for each one left out."""
-    from agent_constitution.checks.review import group_of
+    if not memory.verdicts:
+        return memory, []
+    from agent_constitution.checks.queues import group_of
 
     patterns = {name: tuple(settings.get("rules", ())) for name, settings in groups.items()}
     key = review_key()

@@ -186,7 +186,7 @@ def _base_text(root: Path, base: str | None, path: str) -> str | None:
 def _findings(module, view, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
     with pinned(rule.check.pins):
         if getattr(module, "check_file", None) is not None and views.subjects is None:
-            from agent_constitution.checks.memo import per_file
+            from agent_constitution.checks.memo import per_file  # lazy: only for a check_file module
 
             found = per_file(module.check_file, view, rule, segment, None)
         else:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_constitution.checks import worker
+from agent_constitution.checks import filepass, worker
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
@@ -44,14 +44,18 @@ class Subjects:
     memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
     agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # The run's python checks of the repository, which may judge files one at a time: one pass over
+    # a view's files serves all of them (`checks.filepass`); `passes` keeps the passes made.
+    file_checks: tuple[tuple[str, RuleCheck], ...] = ()   # (segment, rule)
     _read: dict = field(default_factory=dict, repr=False)
+    passes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _RUNS[self.token] = self
 
     def __reduce__(self):
         return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo,
-                           self.agent)
+                           self.agent, self.file_checks)
 
     @property
     def root(self) -> Path:
@@ -89,10 +93,12 @@ _SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan
 
 
 def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
-              record: Path | None, memo: Path | None, agent: str | None = None) -> Subjects:
+              record: Path | None, memo: Path | None, agent: str | None = None,
+              file_checks: tuple[tuple[str, RuleCheck], ...] = ()) -> Subjects:
     found = _RUNS.get(token)
     if found is None:
-        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, token=token)
+        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, token=token,
+                                                file_checks=file_checks)
     return found
 
 
@@ -147,9 +153,8 @@ def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
 
 def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
-        from agent_constitution.checks.memo import per_file
-
-        found = per_file(module.check_file, subject, rule, segment, subjects.memo)
+        found = filepass.findings(rule, segment, subject, module.check_file, subjects.memo, subjects.file_checks,
+                                  subjects.passes)
     else:
         found = module.check(subject)
     if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):

@@ -600,7 +600,11 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
         record=None if not record else _record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
     )
-    return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
+    planned = plan(selection, subjects, cache, only=wanted)
+    subjects.file_checks = tuple((job.segment, job.rule) for job in planned.jobs
+                                 if job.rule.check is not None and job.rule.trusted and job.rule.check.python
+                                 and job.rule.check.subject == "repository")
+    return Run(selection, subjects, planned)
 
 
 def _message(text: str) -> str:

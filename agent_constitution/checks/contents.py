@@ -98,19 +98,19 @@ class Contents:
         return found
 
     def _kept_entry(self, key: str, identity: Identity | None) -> list | None:
-        if identity is None:
-            return None
+        """The index's entry for the file when its identity is the one kept (and settled)."""
+        entry = None if identity is None else self._loaded_index().get(key)
+        valid = isinstance(entry, list) and len(entry) == 4 and isinstance(entry[3], str)
+        return entry if valid and entry[1] is not None and tuple(entry[:3]) == identity else None
+
+    def _loaded_index(self) -> dict:
         if self._index is None:
             try:
                 data = json.loads(read_cached(self._index_path) or b"{}")
             except (OSError, ValueError):
                 data = {}
             self._index = data if isinstance(data, dict) else {}
-        entry = self._index.get(key)
-        if (isinstance(entry, list) and len(entry) == 4 and entry[1] is not None and isinstance(entry[3], str)
-                and tuple(entry[:3]) == identity):
-            return entry
-        return None
+        return self._index
 
     def save_index(self) -> None:
         """Keep the digests this run took (with the entries it did not need: another input set's),

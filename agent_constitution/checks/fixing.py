@@ -27,6 +27,7 @@ from pathlib import Path
 from agent_constitution.checks.api import Change, FileChange, Finding, Fix, Repository, Undecidable, Unfixed
 from agent_constitution.checks.contents import Contents, _blake2b
 from agent_constitution.checks.findings import normalized
+from agent_constitution.checks.memo import per_file
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
 from agent_constitution.checks.scan import Scan
@@ -186,8 +187,6 @@ def _base_text(root: Path, base: str | None, path: str) -> str | None:
 def _findings(module, view, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
     with pinned(rule.check.pins):
         if getattr(module, "check_file", None) is not None and views.subjects is None:
-            from agent_constitution.checks.memo import per_file  # lazy: only for a check_file module
-
             found = per_file(module.check_file, view, rule, segment, None)
         else:
             found = module.check(view)

@@ -22,6 +22,7 @@ judged again, never trusted):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -118,14 +119,12 @@ def run_pass(view: Repository, checks: dict[str, FileCheck], target: Path | None
     found: dict[str, list | BaseException] = {name: [] for name in checks}
     settled = time.time_ns() - RACY_NS
     for path in sorted(wanted):
-        entry = _judged(view, path, [(name, checks[name]) for name in wanted[path] if not isinstance(found[name],
-                                                                                                    BaseException)],
-                        kept.get(path), found)
+        live = [(name, checks[name]) for name in wanted[path] if not isinstance(found[name], BaseException)]
+        entry = _judged(_File(view, path, kept.get(path)), live, found)
         if entry is not None:
-            size, mtime, digest, by_version = entry
             # A file changed in the same clock tick as it was judged keeps its size and time: its time
             # is trusted only once it is older than RACY_NS (as git treats its index), else its digest.
-            now[path] = [size, mtime if mtime < settled else None, digest, by_version]
+            now[path] = [entry[0], entry[1] if entry[1] < settled else None, *entry[2:]]
     if target is not None and now != kept:
         try:
             write_atomic(target, json.dumps(now, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -134,37 +133,55 @@ def run_pass(view: Repository, checks: dict[str, FileCheck], target: Path | None
     return found
 
 
-def _judged(view: Repository, path: str, checks: list[tuple[str, FileCheck]], entry, found: dict) -> list | None:
+class _File:
+    """One file of a pass: its stat, and its text and digest read only when the memo cannot answer."""
+
+    def __init__(self, view: Repository, path: str, entry) -> None:
+        self.view, self.path = view, path
+        self.entry = entry if isinstance(entry, list) and len(entry) == 4 and isinstance(entry[3], dict) else None
+        try:
+            self.stat = (view.root / path).stat()
+        except OSError:
+            self.stat = None
+        # Its size and time are the kept ones: the kept digest is its digest, unread.
+        self.same_stat = (self.stat is not None and self.entry is not None and self.entry[1] is not None
+                          and self.entry[:2] == [self.stat.st_size, self.stat.st_mtime_ns])
+
+    @functools.cached_property
+    def text(self) -> str | None:
+        return self.view.text(self.path)
+
+    @functools.cached_property
+    def digest(self) -> str | None:
+        if self.same_stat:
+            return self.entry[2]
+        return None if self.text is None else self.view.digest(self.path)
+
+    def kept(self, version: str) -> list | None:
+        """The findings kept for this content and check version, or None."""
+        if self.entry is None or not (self.same_stat or self.entry[2] == self.digest):
+            return None
+        rows = self.entry[3].get(version)
+        return rows if isinstance(rows, list) else None
+
+
+def _judged(file: _File, checks: list[tuple[str, FileCheck]], found: dict) -> list | None:
     """Judge one file for `checks` (adding to `found`); its memo entry, or None when it is not a file."""
-    try:
-        stat = (view.root / path).stat()
-    except OSError:
+    if file.stat is None:
         return None
-    if not (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[3], dict)):
-        entry = None
-    same_stat = entry is not None and entry[1] is not None and entry[:2] == [stat.st_size, stat.st_mtime_ns]
-    text = digest = None
-    if same_stat:
-        digest = entry[2]
-    else:
-        text = view.text(path)
-        digest = None if text is None else view.digest(path)
-    reusable = entry is not None and (same_stat or entry[2] == digest)
     by_version: dict[str, list] = {}
     for name, check in checks:
-        rows = entry[3].get(check.version) if reusable else None
-        if not isinstance(rows, list):
-            if same_stat and text is None:
-                text = view.text(path)
+        rows = file.kept(check.version)
+        if rows is None:
             try:
-                rows = [] if text is None else [[f.reason, f.line, f.column, f.end_line, f.end_column]
-                                                for f in check.check_file(path, text)]
+                rows = [] if file.text is None else [[f.reason, f.line, f.column, f.end_line, f.end_column]
+                                                     for f in check.check_file(file.path, file.text)]
             except (Exception, SystemExit) as error:  # the check's own bug: its job reports it
                 found[name] = error
                 continue
-        found[name].extend(Finding(reason, path, *where) for reason, *where in rows)
+        found[name].extend(Finding(reason, file.path, *where) for reason, *where in rows)
         by_version[check.version] = rows
-    return [stat.st_size, stat.st_mtime_ns, digest, by_version]
+    return [file.stat.st_size, file.stat.st_mtime_ns, file.digest, by_version]
 
 
 def _read_memo(target: Path | None) -> dict:

@@ -160,13 +160,16 @@ def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects)
     if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
         raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
     for number, finding in enumerate(found, 1):
-        if not (isinstance(finding.reason, str) and finding.reason
-                and isinstance(finding.path, (str, type(None)))
-                and all(type(n) is int or n is None
-                        for n in (finding.line, finding.column, finding.end_line, finding.end_column))):
+        if not _well_formed(finding):
             raise Undecidable(f"malformed output: finding {number} needs a reason (text), a path (text or None) "
                               "and a line, column, end line and end column (whole numbers or None)")
     return list(found)
+
+
+def _well_formed(finding: Finding) -> bool:
+    places = (finding.line, finding.column, finding.end_line, finding.end_column)
+    return (isinstance(finding.reason, str) and bool(finding.reason) and isinstance(finding.path, (str, type(None)))
+            and all(type(n) is int or n is None for n in places))
 
 
 def _command(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_constitution import console
-from agent_constitution.checks import progress
+from agent_constitution.checks import memo, progress
 from agent_constitution.checks.agent_work import RECORDED, agent_host
 from agent_constitution.checks.model import Outcome, Result, RuleCheck, needs_review
 from agent_constitution.checks.verdicts import (
@@ -65,21 +65,7 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     """Run one check and write its result; the returned outcome is kept by doit for the next run.
     With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
     job's file dependencies, and `config`) is reused instead (see checks.memo)."""
-    from agent_constitution.checks import memo
-
-    digest = name = None
-    if subjects.memo is not None and config is not None:
-        digest = memo.key(deps, config)
-        name = memo.name(rule.source, rule.id, segment)
-    result = None if digest is None else memo.recall(subjects.memo, name, digest)
-    if result is None or result.ref != rule.ref or result.segment != segment:
-        result = run_check(rule, segment, subjects)
-        if digest is not None:
-            try:
-                memo.keep(subjects.memo, name, digest, result)
-            except OSError:
-                pass  # a memo that cannot be written (a full disk) only costs the next run this check
-    result = inline_waivers(result, file_lines(subjects.root))
+    result = inline_waivers(_remembered(rule, segment, subjects, deps, config), file_lines(subjects.root))
     try:
         write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
@@ -87,6 +73,23 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
         return False
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
+
+
+def _remembered(rule: RuleCheck, segment: str, subjects: Subjects, deps: Sequence[Path],
+                config: Mapping | None) -> Result:
+    """The check's result: the memo's for the same check and inputs, else run (and kept)."""
+    if subjects.memo is None or config is None:
+        return run_check(rule, segment, subjects)
+    digest, name = memo.key(deps, config), memo.name(rule.source, rule.id, segment)
+    result = memo.recall(subjects.memo, name, digest)
+    if result is not None and result.ref == rule.ref and result.segment == segment:
+        return result
+    result = run_check(rule, segment, subjects)
+    try:
+        memo.keep(subjects.memo, name, digest, result)
+    except OSError:
+        pass  # a memo that cannot be written (a full disk) only costs the next run this check
+    return result
 
 
 def retry_undecidable(task, values) -> bool | None:
@@ -595,16 +598,25 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
         scan=scanned,
         segments=selection.segments,
         memo=cache / "checks" / "memo",
-        change=None if not (change or message) else resolve_change(root, change or STAGED,
-                                                                     _message(message) if message else None),
-        record=None if not record else _record(record),
+        change=_change(root, change, message),
+        record=_record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
     )
     planned = plan(selection, subjects, cache, only=wanted)
-    subjects.file_checks = tuple((job.segment, job.rule) for job in planned.jobs
-                                 if job.rule.check is not None and job.rule.trusted and job.rule.check.python
-                                 and job.rule.check.subject == "repository")
+    subjects.file_checks = tuple((job.segment, job.rule) for job in planned.jobs if _python_of_repository(job.rule))
     return Run(selection, subjects, planned)
+
+
+def _python_of_repository(rule: RuleCheck) -> bool:
+    """A python check of the repository that runs: one that may judge files one at a time."""
+    return rule.check is not None and rule.trusted and bool(rule.check.python) and rule.check.subject == "repository"
+
+
+def _change(root: Path, change: str | None, message: str | None):
+    """The change named for the run (`message` alone: the staged change with that message), or None."""
+    if not (change or message):
+        return None
+    return resolve_change(root, change or STAGED, _message(message) if message else None)
 
 
 def _message(text: str) -> str:
@@ -621,7 +633,9 @@ def _message(text: str) -> str:
                         fix="give the file git passes to the commit-msg hook (usually .git/COMMIT_EDITMSG)") from None
 
 
-def _record(text: str) -> Path:
+def _record(text: str | None) -> Path | None:
+    if not text:
+        return None
     path = Path(text).resolve()
     if not path.is_file():
         raise UserError(f"record={text}: no such file", fix="give the path of a session transcript (.jsonl)")

@@ -235,3 +235,14 @@ def shown_files(files: dict[str, str]) -> str:
     """Files (path → text) as a prompt shows a subject's files without finding lines: a calibration
     case's evidence looks like the evidence of a queued item."""
     return "\n\n".join(_excerpt(path, text, []) for path, text in files.items())
+
+
+def fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
+    found = {}
+    for path in files:
+        try:
+            found[path] = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found

@@ -21,7 +21,8 @@ from agent_constitution.checks.fingerprints import SARIF_KEY, printed, unique
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
 from agent_constitution.layout import BASELINE as BASELINE_FILE
-from agent_constitution.readers import read_cached
+from agent_constitution.errors import UserError
+from agent_constitution.readers import read_cached, read_json
 from agent_constitution.refs import RULE, rule_key, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
@@ -400,3 +401,12 @@ def _name(result: Result, segments: Sequence[str] | None = None) -> str:
 
 def _rule_id(result: Result) -> int:
     return rule_key(result.ref)[1]
+
+
+def read_report(report: Path) -> list[Result]:
+    """The results of the JSON report `doit check` wrote (cache/ is the user's: it may have changed)."""
+    try:
+        return [Result.from_json(r) for r in read_json(report)["results"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise UserError("not a check report written by `doit check`", file=report,
+                        fix="run `doit check` again to rewrite it") from None

@@ -18,12 +18,10 @@ Where things go, all under `cache/`:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import json
 import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,20 +35,22 @@ from agent_constitution.checks.verdicts import (
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
-from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
+from agent_constitution.checks.report import (
+    counts, json_report, read_report, reported_count_line, rule_pages, sarif, summary,
+)
 from agent_constitution.checks.contents import INDEX
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
+from agent_constitution.checks.evidence import fixture as evidence_fixture
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.layout import BASELINE, CHECKS, MANIFEST, REVIEW
+from agent_constitution.layout import BASELINE, CHECKS, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.readers import read_json
 from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
@@ -341,7 +341,7 @@ def ingest_verdicts(cache: Path) -> str | None:
         print(f"no verdicts to ingest: a reviewer writes them to {folder.relative_to(cache.parent)}/<group>.verdicts.toml")
         return None
     try:
-        results = _report_results(report)
+        results = read_report(report)
         verdicts = {path.name.removesuffix(".verdicts.toml"): read_verdicts(path) for path in files}
         done = ingest(results, verdicts, report=report)
         written = write_feedback(folder / "feedback", done.disagreements)
@@ -366,154 +366,6 @@ def ingest_verdicts(cache: Path) -> str | None:
               "changed since the review (the checks ran again); review the new queue and update or remove "
               "them:\n" + "\n".join(f"  {line}" for line in done.stale), file=sys.stderr)
     return None
-
-
-def _report_results(report: Path) -> list[Result]:
-    """The results of the JSON report `doit check` wrote (cache/ is the user's: it may have changed)."""
-    try:
-        return [Result.from_json(r) for r in read_json(report)["results"]]
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise UserError("not a check report written by `doit check`", file=report,
-                        fix="run `doit check` again to rewrite it") from None
-
-
-def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: datetime.date | None = None
-                  ) -> str | None:
-    """`doit review`: ask each group's reviewer command about the items of its queue that have no
-    recorded verdict on their current subject (and, with `audit`, that many passing results, the
-    riskiest first: review/audit.py), within the run's and the group's budgets (review/budget.py);
-    an answer cached for the same command and subject (review/answers.py) is used instead of a call.
-    Record every answer in `rules.review.toml`, with a proposal (and its draft) for each one that
-    disagrees with the check. A reviewer that fails, answers what is not an answer, or quotes text
-    its prompt does not hold, leaves its item queued with the reason (`cache/review/left.json`, and
-    printed)."""
-    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import ITEMS_FILE, labeller
-    from agent_constitution.checks.reviewer import BadAnswer, Reviewer, ask, fabricated, in_ci, order, parse, prompt
-    from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
-    from agent_constitution.review import answers
-    from agent_constitution.review.budget import RunCaps, Spent, group_caps
-
-    folder = review_folder(cache)
-    items_file = folder / ITEMS_FILE
-    if not items_file.is_file():
-        return str(UserError("no review queue yet", file=items_file, fix="run `doit check` first"))
-    try:
-        selection = select(root, cache)
-        memory = read_memory(root)
-    except UserError as error:
-        return str(error)
-    refused = in_ci(root, selection.reviewers)
-    if refused is not None:
-        return refused
-    label = labeller(root, cache)
-    key = review_key()
-    items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
-                   tuple(item["files"]))
-             for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
-    if audit > 0:
-        try:
-            items += _audited(root, cache, selection, memory, audit, today)
-        except UserError as error:
-            return str(error)
-    verdicts = {verdict.key: verdict for verdict in memory.verdicts}
-    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
-    left: list[dict] = []
-    asked = answered = cached = 0
-    run_spent = Spent(caps or RunCaps(), "the run")
-    spent: list[Spent] = [run_spent]
-    for group in dict.fromkeys(item.group for item in items):
-        settings = selection.reviewers.get(group)
-        reviewer = None if settings is None else Reviewer.from_settings(group, settings)
-        budget = None if reviewer is None else Spent(group_caps(settings), f"group {group}")
-        if budget is not None:
-            spent.append(budget)
-        for item in order([item for item in items if item.group == group]):
-            result = item.result
-            if (result.ref, result.segment, item.digest) in verdicts:
-                continue
-            why = (f'group "{group}" has no command: set preset or command in [review.{group}] of {MANIFEST}'
-                   if budget is None else None)
-            answer = raw = None
-            if why is None:
-                text = prompt(result, group, item.excerpt, lambda body: label(result.source, body))
-                name = answers.key(reviewer.command, result.ref, result.revision, result.segment, item.digest)
-                raw = answers.recall(name)
-                try:
-                    answer = None if raw is None else parse(reviewer.output, raw)
-                except BadAnswer:
-                    raw = None
-                if answer is not None and not fabricated(answer, text):
-                    cached += 1
-                else:
-                    answer = raw = None
-                    why = run_spent.exhausted() or budget.exhausted()
-            if why is None and answer is None:
-                asked += 1
-                try:
-                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(min(budget.left(), run_spent.left()), 0.1)))
-                except BadAnswer as error:
-                    why, raw, answer = str(error), getattr(error, "raw", ""), None
-                for scope in (run_spent, budget):
-                    scope.spend(answer.tokens if answer else None, answer.cost if answer else None)
-                if answer is not None:
-                    made_up = fabricated(answer, text)
-                    if made_up:
-                        why, answer = f"answer refused: it quotes text that is not in its prompt ({made_up[0][:80]!r})", None
-                    else:
-                        answers.keep(name, raw)
-                _log(folder, item, reviewer, text, raw, why)
-            if why is not None:
-                left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
-                continue
-            answered += 1
-            # What the reviewer was and a digest of what it answered; sealed when the team's key is set.
-            recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
-                                subject=item.digest, check_said=state(result), verdict=answer.verdict,
-                                reason=answer.reason, reviewer=group, locations=answer.locations,
-                                command=reviewer.command, answer=answer_digest(raw))
-            if key is not None:
-                recorded = dataclasses.replace(recorded, seal=seal(recorded, key))
-            verdicts[recorded.key] = recorded
-            source = selection.sources.get(result.source)
-            fixture = _fixture(root, item.files)
-            proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
-            if proposal is not None:
-                proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
-            # After every answer: an interrupted run keeps what it paid for.
-            write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
-    write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
-    new = len(proposals) - len(memory.proposals)
-    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered"
-          f"{f' ({cached} from the answer cache)' if cached else ''}; "
-          f"{new} new proposal{'s' if new != 1 else ''} to fix a check; verdicts in {REVIEW_FILE}")
-    reported = f"{run_spent.tokens} tokens, {run_spent.cost:.4f} USD reported" if run_spent.reported \
-        else "no tokens or cost reported by the reviewers"
-    print(f"spent: {run_spent.calls} call{'s' if run_spent.calls != 1 else ''}, "
-          f"{time.monotonic() - run_spent.started:.1f} s, {reported}")
-    for item in left:
-        print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
-              file=sys.stderr)
-    return None
-
-
-def _audited(root: Path, cache: Path, selection: Selection, memory: Memory, n: int,
-             today: datetime.date | None) -> list["_Item"]:
-    """The passing results of the last report chosen for the audit, as queue items with their evidence."""
-    from agent_constitution.checks.review import group_of
-    from agent_constitution.review.audit import choose
-
-    report = cache / CHECKS / "report.json"
-    if not report.is_file():
-        raise UserError("no check report yet", file=report, fix="run `doit check` first")
-    chosen = choose(_report_results(report), n, memory, today)
-    rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
-    reader = Reader(Subjects(scan(root), selection.segments))
-    items = []
-    for result in chosen:
-        seen = reader.evidence(result, rules.get((result.segment, result.ref)))
-        items.append(_Item(group_of(result.ref, selection.review), result, seen.digest, seen.excerpt, seen.files))
-    return items
 
 
 def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], verdicts: Mapping) -> int:
@@ -543,40 +395,11 @@ def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], ve
                          reviewer=group, locations=(verdict.location,) if verdict.location else ())
         recorded[entry.key] = entry
         source = selection.sources.get(result.source)
-        fixture = _fixture(root, seen.files)
+        fixture = evidence_fixture(root, seen.files)
         proposal = propose(root, result, entry, fixture, Path(source["root"]) if source else None)
         proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
     write_memory(root, Memory(tuple(recorded.values()), tuple(proposals.values())))
     return len(proposals) - len(memory.proposals)
-
-
-def _fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
-    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
-    found = {}
-    for path in files:
-        try:
-            found[path] = (root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-    return found
-
-
-@dataclass(frozen=True)
-class _Item:
-    group: str
-    result: Result
-    digest: str
-    excerpt: str
-    files: tuple[str, ...]
-
-
-def _log(folder: Path, item: _Item, reviewer, text: str, raw: str, why: str | None) -> None:
-    """The prompt and the reviewer's raw answer, for audit: one file per item and subject."""
-    name = f"{item.result.ref.replace(':', '-')}-{item.digest.removeprefix('sha256:')[:16]}.json"
-    write_if_changed(folder / "log" / name, json.dumps({
-        "rule": item.result.ref, "segment": item.result.segment, "subject": item.digest, "group": item.group,
-        "command": list(reviewer.command), "prompt": text, "answer": raw, "error": why,
-    }, indent=1, ensure_ascii=False) + "\n")
 
 
 @dataclass(frozen=True)

@@ -120,24 +120,29 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
             if spec.subject == "repository" and (unsafe or spec.fix == "safe"):
                 _mend_command(mending, rule, job.segment, run.subjects, edits, unsafe)
             continue
-        try:
-            module = load_check(rule.source_root, spec.python, rule.id)
-            views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
-                           run.subjects if spec.subject == "change" else None)
-            before = _findings(module, views.view(job.segment), rule, job.segment, views)
-        except (Exception, SystemExit):  # undecidable, or a crash: nothing to mend, and `check` says why
-            continue
-        result = for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before)
-        result = inline(result, lines)
-        result = apply_manifest([result], run.selection.waivers, today).results[0]
-        failing = list(result.findings)
-        if not failing or not callable(getattr(module, "fix", None)):
-            continue
-        if spec.fix == "unsafe" and not unsafe:  # not even tried (it may ask the network): counted
-            mending.hidden += len(failing)
-            continue
-        _mend_rule(mending, module, rule, job.segment, failing, before, views, edits, unsafe)
+        _mend_python(mending, run, job, edits, unsafe, lambda result: apply_manifest(
+            [inline(result, lines)], run.selection.waivers, today).results[0])
     return mending
+
+
+def _mend_python(mending: Mending, run, job, edits: dict[str, bytes], unsafe: bool, waived) -> None:
+    """A python check's fixes of its findings that no waiver accepts (`waived`: the result with them applied)."""
+    rule, spec = job.rule, job.rule.check
+    try:
+        module = load_check(rule.source_root, spec.python, rule.id)
+        views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
+                       run.subjects if spec.subject == "change" else None)
+        before = _findings(module, views.view(job.segment), rule, job.segment, views)
+    except (Exception, SystemExit):  # undecidable, or a crash: nothing to mend, and `check` says why
+        return
+    result = waived(for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before))
+    failing = list(result.findings)
+    if not failing or not callable(getattr(module, "fix", None)):
+        return
+    if spec.fix == "unsafe" and not unsafe:  # not even tried (it may ask the network): counted
+        mending.hidden += len(failing)
+        return
+    _mend_rule(mending, module, rule, job.segment, failing, before, views, edits, unsafe)
 
 
 class _Views:
@@ -215,22 +220,28 @@ def _mend_rule(mending: Mending, module, rule: RuleCheck, segment: str, failing:
     withheld = [fix for fix in fixes if fix.unsafe and not unsafe]
     mended = _tried(mending, rule, segment, (failing, before), views, edits, applied, prefix, module)
     if mended is not None:
-        edited, count = mended
-        for fix in applied:
-            key = prefix + fix.path
-            if key not in mending.original:
-                mending.original[key] = _text_on_disk(mending.root / key)
-            mending.edited[key] = fix.text
-            if fix.note:
-                mending.done.append(f"{rule.ref}: {key}: {fix.note}")
-        edits.update(edited)
-        mending.fixed += count
-        if count:
-            mending.rules.append(rule.ref)
+        _keep(mending, rule, applied, prefix, edits, mended)
     if withheld:
         hidden = _tried(Mending(mending.root), rule, segment, (failing, before), views, edits, withheld, prefix, module)
         if hidden is not None:
             mending.hidden += hidden[1]
+
+
+def _keep(mending: Mending, rule: RuleCheck, applied: list[Fix], prefix: str, edits: dict[str, bytes],
+          mended: tuple[dict[str, bytes], int]) -> None:
+    """Record the fixes a passing check kept: the texts before and after, their notes, the count."""
+    edited, count = mended
+    for fix in applied:
+        key = prefix + fix.path
+        if key not in mending.original:
+            mending.original[key] = _text_on_disk(mending.root / key)
+        mending.edited[key] = fix.text
+        if fix.note:
+            mending.done.append(f"{rule.ref}: {key}: {fix.note}")
+    edits.update(edited)
+    mending.fixed += count
+    if count:
+        mending.rules.append(rule.ref)
 
 
 def _mend_command(mending: Mending, rule: RuleCheck, segment: str, subjects, edits: dict[str, bytes],

@@ -199,37 +199,44 @@ def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, 
     The count line ends a failing run here; after a passing one `checks:summary` prints it, also
     when this task was up to date (`summary_line`), so every run ends with it exactly once.
     `agent-constitution check --output-format F` prints the report itself once the run is done."""
-    results, found = decided.results, decided.found
+    results = decided.results
     full = console.settings.output_format == "full"
     say = print if full and not console.quiet() else _silent
     details, _, last = summary(results, not_run=not_run,
                                detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
-    if details and full:
-        print(details)
-    n = counts(results)
-    if found and full:
-        titles = {r.ref: r.title for r in results}
-        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
+    if full:
+        _print_details(details, decided)
     reviewed = len(decided.applied)
     if reviewed:
         say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
     if any(needs_review(result) for result in decided.asking):
         say(f"review queue{'s' if len(texts) > 1 else ''}: "
             + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
+    n = counts(results)
     if n["violation"]:
-        hint = adoption_hint(results, root, subjects)
-        if hint:
-            say(hint)
+        for line in filter(None, [adoption_hint(results, root, subjects), last]):
+            say(line)
+        return f"{n['violation']} rule{_s(n['violation'])} violated"
+    if n["undecidable"] and undecidable == "fail":
         say(last)
-        return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
+        return f"{n['undecidable']} check{_s(n['undecidable'])} undecidable (undecidable=fail)"
     if n["undecidable"]:
-        if undecidable == "fail":
-            say(last)
-            return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
-                    "(undecidable=fail)")
-        print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
+        print(f"warning: {n['undecidable']} check{_s(n['undecidable'])} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
     return None
+
+
+def _print_details(details: str, decided: _Decided) -> None:
+    """The summary above its count line, and the violations a reviewer confirmed."""
+    if details:
+        print(details)
+    if decided.found:
+        titles = {r.ref: r.title for r in decided.results}
+        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(decided.found, titles)))
+
+
+def _s(count: int) -> str:
+    return "s" if count > 1 else ""
 
 
 def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects: Subjects | None,

@@ -247,18 +247,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         return _say(host.stop.through(None))  # not a repository that selects rules: nothing to check
     named = payload.get(host.stop.record) if host.stop.record else None
     record = named if isinstance(named, str) and os.path.isfile(named) else None
-    try:
-        results, verdicts, tiers = judged(root, record)
-    except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
-        from agent_constitution.errors import UserError
-
-        text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
-        violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
-        prints = [violations[0]]
-        unsure: list[str] = []
-    else:
-        violations, unsure = lines(results, verdicts, root, tiers)
-        prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
+    violations, prints, unsure = _judged_lines(root, record)
     drift = covenant_drift(root)
     violations, prints = drift + violations, drift + prints
     if named is not None and record is None:  # said, like an undecidable check: it does not block
@@ -271,6 +260,20 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     if breaker(root, host, payload, prints):
         return _say(host.stop.block("\n".join(violations)))
     return _say(host.stop.through("\n".join([ENDED, *(line for line in violations if not line.startswith(HEAD))])))
+
+
+def _judged_lines(root: Path, record: str | None) -> tuple[list[str], list[str], list[str]]:
+    """(the lines that block, their fingerprints, the lines said without blocking) of the checks."""
+    try:
+        results, verdicts, tiers = judged(root, record)
+    except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
+        from agent_constitution.errors import UserError  # lazy: the hook pays for every import
+
+        text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
+        violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
+        return violations, [violations[0]], []
+    violations, unsure = lines(results, verdicts, root, tiers)
+    return violations, [fingerprint for fingerprint, _ in problems(results, verdicts)], unsure
 
 
 def _say(answer) -> int:

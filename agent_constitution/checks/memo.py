@@ -110,10 +110,7 @@ def per_file(check_file: CheckFile, repo: Repository, rule: RuleCheck, segment: 
 def run_pass(view: Repository, checks: dict[str, FileCheck], target: Path | None) -> dict[str, list | BaseException]:
     """Every check of `checks` over the files of `view` its globs match, each file read once:
     check name → its findings, or the error its `check_file` raised."""
-    wanted: dict[str, list[str]] = {}
-    for name, check in checks.items():
-        for path in sorted({path for pattern in check.patterns for path in view.glob(pattern)}):
-            wanted.setdefault(path, []).append(name)
+    wanted = _wanted(view, checks)
     kept = _read_memo(target)
     now: dict[str, list] = {}
     found: dict[str, list | BaseException] = {name: [] for name in checks}
@@ -131,6 +128,15 @@ def run_pass(view: Repository, checks: dict[str, FileCheck], target: Path | None
         except OSError:
             pass  # a memo that cannot be written (a full disk) only costs the next run its reads
     return found
+
+
+def _wanted(view: Repository, checks: dict[str, FileCheck]) -> dict[str, list[str]]:
+    """Each file the checks' globs match → the checks that judge it."""
+    wanted: dict[str, list[str]] = {}
+    for name, check in checks.items():
+        for path in sorted({path for pattern in check.patterns for path in view.glob(pattern)}):
+            wanted.setdefault(path, []).append(name)
+    return wanted
 
 
 class _File:

@@ -137,24 +137,29 @@ def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequenc
         lines.append("")
         lines.extend(f"> {line}" if line else ">" for line in label(result.source, result.text).strip().splitlines())
         lines.append("")
-        if result.outcome is None:
-            lines.append("Evidence: none; this rule has no automatic check.")
-            if len(segments) > 1:
-                lines.append(f"One verdict with `segment = \"{segments[0]}\"` stands for every segment above; "
-                             "give another segment a verdict of its own where it differs.")
-        else:
-            lines.append(f"Check: `{result.check}` on the {result.subject}.")
-            if result.outcome is Outcome.UNDECIDABLE:
-                lines.append(f"Evidence: the check could not decide: {result.cause}")
-            else:
-                lines.append("Evidence:")
-                for finding in result.findings:
-                    location = where(result, finding)
-                    lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+        lines.extend(_evidence(result, segments))
         lines.append("")
         lines.extend(["```toml", "[[verdict]]", f'rule = "{result.ref}"', f'segment = "{result.segment}"',
                       f'outcome = "{state}"', 'verdict = ""', 'reason = ""', "```", ""])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _evidence(result: Result, segments: Sequence[str]) -> list[str]:
+    """What a queue item says the check saw."""
+    if result.outcome is None:
+        lines = ["Evidence: none; this rule has no automatic check."]
+        if len(segments) > 1:
+            lines.append(f"One verdict with `segment = \"{segments[0]}\"` stands for every segment above; "
+                         "give another segment a verdict of its own where it differs.")
+        return lines
+    lines = [f"Check: `{result.check}` on the {result.subject}."]
+    if result.outcome is Outcome.UNDECIDABLE:
+        return [*lines, f"Evidence: the check could not decide: {result.cause}"]
+    lines.append("Evidence:")
+    for finding in result.findings:
+        location = where(result, finding)
+        lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+    return lines
 
 
 def outcome_name(result: Result) -> str:

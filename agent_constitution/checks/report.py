@@ -386,11 +386,16 @@ def _location(result: Result, finding: Finding) -> dict:
         region["startColumn"] = finding.column
     if finding.line is not None and finding.end_line is not None and finding.end_line >= finding.line:
         region["endLine"] = finding.end_line
-        if finding.end_column is not None and (finding.end_line > finding.line or finding.column is None
-                                               or finding.end_column >= finding.column):
+        if _ends_after_start(finding):
             region["endColumn"] = finding.end_column
     physical["region"] = region
     return {"physicalLocation": physical}
+
+
+def _ends_after_start(finding: Finding) -> bool:
+    """An end column that does not lie before the start (a later line, or no start column)."""
+    return finding.end_column is not None and (finding.end_line > finding.line or finding.column is None
+                                               or finding.end_column >= finding.column)
 
 
 # GitHub code scanning's documented limits ("SARIF support for code scanning", "SARIF results exceed

@@ -65,19 +65,24 @@ def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: 
     refused = in_ci(root, selection.reviewers)
     if refused is not None:
         return refused
-    items = [Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
-                  tuple(item["files"]))
-             for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
-    if audit > 0:
-        try:
-            items += _audited(root, cache, selection, memory, audit, today)
-        except UserError as error:
-            return str(error)
+    try:
+        items = _queued(items_file) + (_audited(root, cache, selection, memory, audit, today) if audit > 0 else [])
+    except UserError as error:
+        return str(error)
     asking = _Asking(root, folder, selection, memory, Spent(caps or RunCaps(), "the run"))
     for group in dict.fromkeys(item.group for item in items):
         asking.group(group, [item for item in items if item.group == group])
     asking.report()
     return None
+
+
+def _cached(reviewer: Reviewer, raw: str | None, text: str):
+    """The cached answer for this prompt when it parses and quotes nothing the prompt does not hold."""
+    try:
+        answer = None if raw is None else parse(reviewer.output, raw)
+    except BadAnswer:
+        return None
+    return answer if answer is not None and not fabricated(answer, text) else None
 
 
 class _Asking:
@@ -118,11 +123,8 @@ class _Asking:
         text = prompt(result, item.group, item.excerpt, lambda body: self.label(result.source, body))
         name = answers.key(reviewer.command, result.ref, result.revision, result.segment, item.digest)
         raw = answers.recall(name)
-        try:
-            answer = None if raw is None else parse(reviewer.output, raw)
-        except BadAnswer:
-            answer = None
-        if answer is not None and not fabricated(answer, text):
+        answer = _cached(reviewer, raw, text)
+        if answer is not None:
             self.cached += 1
             return answer, raw, None
         why = self.run_spent.exhausted() or budget.exhausted()
@@ -176,6 +178,12 @@ class _Asking:
         for item in self.left:
             print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
                   file=sys.stderr)
+
+
+def _queued(items_file: Path) -> list[Item]:
+    return [Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
+                 tuple(item["files"]))
+            for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
 
 
 def _audited(root: Path, cache: Path, selection: Selection, memory: Memory, n: int,

@@ -57,10 +57,14 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
         if ref not in refs:
             rules[ROOT_SEGMENT] += (_named(ref, sources),)
     review = {name: tuple(group["rules"]) for name, group in index.review.items()}
-    waivers = tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
-                           None if item["until"] is None else datetime.date.fromisoformat(item["until"]), number)
-                    for number, item in enumerate(index.waive, 1))
-    return Selection(index.segments, rules, review, waivers, index.review, sources)
+    return Selection(index.segments, rules, review, _waivers(index.waive), index.review, sources)
+
+
+def _waivers(waive) -> tuple[Waiver, ...]:
+    """The manifest's `[[waive]]` entries, as the index holds them validated."""
+    return tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
+                        None if item["until"] is None else datetime.date.fromisoformat(item["until"]), number)
+                 for number, item in enumerate(waive, 1))
 
 
 def _resolution(root: Path, cache: Path) -> tuple[Index, list[Resolved]]:

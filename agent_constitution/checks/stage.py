@@ -146,17 +146,10 @@ def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: 
     them) applied; the notes printed on stderr as they arise."""
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
-    index = read_index(cache)
-    memory, refused = admitted(memory, index.review if index is not None else {})
-    if any(not verdict.by_hand for verdict in memory.verdicts):
-        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
-        from agent_constitution.review.record import gated
-
-        try:
-            memory, advisory = gated(memory, index.review if index is not None else {}, root)
-        except UserError as error:
-            return str(error)
-        refused += advisory
+    try:
+        memory, refused = _counted(memory, cache, root)
+    except UserError as error:
+        return str(error)
     reader = Reader(subjects or Subjects(scan(root)), memo=cache / CHECKS / EVIDENCE_MEMO)
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
@@ -166,6 +159,20 @@ def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: 
     for note in [*refused, *by_hand(applied)]:
         print(f"note: {note}", file=sys.stderr)
     return _Decided(results, notes, applied, evidence, confirmed(applied))
+
+
+def _counted(memory: Memory, cache: Path, root: Path) -> tuple[Memory, list[str]]:
+    """The verdicts that count under their groups' requirements, and a note for each left out."""
+    index = read_index(cache)
+    groups = index.review if index is not None else {}
+    memory, refused = admitted(memory, groups)
+    if any(not verdict.by_hand for verdict in memory.verdicts):
+        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
+        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
+
+        memory, advisory = gated(memory, groups, root)
+        refused += advisory
+    return memory, refused
 
 
 def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[str],
@@ -281,11 +288,8 @@ def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
         run = prepare(root, cache)
     except UserError as error:
         return str(error)
-    results = []
-    for job in run.plan.jobs:
-        if job.rule.check is None or job.rule.check.subject != "repository":
-            continue
-        results.append(inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root)))
+    results = [inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root))
+               for job in run.plan.jobs if job.rule.check is not None and job.rule.check.subject == "repository"]
     results = list(apply_manifest(results, run.selection.waivers, datetime.date.today()).results)
     if prune:
         if kept is None:

@@ -118,12 +118,15 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
                           f"{verdict.reason}{where}"))
         else:
             plain.append(result)
-    for problem in unique(plain):
-        finding = problem.finding
-        where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
-        segments = "" if problem.segments == (".",) else f" [{', '.join(problem.segments)}]"
-        found.append((problem.fingerprint, f"- {problem.ref} {problem.title}: {finding.reason}{where}{segments}"))
+    found.extend((problem.fingerprint, _problem_line(problem)) for problem in unique(plain))
     return found
+
+
+def _problem_line(problem) -> str:
+    finding = problem.finding
+    where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
+    segments = "" if problem.segments == (".",) else f" [{', '.join(problem.segments)}]"
+    return f"- {problem.ref} {problem.title}: {finding.reason}{where}{segments}"
 
 
 def lines(results: list, verdicts: dict | None = None, root: Path | None = None,
@@ -156,9 +159,8 @@ def fix_command(results: list, verdicts: dict | None, tiers: dict) -> str | None
     when each violated rule's findings are all a fix's to mend: not a rule a reviewer's verdict
     decided, not a rule without a fix."""
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
-    if not violated:
-        return None
-    if any((r.segment, r.ref) not in tiers or (r.segment, r.ref) in (verdicts or {}) for r in violated):
+    mendable = {key for key in tiers if key not in (verdicts or {})}
+    if not violated or any((r.segment, r.ref) not in mendable for r in violated):
         return None
     unsafe = any(tiers[(r.segment, r.ref)] == "unsafe" for r in violated)
     return f"agent-constitution check --fix{' --unsafe-fixes' if unsafe else ''} change=worktree"

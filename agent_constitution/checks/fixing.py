@@ -114,7 +114,7 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
     for job in run.plan.jobs:
         rule = job.rule
         spec = rule.check
-        if spec is None or spec.fix is None or spec.subject not in kinds or not rule.trusted:
+        if not _fixable(rule, kinds):
             continue
         if spec.command:
             if spec.subject == "repository" and (unsafe or spec.fix == "safe"):
@@ -123,6 +123,11 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
         _mend_python(mending, run, job, edits, unsafe, lambda result: apply_manifest(
             [inline(result, lines)], run.selection.waivers, today).results[0])
     return mending
+
+
+def _fixable(rule: RuleCheck, kinds: tuple[str, ...]) -> bool:
+    spec = rule.check
+    return spec is not None and spec.fix is not None and spec.subject in kinds and rule.trusted
 
 
 def _mend_python(mending: Mending, run, job, edits: dict[str, bytes], unsafe: bool, waived) -> None:
@@ -292,12 +297,9 @@ def _edited(text: str, edits: list) -> str | None:
     """`text` with line edits applied (each at its line of the original), or None when two overlap."""
     lines = text.splitlines(keepends=True)
     spans = sorted(((edit.line - 1, edit.line - 1 + edit.delete), edit.insert) for edit in edits)
-    for (start, end), _ in spans:
-        if end > len(lines) or start > len(lines):
-            return None
-    for ((_, end), _), ((start, _), _) in zip(spans, spans[1:]):
-        if start < end:
-            return None
+    beyond = any(end > len(lines) or start > len(lines) for (start, end), _ in spans)
+    if beyond or any(start < end for ((_, end), _), ((start, _), _) in zip(spans, spans[1:])):
+        return None
     if lines and not lines[-1].endswith(("\n", "\r")) and any(start >= len(lines) for (start, _), _ in spans):
         lines[-1] += "\n"
     for (start, end), insert in reversed(spans):

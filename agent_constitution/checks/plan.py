@@ -133,11 +133,7 @@ def _dependencies(rule: RuleCheck, segment: str, subjects: Subjects, cache: Path
     if rule.check is None or not rule.trusted:
         return deps, config
     if rule.check.python:
-        if rule.source_root not in helpers:
-            helpers[rule.source_root] = _helpers(rule.source_root)
-        module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
-        deps.extend([module] if module.is_file() else [])
-        deps.extend(helpers[rule.source_root])
+        deps.extend(_code(rule, helpers))
     if rule.check.subject == "repository":
         key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
         if key not in inputs:
@@ -203,6 +199,14 @@ def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str
     name = hashlib.blake2b("\0".join((segment, scope, *patterns)).encode(), digest_size=6).hexdigest()
     digest = _confined(cache / "checks" / "inputs", cache) / f"{name}.digest"
     return InputSet(segment, patterns, str(subjects.root), tuple(matched), digest)
+
+
+def _code(rule: RuleCheck, helpers: dict[Path, tuple[Path, ...]]) -> list[Path]:
+    """A python check's module and its source's helpers (listed once per source in `helpers`)."""
+    if rule.source_root not in helpers:
+        helpers[rule.source_root] = _helpers(rule.source_root)
+    module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
+    return [*([module] if module.is_file() else []), *helpers[rule.source_root]]
 
 
 def _helpers(source_root: Path) -> tuple[Path, ...]:

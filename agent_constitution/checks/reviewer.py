@@ -119,19 +119,7 @@ def prompt(result: Result, group: str, excerpt: str, label, canary: str | None =
         f"## What the check said: {state}",
         "",
     ]
-    if result.outcome is None:
-        lines.append("This rule has no automatic check: you are its only judge.")
-    else:
-        lines.append(f"Check `{result.check}` on the {result.subject}, segment `{result.segment}`.")
-        if result.outcome is Outcome.UNDECIDABLE:
-            lines.append(f"It could not decide: {result.cause}")
-        for finding in result.findings:
-            location = where(result, finding)
-            lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
-        if result.outcome is Outcome.VIOLATION:
-            lines.append("")
-            lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
-                         "`satisfied` and say in `reason` what the check got wrong.")
+    lines += _check_said(result)
     shown, cut = cut_evidence(excerpt)
     lines += ["", "## What the check saw", "", shown]
     if cut:
@@ -147,6 +135,22 @@ def prompt(result: Result, group: str, excerpt: str, label, canary: str | None =
     if canary:
         lines.append(f"This prompt's canary is `{canary}`: put it in `quotes` as well.")
     return "\n".join(lines) + "\n"
+
+
+def _check_said(result: Result) -> list[str]:
+    if result.outcome is None:
+        return ["This rule has no automatic check: you are its only judge."]
+    lines = [f"Check `{result.check}` on the {result.subject}, segment `{result.segment}`."]
+    if result.outcome is Outcome.UNDECIDABLE:
+        lines.append(f"It could not decide: {result.cause}")
+    for finding in result.findings:
+        location = where(result, finding)
+        lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+    if result.outcome is Outcome.VIOLATION:
+        lines.append("")
+        lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
+                     "`satisfied` and say in `reason` what the check got wrong.")
+    return lines
 
 
 def cut_evidence(excerpt: str) -> tuple[str, bool]:

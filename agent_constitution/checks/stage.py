@@ -291,10 +291,10 @@ def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
     results = [inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root))
                for job in run.plan.jobs if job.rule.check is not None and job.rule.check.subject == "repository"]
     results = list(apply_manifest(results, run.selection.waivers, datetime.date.today()).results)
+    if prune and kept is None:
+        return str(UserError(f"no {baseline.BASELINE_FILE} to prune", file=root / baseline.BASELINE_FILE,
+                             fix="run `agent-constitution baseline` to write one"))
     if prune:
-        if kept is None:
-            return str(UserError(f"no {baseline.BASELINE_FILE} to prune", file=root / baseline.BASELINE_FILE,
-                                 fix="run `agent-constitution baseline` to write one"))
         found = baseline.pruned(kept, results)
         removed = len(kept.finding) - len(found)
         print(f"{baseline.BASELINE_FILE}: removed {removed} entr{'y' if removed == 1 else 'ies'} that no longer "

@@ -158,11 +158,11 @@ def fix_command(results: list, verdicts: dict | None, tiers: dict) -> str | None
     """`agent-constitution check --fix change=worktree` (with `--unsafe-fixes` when a fix needs it),
     when each violated rule's findings are all a fix's to mend: not a rule a reviewer's verdict
     decided, not a rule without a fix."""
-    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
-    mendable = {key for key in tiers if key not in (verdicts or {})}
-    if not violated or any((r.segment, r.ref) not in mendable for r in violated):
+    violated = [(r.segment, r.ref) for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    decided = verdicts or {}
+    if not violated or any(key not in tiers or key in decided for key in violated):
         return None
-    unsafe = any(tiers[(r.segment, r.ref)] == "unsafe" for r in violated)
+    unsafe = any(tiers[key] == "unsafe" for key in violated)
     return f"agent-constitution check --fix{' --unsafe-fixes' if unsafe else ''} change=worktree"
 
 

@@ -312,9 +312,7 @@ def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str,
     kind = kind_of(result, verdict.verdict)
     if kind is None:
         return None
-    said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(
-        f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
-        for finding in result.findings)
+    said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(map(_said, result.findings))
     source, number = rule_key(result.ref)
     proposal = Proposal(rule=result.ref, revision=result.revision, kind=kind, segment=result.segment,
                         check=result.check or "", check_said=said, reason=verdict.reason, reviewer=verdict.reviewer,
@@ -333,6 +331,10 @@ def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str,
             return dataclasses.replace(proposal, draft=f"{DRAFTS}/{name}.patch")
     _write(drafts / f"{name}.issue.md", _issue(proposal, fixture))
     return dataclasses.replace(proposal, issue=f"{DRAFTS}/{name}.issue.md")
+
+
+def _said(finding: Finding) -> str:
+    return f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -66,7 +66,7 @@ def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: 
     if refused is not None:
         return refused
     try:
-        items = _queued(items_file) + (_audited(root, cache, selection, memory, audit, today) if audit > 0 else [])
+        items = _queued(items_file) + _audited(root, cache, selection, memory, audit, today)
     except UserError as error:
         return str(error)
     asking = _Asking(root, folder, selection, memory, Spent(caps or RunCaps(), "the run"))
@@ -188,7 +188,10 @@ def _queued(items_file: Path) -> list[Item]:
 
 def _audited(root: Path, cache: Path, selection: Selection, memory: Memory, n: int,
              today: datetime.date | None) -> list[Item]:
-    """The passing results of the last report chosen for the audit, as queue items with their evidence."""
+    """The passing results of the last report chosen for the audit (`n` of them), as queue items with
+    their evidence."""
+    if n <= 0:
+        return []
     from agent_constitution.review.audit import choose  # lazy: only an audit chooses results
 
     report = cache / CHECKS / "report.json"

@@ -349,11 +349,14 @@ def _answer(data: object) -> Answer:
         raise BadAnswer(f"malformed answer: verdict {verdict!r}, expected one of {', '.join(VERDICTS)}")
     if not isinstance(reason, str) or not reason.strip():
         raise BadAnswer("malformed answer: reason must be a non-empty string")
-    if not isinstance(locations, list) or not all(isinstance(item, str) for item in locations):
-        raise BadAnswer("malformed answer: locations must be a list of strings")
-    if not isinstance(quotes, list) or not all(isinstance(item, str) for item in quotes):
-        raise BadAnswer("malformed answer: quotes must be a list of strings")
+    for name, value in (("locations", locations), ("quotes", quotes)):
+        if not _strings(value):
+            raise BadAnswer(f"malformed answer: {name} must be a list of strings")
     return Answer(verdict, reason.strip(), tuple(locations), tuple(quotes))
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def order(items: Sequence) -> list:

@@ -130,7 +130,7 @@ class Reader:
         """Keep the evidence this run used (only it: the memo does not grow with old entries)."""
         if self._memo_path is None or self._used == self._memory():
             return
-        from agent_constitution.fsio import write_if_changed
+        from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
         self._memo_path.parent.mkdir(parents=True, exist_ok=True)
         write_if_changed(self._memo_path, json.dumps(self._used, sort_keys=True))

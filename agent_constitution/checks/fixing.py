@@ -88,7 +88,7 @@ class Mending:
 
     def write(self) -> None:
         """Write every changed file, each at once (a temp file and a rename), creating folders a new file needs."""
-        from agent_constitution.fsio import write_atomic
+        from agent_constitution.fsio import write_atomic  # lazy: only where a file is written
 
         for path, text in sorted(self.edited.items()):
             target = self.root / path
@@ -101,9 +101,9 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
     ones when `unsafe`) to the overlay. `change` (only `worktree`: a fix edits the working tree):
     the change rules too, judged on the working tree's change as the Stop hook judges it. Nothing
     is written here (`Mending.write`)."""
-    from agent_constitution.checks.stage import prepare
-    from agent_constitution.checks.waivers import apply as apply_manifest
-    from agent_constitution.checks.waivers import file_lines, inline
+    from agent_constitution.checks.stage import prepare  # lazy: stage imports the run's modules; fixing runs only with --fix
+    from agent_constitution.checks.waivers import apply as apply_manifest  # lazy: only where findings are waived here
+    from agent_constitution.checks.waivers import file_lines, inline  # lazy: only where findings are waived here
 
     run = prepare(root, cache, only=only, change=change)
     kinds = ("repository", "change") if change else ("repository",)
@@ -183,7 +183,7 @@ def _changed(change: Change, spec, root: Path, segment: str, edits: dict[str, by
 
 
 def _base_text(root: Path, base: str | None, path: str) -> str | None:
-    import pygit2
+    import pygit2  # lazy: pygit2 only where a change or its base is read
 
     if base is None:
         return None
@@ -254,7 +254,7 @@ def _mend_command(mending: Mending, rule: RuleCheck, segment: str, subjects, edi
     """An external check's declarative fixes: the edits it printed with its findings, applied to the
     files as the fixes before it left them. The command reads the files on disk, so it cannot judge
     the overlay: whether its edits mended is what the check run after `--fix` reports."""
-    from agent_constitution.checks.command import run_command_fixes
+    from agent_constitution.checks.command import run_command_fixes  # lazy: pydantic: only for command checks
 
     env = {"AGENT_CONSTITUTION_ROOT": str(subjects.root), "AGENT_CONSTITUTION_SEGMENT": segment,
            "AGENT_CONSTITUTION_RULE": rule.ref, "AGENT_CONSTITUTION_SUBJECT": "repository"}

@@ -58,7 +58,7 @@ ITEMS_FILE = "queue.json"
 def labeller(root: Path, cache: Path) -> Callable[[str, str], str]:
     """(source name, text) → the text with its `{@…}` references as readable labels, the way compile
     renders them without links; the constitution is loaded on the first provision reference."""
-    from agent_constitution.compile.document import plain_label, render_references
+    from agent_constitution.compile.document import plain_label, render_references  # lazy: compile's renderer only where a text is labelled
 
     loaded: list = []
 
@@ -76,7 +76,7 @@ def labeller(root: Path, cache: Path) -> Callable[[str, str], str]:
 def _provision_labels(root: Path, cache: Path) -> Callable[[str], str | None]:
     """The pinned constitution's labels; none (the anchor stays) when it cannot be loaded: a label
     is for reading, and the check results do not depend on it."""
-    from agent_constitution.compile.inputs import load_constitution, read_resolved, resolved_path
+    from agent_constitution.compile.inputs import load_constitution, read_resolved, resolved_path  # lazy: the constitution is loaded only for a provision's label
 
     try:
         constitution = load_constitution(read_resolved(resolved_path(cache, ROOT_SEGMENT)), root)

@@ -100,8 +100,8 @@ class _Unreadable(Exception):
 
 def read_tool_calls(path: Path) -> Reading:
     """The record at `path`, in whichever supported format it is written."""
-    from agent_constitution.errors import UserError
-    from agent_constitution.readers import read_text
+    from agent_constitution.errors import UserError  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.readers import read_text  # lazy: the Stop hook and the transcript readers pay for every import
 
     try:  # a folder, a FIFO or a device is refused without blocking; bytes that are not UTF-8 too
         text = read_text(path)

@@ -222,10 +222,10 @@ def in_ci(root: Path, reviewers: Mapping[str, Mapping]) -> str | None:
     environment, its secrets included, and a pull request can change `rules.toml`: so it runs only
     when the job sets `AGENT_CONSTITUTION_REVIEW_IN_CI=1`, and only while the `[review]` commands are
     those `rules.lock` records (`[manifest] review`)."""
-    import os
+    import os  # lazy: only for the review key
 
-    from agent_constitution.errors import UserError
-    from agent_constitution.ruleset.lockfile import read_lock, review_digest
+    from agent_constitution.errors import UserError  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.ruleset.lockfile import read_lock, review_digest  # lazy: the lock's models only where a review digest is checked
 
     if not os.environ.get("CI"):
         return None

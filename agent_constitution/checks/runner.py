@@ -185,7 +185,7 @@ def _command(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]
         env["AGENT_CONSTITUTION_CHANGE"] = subjects.change.text
     if spec.subject == "record":
         env["AGENT_CONSTITUTION_RECORD"] = str(subjects.record)
-    from agent_constitution.checks.command import run_command  # pydantic: only for command checks
+    from agent_constitution.checks.command import run_command  # lazy: pydantic: only for command checks
 
     return run_command(spec, cwd=subjects.folder(segment), source_root=rule.source_root, env=env)
 

@@ -178,7 +178,7 @@ def _counted(memory: Memory, cache: Path, root: Path) -> tuple[Memory, list[str]
 def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[str],
                  review: Mapping[str, Sequence[str]], skipped: Sequence[tuple[Result, str]]) -> dict[str, str]:
     """Write the JSON report, the two SARIF logs, the review queues and their items; the queues' texts."""
-    from agent_constitution.checks.queues import labeller, queues, write_items, write_queues
+    from agent_constitution.checks.queues import labeller, queues, write_items, write_queues  # lazy: only where verdicts are kept
 
     results = decided.results
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
@@ -280,8 +280,8 @@ def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | No
 def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
     """`agent-constitution baseline`: run the repository's rules and write every finding to
     rules.baseline.toml (`prune`: only remove the entries whose finding no longer occurs)."""
-    from agent_constitution.checks import baseline
-    from agent_constitution.checks.waivers import apply as apply_manifest
+    from agent_constitution.checks import baseline  # lazy: pydantic: only where a baseline is read or written
+    from agent_constitution.checks.waivers import apply as apply_manifest  # lazy: only where findings are waived here
 
     try:
         kept = baseline.read(root)
@@ -324,8 +324,8 @@ def _silent(*args, **kwargs) -> None:
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
     """(name, url, commit) of every source in the lock; none when there is no readable lock (the
     report then has no helpUri, which is all the lock is read for)."""
-    from agent_constitution.readers import read_toml
-    from agent_constitution.ruleset.layout import LOCKFILE
+    from agent_constitution.readers import read_toml  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.ruleset.layout import LOCKFILE  # lazy: only where the lock's sources are listed
 
     try:
         lock = read_toml(root / LOCKFILE)
@@ -341,7 +341,7 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
 def ingest_verdicts(cache: Path) -> str | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
     # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback
+    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback  # lazy: pydantic, tomlkit: only where verdict files are read
 
     report = cache / CHECKS / "report.json"
     if not report.is_file():
@@ -383,7 +383,7 @@ def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], ve
     """Hand-written verdicts that disagree with a check, recorded in rules.review.toml as `doit review`
     records a reviewer's: the verdict on the subject as it is now, and the proposal with its draft.
     Returns the number of new proposals."""
-    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory
+    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory  # lazy: only where verdicts are recorded
 
     by_key = {(result.segment, result.ref): result for result in results}
     wanted = [(group, verdict, by_key[(verdict.segment, verdict.rule)]) for group, given in verdicts.items()

@@ -53,10 +53,10 @@ def judge(root: Path, record: str | None) -> tuple[list, dict]:
 def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
     """`judge`'s results and verdicts, and the fix tier of each judged rule a fix may mend, by
     (segment, rule): what `check --fix change=worktree` would run."""
-    from agent_constitution.checks.runner import Subjects, run_check
-    from agent_constitution.checks.scan import Scan
-    from agent_constitution.checks.selection import select
-    from agent_constitution.checks.subjects import WORKTREE, resolve_change
+    from agent_constitution.checks.runner import Subjects, run_check  # lazy: the runner imports this module's callers; only a change's base is judged here
+    from agent_constitution.checks.scan import Scan  # lazy: only where the base's tree is scanned
+    from agent_constitution.checks.selection import select  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.subjects import WORKTREE, resolve_change  # lazy: the Stop hook imports only what it runs
 
     selection = select(root, root / CACHE)
     wanted = SUBJECTS if record else ("change",)
@@ -82,16 +82,16 @@ def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[l
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
     reviewed false positive does not block, and a reviewer command's verdict only once its group is
     calibrated), and those verdicts by (segment, rule)."""
-    from agent_constitution.checks.evidence import Reader
-    from agent_constitution.checks.model import needs_review
-    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
+    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory  # lazy: only where verdicts are recorded
 
     if not (root / REVIEW_FILE).is_file():
         return results, {}
     reader = Reader(subjects)
     memory = read_memory(root)
     if groups is not None:
-        from agent_constitution.review.record import gated
+        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
 
         memory, _ = gated(memory, groups, root)
     judged = memory.judged()
@@ -104,7 +104,7 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     """(fingerprint, line) of each problem of the violated results, once however many segments'
     rules report it (a commit message, a session record); a violation a reviewer confirmed is
     given with the reviewer's reason."""
-    from agent_constitution.checks.fingerprints import fingerprint, unique
+    from agent_constitution.checks.fingerprints import fingerprint, unique  # lazy: the Stop hook imports only what it runs
 
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     found: list[tuple[str, str]] = []
@@ -144,7 +144,7 @@ def lines(results: list, verdicts: dict | None = None, root: Path | None = None,
                 f"{len(rules)} rule{'s' if len(rules) > 1 else ''}{extra}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
-            from agent_constitution.wiring import spoken
+            from agent_constitution.wiring import spoken  # lazy: the Stop hook imports only what it runs
 
             head.append(f"- and {len(found) - SHOWN} more (`{spoken(FULL_REPORT, root)}` lists them all)")
         fixing = fix_command(results, verdicts, tiers or {})
@@ -175,7 +175,7 @@ ENDED = ("agent-constitution: the session ends with these problems unresolved (t
 
 def _state_file(root: Path, host, payload: dict) -> Path:
     """Where this session's blocked findings are kept: by the session's id, where the payload has one."""
-    import hashlib
+    import hashlib  # lazy: the Stop hook imports only what it runs
 
     session = next((payload[key] for key in ("session_id", "conversation_id", "taskId", host.stop.record or "")
                     if isinstance(payload.get(key), str) and payload[key]), "")
@@ -189,7 +189,7 @@ def breaker(root: Path, host, payload: dict, prints: list[str]) -> bool:
     Cursor's `loop_count`) with nothing new goes through, and so does one with nothing new on a
     host that marks none. Without a kept state (a read-only cache), a continuation goes through and
     any other stop is blocked, as before there was a breaker."""
-    from agent_constitution.fsio import write_if_changed
+    from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
     path = _state_file(root, host, payload)
     try:
@@ -226,7 +226,7 @@ def covenant_drift(root: Path) -> list[str]:
     hook call by a write it did not see, which no later hook call of this turn would report.
     Empty without a covenant config; a comparison that fails is said, and blocks."""
     try:
-        from agent_constitution.covenant.baseline import stop_lines
+        from agent_constitution.covenant.baseline import stop_lines  # lazy: the covenant only where its drift is said
 
         return [f"agent-constitution: {line}" for line in stop_lines(root)]
     except Exception as error:  # a judge that cannot judge blocks
@@ -235,7 +235,7 @@ def covenant_drift(root: Path) -> list[str]:
 
 
 def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
-    from agent_constitution.hosts import folder, stop_hosts
+    from agent_constitution.hosts import folder, stop_hosts  # lazy: the host table only once the hook runs
 
     argv = sys.argv[1:] if argv is None else argv
     hosts = stop_hosts()

@@ -252,11 +252,13 @@ def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects:
     """The results with what rules.baseline.toml accepts moved to `baselined` and, under a change,
     what the change's base already had moved to `preexisting`; and the notes to print."""
     notes: list[str] = []
-    if (root / BASELINE).is_file():
+    if os.path.lexists(root / BASELINE):  # the baseline's model (pydantic) only where there is one
         from agent_constitution.checks import baseline  # lazy: pydantic, only where a baseline is read
 
         applied = baseline.apply(results, baseline.read(root), today)
         results, notes = list(applied.results), applied.notes()
+    else:
+        results = list(results)
     if subjects is not None and subjects.change is not None:
         from agent_constitution.checks.change_base import split  # lazy: only a change's run reads its base
 

@@ -92,6 +92,8 @@ def _resolve(root: Path, text: str) -> ChangeSpec:
 
 def _range(repo, text: str) -> ChangeSpec:
     """`A..B`: the commits reachable from B and not from A, against their merge base."""
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     left, _, right = text.partition("..")
     old, new = _commit(repo, left or "HEAD", text), _commit(repo, right or "HEAD", text)
     base_id = repo.merge_base(old.id, new.id)

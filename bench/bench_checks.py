@@ -15,6 +15,14 @@ pyproject.toml. Figures:
    reason, when neither `ruff` nor `uvx` is there).
 
 Run: uv run python bench/bench_checks.py
+
+With `--repo CLONE` it measures a real repository instead (a clone of astral-sh/ruff, say; it is
+changed: adopted with this checkout as its rule source, `rules = ["ac:git", "ac:python",
+"ac:security"]`, compiled and committed): `agent-constitution check` from scratch (cache/checks
+and doit's record removed) and with nothing changed, against `ruff check --no-cache` and, when
+`pre-commit` is on PATH, `pre-commit run --all-files` with five hooks (trailing-whitespace,
+end-of-file-fixer, check-yaml, check-added-large-files, ruff, as `repo: local` entries naming the
+installed hooks: the machine may reach no git host), CPU seconds of interleaved rounds, medians.
 """
 
 from __future__ import annotations
@@ -202,17 +210,93 @@ def against_ruff(root: Path) -> None:
     print(f"ratios to ruff check --no-cache: from scratch {full / lint:.1f}x, nothing changed {noop / lint:.1f}x")
 
 
-def cpu(root: Path, *args: str, argv: tuple[str, ...] = (sys.executable, "-m", "doit")) -> float:
-    """CPU seconds (user + system) of one command and its children; it must succeed."""
+def cpu(root: Path, *args: str, argv: tuple[str, ...] = (sys.executable, "-m", "doit"), ok=(0,)) -> float:
+    """CPU seconds (user + system) of one command and its children; it must exit with one of `ok`
+    (a real repository's check finds violations: exit 1)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode in ok, done.stdout[-3000:] + done.stderr[-3000:]
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+MANIFEST = """rules = ["ac:git", "ac:python", "ac:security"]
+
+[constitution]
+source = "ac"
+edition = "{edition}"
+revision = "{revision}"
+
+[sources]
+ac = {{ path = "{checkout}", trust = true }}
+
+[choices]
+"ac:python-package-manager" = "ac:17"
+"ac:ci-service" = "ac:28"
+"""
+
+PRE_COMMIT = """repos:
+  - repo: local
+    hooks:
+      - {id: trailing-whitespace, name: trailing-whitespace, entry: trailing-whitespace-fixer, language: system, types: [text]}
+      - {id: end-of-file-fixer, name: end-of-file-fixer, entry: end-of-file-fixer, language: system, types: [text]}
+      - {id: check-yaml, name: check-yaml, entry: check-yaml, language: system, types: [yaml], args: [--allow-multiple-documents, --unsafe]}
+      - {id: check-added-large-files, name: check-added-large-files, entry: check-added-large-files, language: system}
+      - {id: ruff, name: ruff, entry: ruff check --force-exclude --no-cache, language: system, types_or: [python, pyi]}
+"""
+
+
+def adopt(root: Path) -> None:
+    """Make `root` select this checkout's rules, compile them and commit, as a team adopting it would."""
+    revision = tomllib.loads((CHECKOUT / "constitution" / EDITION / "index.toml").read_text())["revision"]
+    (root / "rules.toml").write_text(MANIFEST.format(edition=EDITION, revision=revision, checkout=CHECKOUT))
+    (root / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
+    (root / "cache").mkdir(exist_ok=True)
+    (root / "cache" / ".gitignore").write_text("*\n!.gitignore\n")
+    done = subprocess.run([sys.executable, "-m", "doit", "compile"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*GIT, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "Adopt agent-constitution (bench)"],
+                   cwd=root, check=True)
+
+
+def on_a_clone(root: Path, rounds: int = 3) -> None:
+    """`check` on a real repository against ruff and pre-commit, CPU seconds of interleaved rounds."""
+    if not (root / "rules.toml").is_file():
+        adopt(root)
+    files = len(subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout.split(b"\0")) - 1
+    ruff = ruff_command()
+    pre_commit = shutil.which("pre-commit")
+    if pre_commit:
+        (root / "cache" / "pre-commit.yaml").write_text(PRE_COMMIT)
+    figures: dict[str, list[float]] = {"scratch": [], "nothing": [], "ruff": [], "pre-commit": []}
+    for _ in range(rounds):
+        shutil.rmtree(root / "cache" / "checks", ignore_errors=True)
+        for record in (root / "cache").glob("doit.sqlite3*"):
+            record.unlink()
+        figures["scratch"].append(cpu(root, "check", ok=(0, 1)))
+        figures["nothing"].append(cpu(root, "check", ok=(0, 1)))
+        if ruff:
+            figures["ruff"].append(cpu(root, "check", "--no-cache", "--quiet", "--exit-zero", ".", argv=tuple(ruff)))
+        if pre_commit:
+            figures["pre-commit"].append(cpu(root, "run", "--all-files", "-c", "cache/pre-commit.yaml",
+                                             argv=(pre_commit,), ok=(0, 1)))
+    median = {what: sorted(values)[len(values) // 2] for what, values in figures.items() if values}
+    print(f"{root.name}: {files} tracked files; CPU medians of {rounds} interleaved rounds")
+    for what in median:
+        print(f"  {what}: {median[what]:.2f} s")
+    for theirs in ("ruff", "pre-commit"):
+        if theirs in median:
+            print(f"  check from scratch {median['scratch'] / median[theirs]:.1f}x {theirs}, nothing changed "
+                  f"{median['nothing'] / median[theirs]:.1f}x {theirs}")
 
 
 def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    if sys.argv[1:2] == ["--repo"]:
+        on_a_clone(Path(sys.argv[2]).resolve())
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        return
     workdir = Path(tempfile.mkdtemp(prefix="bench-checks-"))
     try:
         root = workdir / "repo"

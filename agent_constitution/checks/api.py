@@ -188,7 +188,7 @@ class Repository:
     def _contents(self) -> "Contents":
         if self.contents is not None:
             return self.contents
-        from agent_constitution.checks.contents import Contents
+        from agent_constitution.checks.contents import Contents  # lazy: a view made without the run's contents makes its own
 
         return self._cache("contents", Contents)
 
@@ -230,7 +230,7 @@ class FileChange:
 
     def added_lines(self) -> list[tuple[int, str]]:
         """(line number in the new text, line) for lines the change adds."""
-        import difflib
+        import difflib  # lazy: only a change's added lines need it
 
         old = (self.old_text or "").splitlines()
         new = (self.new_text or "").splitlines()

@@ -145,7 +145,7 @@ def _order(entry: Entry) -> tuple:
 
 def dumps(found: Sequence[Entry]) -> str:
     """The file's text: the header, `version`, then one `[[finding]]` per entry."""
-    import tomlkit
+    import tomlkit  # lazy: tomlkit only where the file is written
 
     document = tomlkit.document()
     for line in _HEADER.splitlines():

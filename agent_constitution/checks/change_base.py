@@ -108,9 +108,9 @@ def _read(store: Path) -> dict[str, list[str]]:
 
 def _judge_base(root: Path, tree: str, jobs: Sequence[tuple[str, RuleCheck]], segments: Sequence[str],
                 keys: Mapping[tuple[str, str], str]) -> dict[str, list[str]]:
-    from agent_constitution.checks.runner import Subjects, run_check
-    from agent_constitution.checks.scan import Scan
-    from agent_constitution.checks.waivers import file_lines, inline
+    from agent_constitution.checks.runner import Subjects, run_check  # lazy: the runner imports this module's callers; only a change's base is judged here
+    from agent_constitution.checks.scan import Scan  # lazy: only where the base's tree is scanned
+    from agent_constitution.checks.waivers import file_lines, inline  # lazy: only where findings are waived here
 
     with tempfile.TemporaryDirectory(prefix="agent-constitution-base-") as temporary:
         export = Path(temporary)
@@ -126,7 +126,7 @@ def _judge_base(root: Path, tree: str, jobs: Sequence[tuple[str, RuleCheck]], se
 def export_tree(root: Path, tree: str, into: Path) -> tuple[str, ...]:
     """Write the files of git tree `tree` below `into`; the paths written, sorted. Links and
     submodules are left out: a link could lead out of the folder, and a check reads files."""
-    import pygit2
+    import pygit2  # lazy: pygit2 only where a change or its base is read
 
     repo = pygit2.Repository(str(root))
     written = []

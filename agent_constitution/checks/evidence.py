@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,16 +113,9 @@ class Reader:
         return key.hexdigest()
 
     def _identity(self, path: str) -> str | None:
-        """A file's stat fields, once per run however many rules read it."""
-        if not hasattr(self, "_identities"):
-            self._identities: dict[str, str | None] = {}
-        if path not in self._identities:
-            try:
-                stat = os.stat(os.path.join(self.subjects.root, path))
-                self._identities[path] = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}:{path in self._listed}"
-            except OSError:
-                self._identities[path] = None
-        return self._identities[path]
+        """A file's stat fields, once per run however many rules read it (the run's shared stat)."""
+        found = self.subjects.scan.contents.identity(f"{self.subjects.root}/{path}")
+        return None if found is None else f"{found[0]}:{found[1]}:{found[2]}:{path in self._listed}"
 
     def _memory(self) -> dict[str, dict]:
         if self._memo is None:
@@ -138,7 +130,7 @@ class Reader:
         """Keep the evidence this run used (only it: the memo does not grow with old entries)."""
         if self._memo_path is None or self._used == self._memory():
             return
-        from agent_constitution.fsio import write_if_changed
+        from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
         self._memo_path.parent.mkdir(parents=True, exist_ok=True)
         write_if_changed(self._memo_path, json.dumps(self._used, sort_keys=True))
@@ -243,3 +235,14 @@ def shown_files(files: dict[str, str]) -> str:
     """Files (path → text) as a prompt shows a subject's files without finding lines: a calibration
     case's evidence looks like the evidence of a queued item."""
     return "\n\n".join(_excerpt(path, text, []) for path, text in files.items())
+
+
+def fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
+    found = {}
+    for path in files:
+        try:
+            found[path] = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found

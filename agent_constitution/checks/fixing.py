@@ -27,6 +27,7 @@ from pathlib import Path
 from agent_constitution.checks.api import Change, FileChange, Finding, Fix, Repository, Undecidable, Unfixed
 from agent_constitution.checks.contents import Contents, _blake2b
 from agent_constitution.checks.findings import normalized
+from agent_constitution.checks.memo import per_file
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, RuleCheck, for_rule
 from agent_constitution.checks.python_checks import load_check
 from agent_constitution.checks.scan import Scan
@@ -87,7 +88,7 @@ class Mending:
 
     def write(self) -> None:
         """Write every changed file, each at once (a temp file and a rename), creating folders a new file needs."""
-        from agent_constitution.fsio import write_atomic
+        from agent_constitution.fsio import write_atomic  # lazy: only where a file is written
 
         for path, text in sorted(self.edited.items()):
             target = self.root / path
@@ -100,9 +101,9 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
     ones when `unsafe`) to the overlay. `change` (only `worktree`: a fix edits the working tree):
     the change rules too, judged on the working tree's change as the Stop hook judges it. Nothing
     is written here (`Mending.write`)."""
-    from agent_constitution.checks.stage import prepare
-    from agent_constitution.checks.waivers import apply as apply_manifest
-    from agent_constitution.checks.waivers import file_lines, inline
+    from agent_constitution.checks.stage import prepare  # lazy: stage imports the run's modules; fixing runs only with --fix
+    from agent_constitution.checks.waivers import apply as apply_manifest  # lazy: only where findings are waived here
+    from agent_constitution.checks.waivers import file_lines, inline  # lazy: only where findings are waived here
 
     run = prepare(root, cache, only=only, change=change)
     kinds = ("repository", "change") if change else ("repository",)
@@ -113,30 +114,40 @@ def mend(root: Path, cache: Path, *, unsafe: bool, only: str | None = None, chan
     for job in run.plan.jobs:
         rule = job.rule
         spec = rule.check
-        if spec is None or spec.fix is None or spec.subject not in kinds or not rule.trusted:
+        if not _fixable(rule, kinds):
             continue
         if spec.command:
             if spec.subject == "repository" and (unsafe or spec.fix == "safe"):
                 _mend_command(mending, rule, job.segment, run.subjects, edits, unsafe)
             continue
-        try:
-            module = load_check(rule.source_root, spec.python, rule.id)
-            views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
-                           run.subjects if spec.subject == "change" else None)
-            before = _findings(module, views.view(job.segment), rule, job.segment, views)
-        except (Exception, SystemExit):  # undecidable, or a crash: nothing to mend, and `check` says why
-            continue
-        result = for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before)
-        result = inline(result, lines)
-        result = apply_manifest([result], run.selection.waivers, today).results[0]
-        failing = list(result.findings)
-        if not failing or not callable(getattr(module, "fix", None)):
-            continue
-        if spec.fix == "unsafe" and not unsafe:  # not even tried (it may ask the network): counted
-            mending.hidden += len(failing)
-            continue
-        _mend_rule(mending, module, rule, job.segment, failing, before, views, edits, unsafe)
+        _mend_python(mending, run, job, edits, unsafe, lambda result: apply_manifest(
+            [inline(result, lines)], run.selection.waivers, today).results[0])
     return mending
+
+
+def _fixable(rule: RuleCheck, kinds: tuple[str, ...]) -> bool:
+    spec = rule.check
+    return spec is not None and spec.fix is not None and spec.subject in kinds and rule.trusted
+
+
+def _mend_python(mending: Mending, run, job, edits: dict[str, bytes], unsafe: bool, waived) -> None:
+    """A python check's fixes of its findings that no waiver accepts (`waived`: the result with them applied)."""
+    rule, spec = job.rule, job.rule.check
+    try:
+        module = load_check(rule.source_root, spec.python, rule.id)
+        views = _Views(run.subjects.scan, edits, run.subjects.segments if spec.scope == "segment" else (),
+                       run.subjects if spec.subject == "change" else None)
+        before = _findings(module, views.view(job.segment), rule, job.segment, views)
+    except (Exception, SystemExit):  # undecidable, or a crash: nothing to mend, and `check` says why
+        return
+    result = waived(for_rule(rule, job.segment, Outcome.VIOLATION if before else Outcome.PASS, findings=before))
+    failing = list(result.findings)
+    if not failing or not callable(getattr(module, "fix", None)):
+        return
+    if spec.fix == "unsafe" and not unsafe:  # not even tried (it may ask the network): counted
+        mending.hidden += len(failing)
+        return
+    _mend_rule(mending, module, rule, job.segment, failing, before, views, edits, unsafe)
 
 
 class _Views:
@@ -172,7 +183,7 @@ def _changed(change: Change, spec, root: Path, segment: str, edits: dict[str, by
 
 
 def _base_text(root: Path, base: str | None, path: str) -> str | None:
-    import pygit2
+    import pygit2  # lazy: pygit2 only where a change or its base is read
 
     if base is None:
         return None
@@ -186,8 +197,6 @@ def _base_text(root: Path, base: str | None, path: str) -> str | None:
 def _findings(module, view, rule: RuleCheck, segment: str, views: _Views) -> list[Finding]:
     with pinned(rule.check.pins):
         if getattr(module, "check_file", None) is not None and views.subjects is None:
-            from agent_constitution.checks.memo import per_file
-
             found = per_file(module.check_file, view, rule, segment, None)
         else:
             found = module.check(view)
@@ -216,22 +225,28 @@ def _mend_rule(mending: Mending, module, rule: RuleCheck, segment: str, failing:
     withheld = [fix for fix in fixes if fix.unsafe and not unsafe]
     mended = _tried(mending, rule, segment, (failing, before), views, edits, applied, prefix, module)
     if mended is not None:
-        edited, count = mended
-        for fix in applied:
-            key = prefix + fix.path
-            if key not in mending.original:
-                mending.original[key] = _text_on_disk(mending.root / key)
-            mending.edited[key] = fix.text
-            if fix.note:
-                mending.done.append(f"{rule.ref}: {key}: {fix.note}")
-        edits.update(edited)
-        mending.fixed += count
-        if count:
-            mending.rules.append(rule.ref)
+        _keep(mending, rule, applied, prefix, edits, mended)
     if withheld:
         hidden = _tried(Mending(mending.root), rule, segment, (failing, before), views, edits, withheld, prefix, module)
         if hidden is not None:
             mending.hidden += hidden[1]
+
+
+def _keep(mending: Mending, rule: RuleCheck, applied: list[Fix], prefix: str, edits: dict[str, bytes],
+          mended: tuple[dict[str, bytes], int]) -> None:
+    """Record the fixes a passing check kept: the texts before and after, their notes, the count."""
+    edited, count = mended
+    for fix in applied:
+        key = prefix + fix.path
+        if key not in mending.original:
+            mending.original[key] = _text_on_disk(mending.root / key)
+        mending.edited[key] = fix.text
+        if fix.note:
+            mending.done.append(f"{rule.ref}: {key}: {fix.note}")
+    edits.update(edited)
+    mending.fixed += count
+    if count:
+        mending.rules.append(rule.ref)
 
 
 def _mend_command(mending: Mending, rule: RuleCheck, segment: str, subjects, edits: dict[str, bytes],
@@ -239,7 +254,7 @@ def _mend_command(mending: Mending, rule: RuleCheck, segment: str, subjects, edi
     """An external check's declarative fixes: the edits it printed with its findings, applied to the
     files as the fixes before it left them. The command reads the files on disk, so it cannot judge
     the overlay: whether its edits mended is what the check run after `--fix` reports."""
-    from agent_constitution.checks.command import run_command_fixes
+    from agent_constitution.checks.command import run_command_fixes  # lazy: pydantic: only for command checks
 
     env = {"AGENT_CONSTITUTION_ROOT": str(subjects.root), "AGENT_CONSTITUTION_SEGMENT": segment,
            "AGENT_CONSTITUTION_RULE": rule.ref, "AGENT_CONSTITUTION_SUBJECT": "repository"}
@@ -282,12 +297,9 @@ def _edited(text: str, edits: list) -> str | None:
     """`text` with line edits applied (each at its line of the original), or None when two overlap."""
     lines = text.splitlines(keepends=True)
     spans = sorted(((edit.line - 1, edit.line - 1 + edit.delete), edit.insert) for edit in edits)
-    for (start, end), _ in spans:
-        if end > len(lines) or start > len(lines):
-            return None
-    for ((_, end), _), ((start, _), _) in zip(spans, spans[1:]):
-        if start < end:
-            return None
+    beyond = any(end > len(lines) or start > len(lines) for (start, end), _ in spans)
+    if beyond or any(start < end for ((_, end), _), ((start, _), _) in zip(spans, spans[1:])):
+        return None
     if lines and not lines[-1].endswith(("\n", "\r")) and any(start >= len(lines) for (start, _), _ in spans):
         lines[-1] += "\n"
     for (start, end), insert in reversed(spans):

@@ -83,68 +83,110 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 for segment, refs in subjects.in_force.items()}
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
-            if only and rule.ref not in only:
+            segment = _segment(rule, selected_in, only, judged_whole)
+            if segment is None:
                 continue
-            segment = selected_in
-            if rule.check is not None and rule.check.scope == "repository":
-                if rule.ref in judged_whole:
-                    continue
-                judged_whole.add(rule.ref)
-                segment = ROOT_SEGMENT
-            if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
-                continue
-            subject = rule.check.subject if rule.check else "repository"
-            why = None
-            if subject == "change" and subjects.change is None:
-                why = "checks a change (run with change=staged or change=A..B)"
-            elif subject == "record" and subjects.record is None:
-                why = "checks a session record (run with record=PATH)"
-            elif rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
-                why = NOT_AGENT
+            why = _not_run(rule, subjects)
             if why is not None:
                 not_run.setdefault((rule.ref, why), []).append(segment)
                 skipped.append((for_rule(rule, segment, None), why))
                 continue
-            deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
-            config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
-                      "revision": rule.revision, "status": rule.status, "root": str(rule.source_root),
-                      "format": RESULT_FORMAT, "in_force": in_force.get(segment)}
-            if rule.check is not None and rule.trusted:
-                if rule.check.python:
-                    if rule.source_root not in helpers:
-                        helpers[rule.source_root] = _helpers(rule.source_root)
-                    module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
-                    deps.extend([module] if module.is_file() else [])
-                    deps.extend(helpers[rule.source_root])
-                if subject == "repository":
-                    key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
-                    if key not in inputs:
-                        inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
-                    deps.append(inputs[key].digest)
-                elif subject == "change":
-                    config["change"] = asdict(subjects.change)
-                else:
-                    deps.append(subjects.record)
+            deps, config = _dependencies(rule, segment, subjects, cache, inputs, helpers)
+            config["in_force"] = in_force.get(segment)
             jobs.append(Job(segment, rule, tuple(deps), config, _result_path(cache, segment, rule)))
     # One line per rule, naming every segment it was not run in, not one line per segment.
     lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
     return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
 
 
-def write_digest(input_set: InputSet, subjects: Subjects) -> bool | None:
+def _segment(rule: RuleCheck, selected_in: str, only: Sequence[str], judged_whole: set[str]) -> str | None:
+    """The segment the rule's job judges (a repository-scoped rule: once, at the root), or None when
+    it gets no job: not asked for, judged already, repealed, or superseded and not asked for by ID."""
+    if only and rule.ref not in only:
+        return None
+    segment = selected_in
+    if rule.check is not None and rule.check.scope == "repository":
+        if rule.ref in judged_whole:
+            return None
+        judged_whole.add(rule.ref)
+        segment = ROOT_SEGMENT
+    if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
+        return None
+    return segment
+
+
+def _not_run(rule: RuleCheck, subjects: Subjects) -> str | None:
+    """Why the run cannot judge the rule (no change, no record, not an agent's work), or None."""
+    subject = rule.check.subject if rule.check else "repository"
+    if subject == "change" and subjects.change is None:
+        return "checks a change (run with change=staged or change=A..B)"
+    if subject == "record" and subjects.record is None:
+        return "checks a session record (run with record=PATH)"
+    if rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
+        return NOT_AGENT
+    return None
+
+
+def _dependencies(rule: RuleCheck, segment: str, subjects: Subjects, cache: Path, inputs: dict,
+                  helpers: dict[Path, tuple[Path, ...]]) -> tuple[list[Path], dict]:
+    """The job's file dependencies and configuration (see the module's docstring); a new input set
+    is added to `inputs`."""
+    deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
+    config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
+              "revision": rule.revision, "status": rule.status, "root": str(rule.source_root),
+              "format": RESULT_FORMAT}
+    if rule.check is None or not rule.trusted:
+        return deps, config
+    if rule.check.python:
+        deps.extend(_code(rule, helpers))
+    if rule.check.subject == "repository":
+        key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
+        if key not in inputs:
+            inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
+        deps.append(inputs[key].digest)
+    elif rule.check.subject == "change":
+        config["change"] = asdict(subjects.change)
+    else:
+        deps.append(subjects.record)
+    return deps, config
+
+
+def write_digest(input_set: InputSet, subjects: Subjects, own: str = "\0") -> dict | bool:
     """The input set's action: digest the matched files; an unchanged digest keeps its file (and mtime).
-    Files are read through the run's shared contents, so the checks that read them next (in a
-    worker forked after this) find them read."""
-    contents = subjects.scan.contents
+    Files are digested through the run's shared contents (a file whose stat identity the index
+    kept is not read); the digest's task keeps the files' stat signature (`stat_signature`), which
+    its up-to-date check compares. Returns that signature for doit to keep, or False. `own`: the
+    cache folder's prefix, whose tracked files the signature leaves out (see `stat_signature`)."""
+    signature = stat_signature(input_set, subjects, own)  # taken before any read: a change made meanwhile shows next run
+    contents, root = subjects.scan.contents, input_set.root + "/"
     digest = hashlib.blake2b(digest_size=20)
     for path in input_set.files:
-        digest.update(path.encode() + b"\0" + contents.digest(Path(input_set.root) / path).encode())
+        digest.update(path.encode() + b"\0" + contents.digest(root + path).encode())
+    contents.save_index()
     try:
         write_if_changed(input_set.digest, f"{' '.join(input_set.patterns)}\n{digest.hexdigest()}\n")
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
         print(error, file=sys.stderr)
         return False
-    return None
+    return {"stat": signature}
+
+
+def stat_signature(input_set: InputSet, subjects: Subjects, own: str = "\0") -> str:
+    """A digest of the set's file names and stat identities: what doit compares instead of a
+    content digest of each file (an `uptodate` of the input set's task, one value, where a
+    `file_dep` per file had doit stat and hash 11,000 files twice and store each in its database).
+    A touched file changes it; the task then digests again and keeps the digest file when the
+    contents did not change, so no check runs again. A file under `own` (the cache folder, a file
+    of which git tracks) may be a target of the run itself: it counts by name only."""
+    def signed() -> str:
+        contents, root = subjects.scan.contents, input_set.root + "/"
+        signature = hashlib.blake2b(digest_size=20)
+        for path in input_set.files:
+            if not path.startswith(own):
+                signature.update(f"{path}\0{contents.identity(root + path)}\0".encode())
+        return signature.hexdigest()
+
+    return subjects.once(("stat", input_set.digest, own), signed)
 
 
 def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str, ...], cache: Path) -> InputSet:
@@ -162,6 +204,14 @@ def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str
     name = hashlib.blake2b("\0".join((segment, scope, *patterns)).encode(), digest_size=6).hexdigest()
     digest = _confined(cache / "checks" / "inputs", cache) / f"{name}.digest"
     return InputSet(segment, patterns, str(subjects.root), tuple(matched), digest)
+
+
+def _code(rule: RuleCheck, helpers: dict[Path, tuple[Path, ...]]) -> list[Path]:
+    """A python check's module and its source's helpers (listed once per source in `helpers`)."""
+    if rule.source_root not in helpers:
+        helpers[rule.source_root] = _helpers(rule.source_root)
+    module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
+    return [*([module] if module.is_file() else []), *helpers[rule.source_root]]
 
 
 def _helpers(source_root: Path) -> tuple[Path, ...]:

@@ -100,8 +100,8 @@ class _Unreadable(Exception):
 
 def read_tool_calls(path: Path) -> Reading:
     """The record at `path`, in whichever supported format it is written."""
-    from agent_constitution.errors import UserError
-    from agent_constitution.readers import read_text
+    from agent_constitution.errors import UserError  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.readers import read_text  # lazy: the Stop hook and the transcript readers pay for every import
 
     try:  # a folder, a FIFO or a device is refused without blocking; bytes that are not UTF-8 too
         text = read_text(path)
@@ -136,15 +136,7 @@ def _lines(path: Path, text: str) -> Reading:
     calls: list[ToolCall] = []
     first: Mapping | None = None
     seen: set = set()  # Gemini CLI rewrites a message as its tool calls finish: each call counts once
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json_line(line)
-        except (ValueError, RecursionError) as error:
-            raise _Unreadable(f"{path}:{number}: not a JSON line ({getattr(error, 'msg', error)})") from None
-        if not isinstance(event, Mapping):
-            continue
+    for number, event in _events(path, text):
         first = event if first is None else first
         found = _line_format(event)
         if found is None:
@@ -157,6 +149,19 @@ def _lines(path: Path, text: str) -> Reading:
         raise _Unreadable(f"{path}: not a session record of {KNOWN}: no line has their shape "
                           f"(the first line's keys: {keys})")
     return Reading("+".join(formats) or "empty", tuple(calls))
+
+
+def _events(path: Path, text: str):
+    """(line number, event) of each JSON object line; a line that is not JSON makes the record unreadable."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json_line(line)
+        except (ValueError, RecursionError) as error:
+            raise _Unreadable(f"{path}:{number}: not a JSON line ({getattr(error, 'msg', error)})") from None
+        if isinstance(event, Mapping):
+            yield number, event
 
 
 def _line_format(event: Mapping) -> str | None:

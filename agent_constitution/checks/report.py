@@ -21,7 +21,8 @@ from agent_constitution.checks.fingerprints import SARIF_KEY, printed, unique
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
 from agent_constitution.edition import REFERENCE
 from agent_constitution.layout import BASELINE as BASELINE_FILE
-from agent_constitution.readers import read_cached
+from agent_constitution.errors import UserError
+from agent_constitution.readers import read_cached, read_json
 from agent_constitution.refs import RULE, rule_key, rule_label
 from agent_constitution.ruleset.layout import MANIFEST
 
@@ -63,20 +64,62 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), detail: b
     """The readable summary, grouped by outcome, with locations. Without `detail` (`agent-constitution
     check` without -v) the rules without a check and the rules not run are only counted, not listed."""
     results = ordered(results)
-    lines: list[str] = []
-    styles: dict[int, str] = {}  # line number → its colour (`console.paint`), applied after `printable`
+    out = _Lines()
+    _violations(out, [r for r in results if r.outcome is Outcome.VIOLATION])
+    undecidable = [r for r in results if r.outcome is Outcome.UNDECIDABLE]
+    out.heading("undecidable", undecidable, "warning")
+    for result in undecidable:
+        out.name(result)
+        out.add(f"    {result.cause}")
+    _waived(out, [r for r in results if r.suppressed])
+    unchecked = _by_rule(r for r in results if r.outcome is None) if detail else {}
+    out.heading("without a check, for the reviewer", list(unchecked))
+    for ref, group in unchecked.items():
+        segments = [r.segment for r in group]
+        shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
+        out.add(f"  {ref} {group[0].title}{shown}".rstrip())
+    _not_failing(out, results, detail)
+    if not_run and detail:
+        out.add(f"not run ({len(not_run)})", "heading")
+        for reason in not_run:
+            out.add(f"  {reason}")
+    elif not_run:
+        out.add(f"{len(not_run)} rule{'s' if len(not_run) != 1 else ''} not run: they judge a change or a "
+                "session record (-v lists them)")
+    out.add(count_line(counts(results)))
+    return out.text()
 
-    def heading(title: str, group: list[Result], style: str = "heading") -> None:
+
+class _Lines:
+    """The summary's lines, each with its colour (`console.paint`), applied after `printable`."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.styles: dict[int, str] = {}
+
+    def add(self, line: str, style: str | None = None) -> None:
+        if style is not None:
+            self.styles[len(self.lines)] = style
+        self.lines.append(line)
+
+    def heading(self, title: str, group: list, style: str = "heading") -> None:
         if group:
-            styles[len(lines)] = style
-            lines.append(f"{title} ({len(group)})")
+            self.add(f"{title} ({len(group)})", style)
 
-    def name(result: Result, segments: Sequence[str] | None = None) -> None:
-        styles[len(lines)] = "rule"
-        lines.append(f"  {_name(result, segments)}")
+    def name(self, result: Result, segments: Sequence[str] | None = None) -> None:
+        self.add(f"  {_name(result, segments)}", "rule")
 
-    violations = [r for r in results if r.outcome is Outcome.VIOLATION]
-    heading("violations", violations, "error")
+    def problem(self, indent: str, location: str | None, reason: str) -> None:
+        self.add(f"{indent}{location + ': ' if location else ''}{reason}")
+
+    def text(self) -> str:
+        # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
+        return "\n".join(paint(printable(line), self.styles[n]) if n in self.styles else printable(line)
+                         for n, line in enumerate(self.lines)) + "\n"
+
+
+def _violations(out: _Lines, violations: list[Result]) -> None:
+    out.heading("violations", violations, "error")
     # One problem once: a change or record rule's results in several segments are one entry naming
     # the segments, and a finding they share (a commit message, a session record) one line. A
     # repository rule judges each segment's own files: one entry per segment.
@@ -85,52 +128,30 @@ def summary(results: Sequence[Result], *, not_run: Sequence[str] = (), detail: b
         key = (result.ref, result.segment if result.subject == "repository" else "")
         grouped.setdefault(key, []).append(result)
     for group in grouped.values():
-        name(group[0], [r.segment for r in group])
+        out.name(group[0], [r.segment for r in group])
         for problem in unique(group):
-            location = where(problem.result, problem.finding)
-            lines.append(f"    {location + ': ' if location else ''}{problem.finding.reason}")
-    undecidable = [r for r in results if r.outcome is Outcome.UNDECIDABLE]
-    heading("undecidable", undecidable, "warning")
-    for result in undecidable:
-        name(result)
-        lines.append(f"    {result.cause}")
-    waived = [r for r in results if r.suppressed]
-    heading("waived", waived)
+            out.problem("    ", where(problem.result, problem.finding), problem.finding.reason)
+
+
+def _waived(out: _Lines, waived: list[Result]) -> None:
+    out.heading("waived", waived)
     for result in waived:
-        name(result)
+        out.name(result)
         for suppression in result.suppressed:
-            location = where(result, suppression.finding)
-            lines.append(f"    {location + ': ' if location else ''}{suppression.finding.reason} "
-                         f"(waived: {suppression.justification})")
-    unchecked = _by_rule(r for r in results if r.outcome is None) if detail else {}
-    heading("without a check, for the reviewer", list(unchecked))
-    for ref, group in unchecked.items():
-        segments = [r.segment for r in group]
-        shown = "" if segments == [ROOT_SEGMENT] else f"  [{', '.join(segments)}]"
-        lines.append(f"  {ref} {group[0].title}{shown}".rstrip())
-    # What does not fail the run: counted, and listed with -v (`detail`).
+            out.problem("    ", where(result, suppression.finding),
+                        f"{suppression.finding.reason} (waived: {suppression.justification})")
+
+
+def _not_failing(out: _Lines, results: Sequence[Result], detail: bool) -> None:
+    """What does not fail the run: counted, and listed with -v (`detail`)."""
     for title, pick in (("pre-existing: in the base of the change, not failing it", lambda r: r.preexisting),
                         (f"accepted by {BASELINE_FILE}", lambda r: r.baselined)):
         problems = unique(results, pick)
         if not problems:
             continue
-        styles[len(lines)] = "heading"
-        lines.append(f"{title} ({len(problems)}{'' if detail else '; -v lists them'})")
-        if detail:
-            for problem in problems:
-                location = where(problem.result, problem.finding)
-                lines.append(f"  {problem.ref}: {location + ': ' if location else ''}{problem.finding.reason}")
-    if not_run and detail:
-        styles[len(lines)] = "heading"
-        lines.append(f"not run ({len(not_run)})")
-        lines.extend(f"  {reason}" for reason in not_run)
-    elif not_run:
-        lines.append(f"{len(not_run)} rule{'s' if len(not_run) != 1 else ''} not run: they judge a change or a "
-                     "session record (-v lists them)")
-    lines.append(count_line(counts(results)))
-    # Rule titles come from the sources too: nothing they hold reaches the terminal as a control code.
-    return "\n".join(paint(printable(line), styles[n]) if n in styles else printable(line)
-                     for n, line in enumerate(lines)) + "\n"
+        out.add(f"{title} ({len(problems)}{'' if detail else '; -v lists them'})", "heading")
+        for problem in problems if detail else ():
+            out.problem(f"  {problem.ref}: ", where(problem.result, problem.finding), problem.finding.reason)
 
 
 def count_line(n: Mapping[str, int]) -> str:
@@ -367,11 +388,16 @@ def _location(result: Result, finding: Finding) -> dict:
         region["startColumn"] = finding.column
     if finding.line is not None and finding.end_line is not None and finding.end_line >= finding.line:
         region["endLine"] = finding.end_line
-        if finding.end_column is not None and (finding.end_line > finding.line or finding.column is None
-                                               or finding.end_column >= finding.column):
+        if _ends_after_start(finding):
             region["endColumn"] = finding.end_column
     physical["region"] = region
     return {"physicalLocation": physical}
+
+
+def _ends_after_start(finding: Finding) -> bool:
+    """An end column that does not lie before the start (a later line, or no start column)."""
+    return finding.end_column is not None and (finding.end_line > finding.line or finding.column is None
+                                               or finding.end_column >= finding.column)
 
 
 # GitHub code scanning's documented limits ("SARIF support for code scanning", "SARIF results exceed
@@ -402,3 +428,12 @@ def _name(result: Result, segments: Sequence[str] | None = None) -> str:
 
 def _rule_id(result: Result) -> int:
     return rule_key(result.ref)[1]
+
+
+def read_report(report: Path) -> list[Result]:
+    """The results of the JSON report `doit check` wrote (cache/ is the user's: it may have changed)."""
+    try:
+        return [Result.from_json(r) for r in read_json(report)["results"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise UserError("not a check report written by `doit check`", file=report,
+                        fix="run `doit check` again to rewrite it") from None

@@ -7,17 +7,14 @@ the check's outcome and records every disagreement (a false positive: the check 
 satisfies the rule; a false negative: it passed what violates it) against that rule's check, in one
 file per source that its maintainers turn into a check fix (same rule ID, revision + 1).
 
-Beside the Markdown queues, `queue.json` holds every item with its evidence for `doit review`
-(checks/reviewer.py), and both render the rules' `{@…}` references as readable labels.
+The queues themselves (the Markdown queues and `queue.json`, every item with its evidence for
+`doit review`) are written by `checks.queues`, re-exported here.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import os
-import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
@@ -25,14 +22,17 @@ from typing import Literal
 import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, needs_review
-from agent_constitution.checks.report import ordered, where
+from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result
+# The queues live apart (no pydantic there); re-exported for the callers that read both.
+from agent_constitution.checks.queues import (  # noqa: F401
+    DEFAULT_GROUP, ITEMS_FILE, group_of, labeller, outcome_name, queues, write_items, write_queues,
+)
+from agent_constitution.checks.report import where
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import remove, write_if_changed
+from agent_constitution.fsio import write_if_changed
 from agent_constitution.readers import read_toml
 from agent_constitution.refs import rule_key
 
-DEFAULT_GROUP = "default"
 FALSE_POSITIVE = "false-positive"
 FALSE_NEGATIVE = "false-negative"
 
@@ -55,149 +55,6 @@ def parse_groups(table: Mapping, *, file: Path | str) -> dict[str, list[str]]:
             raise UserError(problem["msg"], file=file, field=field,
                             fix='write a reviewer group as name = { rules = ["source:*"] }') from None
     return groups
-
-
-def group_of(ref: str, groups: Mapping[str, Sequence[str]]) -> str:
-    """The first group (in manifest order) with a pattern that matches the rule; otherwise `default`."""
-    for name, patterns in groups.items():
-        if any(fnmatch.fnmatchcase(ref, pattern) for pattern in patterns):
-            return name
-    return DEFAULT_GROUP
-
-
-def queues(results: Sequence[Result], groups: Mapping[str, Sequence[str]],
-           label: Callable[[str, str], str] = lambda source, text: text) -> dict[str, str]:
-    """Group name → the text of its queue file; every configured group gets one, even when empty."""
-    items: dict[str, list[Result]] = {name: [] for name in groups}
-    unchecked: dict[str, list[str]] = {}    # a rule without a check → every segment it is enabled in
-    for result in ordered(results):
-        if result.outcome is None:
-            unchecked.setdefault(result.ref, []).append(result.segment)
-            if len(unchecked[result.ref]) > 1:
-                continue    # one item per rule without a check, naming its segments
-        if needs_review(result):
-            items.setdefault(group_of(result.ref, groups), []).append(result)
-    return {name: _queue(name, found, unchecked, label) for name, found in items.items()}
-
-
-def write_queues(folder: Path, texts: Mapping[str, str]) -> None:
-    """Write the queues into `folder`; a queue of a group that no longer exists is removed."""
-    for name, text in texts.items():
-        write_if_changed(folder / f"{name}.md", text, within=folder)
-    for stale in folder.glob("*.md"):
-        if stale.stem not in texts:
-            remove(stale, within=folder)
-
-
-ITEMS_FILE = "queue.json"
-
-
-def labeller(root: Path, cache: Path) -> Callable[[str, str], str]:
-    """(source name, text) → the text with its `{@…}` references as readable labels, the way compile
-    renders them without links; the constitution is loaded on the first provision reference."""
-    from agent_constitution.compile.document import plain_label, render_references
-
-    loaded: list = []
-
-    def provision(anchor: str) -> str | None:
-        if not loaded:
-            loaded.append(_provision_labels(root, cache))
-        return loaded[0](anchor)
-
-    def label(source: str, text: str) -> str:
-        return render_references(text, lambda match: plain_label(source, match[1], provision))
-
-    return label
-
-
-def _provision_labels(root: Path, cache: Path) -> Callable[[str], str | None]:
-    """The pinned constitution's labels, in its own language, as the resolution's index holds them;
-    none (the anchor stays) without an index: a label is for reading, and the check results do not
-    depend on it."""
-    from agent_constitution.ruleset.resolved import read_index
-
-    index = read_index(cache)
-    if index is None:
-        return lambda anchor: None
-    edition = index.constitution
-    return lambda anchor: edition.label(anchor, edition.languages[0])
-
-
-def write_items(folder: Path, results: Sequence[Result], groups: Mapping[str, Sequence[str]],
-                evidence: Mapping[tuple[str, str], object]) -> None:
-    """`queue.json`: every (segment, rule) a reviewer must decide, with its group and the evidence
-    (subject digest, excerpt, fixture files) that `doit review` turns into prompts."""
-    items = []
-    for result in ordered(results):
-        seen = evidence[(result.segment, result.ref)]
-        items.append({"group": group_of(result.ref, groups), "result": result.to_json(), "digest": seen.digest,
-                      "excerpt": seen.excerpt, "files": list(seen.files)})
-    write_if_changed(folder / ITEMS_FILE, json.dumps({"items": items}, indent=1, ensure_ascii=False) + "\n")
-
-
-_VERDICT_HELP = """\
-Decide each rule below: is it satisfied or violated here? A violation must be fixed. Record each
-decision in `{verdicts}` (TOML, in the folder of this file), then run `doit review-ingest`. A
-verdict that disagrees with the check (a violation you find satisfied) is recorded as a false
-positive of that check, for the maintainers of the rule's source: say in `reason` what the check
-got wrong.
-
-```toml
-[[verdict]]
-rule = "ac:42"                 # the rule, as in the headings below
-segment = "."                  # the segment (default ".", the repository root)
-outcome = "violation"          # what the check said, as in the heading (optional; see below)
-verdict = "violated"           # satisfied | violated
-reason = "ci.yml runs uv sync without --locked"
-location = ".github/workflows/ci.yml:12"   # optional: where
-```
-
-Each rule below ends with this block filled in but for `verdict` and `reason`. `outcome` ties the
-verdict to the result you reviewed: if the checks run again before `doit review-ingest` and that
-rule's outcome changes (you fixed the violation), the verdict is skipped with a warning instead of
-being recorded as a disagreement with a result you never saw. You may also give a verdict on a rule
-that is not queued (`outcome = "pass"`) when you find it violated: that is recorded as a false
-negative of its check.
-"""
-
-
-def _queue(name: str, results: Sequence[Result], unchecked: Mapping[str, Sequence[str]],
-           label: Callable[[str, str], str]) -> str:
-    lines = [f"# Review queue: {name}", "", _VERDICT_HELP.format(verdicts=f"{name}.verdicts.toml")]
-    if not results:
-        lines.append("Nothing to review.\n")
-    for result in results:
-        state = _state(result)
-        segments = unchecked.get(result.ref, [result.segment]) if result.outcome is None else [result.segment]
-        lines.append(f"## {result.ref} in {', '.join(segments)}: {state}")
-        lines.append("")
-        lines.append(f"**{result.title}** (revision {result.revision}, {result.status})")
-        lines.append("")
-        lines.extend(f"> {line}" if line else ">" for line in label(result.source, result.text).strip().splitlines())
-        lines.append("")
-        if result.outcome is None:
-            lines.append("Evidence: none; this rule has no automatic check.")
-            if len(segments) > 1:
-                lines.append(f"One verdict with `segment = \"{segments[0]}\"` stands for every segment above; "
-                             "give another segment a verdict of its own where it differs.")
-        else:
-            lines.append(f"Check: `{result.check}` on the {result.subject}.")
-            if result.outcome is Outcome.UNDECIDABLE:
-                lines.append(f"Evidence: the check could not decide: {result.cause}")
-            else:
-                lines.append("Evidence:")
-                for finding in result.findings:
-                    location = where(result, finding)
-                    lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
-        lines.append("")
-        lines.extend(["```toml", "[[verdict]]", f'rule = "{result.ref}"', f'segment = "{result.segment}"',
-                      f'outcome = "{state}"', 'verdict = ""', 'reason = ""', "```", ""])
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def _state(result: Result) -> str:
-    """The outcome as queues and verdicts name it."""
-    return "no check" if result.outcome is None else result.outcome.value
 
 
 class Verdict(BaseModel):
@@ -269,9 +126,9 @@ def ingest(results: Sequence[Result], verdicts: Mapping[str, Sequence[Verdict]],
             if result is None:
                 raise UserError(f"no result for {verdict.rule} in segment {verdict.segment!r}", file=report,
                                 fix="give a rule and segment that `doit check` checked, or run it first")
-            if verdict.outcome is not None and verdict.outcome != _state(result):
+            if verdict.outcome is not None and verdict.outcome != outcome_name(result):
                 stale.append(f"{verdict.rule} in {verdict.segment} ({reviewer}): you reviewed "
-                             f"{verdict.outcome}, the latest check says {_state(result)}")
+                             f"{verdict.outcome}, the latest check says {outcome_name(result)}")
                 continue
             kind = _disagreement(result.outcome, verdict.verdict)
             if result.outcome in (None, Outcome.UNDECIDABLE):

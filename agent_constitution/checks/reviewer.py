@@ -119,19 +119,7 @@ def prompt(result: Result, group: str, excerpt: str, label, canary: str | None =
         f"## What the check said: {state}",
         "",
     ]
-    if result.outcome is None:
-        lines.append("This rule has no automatic check: you are its only judge.")
-    else:
-        lines.append(f"Check `{result.check}` on the {result.subject}, segment `{result.segment}`.")
-        if result.outcome is Outcome.UNDECIDABLE:
-            lines.append(f"It could not decide: {result.cause}")
-        for finding in result.findings:
-            location = where(result, finding)
-            lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
-        if result.outcome is Outcome.VIOLATION:
-            lines.append("")
-            lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
-                         "`satisfied` and say in `reason` what the check got wrong.")
+    lines += _check_said(result)
     shown, cut = cut_evidence(excerpt)
     lines += ["", "## What the check saw", "", shown]
     if cut:
@@ -147,6 +135,22 @@ def prompt(result: Result, group: str, excerpt: str, label, canary: str | None =
     if canary:
         lines.append(f"This prompt's canary is `{canary}`: put it in `quotes` as well.")
     return "\n".join(lines) + "\n"
+
+
+def _check_said(result: Result) -> list[str]:
+    if result.outcome is None:
+        return ["This rule has no automatic check: you are its only judge."]
+    lines = [f"Check `{result.check}` on the {result.subject}, segment `{result.segment}`."]
+    if result.outcome is Outcome.UNDECIDABLE:
+        lines.append(f"It could not decide: {result.cause}")
+    for finding in result.findings:
+        location = where(result, finding)
+        lines.append(f"- {'`' + location + '`: ' if location else ''}{finding.reason}")
+    if result.outcome is Outcome.VIOLATION:
+        lines.append("")
+        lines.append("Checks can be wrong: if the findings above are not violations of the rule, answer "
+                     "`satisfied` and say in `reason` what the check got wrong.")
+    return lines
 
 
 def cut_evidence(excerpt: str) -> tuple[str, bool]:
@@ -218,10 +222,10 @@ def in_ci(root: Path, reviewers: Mapping[str, Mapping]) -> str | None:
     environment, its secrets included, and a pull request can change `rules.toml`: so it runs only
     when the job sets `AGENT_CONSTITUTION_REVIEW_IN_CI=1`, and only while the `[review]` commands are
     those `rules.lock` records (`[manifest] review`)."""
-    import os
+    import os  # lazy: only for the review key
 
-    from agent_constitution.errors import UserError
-    from agent_constitution.ruleset.lockfile import read_lock, review_digest
+    from agent_constitution.errors import UserError  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.ruleset.lockfile import read_lock, review_digest  # lazy: the lock's models only where a review digest is checked
 
     if not os.environ.get("CI"):
         return None
@@ -345,11 +349,14 @@ def _answer(data: object) -> Answer:
         raise BadAnswer(f"malformed answer: verdict {verdict!r}, expected one of {', '.join(VERDICTS)}")
     if not isinstance(reason, str) or not reason.strip():
         raise BadAnswer("malformed answer: reason must be a non-empty string")
-    if not isinstance(locations, list) or not all(isinstance(item, str) for item in locations):
-        raise BadAnswer("malformed answer: locations must be a list of strings")
-    if not isinstance(quotes, list) or not all(isinstance(item, str) for item in quotes):
-        raise BadAnswer("malformed answer: quotes must be a list of strings")
+    for name, value in (("locations", locations), ("quotes", quotes)):
+        if not _strings(value):
+            raise BadAnswer(f"malformed answer: {name} must be a list of strings")
     return Answer(verdict, reason.strip(), tuple(locations), tuple(quotes))
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def order(items: Sequence) -> list:

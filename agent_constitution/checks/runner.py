@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_constitution.checks import worker
+from agent_constitution.checks import filepass, worker
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
@@ -46,14 +46,18 @@ class Subjects:
     agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
     in_force: Mapping[str, frozenset[str]] = field(default_factory=dict)  # segment -> the refs in force there
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # The run's python checks of the repository, which may judge files one at a time: one pass over
+    # a view's files serves all of them (`checks.filepass`); `passes` keeps the passes made.
+    file_checks: tuple[tuple[str, RuleCheck], ...] = ()   # (segment, rule)
     _read: dict = field(default_factory=dict, repr=False)
+    passes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _RUNS[self.token] = self
 
     def __reduce__(self):
         return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo,
-                           self.agent, dict(self.in_force))
+                           self.agent, dict(self.in_force), self.file_checks)
 
     @property
     def root(self) -> Path:
@@ -76,6 +80,12 @@ class Subjects:
                 self._read[key] = read_record(self.record)
         return self._read[key]
 
+    def once(self, key: tuple, make):
+        """What `make()` derives from this run's subjects, computed once per run and kept under `key`."""
+        if key not in self._read:
+            self._read[key] = make()
+        return self._read[key]
+
     def folder(self, segment: str) -> Path:
         return self.root if segment == ROOT_SEGMENT else self.root / segment
 
@@ -86,11 +96,12 @@ _SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan
 
 def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
               record: Path | None, memo: Path | None, agent: str | None = None,
-              in_force: Mapping[str, frozenset[str]] | None = None) -> Subjects:
+              in_force: Mapping[str, frozenset[str]] | None = None,
+              file_checks: tuple[tuple[str, RuleCheck], ...] = ()) -> Subjects:
     found = _RUNS.get(token)
     if found is None:
         found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, in_force or {},
-                                                token=token)
+                                                token=token, file_checks=file_checks)
     return found
 
 
@@ -154,21 +165,23 @@ def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
 
 def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
-        from agent_constitution.checks.memo import per_file
-
-        found = per_file(module.check_file, subject, rule, segment, subjects.memo)
+        found = filepass.findings(rule, segment, subject, module.check_file, subjects.memo, subjects.file_checks,
+                                  subjects.passes)
     else:
         found = module.check(subject)
     if not isinstance(found, (list, tuple)) or not all(isinstance(item, Finding) for item in found):
         raise Undecidable(f"malformed output: check() returned {type(found).__name__}, not a list of Finding")
     for number, finding in enumerate(found, 1):
-        if not (isinstance(finding.reason, str) and finding.reason
-                and isinstance(finding.path, (str, type(None)))
-                and all(type(n) is int or n is None
-                        for n in (finding.line, finding.column, finding.end_line, finding.end_column))):
+        if not _well_formed(finding):
             raise Undecidable(f"malformed output: finding {number} needs a reason (text), a path (text or None) "
                               "and a line, column, end line and end column (whole numbers or None)")
     return list(found)
+
+
+def _well_formed(finding: Finding) -> bool:
+    places = (finding.line, finding.column, finding.end_line, finding.end_column)
+    return (isinstance(finding.reason, str) and bool(finding.reason) and isinstance(finding.path, (str, type(None)))
+            and all(type(n) is int or n is None for n in places))
 
 
 def _command(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
@@ -184,7 +197,7 @@ def _command(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]
         env["AGENT_CONSTITUTION_CHANGE"] = subjects.change.text
     if spec.subject == "record":
         env["AGENT_CONSTITUTION_RECORD"] = str(subjects.record)
-    from agent_constitution.checks.command import run_command  # pydantic: only for command checks
+    from agent_constitution.checks.command import run_command  # lazy: pydantic: only for command checks
 
     return run_command(spec, cwd=subjects.folder(segment), source_root=rule.source_root, env=env)
 

@@ -42,15 +42,15 @@ class Scan:
         if key not in views:
             whole = None if key == (ROOT_SEGMENT, ()) else self.view()
             prefix = "" if segment == ROOT_SEGMENT else segment.rstrip("/") + "/"
-            excluded = tuple(other.rstrip("/") + "/" for other in others)
-            files = tuple(
-                path[len(prefix):]
-                for path in self.files
-                if path.startswith(prefix) and not path.startswith(excluded)
-            )
-            views[key] = Repository(self.root if not prefix else self.root / segment, files, prefix.rstrip("/"),
-                                    whole, self.contents)
+            views[key] = Repository(self.root if not prefix else self.root / segment, _below(self.files, prefix, others),
+                                    prefix.rstrip("/"), whole, self.contents)
         return views[key]
+
+
+def _below(files: tuple[str, ...], prefix: str, others: tuple[str, ...]) -> tuple[str, ...]:
+    """The files under `prefix`, relative to it, without those of the folders `others`."""
+    excluded = tuple(other.rstrip("/") + "/" for other in others)
+    return tuple(path[len(prefix):] for path in files if path.startswith(prefix) and not path.startswith(excluded))
 
 
 def _inside(path: str, segment: str) -> bool:

@@ -57,10 +57,14 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
         if ref not in refs:
             rules[ROOT_SEGMENT] += (_named(ref, sources),)
     review = {name: tuple(group["rules"]) for name, group in index.review.items()}
-    waivers = tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
-                           None if item["until"] is None else datetime.date.fromisoformat(item["until"]), number)
-                    for number, item in enumerate(index.waive, 1))
-    return Selection(index.segments, rules, review, waivers, index.review, sources)
+    return Selection(index.segments, rules, review, _waivers(index.waive), index.review, sources)
+
+
+def _waivers(waive) -> tuple[Waiver, ...]:
+    """The manifest's `[[waive]]` entries, as the index holds them validated."""
+    return tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
+                        None if item["until"] is None else datetime.date.fromisoformat(item["until"]), number)
+                 for number, item in enumerate(waive, 1))
 
 
 def _resolution(root: Path, cache: Path) -> tuple[Index, list[Resolved]]:
@@ -73,7 +77,7 @@ def _resolution(root: Path, cache: Path) -> tuple[Index, list[Resolved]]:
         # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
         if documents is not None and all(Path(item.root).is_dir() for item in documents[0].sources.values()):
             return index, documents
-    from agent_constitution.ruleset.lock import resolve_documents
+    from agent_constitution.ruleset.lock import resolve_documents  # lazy: resolution only when the resolved documents are stale
 
     resolve_documents(root, cache)
     index = read_index(cache)
@@ -110,7 +114,7 @@ def _check(rule: ResolvedRule, document: Resolved) -> RuleCheck:
 
 def _named(ref: str, declared: Mapping[str, dict]) -> RuleCheck:
     """A rule the resolution leaves out, named on the command line: read from its source's tree."""
-    from agent_constitution.ruleset.source import load_source
+    from agent_constitution.ruleset.source import load_source  # lazy: a source is loaded only for a rule named on the command line
 
     name, _, written = ref.partition(":")
     number = ids.rule_number(written)

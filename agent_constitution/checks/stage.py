@@ -18,18 +18,16 @@ Where things go, all under `cache/`:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import json
 import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_constitution import console
-from agent_constitution.checks import progress
+from agent_constitution.checks import memo, progress
 from agent_constitution.checks.agent_work import RECORDED, agent_host
 from agent_constitution.checks.model import Outcome, Result, RuleCheck, needs_review
 from agent_constitution.checks.verdicts import (
@@ -37,19 +35,22 @@ from agent_constitution.checks.verdicts import (
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Plan, plan
-from agent_constitution.checks.report import counts, json_report, reported_summary, rule_pages, sarif, summary
+from agent_constitution.checks.report import (
+    counts, json_report, read_report, reported_summary, rule_pages, sarif, summary,
+)
+from agent_constitution.checks.contents import INDEX
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
+from agent_constitution.checks.evidence import fixture as evidence_fixture
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.layout import CHECKS, MANIFEST, REVIEW
+from agent_constitution.layout import BASELINE, CHECKS, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.readers import read_json
 from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
@@ -64,21 +65,7 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
     """Run one check and write its result; the returned outcome is kept by doit for the next run.
     With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
     job's file dependencies, and `config`) is reused instead (see checks.memo)."""
-    from agent_constitution.checks import memo
-
-    digest = name = None
-    if subjects.memo is not None and config is not None:
-        digest = memo.key(deps, config)
-        name = memo.name(rule.source, rule.id, segment)
-    result = None if digest is None else memo.recall(subjects.memo, name, digest)
-    if result is None or result.ref != rule.ref or result.segment != segment:
-        result = run_check(rule, segment, subjects)
-        if digest is not None:
-            try:
-                memo.keep(subjects.memo, name, digest, result)
-            except OSError:
-                pass  # a memo that cannot be written (a full disk) only costs the next run this check
-    result = inline_waivers(result, file_lines(subjects.root))
+    result = inline_waivers(_remembered(rule, segment, subjects, deps, config), file_lines(subjects.root))
     try:
         write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
@@ -86,6 +73,23 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
         return False
     progress.tick(rule.ref)
     return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
+
+
+def _remembered(rule: RuleCheck, segment: str, subjects: Subjects, deps: Sequence[Path],
+                config: Mapping | None) -> Result:
+    """The check's result: the memo's for the same check and inputs, else run (and kept)."""
+    if subjects.memo is None or config is None:
+        return run_check(rule, segment, subjects)
+    digest, name = memo.key(deps, config), memo.name(rule.source, rule.id, segment)
+    result = memo.recall(subjects.memo, name, digest)
+    if result is not None and result.ref == rule.ref and result.segment == segment:
+        return result
+    result = run_check(rule, segment, subjects)
+    try:
+        memo.keep(subjects.memo, name, digest, result)
+    except OSError:
+        pass  # a memo that cannot be written (a full disk) only costs the next run this check
+    return result
 
 
 def retry_undecidable(task, values) -> bool | None:
@@ -142,17 +146,10 @@ def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: 
     them) applied; the notes printed on stderr as they arise."""
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
-    index = read_index(cache)
-    memory, refused = admitted(memory, index.review if index is not None else {})
-    if any(not verdict.by_hand for verdict in memory.verdicts):
-        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
-        from agent_constitution.review.record import gated
-
-        try:
-            memory, advisory = gated(memory, index.review if index is not None else {}, root)
-        except UserError as error:
-            return str(error)
-        refused += advisory
+    try:
+        memory, refused = _counted(memory, cache, root)
+    except UserError as error:
+        return str(error)
     reader = Reader(subjects or Subjects(scan(root)), memo=cache / CHECKS / EVIDENCE_MEMO)
     judged = memory.judged()
     evidence = {(r.segment, r.ref): reader.evidence(r, (rules or {}).get((r.segment, r.ref)))
@@ -164,11 +161,24 @@ def _decide(results: list[Result], notes: list[str], memory, cache: Path, root: 
     return _Decided(results, notes, applied, evidence, confirmed(applied))
 
 
+def _counted(memory: Memory, cache: Path, root: Path) -> tuple[Memory, list[str]]:
+    """The verdicts that count under their groups' requirements, and a note for each left out."""
+    index = read_index(cache)
+    groups = index.review if index is not None else {}
+    memory, refused = admitted(memory, groups)
+    if any(not verdict.by_hand for verdict in memory.verdicts):
+        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
+        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
+
+        memory, advisory = gated(memory, groups, root)
+        refused += advisory
+    return memory, refused
+
+
 def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[str],
                  review: Mapping[str, Sequence[str]], skipped: Sequence[tuple[Result, str]]) -> dict[str, str]:
     """Write the JSON report, the two SARIF logs, the review queues and their items; the queues' texts."""
-    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import labeller, queues, write_items, write_queues
+    from agent_constitution.checks.queues import labeller, queues, write_items, write_queues  # lazy: only where verdicts are kept
 
     results = decided.results
     # For the agent that fixes them: each confirmed violation with the reviewer's reason and places.
@@ -197,7 +207,7 @@ def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, 
     prints both from the report, also when this task was up to date (`summary_line`), so every run
     ends with them exactly once.
     `agent-constitution check --output-format F` prints the report itself once the run is done."""
-    results, found = decided.results, decided.found
+    results = decided.results
     full = console.settings.output_format == "full"
     say = print if full and not console.quiet() else _silent
     n = counts(results)
@@ -206,30 +216,37 @@ def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, 
     # run whose report was up to date lists the same rules; a failing run ends here, with it.
     details, _, last = summary(results, not_run=not_run,
                                detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
-    if details and full and failing:
-        print(details)
-    if found and full:
-        titles = {r.ref: r.title for r in results}
-        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
+    if full:  # a passing run's details are `checks:summary`'s to print
+        _print_details(details if failing else "", decided)
     reviewed = len(decided.applied)
     if reviewed:
         say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
     if failing and any(needs_review(result) for result in decided.asking):
         say(_queue_line(cache, list(texts)))
     if n["violation"]:
-        hint = adoption_hint(results, root, subjects)
-        if hint:
-            say(hint)
+        for line in filter(None, [adoption_hint(results, root, subjects), last]):
+            say(line)
+        return f"{n['violation']} rule{_s(n['violation'])} violated"
+    if n["undecidable"] and undecidable == "fail":
         say(last)
-        return f"{n['violation']} rule{'s' if n['violation'] > 1 else ''} violated"
+        return f"{n['undecidable']} check{_s(n['undecidable'])} undecidable (undecidable=fail)"
     if n["undecidable"]:
-        if undecidable == "fail":
-            say(last)
-            return (f"{n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} undecidable "
-                    "(undecidable=fail)")
-        print(f"warning: {n['undecidable']} check{'s' if n['undecidable'] > 1 else ''} could not decide; "
+        print(f"warning: {n['undecidable']} check{_s(n['undecidable'])} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
     return None
+
+
+def _print_details(details: str, decided: _Decided) -> None:
+    """The summary above its count line, and the violations a reviewer confirmed."""
+    if details:
+        print(details)
+    if decided.found:
+        titles = {r.ref: r.title for r in decided.results}
+        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(decided.found, titles)))
+
+
+def _s(count: int) -> str:
+    return "s" if count > 1 else ""
 
 
 def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects: Subjects | None,
@@ -237,18 +254,16 @@ def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects:
                        ) -> tuple[list[Result], list[str]]:
     """The results with what rules.baseline.toml accepts moved to `baselined` and, under a change,
     what the change's base already had moved to `preexisting`; and the notes to print."""
-    from agent_constitution.layout import BASELINE
-
     notes: list[str] = []
     if os.path.lexists(root / BASELINE):  # the baseline's model (pydantic) only where there is one
-        from agent_constitution.checks import baseline
+        from agent_constitution.checks import baseline  # lazy: pydantic, only where a baseline is read
 
         applied = baseline.apply(results, baseline.read(root), today)
         results, notes = list(applied.results), applied.notes()
     else:
         results = list(results)
     if subjects is not None and subjects.change is not None:
-        from agent_constitution.checks.change_base import split
+        from agent_constitution.checks.change_base import split  # lazy: only a change's run reads its base
 
         results = split(results, root, cache, subjects.change, rules or {}, subjects.segments)
     return results, notes
@@ -257,8 +272,6 @@ def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects:
 def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | None) -> str | None:
     """On a whole-repository run with repository findings and no rules.baseline.toml: how to adopt
     the checks as the repository is (init's offer of a baseline, made when the check finds them)."""
-    from agent_constitution.layout import BASELINE
-
     if (subjects is not None and subjects.change is not None) or (root / BASELINE).exists():
         return None
     found = sum(len(r.findings) for r in results if r.outcome is Outcome.VIOLATION and r.subject == "repository")
@@ -272,24 +285,21 @@ def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | No
 def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
     """`agent-constitution baseline`: run the repository's rules and write every finding to
     rules.baseline.toml (`prune`: only remove the entries whose finding no longer occurs)."""
-    from agent_constitution.checks import baseline
-    from agent_constitution.checks.waivers import apply as apply_manifest
+    from agent_constitution.checks import baseline  # lazy: pydantic: only where a baseline is read or written
+    from agent_constitution.checks.waivers import apply as apply_manifest  # lazy: only where findings are waived here
 
     try:
         kept = baseline.read(root)
         run = prepare(root, cache)
     except UserError as error:
         return str(error)
-    results = []
-    for job in run.plan.jobs:
-        if job.rule.check is None or job.rule.check.subject != "repository":
-            continue
-        results.append(inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root)))
+    results = [inline_waivers(run_check(job.rule, job.segment, run.subjects), file_lines(root))
+               for job in run.plan.jobs if job.rule.check is not None and job.rule.check.subject == "repository"]
     results = list(apply_manifest(results, run.selection.waivers, datetime.date.today()).results)
+    if prune and kept is None:
+        return str(UserError(f"no {baseline.BASELINE_FILE} to prune", file=root / baseline.BASELINE_FILE,
+                             fix="run `agent-constitution baseline` to write one"))
     if prune:
-        if kept is None:
-            return str(UserError(f"no {baseline.BASELINE_FILE} to prune", file=root / baseline.BASELINE_FILE,
-                                 fix="run `agent-constitution baseline` to write one"))
         found = baseline.pruned(kept, results)
         removed = len(kept.finding) - len(found)
         print(f"{baseline.BASELINE_FILE}: removed {removed} entr{'y' if removed == 1 else 'ies'} that no longer "
@@ -337,8 +347,8 @@ def _silent(*args, **kwargs) -> None:
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
     """(name, url, commit) of every source in the lock; none when there is no readable lock (the
     report then has no helpUri, which is all the lock is read for)."""
-    from agent_constitution.readers import read_toml
-    from agent_constitution.ruleset.layout import LOCKFILE
+    from agent_constitution.readers import read_toml  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.ruleset.layout import LOCKFILE  # lazy: only where the lock's sources are listed
 
     try:
         lock = read_toml(root / LOCKFILE)
@@ -354,7 +364,7 @@ def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
 def ingest_verdicts(cache: Path) -> str | None:
     """Record every verdict that disagrees with a check, per source, for its maintainers."""
     # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback
+    from agent_constitution.checks.review import ingest, read_verdicts, write_feedback  # lazy: pydantic, tomlkit: only where verdict files are read
 
     report = cache / CHECKS / "report.json"
     if not report.is_file():
@@ -365,7 +375,7 @@ def ingest_verdicts(cache: Path) -> str | None:
         print(f"no verdicts to ingest: a reviewer writes them to {folder.relative_to(cache.parent)}/<group>.verdicts.toml")
         return None
     try:
-        results = _report_results(report)
+        results = read_report(report)
         verdicts = {path.name.removesuffix(".verdicts.toml"): read_verdicts(path) for path in files}
         done = ingest(results, verdicts, report=report)
         written = write_feedback(folder / "feedback", done.disagreements)
@@ -392,159 +402,11 @@ def ingest_verdicts(cache: Path) -> str | None:
     return None
 
 
-def _report_results(report: Path) -> list[Result]:
-    """The results of the JSON report `doit check` wrote (cache/ is the user's: it may have changed)."""
-    try:
-        return [Result.from_json(r) for r in read_json(report)["results"]]
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise UserError("not a check report written by `doit check`", file=report,
-                        fix="run `doit check` again to rewrite it") from None
-
-
-def run_reviewers(root: Path, cache: Path, *, audit: int = 0, caps=None, today: datetime.date | None = None
-                  ) -> str | None:
-    """`doit review`: ask each group's reviewer command about the items of its queue that have no
-    recorded verdict on their current subject (and, with `audit`, that many passing results, the
-    riskiest first: review/audit.py), within the run's and the group's budgets (review/budget.py);
-    an answer cached for the same command and subject (review/answers.py) is used instead of a call.
-    Record every answer in `rules.review.toml`, with a proposal (and its draft) for each one that
-    disagrees with the check. A reviewer that fails, answers what is not an answer, or quotes text
-    its prompt does not hold, leaves its item queued with the reason (`cache/review/left.json`, and
-    printed)."""
-    # review (pydantic, tomlkit) only where the review files are written or read: not in a no-op run
-    from agent_constitution.checks.review import ITEMS_FILE, labeller
-    from agent_constitution.checks.reviewer import BadAnswer, Reviewer, ask, fabricated, in_ci, order, parse, prompt
-    from agent_constitution.checks.verdicts import Recorded, answer_digest, propose, review_key, seal, state, write_memory
-    from agent_constitution.review import answers
-    from agent_constitution.review.budget import RunCaps, Spent, group_caps
-
-    folder = review_folder(cache)
-    items_file = folder / ITEMS_FILE
-    if not items_file.is_file():
-        return str(UserError("no review queue yet", file=items_file, fix="run `doit check` first"))
-    try:
-        selection = select(root, cache)
-        memory = read_memory(root)
-    except UserError as error:
-        return str(error)
-    refused = in_ci(root, selection.reviewers)
-    if refused is not None:
-        return refused
-    label = labeller(root, cache)
-    key = review_key()
-    items = [_Item(item["group"], Result.from_json(item["result"]), item["digest"], item["excerpt"],
-                   tuple(item["files"]))
-             for item in json.loads(items_file.read_text(encoding="utf-8"))["items"]]
-    if audit > 0:
-        try:
-            items += _audited(root, cache, selection, memory, audit, today)
-        except UserError as error:
-            return str(error)
-    verdicts = {verdict.key: verdict for verdict in memory.verdicts}
-    proposals = {(p.rule, p.segment, p.subject): p for p in memory.proposals}
-    left: list[dict] = []
-    asked = answered = cached = 0
-    run_spent = Spent(caps or RunCaps(), "the run")
-    spent: list[Spent] = [run_spent]
-    for group in dict.fromkeys(item.group for item in items):
-        settings = selection.reviewers.get(group)
-        reviewer = None if settings is None else Reviewer.from_settings(group, settings)
-        budget = None if reviewer is None else Spent(group_caps(settings), f"group {group}")
-        if budget is not None:
-            spent.append(budget)
-        for item in order([item for item in items if item.group == group]):
-            result = item.result
-            if (result.ref, result.segment, item.digest) in verdicts:
-                continue
-            why = (f'group "{group}" has no command: set preset or command in [review.{group}] of {MANIFEST}'
-                   if budget is None else None)
-            answer = raw = None
-            if why is None:
-                text = prompt(result, group, item.excerpt, lambda body: label(result.source, body))
-                name = answers.key(reviewer.command, result.ref, result.revision, result.segment, item.digest)
-                raw = answers.recall(name)
-                try:
-                    answer = None if raw is None else parse(reviewer.output, raw)
-                except BadAnswer:
-                    raw = None
-                if answer is not None and not fabricated(answer, text):
-                    cached += 1
-                else:
-                    answer = raw = None
-                    why = run_spent.exhausted() or budget.exhausted()
-            if why is None and answer is None:
-                asked += 1
-                try:
-                    answer, raw = ask(reviewer, text, min(reviewer.timeout, max(min(budget.left(), run_spent.left()), 0.1)))
-                except BadAnswer as error:
-                    why, raw, answer = str(error), getattr(error, "raw", ""), None
-                for scope in (run_spent, budget):
-                    scope.spend(answer.tokens if answer else None, answer.cost if answer else None)
-                if answer is not None:
-                    made_up = fabricated(answer, text)
-                    if made_up:
-                        why, answer = f"answer refused: it quotes text that is not in its prompt ({made_up[0][:80]!r})", None
-                    else:
-                        answers.keep(name, raw)
-                _log(folder, item, reviewer, text, raw, why)
-            if why is not None:
-                left.append({"group": group, "rule": result.ref, "segment": result.segment, "reason": why})
-                continue
-            answered += 1
-            # What the reviewer was and a digest of what it answered; sealed when the team's key is set.
-            recorded = Recorded(rule=result.ref, segment=result.segment, revision=result.revision,
-                                subject=item.digest, check_said=state(result), verdict=answer.verdict,
-                                reason=answer.reason, reviewer=group, locations=answer.locations,
-                                command=reviewer.command, answer=answer_digest(raw))
-            if key is not None:
-                recorded = dataclasses.replace(recorded, seal=seal(recorded, key))
-            verdicts[recorded.key] = recorded
-            source = selection.sources.get(result.source)
-            fixture = _fixture(root, item.files)
-            proposal = propose(root, result, recorded, fixture, Path(source["root"]) if source else None)
-            if proposal is not None:
-                proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
-            # After every answer: an interrupted run keeps what it paid for.
-            write_memory(root, Memory(tuple(verdicts.values()), tuple(proposals.values())))
-    write_if_changed(folder / "left.json", json.dumps({"left": left}, indent=1, ensure_ascii=False) + "\n")
-    new = len(proposals) - len(memory.proposals)
-    print(f"asked {asked} item{'s' if asked != 1 else ''}, {answered} answered"
-          f"{f' ({cached} from the answer cache)' if cached else ''}; "
-          f"{new} new proposal{'s' if new != 1 else ''} to fix a check; verdicts in {REVIEW_FILE}")
-    reported = f"{run_spent.tokens} tokens, {run_spent.cost:.4f} USD reported" if run_spent.reported \
-        else "no tokens or cost reported by the reviewers"
-    print(f"spent: {run_spent.calls} call{'s' if run_spent.calls != 1 else ''}, "
-          f"{time.monotonic() - run_spent.started:.1f} s, {reported}")
-    for item in left:
-        print(f"left queued: {item['rule']} in {item['segment']} ({item['group']}): {item['reason']}",
-              file=sys.stderr)
-    return None
-
-
-def _audited(root: Path, cache: Path, selection: Selection, memory: Memory, n: int,
-             today: datetime.date | None) -> list["_Item"]:
-    """The passing results of the last report chosen for the audit, as queue items with their evidence."""
-    from agent_constitution.checks.review import group_of
-    from agent_constitution.review.audit import choose
-
-    report = cache / CHECKS / "report.json"
-    if not report.is_file():
-        raise UserError("no check report yet", file=report, fix="run `doit check` first")
-    chosen = choose(_report_results(report), n, memory, today)
-    rules = {(segment, rule.ref): rule for segment, found in selection.rules.items() for rule in found}
-    reader = Reader(Subjects(scan(root), selection.segments))
-    items = []
-    for result in chosen:
-        seen = reader.evidence(result, rules.get((result.segment, result.ref)))
-        items.append(_Item(group_of(result.ref, selection.review), result, seen.digest, seen.excerpt, seen.files))
-    return items
-
-
 def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], verdicts: Mapping) -> int:
     """Hand-written verdicts that disagree with a check, recorded in rules.review.toml as `doit review`
     records a reviewer's: the verdict on the subject as it is now, and the proposal with its draft.
     Returns the number of new proposals."""
-    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory
+    from agent_constitution.checks.verdicts import Recorded, kind_of, propose, state, write_memory  # lazy: only where verdicts are recorded
 
     by_key = {(result.segment, result.ref): result for result in results}
     wanted = [(group, verdict, by_key[(verdict.segment, verdict.rule)]) for group, given in verdicts.items()
@@ -567,40 +429,11 @@ def _record_disagreements(root: Path, cache: Path, results: Sequence[Result], ve
                          reviewer=group, locations=(verdict.location,) if verdict.location else ())
         recorded[entry.key] = entry
         source = selection.sources.get(result.source)
-        fixture = _fixture(root, seen.files)
+        fixture = evidence_fixture(root, seen.files)
         proposal = propose(root, result, entry, fixture, Path(source["root"]) if source else None)
         proposals[(proposal.rule, proposal.segment, proposal.subject)] = proposal
     write_memory(root, Memory(tuple(recorded.values()), tuple(proposals.values())))
     return len(proposals) - len(memory.proposals)
-
-
-def _fixture(root: Path, files: Sequence[str]) -> dict[str, str]:
-    """The files shown to the reviewer, as they are now (one deleted since is left out)."""
-    found = {}
-    for path in files:
-        try:
-            found[path] = (root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-    return found
-
-
-@dataclass(frozen=True)
-class _Item:
-    group: str
-    result: Result
-    digest: str
-    excerpt: str
-    files: tuple[str, ...]
-
-
-def _log(folder: Path, item: _Item, reviewer, text: str, raw: str, why: str | None) -> None:
-    """The prompt and the reviewer's raw answer, for audit: one file per item and subject."""
-    name = f"{item.result.ref.replace(':', '-')}-{item.digest.removeprefix('sha256:')[:16]}.json"
-    write_if_changed(folder / "log" / name, json.dumps({
-        "rule": item.result.ref, "segment": item.result.segment, "subject": item.digest, "group": item.group,
-        "command": list(reviewer.command), "prompt": text, "answer": raw, "error": why,
-    }, indent=1, ensure_ascii=False) + "\n")
 
 
 @dataclass(frozen=True)
@@ -616,17 +449,32 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
     `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
     selection = select(root, cache, wanted)
+    scanned = scan(root)
+    scanned.contents.keep_index(cache / CHECKS / INDEX)
     subjects = Subjects(
-        scan=scan(root),
+        scan=scanned,
         segments=selection.segments,
         memo=cache / "checks" / "memo",
-        change=None if not (change or message) else resolve_change(root, change or STAGED,
-                                                                     _message(message) if message else None),
-        record=None if not record else _record(record),
+        change=_change(root, change, message),
+        record=_record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
         in_force={segment: frozenset(rule.ref for rule in rules) for segment, rules in selection.rules.items()},
     )
-    return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
+    planned = plan(selection, subjects, cache, only=wanted)
+    subjects.file_checks = tuple((job.segment, job.rule) for job in planned.jobs if _python_of_repository(job.rule))
+    return Run(selection, subjects, planned)
+
+
+def _python_of_repository(rule: RuleCheck) -> bool:
+    """A python check of the repository that runs: one that may judge files one at a time."""
+    return rule.check is not None and rule.trusted and bool(rule.check.python) and rule.check.subject == "repository"
+
+
+def _change(root: Path, change: str | None, message: str | None):
+    """The change named for the run (`message` alone: the staged change with that message), or None."""
+    if not (change or message):
+        return None
+    return resolve_change(root, change or STAGED, _message(message) if message else None)
 
 
 def _message(text: str) -> str:
@@ -643,7 +491,9 @@ def _message(text: str) -> str:
                         fix="give the file git passes to the commit-msg hook (usually .git/COMMIT_EDITMSG)") from None
 
 
-def _record(text: str) -> Path:
+def _record(text: str | None) -> Path | None:
+    if not text:
+        return None
     path = Path(text).resolve()
     if not path.is_file():
         raise UserError(f"record={text}: no such file", fix="give the path of a session transcript (.jsonl)")

@@ -53,10 +53,10 @@ def judge(root: Path, record: str | None) -> tuple[list, dict]:
 def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
     """`judge`'s results and verdicts, and the fix tier of each judged rule a fix may mend, by
     (segment, rule): what `check --fix change=worktree` would run."""
-    from agent_constitution.checks.runner import Subjects, run_check
-    from agent_constitution.checks.scan import Scan
-    from agent_constitution.checks.selection import select
-    from agent_constitution.checks.subjects import WORKTREE, resolve_change
+    from agent_constitution.checks.runner import Subjects, run_check  # lazy: the runner imports this module's callers; only a change's base is judged here
+    from agent_constitution.checks.scan import Scan  # lazy: only where the base's tree is scanned
+    from agent_constitution.checks.selection import select  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.subjects import WORKTREE, resolve_change  # lazy: the Stop hook imports only what it runs
 
     selection = select(root, root / CACHE)
     wanted = SUBJECTS if record else ("change",)
@@ -82,16 +82,16 @@ def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[l
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
     reviewed false positive does not block, and a reviewer command's verdict only once its group is
     calibrated), and those verdicts by (segment, rule)."""
-    from agent_constitution.checks.evidence import Reader
-    from agent_constitution.checks.model import needs_review
-    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory
+    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory  # lazy: only where verdicts are recorded
 
     if not (root / REVIEW_FILE).is_file():
         return results, {}
     reader = Reader(subjects)
     memory = read_memory(root)
     if groups is not None:
-        from agent_constitution.review.record import gated
+        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
 
         memory, _ = gated(memory, groups, root)
     judged = memory.judged()
@@ -104,7 +104,7 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     """(fingerprint, line) of each problem of the violated results, once however many segments'
     rules report it (a commit message, a session record); a violation a reviewer confirmed is
     given with the reviewer's reason."""
-    from agent_constitution.checks.fingerprints import fingerprint, unique
+    from agent_constitution.checks.fingerprints import fingerprint, unique  # lazy: the Stop hook imports only what it runs
 
     violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     found: list[tuple[str, str]] = []
@@ -118,12 +118,15 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
                           f"{verdict.reason}{where}"))
         else:
             plain.append(result)
-    for problem in unique(plain):
-        finding = problem.finding
-        where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
-        segments = "" if problem.segments == (".",) else f" [{', '.join(problem.segments)}]"
-        found.append((problem.fingerprint, f"- {problem.ref} {problem.title}: {finding.reason}{where}{segments}"))
+    found.extend((problem.fingerprint, _problem_line(problem)) for problem in unique(plain))
     return found
+
+
+def _problem_line(problem) -> str:
+    finding = problem.finding
+    where = f" ({finding.path}{f':{finding.line}' if finding.line else ''})" if finding.path else ""
+    segments = "" if problem.segments == (".",) else f" [{', '.join(problem.segments)}]"
+    return f"- {problem.ref} {problem.title}: {finding.reason}{where}{segments}"
 
 
 def lines(results: list, verdicts: dict | None = None, root: Path | None = None,
@@ -141,7 +144,7 @@ def lines(results: list, verdicts: dict | None = None, root: Path | None = None,
                 f"{len(rules)} rule{'s' if len(rules) > 1 else ''}{extra}; fix it before you stop:"]
         head += found[:SHOWN]
         if len(found) > SHOWN:
-            from agent_constitution.wiring import spoken
+            from agent_constitution.wiring import spoken  # lazy: the Stop hook imports only what it runs
 
             head.append(f"- and {len(found) - SHOWN} more (`{spoken(FULL_REPORT, root)}` lists them all)")
         fixing = fix_command(results, verdicts, tiers or {})
@@ -155,12 +158,11 @@ def fix_command(results: list, verdicts: dict | None, tiers: dict) -> str | None
     """`agent-constitution check --fix change=worktree` (with `--unsafe-fixes` when a fix needs it),
     when each violated rule's findings are all a fix's to mend: not a rule a reviewer's verdict
     decided, not a rule without a fix."""
-    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
-    if not violated:
+    violated = [(r.segment, r.ref) for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    decided = verdicts or {}
+    if not violated or any(key not in tiers or key in decided for key in violated):
         return None
-    if any((r.segment, r.ref) not in tiers or (r.segment, r.ref) in (verdicts or {}) for r in violated):
-        return None
-    unsafe = any(tiers[(r.segment, r.ref)] == "unsafe" for r in violated)
+    unsafe = any(tiers[key] == "unsafe" for key in violated)
     return f"agent-constitution check --fix{' --unsafe-fixes' if unsafe else ''} change=worktree"
 
 
@@ -173,7 +175,7 @@ ENDED = ("agent-constitution: the session ends with these problems unresolved (t
 
 def _state_file(root: Path, host, payload: dict) -> Path:
     """Where this session's blocked findings are kept: by the session's id, where the payload has one."""
-    import hashlib
+    import hashlib  # lazy: the Stop hook imports only what it runs
 
     session = next((payload[key] for key in ("session_id", "conversation_id", "taskId", host.stop.record or "")
                     if isinstance(payload.get(key), str) and payload[key]), "")
@@ -187,7 +189,7 @@ def breaker(root: Path, host, payload: dict, prints: list[str]) -> bool:
     Cursor's `loop_count`) with nothing new goes through, and so does one with nothing new on a
     host that marks none. Without a kept state (a read-only cache), a continuation goes through and
     any other stop is blocked, as before there was a breaker."""
-    from agent_constitution.fsio import write_if_changed
+    from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
     path = _state_file(root, host, payload)
     try:
@@ -224,7 +226,7 @@ def covenant_drift(root: Path) -> list[str]:
     hook call by a write it did not see, which no later hook call of this turn would report.
     Empty without a covenant config; a comparison that fails is said, and blocks."""
     try:
-        from agent_constitution.covenant.baseline import stop_lines
+        from agent_constitution.covenant.baseline import stop_lines  # lazy: the covenant only where its drift is said
 
         return [f"agent-constitution: {line}" for line in stop_lines(root)]
     except Exception as error:  # a judge that cannot judge blocks
@@ -233,7 +235,7 @@ def covenant_drift(root: Path) -> list[str]:
 
 
 def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
-    from agent_constitution.hosts import folder, stop_hosts
+    from agent_constitution.hosts import folder, stop_hosts  # lazy: the host table only once the hook runs
 
     argv = sys.argv[1:] if argv is None else argv
     hosts = stop_hosts()
@@ -247,18 +249,7 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
         return _say(host.stop.through(None))  # not a repository that selects rules: nothing to check
     named = payload.get(host.stop.record) if host.stop.record else None
     record = named if isinstance(named, str) and os.path.isfile(named) else None
-    try:
-        results, verdicts, tiers = judged(root, record)
-    except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
-        from agent_constitution.errors import UserError
-
-        text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
-        violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
-        prints = [violations[0]]
-        unsure: list[str] = []
-    else:
-        violations, unsure = lines(results, verdicts, root, tiers)
-        prints = [fingerprint for fingerprint, _ in problems(results, verdicts)]
+    violations, prints, unsure = _judged_lines(root, record)
     drift = covenant_drift(root)
     violations, prints = drift + violations, drift + prints
     if named is not None and record is None:  # said, like an undecidable check: it does not block
@@ -271,6 +262,20 @@ def main(stdin_text: str | None = None, argv: list[str] | None = None) -> int:
     if breaker(root, host, payload, prints):
         return _say(host.stop.block("\n".join(violations)))
     return _say(host.stop.through("\n".join([ENDED, *(line for line in violations if not line.startswith(HEAD))])))
+
+
+def _judged_lines(root: Path, record: str | None) -> tuple[list[str], list[str], list[str]]:
+    """(the lines that block, their fingerprints, the lines said without blocking) of the checks."""
+    try:
+        results, verdicts, tiers = judged(root, record)
+    except Exception as error:  # a hook that cannot judge blocks (a UserError says what to fix)
+        from agent_constitution.errors import UserError  # lazy: the hook pays for every import
+
+        text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
+        violations = [f"agent-constitution: the Stop hook could not run the checks: {text}"]
+        return violations, [violations[0]], []
+    violations, unsure = lines(results, verdicts, root, tiers)
+    return violations, [fingerprint for fingerprint, _ in problems(results, verdicts)], unsure
 
 
 def _say(answer) -> int:

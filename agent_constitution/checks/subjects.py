@@ -84,17 +84,24 @@ def _resolve(root: Path, text: str) -> ChangeSpec:
         _WORKTREE_READ[digest.hexdigest()] = files
         return ChangeSpec(text, head, None, (), digest.hexdigest(), worktree=True)
     if ".." in text:
-        left, _, right = text.partition("..")
-        old, new = _commit(repo, left or "HEAD", text), _commit(repo, right or "HEAD", text)
-        base_id = repo.merge_base(old.id, new.id)
-        walker = repo.walk(new.id, pygit2.enums.SortMode.TOPOLOGICAL)
-        walker.hide(old.id)
-        commits = tuple(str(commit.id) for commit in walker)
-        base = None if base_id is None else str(repo[base_id].peel(pygit2.Commit).tree.id)
-        return ChangeSpec(text, base, str(new.tree.id), commits)
+        return _range(repo, text)
     commit = _commit(repo, text, text)
     base = str(commit.parents[0].tree.id) if commit.parents else None
     return ChangeSpec(text, base, str(commit.tree.id), (str(commit.id),))
+
+
+def _range(repo, text: str) -> ChangeSpec:
+    """`A..B`: the commits reachable from B and not from A, against their merge base."""
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
+    left, _, right = text.partition("..")
+    old, new = _commit(repo, left or "HEAD", text), _commit(repo, right or "HEAD", text)
+    base_id = repo.merge_base(old.id, new.id)
+    walker = repo.walk(new.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    walker.hide(old.id)
+    commits = tuple(str(commit.id) for commit in walker)
+    base = None if base_id is None else str(repo[base_id].peel(pygit2.Commit).tree.id)
+    return ChangeSpec(text, base, str(new.tree.id), commits)
 
 
 def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Change:

@@ -149,7 +149,9 @@ def refusal(verdict: Recorded, required: str, command: Sequence[str] | None, key
 def admitted(memory: Memory, groups: Mapping[str, Mapping]) -> tuple[Memory, list[str]]:
     """The memory with only the verdicts that count under their group's requirement (the group the
     rule belongs to now, whatever group the verdict names), and a note for each one left out."""
-    from agent_constitution.checks.review import group_of
+    if not memory.verdicts:
+        return memory, []
+    from agent_constitution.checks.queues import group_of  # lazy: only where verdicts are kept
 
     patterns = {name: tuple(settings.get("rules", ())) for name, settings in groups.items()}
     key = review_key()
@@ -177,7 +179,7 @@ def by_hand(applied: Mapping[tuple[str, str], Recorded]) -> list[str]:
 def _preset_command(preset: str | None) -> tuple[str, ...] | None:
     if not preset:
         return None
-    from agent_constitution.checks.reviewer import PRESETS
+    from agent_constitution.checks.reviewer import PRESETS  # lazy: the reviewer clients only for a preset's command
 
     found = PRESETS.get(preset)
     return None if found is None else found.command
@@ -191,10 +193,10 @@ def read_memory(root: Path) -> Memory:
     if not os.path.lexists(path):
         return Memory()
     # Only here: pydantic costs the Stop hook of a repository without verdicts nothing.
-    from agent_constitution.checks.verdict_file import ReviewFile
-    from agent_constitution.errors import UserError
-    from agent_constitution.readers import read_toml
-    from agent_constitution.ruleset.models import parse
+    from agent_constitution.checks.verdict_file import ReviewFile  # lazy: pydantic: only where rules.review.toml is read
+    from agent_constitution.errors import UserError  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.readers import read_toml  # lazy: the Stop hook and the transcript readers pay for every import
+    from agent_constitution.ruleset.models import parse  # lazy: pydantic: only where rules.review.toml is read
 
     fix = "restore it from git (`git checkout rules.review.toml`), or delete it to ask the reviewers again"
     try:
@@ -212,9 +214,9 @@ def _names(entry) -> dict:
 
 
 def write_memory(root: Path, memory: Memory) -> None:
-    import tomlkit
+    import tomlkit  # lazy: tomlkit only where the file is written
 
-    from agent_constitution.fsio import write_if_changed
+    from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
     document = tomlkit.document()
     for line in _HEADER.splitlines():
@@ -310,9 +312,7 @@ def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str,
     kind = kind_of(result, verdict.verdict)
     if kind is None:
         return None
-    said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(
-        f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
-        for finding in result.findings)
+    said = "pass" if result.outcome is Outcome.PASS else "violation: " + "; ".join(map(_said, result.findings))
     source, number = rule_key(result.ref)
     proposal = Proposal(rule=result.ref, revision=result.revision, kind=kind, segment=result.segment,
                         check=result.check or "", check_said=said, reason=verdict.reason, reviewer=verdict.reviewer,
@@ -333,12 +333,16 @@ def propose(root: Path, result: Result, verdict: Recorded, fixture: Mapping[str,
     return dataclasses.replace(proposal, issue=f"{DRAFTS}/{name}.issue.md")
 
 
+def _said(finding: Finding) -> str:
+    return f"{finding.path + (f':{finding.line}' if finding.line else '') + ': ' if finding.path else ''}{finding.reason}"
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
 def _write(path: Path, text: str) -> None:
-    from agent_constitution.fsio import write_if_changed
+    from agent_constitution.fsio import write_if_changed  # lazy: only where a file is written
 
     write_if_changed(path, text)
 
@@ -369,7 +373,7 @@ def _patch(root: Path, prefix: str, number: int, result: Result, proposal: Propo
 
 
 def _toml_string(text: str) -> str:
-    import json
+    import json  # lazy: only where a proposal's draft is written
 
     return json.dumps(text, ensure_ascii=False)
 

@@ -80,14 +80,14 @@ def tasks(project):
         yield {
             "name": inputs.name,
             "doc": f"Digest the files {' '.join(inputs.patterns)} matches [{inputs.segment}]",
-            "actions": [(write_digest, [inputs, run.subjects])],
-            "file_dep": [f"{inputs.root}/{path}" for path in inputs.files if not path.startswith(own)],
+            "actions": [(write_digest, [inputs, run.subjects, own])],
             "targets": [inputs.digest],
             "clean": True,
-            # Matching no file, it has no file_dep, and doit would run a task with only targets every time;
-            # the tracked files under cache/ it matches are compared by name, not content.
+            # No file_dep: the matched files count through one signature of their stat identities,
+            # which doit keeps as one value; the tracked files under cache/ it matches count by name.
             "uptodate": [config_changed({"files": len(inputs.files),
-                                         "cache": [path for path in inputs.files if path.startswith(own)]})],
+                                         "cache": [path for path in inputs.files if path.startswith(own)]}),
+                         (_stat_unchanged, [inputs, run.subjects, own])],
         }
     for job in run.plan.jobs:
         yield {
@@ -136,6 +136,13 @@ def tasks(project):
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _stat_unchanged(task, values, inputs, subjects, own) -> bool:
+    """doit `uptodate` of an input set: its files have the stat identities they had when it was last digested."""
+    from agent_constitution.checks.plan import stat_signature
+
+    return values.get("stat") == stat_signature(inputs, subjects, own)
 
 
 def _plan(root, cache):

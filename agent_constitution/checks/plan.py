@@ -50,33 +50,74 @@ class InputSet:
 
 @dataclass(frozen=True)
 class Job:
+    """One rule in one segment: what its result depends on."""
+
     segment: str
     rule: RuleCheck
     file_dep: tuple[Path, ...]
-    config: dict
-    result: Path
+    config: dict | None             # None for a rule without a check: its result follows from the rule alone
 
     @property
     def name(self) -> str:
         return self.rule.ref if self.segment == ROOT_SEGMENT else f"{self.segment}/{self.rule.ref}"
 
 
+NO_CHECK = "no-check"  # the group of every rule without a check (`checks:no-check`)
+
+
+@dataclass(frozen=True)
+class Group:
+    """One check task: a rule over every segment it is judged in, or (`NO_CHECK`) every rule without a
+    check in every segment. Its result file holds one result per segment, in `pairs`' order."""
+
+    name: str                                   # the rule's ref, or NO_CHECK
+    pairs: tuple[tuple[str, RuleCheck], ...]    # (segment, rule)
+    common: tuple[Path, ...]                    # what every pair depends on: rule file, module, helpers
+    own: tuple[Path | None, ...]                # what one pair depends on besides (its input set's digest)
+    config: dict | None
+    result: Path
+
+    @property
+    def file_dep(self) -> list[Path]:
+        return [*self.common, *dict.fromkeys(path for path in self.own if path is not None)]
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        return tuple(Job(segment, rule, self.common if own is None else (*self.common, own), self.config)
+                     for (segment, rule), own in zip(self.pairs, self.own, strict=True))
+
+
 @dataclass(frozen=True)
 class Plan:
     inputs: tuple[InputSet, ...]
-    jobs: tuple[Job, ...]
+    groups: tuple[Group, ...]
     not_run: tuple[str, ...]
     skipped: tuple[tuple[Result, str], ...] = ()   # (the rule in one segment, why it was not run)
+    order: tuple[tuple[str, str], ...] = ()        # (segment, ref) of every job, as the selection lists them
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """Every (segment, rule) judged, in the selection's order."""
+        found = {(job.segment, job.rule.ref): job for group in self.groups for job in group.jobs}
+        return tuple(found[key] for key in self.order)
 
 
-def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = ()) -> Plan:
-    """The jobs of a run. `only`: rule refs to run (and nothing else), superseded ones included."""
-    jobs: list[Job] = []
+def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = (),
+         segments: Sequence[str] = ()) -> Plan:
+    """The check tasks of a run. `only`: rule refs to run (and nothing else), superseded ones
+    included; `segments`: the segments to judge (and no other)."""
     inputs: dict[tuple[str, str, tuple[str, ...]], InputSet] = {}
     not_run: dict[tuple[str, str], list[str]] = {}   # (rule, why) → the segments it was not run in
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
     skipped: list[tuple[Result, str]] = []
+    # What a rule needs once, however many segments select it: (common deps, config, why not run), by
+    # the rule object's id (the selection gives each rule one object; hashing the dataclass's nine
+    # fields 76,000 times at 1,000 segments cost more than the rest of the plan).
+    prepared: dict[int, tuple[tuple[Path, ...], dict | None, str | None]] = {}
+    pairs: dict[str, list[tuple[str, RuleCheck]]] = {}
+    own: dict[str, list[Path | None]] = {}
+    order: list[tuple[str, str]] = []
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
             if only and rule.ref not in only:
@@ -87,44 +128,63 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                     continue
                 judged_whole.add(rule.ref)
                 segment = ROOT_SEGMENT
+            if segments and segment not in segments:
+                continue
             if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
                 continue
-            subject = rule.check.subject if rule.check else "repository"
-            why = None
-            if subject == "change" and subjects.change is None:
-                why = "checks a change (run with change=staged or change=A..B)"
-            elif subject == "record" and subjects.record is None:
-                why = "checks a session record (run with record=PATH)"
-            elif rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
-                why = NOT_AGENT
+            if id(rule) not in prepared:
+                prepared[id(rule)] = _prepare(rule, subjects, helpers)
+            deps, config, why = prepared[id(rule)]
             if why is not None:
                 not_run.setdefault((rule.ref, why), []).append(segment)
                 skipped.append((for_rule(rule, segment, None), why))
                 continue
-            deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
-            config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
-                      "revision": rule.revision, "status": rule.status, "root": str(rule.source_root),
-                      "format": RESULT_FORMAT}
-            if rule.check is not None and rule.trusted:
-                if rule.check.python:
-                    if rule.source_root not in helpers:
-                        helpers[rule.source_root] = _helpers(rule.source_root)
-                    module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
-                    deps.extend([module] if module.is_file() else [])
-                    deps.extend(helpers[rule.source_root])
-                if subject == "repository":
-                    key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
-                    if key not in inputs:
-                        inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
-                    deps.append(inputs[key].digest)
-                elif subject == "change":
-                    config["change"] = asdict(subjects.change)
-                else:
-                    deps.append(subjects.record)
-            jobs.append(Job(segment, rule, tuple(deps), config, _result_path(cache, segment, rule)))
+            name = NO_CHECK if rule.check is None else rule.ref
+            pairs.setdefault(name, []).append((segment, rule))
+            digest = None
+            if rule.check is not None and rule.trusted and rule.check.subject == "repository":
+                key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
+                if key not in inputs:
+                    inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
+                digest = inputs[key].digest
+            own.setdefault(name, []).append(digest)
+            order.append((segment, rule.ref))
+    groups = []
+    for name, found in pairs.items():
+        deps, config, _ = prepared[id(found[0][1])] if name != NO_CHECK else ((), None, None)
+        groups.append(Group(name, tuple(found), deps, tuple(own[name]), config, _result_path(cache, name)))
     # One line per rule, naming every segment it was not run in, not one line per segment.
     lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
-    return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
+    return Plan(tuple(inputs.values()), tuple(groups), lines, tuple(skipped), tuple(order))
+
+
+def _prepare(rule: RuleCheck, subjects: Subjects, helpers: dict[Path, tuple[Path, ...]]):
+    """(the files every job of the rule depends on, its configuration, why it is not run or None)."""
+    subject = rule.check.subject if rule.check else "repository"
+    why = None
+    if subject == "change" and subjects.change is None:
+        why = "checks a change (run with change=staged or change=A..B)"
+    elif subject == "record" and subjects.record is None:
+        why = "checks a session record (run with record=PATH)"
+    elif rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
+        why = NOT_AGENT
+    if rule.check is None or why is not None:
+        return (rule.source_root / "rules" / f"{rule.id}.toml",), None, why
+    deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
+    config = {"check": asdict(rule.check), "trusted": rule.trusted, "revision": rule.revision,
+              "status": rule.status, "root": str(rule.source_root), "format": RESULT_FORMAT}
+    if rule.trusted:
+        if rule.check.python:
+            if rule.source_root not in helpers:
+                helpers[rule.source_root] = _helpers(rule.source_root)
+            module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
+            deps.extend([module] if module.is_file() else [])
+            deps.extend(helpers[rule.source_root])
+        if subject == "change":
+            config["change"] = asdict(subjects.change)
+        elif subject == "record":
+            deps.append(subjects.record)
+    return tuple(deps), config, None
 
 
 def write_digest(input_set: InputSet, subjects: Subjects) -> bool | None:
@@ -167,12 +227,9 @@ def _helpers(source_root: Path) -> tuple[Path, ...]:
     return tuple(sorted(path for path in folder.glob("*.py") if not _CHECK_MODULE.fullmatch(path.stem)))
 
 
-def _result_path(cache: Path, segment: str, rule: RuleCheck) -> Path:
-    folder = cache / "checks" / "results"
-    if segment != ROOT_SEGMENT:
-        folder = folder / segment
-    # Segment paths and source names come from the manifest: the result must still land in the cache.
-    return _confined(folder, cache) / f"{rule.source}-{rule.id}.json"
+def _result_path(cache: Path, name: str) -> Path:
+    # Source names come from the manifest: the result must still land in the cache.
+    return _confined(cache / "checks" / "results", cache) / f"{name.replace(':', '-')}.json"
 
 
 @functools.lru_cache(maxsize=None)

@@ -36,7 +36,7 @@ from agent_constitution.checks.verdicts import (
     REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
-from agent_constitution.checks.plan import Plan, plan
+from agent_constitution.checks.plan import Group, Job, Plan, plan
 from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
@@ -59,16 +59,34 @@ def review_folder(cache: Path) -> Path:
     return cache / REVIEW
 
 
-def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
-              config: Mapping | None = None) -> dict | bool:
-    """Run one check and write its result; the returned outcome is kept by doit for the next run.
-    With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
-    job's file dependencies, and `config`) is reused instead (see checks.memo)."""
+def check_group(group: Group, subjects: Subjects) -> dict | bool:
+    """Run one check task (a rule in every segment it is judged in, or every rule without a check)
+    and write its results, one per segment; the returned outcome is kept by doit for the next run."""
+    lines = file_lines(subjects.root)
+    results = []
+    for job in group.jobs:
+        results.append(inline_waivers(check_one(job, subjects), lines))
+        progress.tick(job.rule.ref)
+    try:
+        write_if_changed(group.result, json.dumps([result.to_json() for result in results], indent=2,
+                                                  ensure_ascii=False) + "\n")
+    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
+        print(error, file=sys.stderr)
+        return False
+    undecided = any(result.outcome is Outcome.UNDECIDABLE for result in results)
+    return {"outcome": Outcome.UNDECIDABLE.value if undecided else "decided"}
+
+
+def check_one(job: Job, subjects: Subjects) -> Result:
+    """One rule's result in one segment. With the run's memo folder, a result already judged on the
+    same check and inputs (the job's file dependencies and configuration) is reused instead (see
+    checks.memo); a rule without a check needs no memo."""
     from agent_constitution.checks import memo
 
+    rule, segment = job.rule, job.segment
     digest = name = None
-    if subjects.memo is not None and config is not None:
-        digest = memo.key(deps, config)
+    if subjects.memo is not None and job.config is not None:
+        digest = memo.key(job.file_dep, job.config)
         name = memo.name(rule.source, rule.id, segment)
     result = None if digest is None else memo.recall(subjects.memo, name, digest)
     if result is None or result.ref != rule.ref or result.segment != segment:
@@ -78,14 +96,7 @@ def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, d
                 memo.keep(subjects.memo, name, digest, result)
             except OSError:
                 pass  # a memo that cannot be written (a full disk) only costs the next run this check
-    result = inline_waivers(result, file_lines(subjects.root))
-    try:
-        write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
-    except UserError as error:  # a full disk or a read-only cache: the message, no traceback
-        print(error, file=sys.stderr)
-        return False
-    progress.tick(rule.ref)
-    return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
+    return result
 
 
 def retry_undecidable(task, values) -> bool | None:
@@ -94,18 +105,28 @@ def retry_undecidable(task, values) -> bool | None:
     return None if outcome is None else outcome != Outcome.UNDECIDABLE.value
 
 
-def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
+def read_results(result_files: Sequence[Path], order: Sequence[tuple[str, str]]) -> list[Result]:
+    """The results the check tasks wrote (each file a list), in `order` ((segment, ref) as the
+    selection lists them)."""
+    found = {}
+    for path in result_files:
+        for data in json.loads(path.read_text(encoding="utf-8")):
+            result = Result.from_json(data)
+            found[result.segment, result.ref] = result
+    return [found[key] for key in order]
+
+
+def write_reports(results: Sequence[Result], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
                   rules: Mapping[tuple[str, str], RuleCheck] | None = None,
                   skipped: Sequence[tuple[Result, str]] = ()) -> str | None:
-    """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
+    """Apply the waivers and the recorded verdicts to the results, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
     today = today or datetime.date.today()
-    results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today)
     root = (subjects.root if subjects is not None else cache.parent) if root is None else root
     try:
@@ -584,10 +605,12 @@ class Run:
 
 
 def prepare(root: Path, cache: Path, *, change: str | None = None, record: str | None = None,
-            only: str | None = None, message: str | None = None) -> Run:
+            only: str | None = None, segments: str | None = None, message: str | None = None) -> Run:
     """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan.
+    `only` and `segments` are the command line's `rules=` and `segments=` (comma-separated).
     `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
+    folders = tuple(folder.strip().strip("/") or "." for folder in (segments or "").split(",") if folder.strip())
     selection = select(root, cache, wanted)
     subjects = Subjects(
         scan=scan(root),
@@ -598,7 +621,12 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
         record=None if not record else _record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
     )
-    return Run(selection, subjects, plan(selection, subjects, cache, only=wanted))
+    unknown = [folder for folder in folders if folder not in selection.segments]
+    if unknown:
+        raise UserError(f"segments={segments}: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a "
+                        f"segment of {MANIFEST}", fix="name segments by their folder, as [[segment]] path gives it "
+                        f"(the root is .): {', '.join(selection.segments[:8])}")
+    return Run(selection, subjects, plan(selection, subjects, cache, only=wanted, segments=folders))
 
 
 def _message(text: str) -> str:

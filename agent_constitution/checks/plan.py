@@ -73,7 +73,7 @@ class Group:
     name: str                                   # the rule's ref, or NO_CHECK
     pairs: tuple[tuple[str, RuleCheck], ...]    # (segment, rule)
     common: tuple[Path, ...]                    # what every pair depends on: rule file, module, helpers
-    own: tuple[Path | None, ...]                # what one pair depends on besides (its input set's digest)
+    own: tuple[Path | None, ...]                # what each pair depends on besides (its input set's digest); () none
     config: dict | None
     result: Path
 
@@ -83,8 +83,9 @@ class Group:
 
     @property
     def jobs(self) -> tuple[Job, ...]:
-        return tuple(Job(segment, rule, self.common if own is None else (*self.common, own), self.config)
-                     for (segment, rule), own in zip(self.pairs, self.own, strict=True))
+        own = self.own or (None,) * len(self.pairs)
+        return tuple(Job(segment, rule, self.common if extra is None else (*self.common, extra), self.config)
+                     for (segment, rule), extra in zip(self.pairs, own, strict=True))
 
 
 @dataclass(frozen=True)
@@ -93,13 +94,29 @@ class Plan:
     groups: tuple[Group, ...]
     not_run: tuple[str, ...]
     skipped: tuple[tuple[Result, str], ...] = ()   # (the rule in one segment, why it was not run)
-    order: tuple[tuple[str, str], ...] = ()        # (segment, ref) of every job, as the selection lists them
+    selection: Selection | None = None             # what was planned from: the order of the jobs
 
     @property
     def jobs(self) -> tuple[Job, ...]:
         """Every (segment, rule) judged, in the selection's order."""
         found = {(job.segment, job.rule.ref): job for group in self.groups for job in group.jobs}
-        return tuple(found[key] for key in self.order)
+        return tuple(found[key] for key in self.order(found))
+
+    def order(self, judged) -> list[tuple[str, str]]:
+        """The (segment, ref) keys of `judged` in the order the selection lists them (each segment's
+        rules, the root first; a repository-scoped rule at the root, where its first segment lists
+        it), as the report has always listed them. Taken when the report runs, not at planning,
+        which would pay a list entry per (segment, rule)."""
+        if self.selection is None:
+            return list(judged)
+        found: dict[tuple[str, str], None] = {}
+        for segment in self.selection.segments:
+            for rule in self.selection.rules.get(segment, ()):
+                whole = rule.check is not None and rule.check.scope == "repository"
+                key = (ROOT_SEGMENT if whole else segment, rule.ref)
+                if key in judged:
+                    found[key] = None
+        return list(found)
 
 
 def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = (),
@@ -111,80 +128,109 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
     skipped: list[tuple[Result, str]] = []
-    # What a rule needs once, however many segments select it: (common deps, config, why not run), by
-    # the rule object's id (the selection gives each rule one object; hashing the dataclass's nine
-    # fields 76,000 times at 1,000 segments cost more than the rest of the plan).
-    prepared: dict[int, tuple[tuple[Path, ...], dict | None, str | None]] = {}
-    pairs: dict[str, list[tuple[str, RuleCheck]]] = {}
-    own: dict[str, list[Path | None]] = {}
-    order: list[tuple[str, str]] = []
+    # What a rule needs once, however many segments select it (`_Planned`), by the rule object's id:
+    # the selection gives each rule one object, and the loop below runs once per (segment, rule),
+    # 76,000 times at 1,000 segments (hashing the dataclass's nine fields each time cost more than
+    # the rest of the plan).
+    prepared: dict[int, _Planned] = {}
+    pairs: dict[str, list[tuple[str, RuleCheck]]] = {NO_CHECK: []}
+    own: dict[str, list[Path | None]] = {NO_CHECK: []}
+    unchecked = pairs[NO_CHECK]
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
-            if only and rule.ref not in only:
+            planned = prepared.get(id(rule))
+            if planned is None:
+                planned = prepared[id(rule)] = _prepare(rule, subjects, helpers, only)
+            if planned.skip:
+                continue
+            if planned.unchecked and not segments:
+                unchecked.append((selected_in, rule))  # the common case, as short as it can be
                 continue
             segment = selected_in
-            if rule.check is not None and rule.check.scope == "repository":
-                if rule.ref in judged_whole:
+            if planned.whole:
+                if planned.ref in judged_whole:
                     continue
-                judged_whole.add(rule.ref)
+                judged_whole.add(planned.ref)
                 segment = ROOT_SEGMENT
             if segments and segment not in segments:
                 continue
-            if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
+            if planned.why is not None:
+                not_run.setdefault((planned.ref, planned.why), []).append(segment)
+                skipped.append((for_rule(rule, segment, None), planned.why))
                 continue
-            if id(rule) not in prepared:
-                prepared[id(rule)] = _prepare(rule, subjects, helpers)
-            deps, config, why = prepared[id(rule)]
-            if why is not None:
-                not_run.setdefault((rule.ref, why), []).append(segment)
-                skipped.append((for_rule(rule, segment, None), why))
-                continue
-            name = NO_CHECK if rule.check is None else rule.ref
-            pairs.setdefault(name, []).append((segment, rule))
             digest = None
-            if rule.check is not None and rule.trusted and rule.check.subject == "repository":
-                key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
+            if planned.patterns is not None:
+                key = (segment, rule.check.scope, planned.patterns)
                 if key not in inputs:
                     inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
                 digest = inputs[key].digest
-            own.setdefault(name, []).append(digest)
-            order.append((segment, rule.ref))
+            name = planned.name
+            if name not in pairs:
+                pairs[name], own[name] = [], []
+            pairs[name].append((segment, rule))
+            own[name].append(digest)
     groups = []
-    for name, found in pairs.items():
-        deps, config, _ = prepared[id(found[0][1])] if name != NO_CHECK else ((), None, None)
-        groups.append(Group(name, tuple(found), deps, tuple(own[name]), config, _result_path(cache, name)))
+    for name, found in [*pairs.items()][1:] + [(NO_CHECK, unchecked)]:  # the rules without a check last
+        if not found:
+            continue
+        planned = prepared[id(found[0][1])]
+        deps, config = ((), None) if name == NO_CHECK else (planned.deps, planned.config)
+        extra = () if name == NO_CHECK else tuple(own[name])
+        groups.append(Group(name, tuple(found), deps, extra, config, _result_path(cache, name)))
     # One line per rule, naming every segment it was not run in, not one line per segment.
-    lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
-    return Plan(tuple(inputs.values()), tuple(groups), lines, tuple(skipped), tuple(order))
+    lines = tuple(f"{ref} in {', '.join(where)}: {why}" for (ref, why), where in not_run.items())
+    return Plan(tuple(inputs.values()), tuple(groups), lines, tuple(skipped), selection)
 
 
-def _prepare(rule: RuleCheck, subjects: Subjects, helpers: dict[Path, tuple[Path, ...]]):
-    """(the files every job of the rule depends on, its configuration, why it is not run or None)."""
-    subject = rule.check.subject if rule.check else "repository"
+@dataclass(frozen=True)
+class _Planned:
+    """What the plan needs of a rule, found once however many segments select it."""
+
+    ref: str
+    name: str                            # its group's: its ref, or NO_CHECK
+    skip: bool                           # not judged at all: not asked for, repealed, superseded
+    whole: bool                          # judged once, at the root (scope = "repository")
+    why: str | None                      # why it is not run in this run, or None
+    patterns: tuple[str, ...] | None     # the globs of its input set (a trusted repository check)
+    deps: tuple[Path, ...] = ()          # what every job of it depends on
+    config: dict | None = None
+    unchecked: bool = False              # a rule without a check (judged where it is selected, always run)
+
+
+def _prepare(rule: RuleCheck, subjects: Subjects, helpers: dict[Path, tuple[Path, ...]],
+             only: Sequence[str]) -> _Planned:
+    ref, check = rule.ref, rule.check
+    skip = bool(only and ref not in only) or rule.status == "repealed" or (
+        rule.status == "superseded" and ref not in only)
+    whole = check is not None and check.scope == "repository"
+    subject = check.subject if check else "repository"
     why = None
     if subject == "change" and subjects.change is None:
         why = "checks a change (run with change=staged or change=A..B)"
     elif subject == "record" and subjects.record is None:
         why = "checks a session record (run with record=PATH)"
-    elif rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
+    elif check is not None and check.author == "agent" and subjects.agent is None:
         why = NOT_AGENT
-    if rule.check is None or why is not None:
-        return (rule.source_root / "rules" / f"{rule.id}.toml",), None, why
+    if check is None or why is not None or skip:
+        return _Planned(ref, NO_CHECK if check is None else ref, skip, whole, why, None, unchecked=check is None)
     deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
-    config = {"check": asdict(rule.check), "trusted": rule.trusted, "revision": rule.revision,
+    config = {"check": asdict(check), "trusted": rule.trusted, "revision": rule.revision,
               "status": rule.status, "root": str(rule.source_root), "format": RESULT_FORMAT}
+    patterns = None
     if rule.trusted:
-        if rule.check.python:
+        if check.python:
             if rule.source_root not in helpers:
                 helpers[rule.source_root] = _helpers(rule.source_root)
-            module = rule.source_root / RULE_CHECKS / f"{rule.check.python}.py"
+            module = rule.source_root / RULE_CHECKS / f"{check.python}.py"
             deps.extend([module] if module.is_file() else [])
             deps.extend(helpers[rule.source_root])
-        if subject == "change":
+        if subject == "repository":
+            patterns = check.inputs or ANYTHING
+        elif subject == "change":
             config["change"] = asdict(subjects.change)
-        elif subject == "record":
+        else:
             deps.append(subjects.record)
-    return tuple(deps), config, None
+    return _Planned(ref, ref, skip, whole, why, patterns, tuple(deps), config)
 
 
 def write_digest(input_set: InputSet, subjects: Subjects) -> bool | None:
@@ -228,8 +274,11 @@ def _helpers(source_root: Path) -> tuple[Path, ...]:
 
 
 def _result_path(cache: Path, name: str) -> Path:
-    # Source names come from the manifest: the result must still land in the cache.
-    return _confined(cache / "checks" / "results", cache) / f"{name.replace(':', '-')}.json"
+    # Source names come from the manifest (which allows no `/` in them): the result must still land in the cache.
+    file = f"{name.replace(':', '-')}.json"
+    if "/" in file or "\\" in file or file.startswith("."):
+        raise UserError(f"{name}: not a name a result file can have", fix="name sources with letters, digits and -")
+    return _confined(cache / "checks" / "results", cache) / file
 
 
 @functools.lru_cache(maxsize=None)

@@ -105,15 +105,15 @@ def retry_undecidable(task, values) -> bool | None:
     return None if outcome is None else outcome != Outcome.UNDECIDABLE.value
 
 
-def read_results(result_files: Sequence[Path], order: Sequence[tuple[str, str]]) -> list[Result]:
-    """The results the check tasks wrote (each file a list), in `order` ((segment, ref) as the
-    selection lists them)."""
+def read_results(result_files: Sequence[Path], order) -> list[Result]:
+    """The results the check tasks wrote (each file a list), in the order `order` gives their
+    (segment, ref) keys (`Plan.order`: as the selection lists them)."""
     found = {}
     for path in result_files:
         for data in json.loads(path.read_text(encoding="utf-8")):
             result = Result.from_json(data)
             found[result.segment, result.ref] = result
-    return [found[key] for key in order]
+    return [found[key] for key in order(found)]
 
 
 def write_reports(results: Sequence[Result], not_run: Sequence[str], review: Mapping[str, Sequence[str]],

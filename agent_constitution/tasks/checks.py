@@ -72,7 +72,7 @@ def tasks(project):
             "uptodate": [_LazyConfig(_compiled_config, project.root, project.cache)],
             "verbosity": 2,
         }
-    progress.start(len(run.plan.order))
+    progress.start(sum(len(group.pairs) for group in run.plan.groups))
     # A file under cache/ that git tracks (committed by hand) is judged like any other, but no task
     # depends on it: it may be a target of this run (a result, a digest, a report), and doit stops
     # on a task that depends on its own or a later task's target ("Cyclic/recursive dependencies").

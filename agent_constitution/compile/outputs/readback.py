@@ -18,7 +18,8 @@ class ReadBack:
     def jobs(self, plan: Plan) -> list[Job]:
         from agent_constitution.compile.outputs import scoped, shims, summary, windsurf_rest
 
-        before = [f"agents:{job.name}" for output in (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, windsurf_rest.OUTPUT) for job in output.jobs(plan)]
+        before = [f"agents:{job.name}" for output in (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, windsurf_rest.OUTPUT)
+                  for job in plan.jobs_of(output)]
         before += ["agents:chains"]
         return [Job(name="readback", doc="Read the outputs back as each enabled agent loads them; warn (or fail) "
                                          "when one misses a rule in force", task_dep=tuple(before), cleaned=False)]

@@ -37,7 +37,8 @@ class SegmentDocument:
                 doc=f"The generated region of {plan.shown(path)} and its part files",
                 subject=job,
                 targets=(str(path),),
-                task_dep=after + (("render",) if job.path == "." else ()),
+                # The preflight refuses what the resolutions alone show is wrong before any segment is written.
+                task_dep=after + (("render",) if job.path == "." else ()) + ("agents:preflight",),
             ))
         return found
 

@@ -64,19 +64,23 @@ class Preflight:
 
 
 def _state(plan: Plan) -> str:
-    """What the preflight read, by file status: each segment's resolution and instruction file (the
-    hand-written text sizes the budget), and whether each folder exists."""
+    """What the preflight read: each segment's resolution (by file status), whether each folder
+    exists, and the hand-written text that sizes a budget it checks (the root's, when it is the
+    only segment; a nested segment's budget is a share of the chain limit). Not the instruction
+    files' status: the segments' steps rewrite them after the preflight."""
     from agent_constitution.compile.inputs import resolved_path
+    from agent_constitution.compile.outputs.segment import hand_written
 
-    found = [plan.settings.over_limit]
+    found: list = [plan.settings.over_limit]
+    if plan.settings.over_limit == "error" and len(plan.segments) == 1:
+        found.append(hand_written(plan.file(".", FILE)))
     for segment in plan.segments:
         found.append(os.path.isdir(plan.file(segment, FILE).parent))
-        for path in (resolved_path(plan.cache, segment), plan.file(segment, FILE)):
-            try:
-                status = os.stat(path)
-                found.append([status.st_ino, status.st_mtime_ns, status.st_size])
-            except OSError:
-                found.append(None)
+        try:
+            status = os.stat(resolved_path(plan.cache, segment))
+            found.append([status.st_ino, status.st_mtime_ns, status.st_size])
+        except OSError:
+            found.append(None)
     return digest(found)
 
 

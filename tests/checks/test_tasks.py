@@ -294,3 +294,21 @@ def test_a_codex_rollout_is_a_record_subject_too(project: Path, tmp_path: Path):
     unknown.write_text('{"event": "tool", "cmd": "git push --force"}\n')
     run = doit(project, "checks", f"record={unknown}")
     assert "not a session record of Claude Code, Codex or Gemini CLI" in run.stdout
+
+
+def test_the_selection_is_kept_while_the_resolution_is_the_same(project: Path, monkeypatch):
+    """A run reads each segment's resolution document once; the next reads the kept selection (each
+    distinct rule once), and a damaged or stale one is read again from the documents."""
+    from agent_constitution.checks import selection
+
+    doit(project, "checks")
+    first = selection.select(project, project / "cache")
+    assert (project / "cache/checks/selection.json").is_file()
+    reads = []
+    original = selection.read_resolved
+    monkeypatch.setattr(selection, "read_resolved", lambda path: reads.append(path) or original(path))
+    assert selection.select(project, project / "cache") == first and reads == []
+    (project / "cache/checks/selection.json").write_text("{not json")
+    assert selection.select(project, project / "cache") == first and reads
+    kept = json.loads((project / "cache/checks/selection.json").read_text())
+    assert [ref for ref in kept["rules"]][0][:2] == ["ac", 1] and kept["segments"][0][0] == "."

@@ -210,7 +210,8 @@ def write_segment(
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
     from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
-    from agent_constitution.compile.tokens import measure
+    from agent_constitution import console
+    from agent_constitution.compile.tokens import loaded, measure
     from agent_constitution.errors import UserError
     from agent_constitution.fsio import write_if_changed
 
@@ -265,7 +266,7 @@ def write_segment(
             written.append(_relative(root, target))
         whole = text if item.name == FILE else item.text
         outputs[shown] = owned.owned_digest(path, item.name == FILE)
-        lines.append(f"{shown}: {measure(whole, settings.max_tokens)}")
+        lines.append(f"{shown}: {measure(whole, settings.max_tokens, count=console.verbose() or loaded())}")
     if len(document.files) > 1:
         if document.tokens is not None and document.tokens > settings.max_tokens:
             over = f"({document.tokens} tokens) exceed max-tokens {settings.max_tokens}"

@@ -30,6 +30,7 @@ when pre-commit is installed (the tests always run it).
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -320,9 +321,10 @@ def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[
     return out.getvalue()
 
 
-def write_pre_commit(root: Path) -> bool:
-    """Merge our `repo: local` hooks into an existing .pre-commit-config.yaml, and list every git
-    hook they run at in its `default_install_hook_types`."""
+def write_pre_commit(root: Path, generated: str | None = None) -> bool:
+    """Merge our `repo: local` hooks into an existing .pre-commit-config.yaml, list every git hook
+    they run at in its `default_install_hook_types`, and, given `generated` (`generated_pattern`),
+    keep the repository's other hooks off the files compile writes (`with_exclude`)."""
     path = root / PRE_COMMIT
     if not path.exists():
         return False
@@ -330,9 +332,82 @@ def write_pre_commit(root: Path) -> bool:
     wanted = pre_commit_hooks(root)
     merged = merge_pre_commit(text, wanted, path)
     merged = with_install_types(merged, list(dict.fromkeys(hook["stages"][0] for hook in wanted)), path)
+    if generated is not None:
+        merged = with_exclude(merged, generated, path)
     changed = write_if_changed(path, merged)
     validate_pre_commit(path)
     return changed
+
+
+EXCLUDE = "exclude"
+EXCLUDE_MARK = "  # agent-constitution compile: the files it writes, which the other hooks must leave as written"
+EXCLUDE_NOTE = ("note: {file} has its own top-level `exclude`, so its hooks also run on the files compile writes; "
+                "a hook that rewrites them (codespell --write-changes, a formatter) makes the next check find them "
+                "edited by hand: add `{pattern}` to it as another alternative")
+
+
+def generated_pattern(agents: tuple[str, ...], segments: tuple[str, ...]) -> str:
+    """pre-commit's `exclude` for the files compile writes for `agents` in `segments`: every segment's
+    AGENTS.md, its part files (`AGENTS.<part>.md`) and the agents' shims, and the folders of the
+    agents' skills and path-scoped rule files. The repository's own hooks then leave them as compile
+    wrote them: codespell's `--write-changes` or a markdown formatter rewriting a rule's text would
+    otherwise make every later check refuse the file as edited by hand. A regular expression of
+    Python's `re`, written with `re.escape`, as pre-commit reads it."""
+    from agent_constitution.hosts import AGENTS
+    from agent_constitution.hosts.agents import skill_folders
+
+    hosts = [AGENTS[name] for name in agents if name in AGENTS]
+    names = ["AGENTS(\\.[^/]+)?\\.md", *sorted({re.escape(host.shim) for host in hosts if host.shim})]
+    folders = sorted({*skill_folders(tuple(host.name for host in hosts)),
+                      *(host.scoped.folder for host in hosts if host.scoped)})
+    nested = sorted(re.escape(segment + "/") for segment in segments if segment != ".")
+    where = f"({'|'.join(nested)})?" if nested else ""
+    pattern = f"^{where}({'|'.join(names)})$"
+    if folders:
+        pattern += f"|^({'|'.join(re.escape(folder) for folder in folders)})/"
+    return pattern
+
+
+def with_exclude(text: str, pattern: str, path: Path) -> str:
+    """`text` whose top-level `exclude` is `pattern`, in a line compile marks as its own (written
+    before `repos:`, or where its earlier line was). A top-level `exclude` of the repository's own is
+    left as it is (`exclude_note` says what to add to it). Every other byte is kept."""
+    from agent_constitution.compile import yaml_edit
+
+    data = yaml_edit.load(text, path)
+    if not isinstance(data, dict):
+        return text
+    lines = yaml_edit.lines_of(text)
+    quoted = pattern.replace("'", "''")  # YAML's single-quoted scalar: only the quote is escaped
+    line = f"{EXCLUDE}: '{quoted}'{EXCLUDE_MARK}\n"
+    if EXCLUDE in data:
+        start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
+        if end - start != 1 or not lines[start].rstrip("\n").endswith(EXCLUDE_MARK):
+            return text
+        lines[start:end] = [line]
+    elif "repos" in data:
+        start, _ = yaml_edit.key_lines(lines, data, "repos")
+        lines[start:start] = [line]
+    else:
+        return text
+    return "".join(lines)
+
+
+def exclude_note(root: Path, pattern: str) -> str | None:
+    """What to add to a repository's own top-level `exclude`, or None when compile writes it."""
+    path = root / PRE_COMMIT
+    if not path.exists():
+        return None
+    text, data = _read(path)
+    if not isinstance(data, dict) or EXCLUDE not in data:
+        return None
+    from agent_constitution.compile import yaml_edit
+
+    lines = yaml_edit.lines_of(text)
+    start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
+    if end - start == 1 and lines[start].rstrip("\n").endswith(EXCLUDE_MARK):
+        return None
+    return EXCLUDE_NOTE.format(file=PRE_COMMIT, pattern=pattern)
 
 
 INSTALL_TYPES = "default_install_hook_types"
@@ -424,7 +499,8 @@ def remove_pre_commit(root: Path) -> bool:
     # hooks; a user's stay.
     marked = [i for i, line in enumerate(lines)
               if (line.startswith(INSTALL_TYPES + ":") and line.rstrip("\n").endswith(INSTALL_MARK))
-              or (line.startswith(DEFAULT_STAGES + ":") and line.rstrip("\n").endswith(STAGES_MARK))]
+              or (line.startswith(DEFAULT_STAGES + ":") and line.rstrip("\n").endswith(STAGES_MARK))
+              or (line.startswith(EXCLUDE + ":") and line.rstrip("\n").endswith(EXCLUDE_MARK))]
     if all(isinstance(h, dict) and h.get("id") in OUR_IDS for h in hooks):
         start, end = yaml_edit.item_lines(lines, repos, index)
         del lines[start:end]

@@ -6,7 +6,8 @@
 - `summary`: what one repository's files say (sources, rules, policy, waivers, baseline, report).
 - `survey`: reads the whole fleet in parallel with a bound, refreshing only what changed.
 - `render`: the table, the JSON and the static HTML page.
-- `release`: for a rule release, which repositories it affects and what changes for each.
+- `release`: for a rule release, what each repository would newly violate (`newly` judges one
+  repository's tree: its rules' changes, the new checks run against the locked ones), and the notes.
 
 docs/fleet.md describes the command and how a large organisation runs it.
 """

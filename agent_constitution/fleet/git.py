@@ -3,14 +3,20 @@
 The git command line performs every network call (the user's SSH agent and credential helpers work
 as for `git fetch`), never prompting (`GIT_TERMINAL_PROMPT=0`), with a timeout. Each repository gets
 a bare repository of its own under the user cache holding the one commit fetched (`--depth 1`);
-files are read from its objects with one `git cat-file --batch`, nothing is checked out.
+files are read from its objects with one `git cat-file --batch`, nothing is checked out. The rule
+sources the locks name are asked for their tags the same way (`tags`), with no mirror of them. A release's
+impact needs the whole tree on disk for the checks: `extract` writes it from the objects into a
+folder of the caller's (`git archive`, unpacked with tarfile's `data` filter, which refuses
+absolute paths, `..` and links leading out of the folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 from agent_constitution.errors import UserError
@@ -45,6 +51,20 @@ def head(url: str) -> str:
     return commit
 
 
+def tags(url: str) -> list[tuple[str, str]]:
+    """(name, commit) of every tag of the repository, sorted by name, as `git ls-remote --tags` lists
+    them (an annotated tag by the commit it names)."""
+    found: dict[str, str] = {}
+    for line in _git(["ls-remote", "--tags", "--", url]).decode("utf-8", "replace").splitlines():
+        commit, _, ref = line.partition("\t")
+        name = ref.removeprefix("refs/tags/")
+        if name.endswith("^{}"):
+            found[name[:-3]] = commit
+        else:
+            found.setdefault(name, commit)
+    return sorted(found.items())
+
+
 def mirror_of(root: Path, key: str) -> Path:
     return root / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".git")
 
@@ -76,3 +96,13 @@ def read_files(mirror: Path, commit: str, names: tuple[str, ...], limit: int = 4
         at += size + 1
         found[name] = body if header[1] == b"blob" and size <= limit else None
     return found
+
+
+def extract(mirror: Path, commit: str, folder: Path) -> None:
+    """Write the tree of `commit` into `folder` (which must exist)."""
+    archive = _git(["archive", "--format=tar", commit], cwd=mirror)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise UserError(f"cannot write the tree of {commit[:12]} into {folder}: {error}") from None

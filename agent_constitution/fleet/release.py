@@ -1,177 +1,160 @@
-"""For a rule release (`URL@TAG`): which repositories of a fleet it affects, and what changes for each.
+"""For a rule release (`URL@TAG`): what each repository of a fleet would newly violate, and the notes.
 
-A repository is affected when its lock pins that source at another commit. For each rule it enables
-from the source, the rule file and its python check module are compared between the locked commit
-and the release's (read from the source's mirror, nothing checked out): texts changed, checks
-changed, revisions moved, rules superseded, repealed or gone. New rules in the release are listed
-once: a repository gets them where a package it selects includes them. A rule whose check changed
-and that the repository's latest report passes is listed to re-check: the new check may find what
-the old one did not. Nothing is opened or pushed.
+`impact(fleet, spec)`: a repository is affected when its lock pins that source at another commit.
+Its default-branch tree (the commit the survey read, from the fleet's shallow fetch) is extracted
+into a temporary folder and judged by `newly.newly_violated`: per rule of the release it selects,
+added, check changed, text changed or removed, and for the added and changed checks the findings
+the locked revision's check does not have. Repositories at the same head commit are judged once.
+Nothing is opened, pushed or written into any repository.
+
+`notes(spec)`: the release's own notes per rule against the version tag before it, in Markdown.
 """
 
 from __future__ import annotations
 
+import tempfile
 import tomllib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.errors import UserError
-from agent_constitution.fleet.survey import Fleet, parallel
+from agent_constitution.fleet import git
+from agent_constitution.fleet.newly import ADDED, CHECK, REMOVED, TEXT, RuleImpact, newly_violated
+from agent_constitution.fleet.survey import Fleet
+from agent_constitution.ruleset.versions import Tag, tag_versions
+from agent_constitution.sources import changed_paths, read_at, version_tags
 from agent_constitution.sources.urls import locate
 
+EXAMPLE = "e.g. --release github.com/acme/rules@v2.0.0"
 
-def impact(fleet: Fleet, spec: str, jobs: int = 8) -> dict:
-    from agent_constitution.sources import changed_paths, read_at, version_tags
 
+def parse_spec(spec: str) -> tuple[str, str]:
     url, at, tag = spec.rpartition("@")
-    if not at or not url or not tag or "/" in tag and ":" in tag:
-        raise UserError(f"--release {spec!r} is not URL@TAG", fix="e.g. --release github.com/acme/rules@v2.0.0")
+    if not at or not url or not tag or ("/" in tag and ":" in tag):
+        raise UserError(f"--release {spec!r} is not URL@TAG", fix=EXAMPLE)
+    return url, tag
+
+
+def impact(fleet: Fleet, spec: str, judge: Callable[[Path, str, str], tuple[RuleImpact, ...]] = newly_violated) -> dict:
+    """Per affected repository its rules' changes and new violations; per rule the repositories it newly fails."""
+    url, tag = parse_spec(spec)
     key = locate(url).key
-    tags = dict(version_tags(url=url, base_dir=Path.cwd()))
-    if tag not in tags:
+    commit = dict(version_tags(url=url, base_dir=Path.cwd())).get(tag)
+    if commit is None:
         raise UserError(f"{url} has no tag {tag!r}", fix="name a tag `git ls-remote --tags` lists")
-    new = tags[tag]
-
-    @lru_cache(maxsize=None)
-    def rule_at(commit: str, rule_id: int) -> tuple[dict | None, bytes | None]:
-        data = read_at(url=url, commit=commit, name=f"rules/{rule_id}.toml", base_dir=Path.cwd())
-        if data is None:
-            return None, None
-        try:
-            rule = tomllib.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return {"unreadable": True}, None
-        module = (rule.get("check") or {}).get("python")
-        code = read_at(url=url, commit=commit, name=f"rules/checks/{module}.py", base_dir=Path.cwd()) \
-            if isinstance(module, str) and module.isidentifier() else None
-        return rule, code
-
-    @lru_cache(maxsize=None)
-    def added(old: str) -> tuple[str, ...]:
-        paths = changed_paths(url=url, old=old, new=new, base_dir=Path.cwd()) or frozenset()
-        found = []
-        for path in sorted(paths):
-            name = path.removeprefix("rules/").removesuffix(".toml")
-            if path.startswith("rules/") and path.count("/") == 1 and name.isdigit() and rule_at(old, int(name))[0] is None:
-                found.append(name)
-        return tuple(found)
-
+    judged: dict[str, tuple[RuleImpact, ...] | UserError] = {}
     affected = []
     for row in fleet.repositories:
-        for source in row.get("sources", ()):
-            if not source.get("url") or locate(source["url"]).key != key or source.get("commit") in (None, new):
-                continue
-            old = source["commit"]
-            changes = []
-            for ref, revision in row.get("enabled", {}).items():
-                name, _, number = ref.partition(":")
-                if name != source["name"] or not number.isdigit():
-                    continue
-                change = _change(rule_at(old, int(number)), rule_at(new, int(number)))
-                if change:
-                    verdict = row.get("results", {}).get(ref)
-                    changes.append({"rule": ref, "changes": change,
-                                    "recheck": "check changed" in change and verdict == "pass"})
-            affected.append({"repository": row["repository"], "locked": source.get("version") or source.get("tag")
-                             or old[:12], "rules": changes,
-                             "new_rules": [f"{source['name']}:{n}" for n in added(old)]})
-    return {"release": spec, "commit": new, "affected": affected,
+        locked = _locked(row, key)
+        if locked is None or locked.get("commit") in (None, commit):
+            continue
+        if row["commit"] not in judged:
+            judged[row["commit"]] = _judged(git.mirror_of(fleet.mirrors, row["key"]), row["commit"], key, tag, judge)
+        affected.append(_affected(row, locked, judged[row["commit"]]))
+    return {"release": spec, "commit": commit, "affected": affected, "rules": _per_rule(affected),
             "unaffected": sum(1 for row in fleet.repositories if row.get("commit")) - len(affected)}
 
 
-def _change(old: tuple, new: tuple) -> list[str]:
-    (before, old_code), (after, new_code) = old, new
-    if before is None and after is None:
-        return []
-    if after is None:
-        return ["removed from the source"]
-    if before is None:
-        return ["new in this release"]
-    found = []
-    if before.get("revision") != after.get("revision"):
-        found.append(f"revision {before.get('revision')} → {after.get('revision')}")
-    if before.get("status") != after.get("status"):
-        found.append(f"status {before.get('status')} → {after.get('status')}")
-    if before.get("text") != after.get("text") or before.get("title") != after.get("title"):
-        found.append("text changed")
-    if before.get("check") != after.get("check") or old_code != new_code:
-        found.append("check changed")
+def _locked(row: dict, key: str) -> dict | None:
+    """The repository's lock entry of the source `key`."""
+    return next((source for source in row.get("sources", ())
+                 if source.get("url") and locate(source["url"]).key == key), None)
+
+
+def _judged(mirror: Path, commit: str, key: str, tag: str, judge) -> tuple[RuleImpact, ...] | UserError:
+    try:
+        with tempfile.TemporaryDirectory(prefix="agent-constitution-release-") as folder:
+            git.extract(mirror, commit, Path(folder))
+            return judge(Path(folder), key, tag)
+    except UserError as error:
+        return error
+
+
+def _affected(row: dict, locked: dict, judged: tuple[RuleImpact, ...] | UserError) -> dict:
+    found = {"repository": row["repository"], "commit": row["commit"], "error": None, "rules": [], "newly": [],
+             "locked": locked.get("version") or locked.get("tag") or locked["commit"][:12]}
+    if isinstance(judged, UserError):
+        found["error"] = str(judged).removeprefix("error: ").split("\n")[0]
+    else:
+        found["rules"] = [item.to_json() for item in judged]
+        found["newly"] = sorted({item.rule for item in judged if item.new}, key=_number)
     return found
 
 
-def impact_text(found: dict) -> str:
-    lines = [f"{found['release']} ({found['commit'][:12]}): {len(found['affected'])} repositories affected,"
-             f" {found['unaffected']} already at it or not following it"]
-    for repo in found["affected"]:
-        lines.append(f"\n{repo['repository']} (locked at {repo['locked']})")
-        if not repo["rules"]:
-            lines.append("  no enabled rule changes")
+def _per_rule(affected: list[dict]) -> dict[str, dict]:
+    """Rule → its change, and how many affected repositories it newly fails (and with how many findings)."""
+    found: dict[str, dict] = {}
+    for repo in affected:
         for rule in repo["rules"]:
-            note = "  (passes today: re-check)" if rule["recheck"] else ""
-            lines.append(f"  {rule['rule']}: {', '.join(rule['changes'])}{note}")
-        if repo["new_rules"]:
-            lines.append(f"  new in the source (selected where a package includes them): {', '.join(repo['new_rules'])}")
+            entry = found.setdefault(rule["rule"], {"change": rule["change"], "repositories": 0, "findings": 0})
+            entry["findings"] += len(rule["new"])
+        for ref in repo["newly"]:
+            found[ref]["repositories"] += 1
+    return dict(sorted(found.items(), key=lambda item: _number(item[0])))
+
+
+def impact_text(found: dict) -> str:
+    failing = sum(1 for repo in found["affected"] if repo["newly"])
+    lines = [f"{found['release']} ({found['commit'][:12]}): {len(found['affected'])} repositories affected,"
+             f" {found['unaffected']} already at it or not following it; {failing} would newly violate a rule"]
+    for repo in found["affected"]:
+        lines.append(f"\n{repo['repository']} (locked at {repo['locked']}, head {repo['commit'][:12]})")
+        if repo["error"]:
+            lines.append(f"  error: {repo['error']}")
+        elif not repo["rules"]:
+            lines.append("  no rule it selects changes")
+        lines += [f"  {line}" for rule in repo["rules"] for line in _rule_lines(rule)]
     return "\n".join(lines) + "\n"
+
+
+def _rule_lines(rule: dict) -> list[str]:
+    where = "" if rule["segment"] == "." else f" in {rule['segment']}"
+    head = f"{rule['rule']}{where}: {rule['change']} (revision {rule['revision']})"
+    if rule["change"] in (TEXT, REMOVED):
+        return [f"{head}: nothing to check"]
+    if rule["new"]:
+        return [f"{head}: {len(rule['new'])} new violation{'s' if len(rule['new']) > 1 else ''}",
+                *(f"  {_where(item)}: {item['reason']}" for item in rule["new"])]
+    if rule["outcome"] == "undecidable":
+        return [f"{head}: undecidable: {rule['cause']}"]
+    return [f"{head}: " + ("no new violation" if rule["outcome"] else "no check (a reviewer judges it)")]
+
+
+def _where(finding: dict) -> str:
+    path = finding["path"] or "(no file)"
+    return f"{path}:{finding['line']}" if finding["line"] else path
+
+
+@lru_cache(maxsize=None)
+def _rule_at(url: str, commit: str | None, number: str) -> tuple[dict | None, bytes | None]:
+    """A source's rule file (parsed) and python check code at a commit, read from its mirror."""
+    if commit is None:
+        return None, None
+    data = read_at(url=url, commit=commit, name=f"rules/{number}.toml", base_dir=Path.cwd())
+    try:
+        parsed = tomllib.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        parsed = {}
+    module = ((parsed or {}).get("check") or {}).get("python")
+    code = read_at(url=url, commit=commit, name=f"rules/checks/{module}.py", base_dir=Path.cwd()) \
+        if isinstance(module, str) and module.isidentifier() else None
+    return parsed, code
+
+
+SECTIONS = ("Rules added", "Texts changed", "Checks changed", "Status changed", "Rules removed")
 
 
 def notes(spec: str) -> str:
     """The release notes of a rule release (`URL@TAG`), per rule, against the version tag before it:
     rules added, texts changed, checks changed, revisions, statuses. Markdown, for the source's
     release page or CHANGELOG.md, where Renovate reads release notes into its pull requests."""
-    from agent_constitution.ruleset.versions import tag_versions, version_of
-    from agent_constitution.sources import changed_paths, read_at, version_tags
-
-    url, at, tag = spec.rpartition("@")
-    if not at or not url or not tag:
-        raise UserError(f"--release {spec!r} is not URL@TAG", fix="e.g. --release github.com/acme/rules@v2.0.0")
-    tags = tag_versions(version_tags(url=url, base_dir=Path.cwd()))
-    current = next((item for item in tags if item.name == tag), None)
-    if current is None or version_of(tag) is None:
-        raise UserError(f"{url} has no version tag {tag!r}", fix="name a version tag `git ls-remote --tags` lists")
-    before = next((item for item in tags if item.version < current.version), None)
-    base = f" (since {before.name})" if before else " (the first release)"
-    sections: dict[str, list[str]] = {"Rules added": [], "Texts changed": [], "Checks changed": [],
-                                      "Status changed": [], "Rules removed": []}
-
-    def rule(commit: str | None, number: str) -> tuple[dict | None, bytes | None]:
-        if commit is None:
-            return None, None
-        data = read_at(url=url, commit=commit, name=f"rules/{number}.toml", base_dir=Path.cwd())
-        try:
-            parsed = tomllib.loads(data.decode("utf-8")) if data is not None else None
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-            parsed = {}
-        module = ((parsed or {}).get("check") or {}).get("python")
-        code = read_at(url=url, commit=commit, name=f"rules/checks/{module}.py", base_dir=Path.cwd()) \
-            if isinstance(module, str) and module.isidentifier() else None
-        return parsed, code
-
-    if before is None:
-        paths = set()
-    else:
-        paths = set(changed_paths(url=url, old=before.commit, new=current.commit, base_dir=Path.cwd()) or ())
-    numbers = sorted({p.removeprefix("rules/").removesuffix(".toml") for p in paths
-                      if p.startswith("rules/") and p.count("/") == 1 and p.endswith(".toml")} - {"source"}, key=_number)
-    modules = {p.removeprefix("rules/checks/").removesuffix(".py") for p in paths if p.startswith("rules/checks/")}
-    for number in sorted(set(numbers) | {m[1:] for m in modules if m[1:].isdigit()}, key=_number):
-        old, new = rule(before.commit if before else None, number), rule(current.commit, number)
-        title = ((new[0] or old[0] or {}).get("title") or {})
-        label = f"`{number}` {next(iter(title.values()), '')}".rstrip()
-        change = _change(old, new)
-        if change == ["new in this release"]:
-            sections["Rules added"].append(label)
-        elif change == ["removed from the source"]:
-            sections["Rules removed"].append(label)
-        for item in change:
-            revision = next((c for c in change if c.startswith("revision")), "")
-            if item == "text changed":
-                sections["Texts changed"].append(f"{label} ({revision})" if revision else label)
-            elif item == "check changed":
-                sections["Checks changed"].append(f"{label} ({revision})" if revision else label)
-            elif item.startswith("status"):
-                sections["Status changed"].append(f"{label}: {item}")
-    lines = [f"## {tag}{base}", "", "Behaviour change per rule (`agent-constitution fleet --release"
-             f" {url}@{tag}` lists which repositories of a fleet each affects)."]
+    url, tag = parse_spec(spec)
+    current, before = _release_and_before(url, tag)
+    sections = _sections(url, before.commit if before else None, current.commit)
+    since = f" (since {before.name})" if before else " (the first release)"
+    lines = [f"## {tag}{since}", "", "Behaviour change per rule (`agent-constitution fleet --release"
+             f" {url}@{tag}` lists what each repository of a fleet would newly violate)."]
     for heading, items in sections.items():
         if items:
             lines += ["", f"### {heading}", "", *(f"- {item}" for item in items)]
@@ -180,5 +163,71 @@ def notes(spec: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _release_and_before(url: str, tag: str) -> tuple[Tag, Tag | None]:
+    """The release's version tag and the version tag before it (None: the first release)."""
+    tags = tag_versions(version_tags(url=url, base_dir=Path.cwd()))
+    current = next((item for item in tags if item.name == tag), None)
+    if current is None:
+        raise UserError(f"{url} has no version tag {tag!r}", fix="name a version tag `git ls-remote --tags` lists")
+    return current, next((item for item in tags if item.version < current.version), None)
+
+
+def _sections(url: str, old: str | None, new: str) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {heading: [] for heading in SECTIONS}
+    for number in _touched(url, old, new):
+        before, after = _rule_at(url, old, number), _rule_at(url, new, number)
+        title = (after[0] or before[0] or {}).get("title") or {}
+        for heading, line in _entries(f"`{number}` {next(iter(title.values()), '')}".rstrip(),
+                                      _differences(before, after)):
+            sections[heading].append(line)
+    return sections
+
+
+def _touched(url: str, old: str | None, new: str) -> list[str]:
+    """The rule numbers whose file or python check module (`rules/checks/r<N>.py`) differs between two commits."""
+    paths = changed_paths(url=url, old=old, new=new, base_dir=Path.cwd()) or () if old else ()
+    return sorted({number for number in map(_rule_of, paths) if number is not None}, key=_number)
+
+
+def _rule_of(path: str) -> str | None:
+    folder, _, name = path.rpartition("/")
+    if folder == "rules" and name.endswith(".toml") and name != "source.toml":
+        return name.removesuffix(".toml")
+    if folder == "rules/checks" and name.startswith("r") and name.endswith(".py") and name[1:-3].isdigit():
+        return name[1:-3]
+    return None
+
+
+def _differences(old: tuple, new: tuple) -> list[str]:
+    (before, old_code), (after, new_code) = old, new
+    if before is None or after is None:
+        return [] if before is after else [ADDED if before is None else REMOVED]
+    found = [f"{field} {before.get(field)} → {after.get(field)}" for field in ("revision", "status")
+             if before.get(field) != after.get(field)]
+    return found + _kinds(before, after, old_code != new_code)
+
+
+def _kinds(before: dict, after: dict, code_changed: bool) -> list[str]:
+    """TEXT when the words changed, CHECK when the `[check]` table or its code did."""
+    words = any(before.get(field) != after.get(field) for field in ("text", "title"))
+    return [TEXT] * words + [CHECK] * (code_changed or before.get("check") != after.get("check"))
+
+
+def _entries(label: str, differences: list[str]) -> list[tuple[str, str]]:
+    """(section, line) for each of a rule's differences."""
+    revision = next((item for item in differences if item.startswith("revision")), "")
+    labelled = f"{label} ({revision})" if revision else label
+    found = []
+    for item in differences:
+        if item in (ADDED, REMOVED):
+            found.append(("Rules added" if item == ADDED else "Rules removed", label))
+        elif item in (TEXT, CHECK):
+            found.append(("Texts changed" if item == TEXT else "Checks changed", labelled))
+        elif item.startswith("status"):
+            found.append(("Status changed", f"{label}: {item}"))
+    return found
+
+
 def _number(text: str) -> tuple[int, str]:
-    return (int(text), "") if text.isdigit() else (10**12, text)
+    number = text.rpartition(":")[2]
+    return (int(number), text) if number.isdigit() else (10**12, text)

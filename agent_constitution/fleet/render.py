@@ -1,4 +1,5 @@
-"""A fleet as a table (the terminal), as JSON, and as one static HTML page with its plots.
+"""A fleet as a table (the terminal), as JSON, and as one static HTML page with its plots; a release's
+impact (`release.impact`) as a page of its own (`release.html`).
 
 The page is built like the rule site (Jinja2 with autoescaping: every value comes from a
 repository), self-contained (its CSS inline, plots as inline SVG with a text alternative and the
@@ -11,9 +12,8 @@ import json
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
 from agent_constitution.fleet.survey import Fleet
+from agent_constitution.fsio import write_if_changed
 
 TEMPLATES = Path(__file__).parent / "templates"
 COLUMNS = ("repository", "commit", "policy", "behind", "violated", "waivers", "baseline", "checked")
@@ -23,13 +23,17 @@ def table(fleet: Fleet) -> str:
     rows = [COLUMNS] + [_cells(row) for row in fleet.repositories]
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
-    behind = sum(1 for row in fleet.repositories if any(s.get("behind") for s in row.get("sources", ())))
-    failing = sum(1 for row in fleet.repositories if row.get("violated"))
-    errors = sum(1 for row in fleet.repositories if row.get("error"))
-    lines.append("")
-    lines.append(f"{len(fleet.repositories)} repositories ({fleet.fetched} read again): {behind} behind a release,"
-                 f" {failing} violating a rule, {errors} with an error")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", _counts(fleet)])
+
+
+def _counts(fleet: Fleet) -> str:
+    def count(test) -> int:
+        return sum(1 for row in fleet.repositories if test(row))
+
+    behind = count(lambda row: any(source.get("behind") for source in row.get("sources", ())))
+    return (f"{len(fleet.repositories)} repositories ({fleet.fetched} read again): {behind} behind a release,"
+            f" {count(lambda row: row.get('violated'))} violating a rule, {count(lambda row: row.get('error'))}"
+            " with an error")
 
 
 def _cells(row: dict) -> tuple[str, ...]:
@@ -51,7 +55,9 @@ def json_text(data) -> str:
 
 
 @cache
-def _environment() -> Environment:
+def _environment():
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # lazy: only the HTML pages
+
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True,
                        undefined=StrictUndefined, keep_trailing_newline=True)
 
@@ -71,10 +77,26 @@ def html(fleet: Fleet, title: str = "Fleet") -> str:
     )
 
 
-def write_html(fleet: Fleet, folder: Path) -> Path:
-    from agent_constitution.fsio import write_if_changed
+def impact_html(found: dict, title: str = "Release impact") -> str:
+    """The page of a release's impact: new violations per rule (a plot and its table), then per repository."""
+    rules = [{"ref": ref, **entry} for ref, entry in found["rules"].items()]
+    return _environment().get_template("release.html.j2").render(
+        title=title, impact=found, rules=rules, failing=sum(1 for repo in found["affected"] if repo["newly"]), width=480)
 
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / "index.html"
-    write_if_changed(target, html(fleet).encode("utf-8"))
+
+def write_html(fleet: Fleet, folder: Path) -> Path:
+    return _write(folder / "index.html", html(fleet))
+
+
+def write_impact_html(found: dict, folder: Path) -> Path:
+    return _write(folder / "release.html", impact_html(found))
+
+
+def write_json(data, path: Path) -> Path:
+    return _write(path, json_text(data))
+
+
+def _write(target: Path, text: str) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_if_changed(target, text.encode("utf-8"))
     return target

@@ -14,7 +14,7 @@ FILES = (MANIFEST, LOCKFILE, BASELINE)
 
 
 def summarize(files: dict[str, bytes | None]) -> dict:
-    from agent_constitution.ruleset.models import Lockfile, parse
+    from agent_constitution.ruleset.models import Lockfile, parse  # lazy: pydantic, only where a head moved
 
     found: dict = {"manifest": files.get(MANIFEST) is not None, "lock": files.get(LOCKFILE) is not None,
                    "errors": [], "policy": None, "sources": [], "rules": {}, "waivers": 0, "baseline": 0}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_constitution.errors import UserError
+from agent_constitution.layout import BASELINE
 from agent_constitution.policy.discover import Found, Layer
 from agent_constitution.policy.model import PolicyFile
 from agent_constitution.refs import parse_ref
@@ -174,7 +175,6 @@ def _excluder(resolution, path: str, node: Node):
 
 
 def _baseline(baseline, policy: PolicyFile, at: "_Places", world, local, today, root: Path) -> Iterator[Breach]:
-    from agent_constitution.layout import BASELINE
 
     lines = _lines(root / BASELINE)
     forbidden = [(text, at.covered(world, text, "waivers.baseline")) for text in policy.waivers.baseline]

@@ -70,7 +70,7 @@ class Found:
 
 
 def managed_path() -> Path:
-    import platformdirs
+    import platformdirs  # lazy: what a check run without a policy pays for a stat of the managed path
 
     return Path(platformdirs.site_config_dir("agent-constitution")) / FILE
 
@@ -91,11 +91,14 @@ def specs(environ=None) -> list[tuple[str, str]]:
 
 def discover(project_root: Path | None = None, environ=None) -> Found:
     """The policy in force for `project_root` (None: outside a repository, as the fleet reads)."""
-    from agent_constitution.policy.model import PolicyFile
-    from agent_constitution.ruleset.models import parse
+    given = specs(environ)
+    if not given:
+        return Found((), ())
+    from agent_constitution.policy.model import PolicyFile  # lazy: pydantic, only when a policy is set
+    from agent_constitution.ruleset.models import parse  # lazy: pydantic, only when a policy is set
 
     layers, models = [], []
-    for origin, spec in specs(environ):
+    for origin, spec in given:
         layer = _read(origin, spec, project_root)
         layers.append(layer)
         models.append(parse(PolicyFile, parse_toml(layer.text, layer.shown), layer.shown))
@@ -121,7 +124,7 @@ def _read(origin: str, spec: str, project_root: Path | None) -> Layer:
 
 
 def _from_git(origin: str, url: str, commit: str, name: str) -> Layer:
-    from agent_constitution.sources import read_at
+    from agent_constitution.sources import read_at  # lazy: pygit2, only for a policy pinned in git
 
     shown = f"{url}#{commit}:{name}"
     data = read_at(url=url, commit=commit, name=name, base_dir=Path.cwd())

@@ -13,7 +13,11 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+from doit import get_var
+
+from agent_constitution.errors import OutOfDate
 from agent_constitution.policy.discover import discover, specs
+from agent_constitution.ruleset.locked import locked_run
 
 
 def locked_policy(resolution, today: datetime.date | None = None) -> str | None:
@@ -21,8 +25,8 @@ def locked_policy(resolution, today: datetime.date | None = None) -> str | None:
     found = discover(resolution.project_root)
     if not found.layers:
         return None
-    from agent_constitution.checks import baseline
-    from agent_constitution.policy.apply import enforce
+    from agent_constitution.checks import baseline  # lazy: pydantic models, read only under a policy
+    from agent_constitution.policy.apply import enforce  # lazy: pydantic models, read only under a policy
 
     enforce(resolution, found, today, baseline.read(resolution.project_root))
     return found.digest
@@ -33,28 +37,24 @@ def check_gate(root: Path) -> None:
     run whose `rules.lock` records another policy's digest fails; the resolution is enforced again
     unless the lock records this policy and the policy says nothing of waivers and baselines (which
     change without a new lock)."""
-    from agent_constitution.ruleset.locked import locked_run
-
     locked, because = locked_run(variable=_variable("locked"))
     if not specs() and not locked:
         return
-    from agent_constitution.ruleset.lockfile import read_lock
+    from agent_constitution.ruleset.lockfile import read_lock  # lazy: pydantic models, read only under a policy
 
     found = discover(root)
     lock = read_lock(root)
     recorded = lock.manifest.policy if lock is not None else None
     if recorded != found.digest:
-        from agent_constitution.errors import OutOfDate
-
         if locked:
             raise OutOfDate(stale(recorded, found.digest, because), file="rules.lock",
                             fix="run `agent-constitution compile` under the policy that is to govern the repository,"
                                 " and commit rules.lock")
     if not found.layers or (recorded == found.digest and not any(model.waivers.model_fields_set for model in found.models)):
         return
-    from agent_constitution.checks import baseline
-    from agent_constitution.policy.apply import enforce
-    from agent_constitution.ruleset.resolve import resolve
+    from agent_constitution.checks import baseline  # lazy: pydantic models, read only under a policy
+    from agent_constitution.policy.apply import enforce  # lazy: pydantic models, read only under a policy
+    from agent_constitution.ruleset.resolve import resolve  # lazy: the resolver, run only under a policy
 
     enforce(resolve(root, lock), found, None, baseline.read(root))
 
@@ -68,6 +68,4 @@ def stale(recorded: str | None, digest: str | None, because: str) -> str:
 
 def _variable(name: str) -> str | None:
     """A doit command-line variable (`locked=1`, what `check --locked` passes), outside doit none."""
-    from doit import get_var
-
     return get_var(name)

@@ -14,4 +14,5 @@
 - `upgrade`: `upgrade`, `outdated` and `replace`.
 - `inputs`: the files the lock stage depends on.
 - `layout`: the file names and segment keys task creation needs (imports nothing).
+- `tags`: version tags and their order (imports only `packaging`; `versions` re-exports them).
 """

@@ -33,7 +33,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider, BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
 from agent_constitution.errors import UserError
@@ -41,6 +40,8 @@ from agent_constitution.layout import SOURCE_CONFIG as SOURCE_FILE
 from agent_constitution.readers import decode, parse_toml
 from agent_constitution.ruleset.manifest import Declared, declare
 from agent_constitution.ruleset.models import SourceConfig, SourceSpec, parse
+# Version tags and their order live in `tags` (no pydantic, no pygit2: the fleet's warm run reads them).
+from agent_constitution.ruleset.tags import Tag, admits, newest, tag_versions, version_of  # noqa: F401
 from agent_constitution.sources import read_at, version_tags
 
 if TYPE_CHECKING:
@@ -52,46 +53,9 @@ _LOOKS_LIKE_VERSION = re.compile(r"^[vV]?[0-9]")
 _MAX_ROUNDS = 10_000
 
 
-def version_of(tag: str) -> Version | None:
-    """The PEP 440 version a tag names (`v1.2` → 1.2), or None for a tag that names none."""
-    try:
-        return Version(tag)
-    except InvalidVersion:
-        return None
-
-
-@dataclass(frozen=True)
-class Tag:
-    name: str
-    commit: str
-    version: Version
-
-
-def tag_versions(tags: Iterable[tuple[str, str]]) -> list[Tag]:
-    """The version tags among (name, commit) pairs, newest first (equal versions: by name)."""
-    found = [Tag(name, commit, version) for name, commit in tags if (version := version_of(name)) is not None]
-    return sorted(found, key=lambda tag: (tag.version, tag.name), reverse=True)
-
-
 def not_versions(tags: Iterable[tuple[str, str]]) -> list[str]:
     """Tags that look like versions but are not PEP 440 ones (ignored by ranges and upgrades)."""
     return sorted(name for name, _ in tags if _LOOKS_LIKE_VERSION.match(name) and version_of(name) is None)
-
-
-def admits(spec: SpecifierSet, version: Version) -> bool:
-    """PEP 440 containment: a pre-release only when the range names one (packaging's default admits them)."""
-    return spec.contains(version, prereleases=bool(spec.prereleases))
-
-
-def newest(tags: Iterable[Tag], spec: SpecifierSet | None = None, *, prereleases: bool = False) -> Tag | None:
-    """The newest tag inside `spec` (None: any); pre-releases only when `prereleases` or the range names one."""
-    for tag in tags:
-        if spec is not None:
-            if admits(spec, tag.version):
-                return tag
-        elif prereleases or not tag.version.is_prerelease:
-            return tag
-    return None
 
 
 # --- requirements and candidates -----------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`agent-constitution fleet --repos FILE | --org NAME`: one view of many repositories (read-only for them).
 
 Runs anywhere (no rules.toml needed); its state is in the user cache (`fleet.state`). `--release
-URL@TAG` answers, for a rule release, which repositories it affects and what changes for each.
+URL@TAG` answers, for a rule release, what each repository would newly violate.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ PARAMS = [
     {"name": "repos", "long": "repos", "type": str, "default": "",
      "help": "a file of the repositories: one git URL or local path per line (# comments)"},
     {"name": "org", "long": "org", "type": str, "default": "",
-     "help": "instead: every repository of this GitHub organisation (gh) or GitLab group (glab)"},
+     "help": "instead: every repository of a GitHub organisation (gh) or GitLab group (glab);"
+     " github:NAME or gitlab:GROUP says which"},
     {"name": "reports", "long": "reports", "type": str, "default": "",
      "help": "a folder of the check reports CI uploaded (the fleet-report.json artifacts)"},
     {"name": "format", "long": "format", "type": str, "default": "table", "help": "table, json or html; notes (with --release): the release's notes per rule, in Markdown"},
@@ -24,7 +25,7 @@ PARAMS = [
     {"name": "parallel", "long": "parallel", "type": str, "default": "8",
      "help": "how many repositories to ask at a time (default 8)"},
     {"name": "release", "long": "release", "type": str, "default": "",
-     "help": "URL@TAG: which repositories this rule release affects and what changes for each; opens nothing"},
+     "help": "URL@TAG: what each repository would newly violate under this rule release; opens nothing"},
 ]
 
 
@@ -32,7 +33,7 @@ def tasks(project):
     yield {
         "basename": NAME,
         "doc": "Read many repositories' rules.toml, rules.lock and latest report: policy, releases behind, rules"
-        " violated, waivers and baseline (--format table|json|html); --release URL@TAG: what a release changes",
+        " violated, waivers and baseline (--format table|json|html); --release URL@TAG: what each would newly violate",
         "actions": [(_fleet, [project.root])],
         "params": PARAMS,
         "uptodate": [False],

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_constitution.compile import hooks
+
 from tests.compile.support import make_repo
 
 
@@ -83,6 +85,9 @@ def test_first_compile_writes_every_output(built):
     assert pre_commit.startswith("default_install_hook_types: [pre-commit, commit-msg]  # agent-constitution")
     stages, _, rest = pre_commit.partition("\n")[2].partition("\n")
     assert stages.startswith("default_stages: [post-checkout,") and " commit-msg," not in stages
+    # The repository's own hooks leave what compile writes alone (a fixer would make it "edited by hand").
+    exclude, _, rest = rest.partition("\n")
+    assert exclude == f"exclude: '{hooks.generated_pattern(('agents-md', 'claude-code'), ('.', 'svc'))}'{hooks.EXCLUDE_MARK}"
     assert rest.startswith(PRE_COMMIT)
     assert "run `pre-commit install` once more" in first.stderr
     assert "chain AGENTS.md → svc/AGENTS.md:" in first.stdout
@@ -245,3 +250,51 @@ def test_a_change_of_form_rewrites_the_hook_files_and_then_nothing(tmp_path):
     assert locked.returncode != 0 and settings.read_text() == pathed
     doit(repo, "compile")
     assert settings.read_text() == named
+
+
+REWRITING = """\
+repos:
+- repo: local
+  hooks:
+  - id: shout
+    name: a fixer that rewrites markdown (as codespell --write-changes or a formatter does)
+    entry: sed -i -e "s/ the / THE /g"
+    language: system
+    types: [markdown]
+"""
+
+
+def test_the_repositorys_fixers_leave_what_compile_wrote_alone(tmp_path):
+    """A fixer hook of the repository's own, run by the real pre-commit at the adoption commit, does
+    not rewrite AGENTS.md and the rest (compile's top-level `exclude`); without that line it does,
+    and the commit fails."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / ".pre-commit-config.yaml").write_text(REWRITING)
+    (repo / "NOTES.md").write_text("Notes without that word.\n")
+    (repo / ".gitignore").write_text("cache/\n")
+    environ = {**{k: v for k, v in os.environ.items() if k != "CI"}, "PATH": INSTALLED_PATH,
+               "PRE_COMMIT_HOME": str(tmp_path / "pc"), "AGENT_CONSTITUTION_CACHE": str(tmp_path / "user-cache"),
+               "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=repo, env=environ,
+                              capture_output=True, text=True, timeout=600)
+
+    git("init", "-q")
+    doit(repo, "compile")
+    assert " the " in (repo / "AGENTS.md").read_text()
+    installed = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=repo, env=environ,
+                               capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    git("add", "-A")
+    done = git("commit", "-qm", "Adopt the rules")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " THE " not in (repo / "AGENTS.md").read_text()
+    # The same repository without the line: the fixer rewrites the rules and the commit is refused.
+    config = repo / ".pre-commit-config.yaml"
+    config.write_text("".join(line for line in config.read_text().splitlines(keepends=True)
+                              if not line.startswith("exclude: ")))
+    (repo / "AGENTS.md").write_text((repo / "AGENTS.md").read_text() + "\n")
+    git("add", "-A")
+    refused = git("commit", "-qm", "Drop the exclude")
+    assert refused.returncode != 0 and " THE " in (repo / "AGENTS.md").read_text()

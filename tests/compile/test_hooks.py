@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +140,46 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     assert not hooks.write_pre_commit(tmp_path)
     assert hooks.remove_pre_commit(tmp_path)
     assert path.read_text() == path_before
+
+
+GENERATED = [
+    ("AGENTS.md", True), ("AGENTS.tests.md", True), ("svc/AGENTS.md", True), ("svc/CLAUDE.md", True),
+    ("CLAUDE.md", True), (".claude/skills/uv/SKILL.md", True), (".agents/skills/uv/SKILL.md", True),
+    ("docs/AGENTS.md", False), ("README.md", False), ("CLAUDE.local.md", False), ("svcx/AGENTS.md", False),
+    ("GEMINI.md", False), ("src/AGENTS.md.bak", False),
+]
+
+
+@pytest.mark.parametrize(("name", "excluded"), GENERATED)
+def test_the_exclude_names_what_compile_writes_and_nothing_else(name, excluded):
+    """pre-commit matches `exclude` with `re.search` on the path from the repository's root."""
+    pattern = hooks.generated_pattern(("agents-md", "claude-code"), (".", "svc"))
+    assert bool(re.search(pattern, name)) is excluded
+
+
+def test_the_exclude_is_written_once_kept_as_theirs_and_removed_exactly(tmp_path):
+    path = tmp_path / ".pre-commit-config.yaml"
+    before = "repos:\n  - repo: https://github.com/codespell-project/codespell\n    rev: v2.4.2\n    hooks:\n      - id: codespell\n"
+    path.write_text(before)
+    pattern = hooks.generated_pattern(("agents-md", "claude-code"), (".", "it's"))
+    assert hooks.write_pre_commit(tmp_path, pattern)
+    text = path.read_text()
+    assert YAML(typ="safe").load(text)["exclude"] == pattern  # the quote in the segment survives YAML
+    assert text.count("\nexclude: ") == 1 and hooks.exclude_note(tmp_path, pattern) is None
+    assert pre_commit_validate(path).returncode == 0
+    assert not hooks.write_pre_commit(tmp_path, pattern)
+    other = hooks.generated_pattern(("agents-md",), (".",))
+    assert hooks.write_pre_commit(tmp_path, other) and path.read_text().count("\nexclude: ") == 1
+    assert hooks.remove_pre_commit(tmp_path)
+    assert path.read_text() == before
+    # A top-level `exclude` of the repository's own is theirs: kept, and compile says what to add.
+    theirs = "exclude: ^vendor/\n" + before
+    path.write_text(theirs)
+    assert hooks.write_pre_commit(tmp_path, pattern)
+    assert "exclude: ^vendor/\n" in path.read_text() and path.read_text().count("exclude: ") == 1
+    assert pattern in hooks.exclude_note(tmp_path, pattern)
+    assert hooks.remove_pre_commit(tmp_path)
+    assert path.read_text() == theirs
 
 
 def installed_on_path(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,17 +18,26 @@ from agent_constitution.sources.cache import ENV as CACHE_ENV
 from tests.ruleset.builders import commit_all, git, write_manifest, write_rule, write_source
 
 PIN = {"source": "ac", "edition": "2026-10", "revision": "0.1"}
+CHECK = """from agent_constitution.checks.api import Finding
+
+RULE = {rule}
+
+
+def check(repo):
+    return [Finding(path=path, reason="{reason}") for path in repo.files if {test}]
+"""
 
 
 class Generated:
-    def __init__(self, root: Path, count: int):
+    def __init__(self, root: Path, count: int, trust: bool = False):
+        self.trust = trust
         self.root = root
         self.source = root / "org-rules"
         write_source(self.source, {7: {"parent": "git"}, 9: {"parent": "git"}, 1: {"parent": "python"}})
         self.v1 = commit_all(self.source, "rules", tag="v1.0.0")
         write_rule(self.source, 9, parent="git", revision=2, check={"python": "r9"})
         (self.source / "rules" / "checks").mkdir(exist_ok=True)
-        (self.source / "rules" / "checks" / "r9.py").write_text("RULE = 9\n")
+        (self.source / "rules" / "checks" / "r9.py").write_text(CHECK.format(rule=9, test="False", reason="never"))
         write_rule(self.source, 10, parent="git")
         self.v2 = commit_all(self.source, "rule 9 gets a check; rule 10", tag="v1.1.0")
         self.templates = [self._template("old", "v1.0.0"), self._template("new", "v1.1.0")]
@@ -44,12 +53,25 @@ class Generated:
     def _template(self, name: str, tag: str) -> Path:
         repo = self.root / "templates" / name
         repo.mkdir(parents=True)
-        write_manifest(repo, {"constitution": PIN, "sources": {"ac": {"url": str(self.source), "tag": tag}},
+        # trust = true: the repositories run the source's checks, and so does a release's impact for them.
+        source = {"url": str(self.source), "tag": tag, **({"trust": True} if self.trust else {})}
+        write_manifest(repo, {"constitution": PIN, "sources": {"ac": source},
                               "rules": ["ac:git"], "waive": [{"rule": "ac:7", "reason": "legacy"}]})
         (repo / "AGENTS.md").write_text("# repo\n")
         sync_lock(repo, locked=False)
         commit_all(repo, "adopt the rules")
         return repo
+
+    def release(self, tag: str = "v1.2.0") -> str:
+        """A rule release of the source: rule 11 added to the `git` domain (a check flagging every
+        Markdown file), rule 9's check code changed (it now flags rules.lock), rule 7's text alone."""
+        checks = self.source / "rules" / "checks"
+        write_rule(self.source, 11, parent="git", check={"python": "r11"})
+        (checks / "r11.py").write_text(CHECK.format(rule=11, test='path.endswith(".md")', reason="a Markdown file"))
+        write_rule(self.source, 9, parent="git", revision=3, check={"python": "r9"})
+        (checks / "r9.py").write_text(CHECK.format(rule=9, test='path == "rules.lock"', reason="the lock"))
+        write_rule(self.source, 7, parent="git", text="Rule 7, in other words.")
+        return commit_all(self.source, "rule 11; rule 9's check; rule 7's words", tag=tag)
 
     def change(self, name: str, files: dict[str, str]) -> str:
         """Push a new commit to the served repository `name`."""
@@ -82,3 +104,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def generated(isolated: Path, request) -> Generated:
     count = getattr(request, "param", 8)
     return Generated(isolated / "fleet", count)
+
+
+@pytest.fixture
+def trusting(isolated: Path) -> Generated:
+    """Eight repositories that trust the rule source (`trust = true`): its checks run for them."""
+    return Generated(isolated / "fleet", 8, trust=True)

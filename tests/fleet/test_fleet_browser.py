@@ -81,6 +81,42 @@ def test_the_fleet_page_reads_and_passes_axe(browser, tmp_path):
     # The value from a repository is text, not markup.
     assert "https://github.com/acme/<gone>" in browser.find_element(By.ID, "repositories").find_element(
         By.XPATH, "following-sibling::div").text
+    assert_axe_passes(browser, script)
+
+
+def impact() -> dict:
+    new = [{"path": "AGENTS.md", "line": 3, "reason": "a <Markdown> file"}]
+    rules = [{"rule": "ac:11", "segment": ".", "change": "added", "revision": "new 1", "outcome": "violation",
+              "new": new, "cause": None},
+             {"rule": "ac:9", "segment": "web", "change": "check changed", "revision": "1 → 2",
+              "outcome": "undecidable", "new": [], "cause": "timeout"},
+             {"rule": "ac:7", "segment": ".", "change": "text changed", "revision": "1", "outcome": None, "new": [],
+              "cause": None}]
+    affected = [{"repository": f"https://github.com/acme/repo-{n}", "commit": f"{n:040d}", "locked": "v1.0.0",
+                 "error": None, "rules": rules, "newly": ["ac:11"]} for n in range(3)]
+    affected.append({"repository": "https://github.com/acme/<broken>", "commit": "f" * 40, "locked": "v1.0.0",
+                     "error": "rules.toml:1: not TOML", "rules": [], "newly": []})
+    return {"release": "github.com/acme/rules@v1.2.0", "commit": "e" * 40, "affected": affected, "unaffected": 5,
+            "rules": {"ac:7": {"change": "text changed", "repositories": 0, "findings": 0},
+                      "ac:9": {"change": "check changed", "repositories": 0, "findings": 0},
+                      "ac:11": {"change": "added", "repositories": 3, "findings": 3}}}
+
+
+def test_the_release_impact_page_reads_and_passes_axe(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    script = axe_script()
+    page = render.write_impact_html(impact(), tmp_path / "site")
+    browser.get(page.as_uri())
+    assert browser.title == "Release impact · agent-constitution"
+    assert [h.text for h in browser.find_elements(By.TAG_NAME, "h2")] == ["New violations per rule", "Repositories"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg[role=img]")) == 1
+    text = browser.find_element(By.ID, "repositories").find_element(By.XPATH, "following-sibling::div").text
+    assert "AGENTS.md:3: a <Markdown> file" in text and "https://github.com/acme/<broken>" in text
+    assert_axe_passes(browser, script)
+
+
+def assert_axe_passes(browser, script: str) -> None:
     browser.execute_script(script)
     result = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"

@@ -61,7 +61,7 @@ class HookFiles:
         path = confine(root / name, root)
         before = read_bytes(path, name) if os.path.lexists(path) else None
         stat = os.stat(path) if before is not None else None
-        _write(root, name)
+        _write(plan, name)
         after = path.read_bytes() if os.path.lexists(path) else None  # an agent host's file with only ours: removed
         # Under --locked / CI the file stays as it was. A git hook lives in .git/, which no clone
         # carries, so writing it where it is missing is no change to the repository's files.
@@ -78,11 +78,13 @@ class HookFiles:
             )
         changed = before != after
         digests = {} if after is None else {name: hashlib.sha256(after).hexdigest()}
-        note = hooks.install_types_note(before, after) if name == PRE_COMMIT and changed else None
-        return Step((name,) if changed else (), (), digests, _state(root), notes=(note,) if note else ())
+        notes = [hooks.install_types_note(before, after) if changed else None,
+                 hooks.exclude_note(root, _generated(plan))] if name == PRE_COMMIT else []
+        return Step((name,) if changed else (), (), digests, _state(plan.root, plan.segments),
+                    notes=tuple(filter(None, notes)))
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
-        if not values or values.get("state") != _state(plan.root):
+        if not values or values.get("state") != _state(plan.root, plan.segments):
             return False
         for name, expected in values.get("outputs", {}).items():
             try:
@@ -117,9 +119,10 @@ class HookFiles:
         return [name] if changed else []
 
 
-def _state(root: Path) -> str:
+def _state(root: Path, segments: tuple[str, ...] = ()) -> str:
     # What the commands depend on besides the settings: whether there is a covenant, how the tools
-    # are launched (uv, by name, or by the absolute paths of this installation).
+    # are launched (uv, by name, or by the absolute paths of this installation), and the segments
+    # (pre-commit's `exclude` names their files).
     # Not `hooks`: its pydantic models would be most of a no-op compile.
     from agent_constitution.compile.layout import has_covenant
     from agent_constitution.hosts import launcher
@@ -127,19 +130,26 @@ def _state(root: Path) -> str:
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
     return digest({"covenant": has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
-                   "stop-missing-tool": launcher.stop_policy(root)})
+                   "stop-missing-tool": launcher.stop_policy(root), "segments": list(segments)})
 
 
-def _write(root: Path, name: str) -> None:
+def _generated(plan: Plan) -> str:
+    from agent_constitution.compile import hooks
+
+    return hooks.generated_pattern(plan.settings.agents, plan.segments)
+
+
+def _write(plan: Plan, name: str) -> None:
     from agent_constitution.compile import hooks
     from agent_constitution.hosts import judge_hooks
 
+    root = plan.root
     if name == SETTINGS:
         hooks.write_claude_settings(root)
     elif name in judge_hooks.file_hosts():
         judge_hooks.write_host_hook(root, name)
     elif name == PRE_COMMIT:
-        hooks.write_pre_commit(root)
+        hooks.write_pre_commit(root, _generated(plan))
     elif name in PLAIN_HOOKS:
         hooks.write_plain_hook(root, name)
     elif name.startswith(HUSKY + "/"):

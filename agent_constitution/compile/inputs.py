@@ -173,6 +173,21 @@ class Reads:
         return True
 
 
+    def unchanged_under(self, roots: Mapping[str, str]) -> bool:
+        """`unchanged`, with each source's root as the step that read the files found it (the
+        segment's up-to-date check, when the resolution is the file the step read)."""
+        for entry, digest in self.files.items():
+            name, _, relative = entry.partition(":")
+            if name not in roots or _sha256(os.path.join(roots[name], relative)) != digest:
+                return False
+        return True
+
+
+def source_roots(resolved: Resolved) -> dict[str, str]:
+    """Each source's root by name, and the constitution's (`Reads` names files under them)."""
+    return {"constitution": resolved.constitution.root, **{name: item.root for name, item in resolved.sources.items()}}
+
+
 def _root_of(resolved: Resolved, name: str) -> str:
     if name == "constitution":
         return resolved.constitution.root

@@ -11,6 +11,7 @@ that only excludes rules costs one line of the root's index, naming the rules no
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -43,17 +44,22 @@ class SegmentDocument:
         return found
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from agent_constitution.compile.inputs import source_roots
+
+        stamp = resolution_stamp(plan.cache, job.subject)  # before the read: a later change is never missed
         state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         if job.subject.path in empty:
             # Its shims are the shim jobs' to take out.
             return Step(state=state, removed=tuple(remove_segment(plan.root, job.subject.path, shims=False,
-                                                                  locked=locked)))
+                                                                  locked=locked)),
+                        extra={"resolved": stamp, "empty": True})
         nested = tuple(s for s in job.subject.nested if s not in empty)
-        return write_segment(
+        step = write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
             budget=budget(plan, job.subject.path),
             excluded=nested_exclusions(plan.cache, job.subject.nested),
         )
+        return replace(step, extra={**step.extra, "resolved": stamp, "roots": source_roots(resolved)})
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile.inputs import Reads
@@ -62,6 +68,13 @@ class SegmentDocument:
 
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
+        if values.get("resolved") is not None and values["resolved"] == resolution_stamp(plan.cache, job.subject):
+            # The resolution files are the ones the step read, so its state is too: not read again
+            # (parsing every segment's document was most of a no-op at 1,000 segments).
+            if values.get("empty"):
+                return not _has_outputs(plan.root, job.subject.path)
+            return (Reads(values.get("reads", {})).unchanged_under(values.get("roots", {}))
+                    and outputs_intact(plan.root, values.get("outputs", {})))
         try:
             state, resolved, _, empty = segment_state(plan.cache, job.subject)
         except UserError:
@@ -76,6 +89,23 @@ class SegmentDocument:
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         return remove_segment(plan.root, job.subject.path)
+
+
+def resolution_stamp(cache: Path, job: SegmentJob) -> list:
+    """The job's shape and each resolution file its state is computed from (its own, its parent's,
+    and for the root every nested one's), by inode, modification time and size: the lock stage
+    replaces a document by renaming a new file into place, so a new document never has an old
+    stamp (two writes of one file in different runs never share a modification time)."""
+    from agent_constitution.compile.inputs import resolved_path
+
+    files = []
+    for segment in (job.path, *([job.parent] if job.parent is not None else []), *job.nested):
+        try:
+            status = os.stat(resolved_path(cache, segment))
+            files.append([status.st_ino, status.st_mtime_ns, status.st_size])
+        except OSError:
+            files.append(None)
+    return [job.path, job.parent, list(job.nested), files]
 
 
 def segment_state(cache: Path, job: SegmentJob):

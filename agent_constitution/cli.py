@@ -13,21 +13,21 @@ from __future__ import annotations
 import os
 import sys
 
-# Nothing else at the top: `--version` and `--help` import only what they use (a verb imports
-# its own modules when it runs).
+from agent_constitution.provenance import built_from, version as installed
+
+# Nothing else at the top but what `--version` prints: `--version` and `--help` import only what
+# they use (a verb imports its own modules when it runs).
 PROG = "agent-constitution"  # wiring.PROG
 
 
 def version() -> str:
-    from agent_constitution.provenance import built_from, version as installed
-
     commit = built_from()
     return f"{PROG} {installed()}" + (f" ({commit[:12]})" if commit else "")
 
 
 def overview() -> str:
-    from agent_constitution.commands.parser import BUILTINS, EXIT_CODES
-    from agent_constitution.commands.run import VERBS
+    from agent_constitution.commands.parser import BUILTINS, EXIT_CODES  # lazy: --version loads cli and provenance only (bench/regress.py)
+    from agent_constitution.commands.run import VERBS  # lazy: --version loads cli and provenance only (bench/regress.py)
 
     lines = [
         f"usage: {PROG} [-q | -v] [--color WHEN] COMMAND [OPTIONS] [NAME=VALUE ...]   (alias: agc)",
@@ -36,8 +36,9 @@ def overview() -> str:
         "",
         "Commands:",
     ]
-    lines.extend(f"  {verb.name:<14} {verb.summary.rstrip('.')}" for verb in VERBS.values())
-    lines.extend(f"  {builtin.name:<14} {builtin.summary.rstrip('.')}" for builtin in BUILTINS.values())
+    width = max(map(len, [*VERBS, *BUILTINS]))
+    lines.extend(f"  {verb.name:<{width}} {verb.summary.rstrip('.')}" for verb in VERBS.values())
+    lines.extend(f"  {builtin.name:<{width}} {builtin.summary.rstrip('.')}" for builtin in BUILTINS.values())
     lines += [
         "",
         "Global options (before or after COMMAND):",
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     shell = os.environ.get("_AGENT_CONSTITUTION_COMPLETE")
     if shell:  # a completion script asks what may come next (commands/completion.py)
-        from agent_constitution.commands.completion import respond
+        from agent_constitution.commands.completion import respond  # lazy: --version loads cli and provenance only (bench/regress.py)
 
         return respond(shell, args)
     if args[:1] in (["-V"], ["--version"]):  # the fast path: no verb table, no doit
@@ -64,13 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from pathlib import Path
 
-    from agent_constitution.errors import UserError
-    from agent_constitution.wiring import spoken
+    from agent_constitution.errors import UserError  # lazy: --version loads cli and provenance only (bench/regress.py)
+    from agent_constitution.wiring import spoken  # lazy: --version loads cli and provenance only (bench/regress.py)
 
     try:
         return _dispatch(args)
     except UserError as error:  # a usage or input error
-        from agent_constitution.commands.run import find_root
+        from agent_constitution.commands.run import find_root  # lazy: --version loads cli and provenance only (bench/regress.py)
 
         # A fix line names the command the user has (`agent-constitution compile`, not `doit compile`).
         print(spoken(str(error), find_root(Path.cwd().resolve())), file=sys.stderr)
@@ -86,8 +87,8 @@ def _dispatch(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(overview())
         return 0
-    from agent_constitution import console
-    from agent_constitution.commands import parser
+    from agent_constitution import console  # lazy: --version loads cli and provenance only (bench/regress.py)
+    from agent_constitution.commands import parser  # lazy: --version loads cli and provenance only (bench/regress.py)
 
     try:
         invocation = parser.parse(args)
@@ -106,17 +107,17 @@ def _dispatch(args: list[str]) -> int:
 def _run(invocation) -> int:
     from pathlib import Path
 
-    from agent_constitution.commands import run
+    from agent_constitution.commands import run  # lazy: --version loads cli and provenance only (bench/regress.py)
 
     verb = invocation.verb
     if verb == "init":
-        from agent_constitution.commands.init import init
+        from agent_constitution.commands.init import init  # lazy: --version loads cli and provenance only (bench/regress.py)
 
         root = Path(invocation.words[0]) if invocation.words else Path.cwd()
         return init(root, doit=bool(invocation.options.get("doit")))
     if verb == "help":
-        from agent_constitution.commands import help
-        from agent_constitution.commands.parser import BUILTINS, verb_parser
+        from agent_constitution.commands import help  # lazy: --version loads cli and provenance only (bench/regress.py)
+        from agent_constitution.commands.parser import BUILTINS, verb_parser  # lazy: --version loads cli and provenance only (bench/regress.py)
 
         topic = invocation.words[0] if invocation.words else None
         if topic in run.VERBS or topic in BUILTINS:
@@ -124,7 +125,7 @@ def _run(invocation) -> int:
             return 0
         return help.show(topic)
     if verb == "completion":
-        from agent_constitution.commands import completion
+        from agent_constitution.commands import completion  # lazy: --version loads cli and provenance only (bench/regress.py)
 
         return completion.main(invocation.words)
     if verb == "doit":

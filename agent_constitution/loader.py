@@ -13,8 +13,11 @@ from doit.exceptions import TaskFailed
 from doit.loader import create_after, task_params
 
 from agent_constitution.project import Project
-from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS
+from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS, OLD_NAMES
 from agent_constitution.tasks.reporter import Reporter
+from agent_constitution.errors import UserError
+from agent_constitution.tasks.actions import InputError
+from agent_constitution.tasks.verbs import VERBS
 
 DEFAULT_CONFIG = {
     "dep_file": "cache/doit.sqlite3",
@@ -41,22 +44,41 @@ def namespace(project: Project | None = None) -> dict:
 
 
 def _creator(family, project: Project):
+    old = OLD_NAMES.get(family.NAME)
+
     def create():
         created = False
         for task in family.tasks(project):
             created = True
+            # doit takes the dict apart as it reads it: the twin is made first.
+            twin = _alias(old, task) if old and task.get("basename") == family.NAME else None
             yield task
-        if not created and (not family.GROUPS or family.NAME in _named_on_command_line()):
+            if twin:
+                yield twin
+        if not created:
             # A task run only on request (`doit site` outside a rule source) says why it does nothing;
-            # a group's member (render, source) stays silent when the group reaches it, as it does in
-            # any repository, and says why when it is asked for by name (`doit render`).
-            yield _not_here(family, project)
+            # a group's member (render, validate-source) stays silent when the group reaches it, as it
+            # does in any repository, and says why when it is asked for by name (`doit render`).
+            named = _named_on_command_line()
+            for name in (family.NAME, old) if old else (family.NAME,):
+                if not family.GROUPS or name in named:
+                    yield _not_here(family, project, name)
+                elif old:  # an empty group task under each name, as doit makes for a creator that yields none
+                    yield {"basename": name, "name": None, "doc": family.__doc__.splitlines()[0]}
 
     create.__doc__ = family.__doc__
     if getattr(family, "DELAYED", False):
         # Created only when a command reaches them: `doit compile` need not plan every check or page.
         create = create_after()(create)
     return create
+
+
+def _alias(old: str, task: dict) -> dict:
+    """The twin of `task` under its family's old name: the same task, so a script's `doit source --base
+    REF` keeps its options (a twin that only depended on `task` would refuse them)."""
+    name = task.get("name")
+    target = f"{task['basename']}:{name}" if name else task["basename"]
+    return {**task, "basename": old, "doc": f"the old name of `{target}`"}
 
 
 def _alone(command: str, words: list[str]):
@@ -78,20 +100,15 @@ def _named_on_command_line() -> set[str]:
     return {word.partition(":")[0] for word in sys.argv[1:] if not word.startswith("-") and "=" not in word}
 
 
-def _not_here(family, project: Project) -> dict:
-    from agent_constitution.tasks.verbs import VERBS
-    from agent_constitution.errors import UserError
-
+def _not_here(family, project: Project, name: str) -> dict:
     verb = next(verb for verb in VERBS.values() if (verb.task or verb.name) == family.NAME)
     reason, fix = verb.needs(project.root)
-    error = UserError(f"`{family.NAME}` does not apply here: {reason}", fix=fix)
-    return {"basename": family.NAME, "doc": family.__doc__.splitlines()[0], "actions": [(_fail, [str(error)])],
+    error = UserError(f"`{name}` does not apply here: {reason}", fix=fix)
+    return {"basename": name, "doc": family.__doc__.splitlines()[0], "actions": [(_fail, [str(error)])],
             "uptodate": [False]}
 
 
 def _fail(message: str) -> TaskFailed:
-    from agent_constitution.tasks.actions import InputError
-
     return InputError(message)
 
 

@@ -26,8 +26,8 @@ LOADER_MODULE = "agent_constitution.loader"
 # `doit <verb>` where <verb> is a verb of `agent-constitution` (tasks/verbs.py); "doit's", "the
 # doit task", "doit -n 4" are words about doit itself and stay. doit's own commands (`doit clean`)
 # are `agent-constitution doit clean`.
-_VERBS = ("compile", "check", "lock", "verify", "resolve", "fetch", "upgrade", "outdated", "replace", "review",
-          "review-ingest", "new-rule", "source", "site", "impact", "render")
+_VERBS = ("compile", "check", "lock", "verify", "resolution", "resolve", "fetch", "upgrade", "outdated", "replace",
+          "review", "review-ingest", "new-rule", "validate-source", "source", "site", "impact", "render")
 _DOIT_COMMANDS = ("clean", "list", "forget", "info", "ignore")
 _SPOKEN = re.compile(r"(?<![\w./-])doit (?=(?P<verb>" + "|".join(map(re.escape, _VERBS + _DOIT_COMMANDS)) + r")\b)")
 

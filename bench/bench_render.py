@@ -24,7 +24,7 @@ from pathlib import Path
 from agent_constitution.edition import checks
 from agent_constitution.edition.build import build
 from agent_constitution.edition.render import outputs
-from agent_constitution.edition.sources import load, read_worktree
+from agent_constitution.edition.files import load, read_worktree
 
 ARTICLES, SECTIONS, ITEMS = 300, 10, 5
 PROJECT = Path(__file__).resolve().parent.parent

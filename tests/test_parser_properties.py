@@ -21,8 +21,8 @@ from agent_constitution.checks.api import Undecidable
 from agent_constitution.checks.review import _existing, read_verdicts
 from agent_constitution.edition import checks as edition_checks
 from agent_constitution.edition.render import outputs
-from agent_constitution.edition.sources import load as load_edition
-from agent_constitution.edition.sources import read_worktree
+from agent_constitution.edition.files import load as load_edition
+from agent_constitution.edition.files import read_worktree
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.lockfile import read_lock

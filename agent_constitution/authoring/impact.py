@@ -18,7 +18,7 @@ from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.languages import LANGUAGES
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.references import Target, label, targets
-from agent_constitution.edition.sources import load, read_commit, read_worktree
+from agent_constitution.edition.files import load, read_commit, read_worktree
 from agent_constitution.errors import UserError
 from agent_constitution.ruleset.source import load_source
 from agent_constitution.ruleset.models import RETIRED
@@ -54,16 +54,21 @@ def impact(root: Path, base: str) -> list[Change]:
             continue
         what = "added" if anchor not in then else "removed" if anchor not in now else "changed"
         target = now_targets.get(anchor) or then_targets[anchor]
-        enclosing = _enclosing(target)
-        citing = []
-        for rule in source.rules.values():
-            if rule.status in RETIRED:
-                continue
-            via = next((cited for cited in rule.authority if cited in enclosing), None)
-            if via is not None:
-                citing.append(Citing(rule.id, rule.title[source.config.languages[0]], via))
-        changes.append(Change(anchor, label(target, LANGUAGES[language], False), what, tuple(citing)))
+        citing = _citing(source, _enclosing(target))
+        changes.append(Change(anchor, label(target, LANGUAGES[language], False), what, citing))
     return changes
+
+
+def _citing(source, enclosing) -> tuple[Citing, ...]:
+    """The rules in force that cite a provision, itself or one containing it (`enclosing`)."""
+    citing = []
+    for rule in source.rules.values():
+        if rule.status in RETIRED:
+            continue
+        via = next((cited for cited in rule.authority if cited in enclosing), None)
+        if via is not None:
+            citing.append(Citing(rule.id, rule.title[source.config.languages[0]], via))
+    return tuple(citing)
 
 
 def _edition_at(root: Path, ref: str) -> Edition | None:

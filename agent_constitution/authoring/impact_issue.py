@@ -17,6 +17,8 @@ from pathlib import Path
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.layout import CACHE, IMPACT
+from agent_constitution.ruleset.pull_request import TOOLS, _preferred
+from agent_constitution.sources.urls import hide_secrets
 
 
 def title(base: str) -> str:
@@ -25,9 +27,6 @@ def title(base: str) -> str:
 
 def open_issue(root: Path, base: str, task_list: str, *, rules: int) -> str:
     """Open the issue; returns what was done. `rules`: how many rules the list asks to re-examine."""
-    from agent_constitution.ruleset.pull_request import TOOLS, _preferred
-    from agent_constitution.sources.urls import hide_secrets
-
     if rules == 0:
         return "no rule to re-examine: no issue opened"
     body_file = root / CACHE / IMPACT / "issue.md"

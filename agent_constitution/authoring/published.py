@@ -9,12 +9,11 @@ from pathlib import Path
 
 from agent_constitution.edition.models import Edition
 from agent_constitution.errors import UserError
+from agent_constitution.edition.files import load, read_worktree
 
 
 def published_constitution(root: Path) -> tuple[Edition | None, list[UserError]]:
     """The newest edition under `root/constitution/` (None when there is none), or why it does not load."""
-    from agent_constitution.edition.sources import load, read_worktree
-
     folder = root / "constitution"
     names = sorted(p.name for p in folder.iterdir() if (p / "index.toml").is_file()) if folder.is_dir() else []
     if not names:

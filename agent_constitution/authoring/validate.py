@@ -1,4 +1,4 @@
-"""Source validation (`doit source`, part of `doit check` in a rule source repository).
+"""Source validation (`doit validate-source`, part of `doit check` in a rule source repository).
 
 Every rule, group, domain and skill parses and is consistent (`load_source`); the requirements
 between its rules have no cycle (also through a choice group: enabling any alternative must not need
@@ -19,7 +19,7 @@ is a provision, `{@rule:N}` a rule of this source, or `{@rule:name:N}` with `nam
 每条规定都是 draft; superseded and repealed rules keep their place in the history). A source that
 publishes no constitution has its anchors resolved where a manifest binds one (compile).
 
-`trial_rules(root, today)` lists the trial rules and their age, which `doit source` prints once the
+`trial_rules(root, today)` lists the trial rules and their age, which `doit validate-source` prints once the
 source is valid (DESIGN §5, decision 9: trial → active is a reviewed change in the source).
 """
 
@@ -39,6 +39,9 @@ from agent_constitution.ruleset.source import RuleSource, load_source
 from agent_constitution.authoring.history import History, open_history, working_rule_ids
 from agent_constitution.authoring.new_rule import TEMPLATE
 from agent_constitution.authoring.published import published_constitution
+from agent_constitution.edition import REFERENCE
+from agent_constitution.edition.references import OPENING, targets
+from agent_constitution.ruleset.graph import REDUNDANT, World, violations
 
 # What counts as a change of the rule that needs a new revision (the check module counts too).
 _REVISED = ("title", "text", "check")
@@ -71,10 +74,6 @@ def validate_source(root: Path, *, base: str | None = None) -> list[UserError]:
 
 def graph_problems(source: RuleSource) -> list[UserError]:
     """The requirement-graph constraints of seed 000 over the rules of one source."""
-    import networkx as nx
-
-    from agent_constitution.ruleset.graph import REDUNDANT, World, violations
-
     key = str(source.root)
     # Another source's names lead to keys that are not loaded: the edges to its rules are left out.
     others = {name: f"{name}:" for name in source.config.sources}
@@ -84,6 +83,16 @@ def graph_problems(source: RuleSource) -> list[UserError]:
         dependencies={key: others},
         unloaded=frozenset(others.values()),
     )
+    problems = _cycle_problems(source, world, key)
+    for violation in violations(world, [(key, rule_id) for rule_id in source.rules], of_a_source=True):
+        problems.append(_violation_problem(source, world, violation))
+    return problems
+
+
+def _cycle_problems(source: RuleSource, world, key: str) -> list[UserError]:
+    """Each requirement cycle, reported in the file of its lowest rule and read from there."""
+    import networkx as nx
+
     graph = world.graph.copy()
     for group in source.groups:  # enabling a group means enabling one of its alternatives
         graph.add_edges_from(((key, group), (key, child)) for child in source.children[group])
@@ -93,7 +102,6 @@ def graph_problems(source: RuleSource) -> list[UserError]:
         if start is None or (len(component) == 1 and not graph.has_edge(start, start)):
             continue
         cycle = [edge[0] for edge in nx.find_cycle(graph.subgraph(component), start)]
-        # Report it in the file of its lowest rule, the cycle read from there.
         start = min((node for node in cycle if isinstance(node[1], int)), key=lambda n: n[1])
         cycle = cycle[cycle.index(start) :] + cycle[: cycle.index(start)]
         ring = " → ".join(str(node[1]) for node in [*cycle, cycle[0]])
@@ -106,42 +114,38 @@ def graph_problems(source: RuleSource) -> list[UserError]:
                 fix="drop one requirement of the cycle (a rule's parent rule counts as a requirement)",
             )
         )
-    for violation in violations(world, [(key, rule_id) for rule_id in source.rules], of_a_source=True):
-        (node, target), path = violation.nodes, violation.path
-        rule_id = node[1]
-        if violation.constraint == REDUNDANT:
-            reason = (
-                "it is the rule's parent, which counts as a requirement"
-                if len(path) == 2
-                else "it already follows from " + " → ".join(str(n[1]) for n in path)
-            )
-            problems.append(
-                UserError(
-                    f"requires lists {target[1]}, but {reason}",
-                    file=source.rule_file(rule_id),
-                    field="requires",
-                    fix=f"remove {target[1]} from requires",
-                )
-            )
-        else:  # PULLED_IN
-            declarer = world.declares_conflict(node, target)
-            other = target if declarer == node else node
-            problems.append(
-                UserError(
-                    f"conflicts lists {other[1]}, but enabling rule {rule_id} pulls rule {target[1]} in: "
-                    + " → ".join(str(n[1]) for n in path),
-                    file=source.rule_file(declarer[1]),
-                    field="conflicts",
-                    fix=f"remove {other[1]} from conflicts, or drop the requirement that pulls it in",
-                )
-            )
     return problems
+
+
+def _violation_problem(source: RuleSource, world, violation) -> UserError:
+    """A redundant requirement, or a conflict the rule pulls in, as the source's authors read it."""
+    (node, target), path = violation.nodes, violation.path
+    if violation.constraint == REDUNDANT:
+        reason = (
+            "it is the rule's parent, which counts as a requirement"
+            if len(path) == 2
+            else "it already follows from " + " → ".join(str(n[1]) for n in path)
+        )
+        return UserError(
+            f"requires lists {target[1]}, but {reason}",
+            file=source.rule_file(node[1]),
+            field="requires",
+            fix=f"remove {target[1]} from requires",
+        )
+    # PULLED_IN
+    declarer = world.declares_conflict(node, target)
+    other = target if declarer == node else node
+    return UserError(
+        f"conflicts lists {other[1]}, but enabling rule {node[1]} pulls rule {target[1]} in: "
+        + " → ".join(str(n[1]) for n in path),
+        file=source.rule_file(declarer[1]),
+        field="conflicts",
+        fix=f"remove {other[1]} from conflicts, or drop the requirement that pulls it in",
+    )
 
 
 def constitution_problems(source: RuleSource, edition: Edition | None) -> list[UserError]:
     """Authority anchors and `{@…}` references resolved, and draft rules under a draft constitution."""
-    from agent_constitution.edition.references import OPENING, targets
-
     anchors = targets(edition) if edition is not None else None
     draft = edition is not None and edition.index.status == "draft"
     problems = []
@@ -215,8 +219,6 @@ def _unknown_anchor(file: Path, field: str, anchor: str, edition: Edition) -> Us
 
 def _reference_problem(source: RuleSource, written: str, anchors, edition) -> tuple[str, str] | None:
     """What is wrong with one `{@…}` of a rule's text, as (message, fix), or None."""
-    from agent_constitution.edition import REFERENCE
-
     match = REFERENCE.fullmatch(written)
     how = "write {@provision}, {@rule:42} (a rule of this source) or {@rule:name:42} (name from [sources])"
     if match is None:
@@ -364,10 +366,7 @@ def _revisions(
                 )
             )
             continue
-        changed = [field for field in _REVISED if before.get(field) != now.get(field)]
-        if _check_module_changed(root, history, reference, before, now):
-            changed.append("check module")
-        changed += [f"check script {path}" for path in _check_scripts_changed(root, history, reference, before, now)]
+        changed = _changed(root, history, reference, before, now)
         if changed and new_revision == old_revision:
             if now.get("status") in ("draft", "trial"):
                 why = (f"a {now['status']} rule changes in place, also when what counts as compliant changes,"
@@ -383,6 +382,14 @@ def _revisions(
                 )
             )
     return problems
+
+
+def _changed(root: Path, history: History, reference: pygit2.Commit, before: dict, now: dict) -> list[str]:
+    """What of a rule changed since `reference`: its revised fields, its check module, its check scripts."""
+    changed = [field for field in _REVISED if before.get(field) != now.get(field)]
+    if _check_module_changed(root, history, reference, before, now):
+        changed.append("check module")
+    return changed + [f"check script {path}" for path in _check_scripts_changed(root, history, reference, before, now)]
 
 
 def _check_module_changed(root: Path, history: History, reference: pygit2.Commit, before: dict, now: dict) -> bool:

@@ -13,3 +13,7 @@
 
 docs/checks.md documents the behaviour, the formats and the decisions.
 """
+
+# The report formats (`checks.formats` renders them): here, so that the command line's parser
+# names them without importing the checks.
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")

@@ -28,8 +28,6 @@ from agent_constitution.checks.model import Outcome, Result
 from agent_constitution.checks.report import count_line, counts, path_in_repo, repository_path
 from agent_constitution.layout import MANIFEST
 
-FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
-
 
 @dataclass(frozen=True)
 class Item:

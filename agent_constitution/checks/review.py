@@ -111,15 +111,16 @@ def labeller(root: Path, cache: Path) -> Callable[[str, str], str]:
 
 
 def _provision_labels(root: Path, cache: Path) -> Callable[[str], str | None]:
-    """The pinned constitution's labels; none (the anchor stays) when it cannot be loaded: a label
-    is for reading, and the check results do not depend on it."""
-    from agent_constitution.compile.inputs import load_constitution, read_resolved, resolved_path
+    """The pinned constitution's labels, in its own language, as the resolution's index holds them;
+    none (the anchor stays) without an index: a label is for reading, and the check results do not
+    depend on it."""
+    from agent_constitution.ruleset.resolved import read_index
 
-    try:
-        constitution = load_constitution(read_resolved(resolved_path(cache, ROOT_SEGMENT)), root)
-    except (UserError, OSError, ValueError, KeyError):
+    index = read_index(cache)
+    if index is None:
         return lambda anchor: None
-    return lambda anchor: constitution.provision_label(anchor, constitution.language)
+    edition = index.constitution
+    return lambda anchor: edition.label(anchor, edition.languages[0])
 
 
 def write_items(folder: Path, results: Sequence[Result], groups: Mapping[str, Sequence[str]],

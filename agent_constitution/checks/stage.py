@@ -255,15 +255,21 @@ def _judged_as_adopted(results: list[Result], root: Path, cache: Path, subjects:
                        ) -> tuple[list[Result], list[str]]:
     """The results with what rules.baseline.toml accepts moved to `baselined` and, under a change,
     what the change's base already had moved to `preexisting`; and the notes to print."""
-    from agent_constitution.checks import baseline
+    from agent_constitution.layout import BASELINE
 
-    applied = baseline.apply(results, baseline.read(root), today)
-    results = list(applied.results)
+    notes: list[str] = []
+    if os.path.lexists(root / BASELINE):  # the baseline's model (pydantic) only where there is one
+        from agent_constitution.checks import baseline
+
+        applied = baseline.apply(results, baseline.read(root), today)
+        results, notes = list(applied.results), applied.notes()
+    else:
+        results = list(results)
     if subjects is not None and subjects.change is not None:
         from agent_constitution.checks.change_base import split
 
         results = split(results, root, cache, subjects.change, rules or {}, subjects.segments)
-    return results, applied.notes()
+    return results, notes
 
 
 def adoption_hint(results: Sequence[Result], root: Path, subjects: Subjects | None) -> str | None:

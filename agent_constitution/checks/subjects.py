@@ -17,13 +17,14 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-
-import pygit2
-from pygit2.enums import DiffFind, DiffOption
+from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Change, FileChange, Record
 from agent_constitution.checks.model import ROOT_SEGMENT
 from agent_constitution.errors import UserError
+
+if TYPE_CHECKING:
+    import pygit2
 
 STAGED = "staged"
 WORKTREE = "worktree"
@@ -64,6 +65,8 @@ def commit_message(text: str) -> str:
 
 
 def _resolve(root: Path, text: str) -> ChangeSpec:
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     repo = _open(root)
     if text == STAGED:
         head = None if repo.head_is_unborn else str(repo.head.peel(pygit2.Commit).tree.id)
@@ -96,6 +99,8 @@ def _resolve(root: Path, text: str) -> ChangeSpec:
 
 def read_change(root: Path, spec: ChangeSpec, segment: str = ROOT_SEGMENT) -> Change:
     """The change's files (paths relative to the segment's folder) and commit messages."""
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     repo = _open(root)
     base = None if spec.base is None else repo[spec.base]
     if spec.worktree:
@@ -126,6 +131,8 @@ def read_record(path: Path) -> Record:
 
 
 def _open(root: Path) -> pygit2.Repository:
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     try:
         return pygit2.Repository(str(root))
     except pygit2.GitError:
@@ -134,6 +141,8 @@ def _open(root: Path) -> pygit2.Repository:
 
 
 def _commit(repo: pygit2.Repository, name: str, text: str) -> pygit2.Commit:
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     try:
         return repo.revparse_single(name).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
@@ -149,6 +158,9 @@ def _added_from_index(repo: pygit2.Repository) -> tuple[FileChange, ...]:
 def _worktree_files(repo: pygit2.Repository, base: str | None) -> tuple[FileChange, ...]:
     """The working tree against the tree `base` (untracked files added, renames found); with no
     commit yet, what is staged. New texts are read from the disk: git has not hashed them."""
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+    from pygit2.enums import DiffFind, DiffOption  # lazy: as pygit2
+
     if base is None:
         return _added_from_index(repo)
     options = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS | DiffOption.SHOW_UNTRACKED_CONTENT
@@ -181,6 +193,8 @@ def _disk_text(path: Path) -> str | None:
 
 
 def _file_change(repo: pygit2.Repository, delta: pygit2.DiffDelta) -> FileChange:
+    import pygit2  # lazy: 0.1 s of start-up, for a run that names a change
+
     added = delta.status == pygit2.enums.DeltaStatus.ADDED
     deleted = delta.status == pygit2.enums.DeltaStatus.DELETED
     old, new = delta.old_file, delta.new_file

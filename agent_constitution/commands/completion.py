@@ -26,6 +26,7 @@ from agent_constitution.console import COLOR_CHOICES
 from agent_constitution.errors import UserError
 from agent_constitution.layout import LOCKFILE
 from agent_constitution.readers import read_toml
+from agent_constitution.commands import help
 
 VARIABLE = "_AGENT_CONSTITUTION_COMPLETE"
 PROGRAMS = (PROG, "agc")
@@ -108,6 +109,11 @@ def complete(words: list[str], cwd: Path) -> list[str]:
         return _starting([*verbs(), *GLOBAL_OPTIONS] if current.startswith("-") else verbs(), current)
     if verb not in VERBS and verb not in BUILTINS:
         return []
+    return _of_verb(verb, previous, current, cwd)
+
+
+def _of_verb(verb: str, previous: str, current: str, cwd: Path) -> list[str]:
+    """The completions of a word after a known verb: an option's value, an option, a topic, a variable."""
     if previous == "--output-format":
         return _starting(output_formats(), current)
     if current.startswith("-"):
@@ -116,12 +122,12 @@ def complete(words: list[str], cwd: Path) -> list[str]:
     if verb == "completion":
         return _starting(SHELLS, current)
     if verb == "help":
-        from agent_constitution.commands import help
-
         return _starting([*help.topics(), *VERBS], current)
-    if verb not in VERBS:
-        return []
-    variables = VERBS[verb].variables
+    return _variable(VERBS[verb].variables, current, cwd) if verb in VERBS else []
+
+
+def _variable(variables, current: str, cwd: Path) -> list[str]:
+    """A verb's `NAME=` variables, or the values of the one being typed (`rules=` completes rule refs)."""
     name, equals, value = current.partition("=")
     if not equals:
         return _starting([f"{name}=" for name in variables], current)

@@ -17,6 +17,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from agent_constitution.ruleset.source import RuleSource
+from agent_constitution.compile import region
+from agent_constitution.compile.document import COMPACT_BYTES, Library, Segment, SourceTree, render
+from agent_constitution.compile.layout import FILE, MANIFEST, Settings
+from agent_constitution.compile.outputs.segment import hand_written
+from agent_constitution.hosts import AGENTS
 
 
 @dataclass(frozen=True)
@@ -30,11 +35,6 @@ class Room:
 def room(root: Path, agents: tuple[str, ...], section: str = "") -> Room:
     """The bytes the root `AGENTS.md`'s region may hold in `root` for the enabled `agents`, with
     `section` (the project section init is about to write into a new AGENTS.md) counted."""
-    from agent_constitution.compile.document import COMPACT_BYTES
-    from agent_constitution.compile.layout import FILE
-    from agent_constitution.compile.outputs.segment import hand_written
-    from agent_constitution.hosts import AGENTS
-
     own_bytes, own_chars = hand_written(root / FILE)
     own_bytes, own_chars = own_bytes + len(section.encode("utf-8")), own_chars + len(section)
     best = Room(COMPACT_BYTES, f"the starter's target of {COMPACT_BYTES} bytes for what every session loads")
@@ -53,10 +53,6 @@ def room(root: Path, agents: tuple[str, ...], section: str = "") -> Room:
 def region_bytes(source: RuleSource, selected: set[int], constitution, limit: int) -> int:
     """The bytes of the root region compile writes for `selected` where it may hold `limit` bytes
     (banner included; the compact form where the full one is over)."""
-    from agent_constitution.compile import region
-    from agent_constitution.compile.document import Library, Segment, render
-    from agent_constitution.compile.layout import MANIFEST, Settings
-
     tree = _tree(source, selected)
     segment = Segment(path=".", selected=frozenset((source.name, rule) for rule in selected))
     banner = region.banner("", MANIFEST)
@@ -66,8 +62,6 @@ def region_bytes(source: RuleSource, selected: set[int], constitution, limit: in
 
 
 def _tree(source: RuleSource, selected: set[int]):
-    from agent_constitution.compile.document import SourceTree
-
     titles = {**{d: t.title for d, t in source.config.domains.items()}, **{g: t.title for g, t in source.groups.items()}}
     rules = {rule: source.rules[rule] for rule in selected}
     parents = {node: parent for node, parent in source.parents.items() if not isinstance(node, int) or node in rules}

@@ -19,22 +19,15 @@ from pathlib import Path
 from agent_constitution import console
 from agent_constitution.commands.parser import Invocation, UsageError
 from agent_constitution.errors import UserError
+from agent_constitution.checks.fixing import mend
+from agent_constitution.checks.selection import select
+from agent_constitution.checks.subjects import WORKTREE
+from agent_constitution.layout import CHECKS
+from agent_constitution.project import Project
 
 
 def run_fix(root: Path, invocation: Invocation, check_again: Callable[[], int]) -> int:
-    from agent_constitution.checks.fixing import mend
-    from agent_constitution.project import Project
-
-    from agent_constitution.checks.subjects import WORKTREE
-
-    for name in ("record", "message"):
-        if name in invocation.variables:
-            raise UsageError(f"--fix and --diff mend the working tree; {name}= names another subject",
-                             fix=f"run `agent-constitution check --fix` without {name}=")
-    change = invocation.variables.get("change")
-    if change not in (None, WORKTREE):
-        raise UsageError(f"--fix edits the working tree, so the change it mends is change={WORKTREE}, not "
-                         f"change={change}", fix=f"run `agent-constitution check --fix change={WORKTREE}`")
+    change = _mended_change(invocation)
     unsafe = bool(invocation.options.get("unsafe_fixes"))
     mending = mend(root, Project(root).cache, unsafe=unsafe, only=invocation.variables.get("rules"), change=change)
     for note in mending.notes:
@@ -44,25 +37,48 @@ def run_fix(root: Path, invocation: Invocation, check_again: Callable[[], int]) 
             print(f"fixed {done}", file=sys.stderr)
     hidden = _hidden(mending.hidden)
     if invocation.options.get("diff"):
-        sys.stdout.write(mending.diff())
-        if mending.fixed:
-            print(f"Would fix {_errors(mending.fixed)}.", file=sys.stderr)
-        else:
-            print("No errors would be fixed.", file=sys.stderr)
-        if hidden:
-            print(hidden[0].upper() + hidden[1:] + ".", file=sys.stderr)
-        return 1 if mending.edited else 0
+        return _show_diff(mending, hidden)
     mending.write()
     code = check_again()
     remaining = failing_findings(root)
-    for ref, (before, claimed) in mending.unverified.items():  # an external command's edits: as checked now
-        after = sum(len(result["findings"]) for result in _report(root)
-                    if result["ref"] == ref and result.get("outcome") == "violation")
-        mending.fixed += max(before - after, 0) - claimed
+    _recount(root, mending)
     if not console.quiet():
         line = f"Found {_errors(mending.fixed + remaining)} ({mending.fixed} fixed, {remaining} remaining)."
         print(line if not hidden else f"{line}\n{hidden[0].upper() + hidden[1:]}.")
     return code
+
+
+def _recount(root: Path, mending) -> None:
+    """An external command's edits, counted as the check run after them finds them fixed."""
+    for ref, (before, claimed) in mending.unverified.items():
+        after = sum(len(result["findings"]) for result in _report(root)
+                    if result["ref"] == ref and result.get("outcome") == "violation")
+        mending.fixed += max(before - after, 0) - claimed
+
+
+def _mended_change(invocation: Invocation) -> str | None:
+    """The change `--fix` mends: the working tree's (a `record=`, `message=` or other `change=` is a UsageError)."""
+    for name in ("record", "message"):
+        if name in invocation.variables:
+            raise UsageError(f"--fix and --diff mend the working tree; {name}= names another subject",
+                             fix=f"run `agent-constitution check --fix` without {name}=")
+    change = invocation.variables.get("change")
+    if change not in (None, WORKTREE):
+        raise UsageError(f"--fix edits the working tree, so the change it mends is change={WORKTREE}, not "
+                         f"change={change}", fix=f"run `agent-constitution check --fix change={WORKTREE}`")
+    return change
+
+
+def _show_diff(mending, hidden: str) -> int:
+    """`--diff`: the fixes as a unified diff, what they would fix, and exit 1 when there is one."""
+    sys.stdout.write(mending.diff())
+    if mending.fixed:
+        print(f"Would fix {_errors(mending.fixed)}.", file=sys.stderr)
+    else:
+        print("No errors would be fixed.", file=sys.stderr)
+    if hidden:
+        print(hidden[0].upper() + hidden[1:] + ".", file=sys.stderr)
+    return 1 if mending.edited else 0
 
 
 def print_fixable(root: Path, *, unsafe: bool) -> None:
@@ -93,9 +109,6 @@ def fixable_counts(root: Path, *, unsafe: bool = False) -> tuple[int, int]:
 
 def fix_tiers(root: Path) -> dict[tuple[str, str], str]:
     """(segment, rule) → the rule's fix tier, for every selected rule a fix may mend here."""
-    from agent_constitution.checks.selection import select
-    from agent_constitution.project import Project
-
     try:
         selection = select(root, Project(root).cache)
     except UserError:
@@ -118,9 +131,6 @@ def failing_findings(root: Path) -> int:
 
 
 def _report(root: Path) -> list[dict]:
-    from agent_constitution.layout import CHECKS
-    from agent_constitution.project import Project
-
     try:
         report = json.loads((Project(root).cache / CHECKS / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_constitution.tasks.verbs import PROG, VERBS, Verb
+from agent_constitution.tasks.verbs import ALIASES, PROG, VERBS, Verb
 from agent_constitution.console import COLOR_CHOICES, NORMAL, QUIET
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
@@ -81,6 +81,7 @@ class Invocation:
     jobs: int | None = None
     rest: tuple[str, ...] = ()  # `doit ARGS`, as given
     policy: str | None = None  # `--policy`: an organisation policy layer
+    asked: str = ""  # the verb's old name, when the user typed one (`source`: tasks.verbs.ALIASES)
 
 
 class Done(Exception):
@@ -143,7 +144,7 @@ def _new(prog: str, description: str, epilog: str) -> _Parser:
 
 
 def output_formats() -> tuple[str, ...]:
-    from agent_constitution.checks.formats import FORMATS
+    from agent_constitution.checks import FORMATS  # lazy: --help loads no checks (a constant of checks/__init__)
 
     return FORMATS
 
@@ -229,38 +230,20 @@ def verbs() -> list[str]:
 def parse(args: Sequence[str], environ=None) -> Invocation:
     """The invocation `args` asks for; `Done` for `--help` / `--version`; `UsageError` for a mistake."""
     top = _top_parser().parse_args(list(args))
-    if top.version and top.verb is None:
-        raise Done(0)
-    if top.verb is None:
-        raise UsageError("no command given", fix=f"`{PROG} --help` lists the commands")
-    if top.verb not in BUILTINS and top.verb not in VERBS:
-        near = nearest(top.verb, verbs())
-        raise UsageError(f"unknown command {top.verb!r}",
-                         fix=(f"did you mean `{PROG} {near}`? " if near else "")
-                         + f"`{PROG} --help` lists the commands")
+    asked, top.verb = top.verb, ALIASES.get(top.verb, top.verb)
+    _known_verb(top)
     if top.verb == "doit":  # doit's own command line, as given
         return Invocation("doit", _verbosity(top), top.color or "auto", rest=tuple(top.rest))
     parser = verb_parser(top.verb)
     if top.verb in BUILTINS:  # before argparse, which would take `NAME=VALUE` for the positional
-        for word in top.rest:
-            name, equals, _ = word.partition("=")
-            if equals and not word.startswith("-") and "/" not in name:
-                raise UsageError(f"unknown variable {name!r} for `{parser.prog}`",
-                                 fix=f"it takes no NAME=VALUE variables (`{parser.prog} --help`)")
+        _no_variables(parser, top.rest)
     known, extras = parser.parse_known_args(top.rest)
     if getattr(known, "version", False):
         raise Done(0)
     verbosity = _verbosity(top, known)
     color = getattr(known, "color", None) or top.color or "auto"
     if top.verb in BUILTINS:
-        _unknown_options(parser, extras)
-        if extras:
-            raise UsageError(f"unexpected argument {extras[0]!r} for `{parser.prog}`",
-                             fix=f"`{parser.prog} --help` shows its usage")
-        word = getattr(known, "word", None)
-        words = (word,) if word else ()
-        flags = {flag.lstrip("-"): getattr(known, flag.lstrip("-")) for flag, _ in BUILTINS[top.verb].flags}
-        return Invocation(top.verb, verbosity, color, options=flags, words=words)
+        return _builtin(parser, top.verb, known, extras, verbosity, color)
     verb = VERBS[top.verb]
     variables, words = _split(parser, verb, extras)
     if getattr(known, "locked", False) and "locked" in verb.variables:
@@ -270,7 +253,40 @@ def parse(args: Sequence[str], environ=None) -> Invocation:
     output_format = getattr(known, "output_format", None) or default_format(environ)
     return Invocation(verb.name, verbosity, color, options, variables, tuple(words),
                       output_format if verb.output_formats else "full", known.jobs,
-                      policy=getattr(known, "policy", None))
+                      policy=getattr(known, "policy", None), asked=asked if asked != verb.name else "")
+
+
+def _known_verb(top: argparse.Namespace) -> None:
+    """`--version` alone is done; no verb, or one that is neither a builtin nor a task verb, a UsageError."""
+    if top.version and top.verb is None:
+        raise Done(0)
+    if top.verb is None:
+        raise UsageError("no command given", fix=f"`{PROG} --help` lists the commands")
+    if top.verb not in BUILTINS and top.verb not in VERBS:
+        near = nearest(top.verb, verbs())
+        raise UsageError(f"unknown command {top.verb!r}",
+                         fix=(f"did you mean `{PROG} {near}`? " if near else "")
+                         + f"`{PROG} --help` lists the commands")
+
+
+def _no_variables(parser: argparse.ArgumentParser, rest: Sequence[str]) -> None:
+    for word in rest:
+        name, equals, _ = word.partition("=")
+        if equals and not word.startswith("-") and "/" not in name:
+            raise UsageError(f"unknown variable {name!r} for `{parser.prog}`",
+                             fix=f"it takes no NAME=VALUE variables (`{parser.prog} --help`)")
+
+
+def _builtin(parser: argparse.ArgumentParser, name: str, known: argparse.Namespace, extras: Sequence[str],
+             verbosity: int, color: str) -> Invocation:
+    _unknown_options(parser, extras)
+    if extras:
+        raise UsageError(f"unexpected argument {extras[0]!r} for `{parser.prog}`",
+                         fix=f"`{parser.prog} --help` shows its usage")
+    word = getattr(known, "word", None)
+    words = (word,) if word else ()
+    flags = {flag.lstrip("-"): getattr(known, flag.lstrip("-")) for flag, _ in BUILTINS[name].flags}
+    return Invocation(name, verbosity, color, options=flags, words=words)
 
 
 def _verbosity(top: argparse.Namespace, known: argparse.Namespace | None = None) -> int:

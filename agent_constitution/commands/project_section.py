@@ -24,6 +24,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from agent_constitution.checks.scan import scan
 
 MAX_FILE = 256 * 1024
 MAX_PACKAGES = 24
@@ -51,8 +52,6 @@ class Section:
 
 
 def section(root: Path) -> Section:
-    from agent_constitution.checks.scan import scan
-
     files = [path for path in scan(root).files if not any(part in f"/{path}" for part in (f"/{s}" for s in _SKIP))]
     notes: list[str] = []
     reader = _Reader(root, notes)
@@ -148,52 +147,86 @@ def _js_runner(files: list[str], folder: str) -> str:
 def _describe(package: Package, reader: _Reader, files: list[str], tests: list[str]) -> None:
     folder = package.folder
     inside = [t for t in tests if folder == "." or t.startswith(folder + "/")]
-    if _has(files, _join(folder, "pyproject.toml")):
-        data = reader.toml(_join(folder, "pyproject.toml")) or {}
-        project = data.get("project") if isinstance(data.get("project"), dict) else {}
-        tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-        package.kinds.append("Python")
-        package.name = package.name or _text_of(project.get("name"))
-        package.description = package.description or _text_of(project.get("description"))
-        run = ("uv run " if _has(files, _join(folder, "uv.lock")) or _has(files, "uv.lock")
-               else "poetry run " if "poetry" in tool or _has(files, _join(folder, "poetry.lock")) else "python -m ")
-        if "pytest" in tool or any(t.endswith(".py") or t.endswith("pytest.ini") for t in inside):
-            _add(package, "test", f"{run}pytest")
-        for linter, command in (("ruff", "ruff check ."), ("mypy", "mypy ."), ("pyright", "pyright")):
-            if linter in tool:
-                _add(package, "lint", f"{run}{command}" if run != "python -m " or linter != "pyright" else command)
-        if "build-system" in data:
-            _add(package, "build", "uv build" if run == "uv run " else "poetry build" if run == "poetry run " else "python -m build")
-    if _has(files, _join(folder, "package.json")):
-        data = reader.json(_join(folder, "package.json")) or {}
-        package.kinds.append("TypeScript" if _has(files, _join(folder, "tsconfig.json")) else "JavaScript")
-        package.name = package.name or _text_of(data.get("name"))
-        package.description = package.description or _text_of(data.get("description"))
-        scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
-        runner = _js_runner(files, folder)
-        for kind, names in _KINDS.items():
-            for name in names:
-                if isinstance(scripts.get(name), str):
-                    _add(package, kind, f"{runner} run {name}")
-    if _has(files, _join(folder, "Cargo.toml")):
-        data = reader.toml(_join(folder, "Cargo.toml")) or {}
-        crate = data.get("package") if isinstance(data.get("package"), dict) else {}
-        package.kinds.append("Rust")
-        package.name = package.name or _text_of(crate.get("name"))
-        package.description = package.description or _text_of(crate.get("description"))
-        every = " --workspace" if isinstance(data.get("workspace"), dict) else ""
-        _add(package, "build", f"cargo build{every}")
-        _add(package, "test", f"cargo test{every}")
-        _add(package, "lint", f"cargo clippy{every}")
-    if _has(files, _join(folder, "go.mod")):
-        text = reader.text(_join(folder, "go.mod")) or ""
-        module = re.search(r"^module\s+(\S+)", text, re.M)
-        package.kinds.append("Go")
-        package.name = package.name or (module[1][:200] if module else None)
-        _add(package, "build", "go build ./...")
-        if any(t.endswith("_test.go") for t in inside):
-            _add(package, "test", "go test ./...")
-        _add(package, "lint", "go vet ./...")
+    for manifest, describe in _MANIFESTS:
+        if _has(files, _join(folder, manifest)):
+            describe(package, reader, files, inside)
+
+
+def _named(package: Package, name, description=None) -> None:
+    """The package's name and description, from the first manifest that gives them."""
+    package.name = package.name or _text_of(name)
+    package.description = package.description or _text_of(description)
+
+
+def _table(data: dict, key: str) -> dict:
+    return data.get(key) if isinstance(data.get(key), dict) else {}
+
+
+def _python(package: Package, reader: _Reader, files: list[str], inside: list[str]) -> None:
+    folder = package.folder
+    data = reader.toml(_join(folder, "pyproject.toml")) or {}
+    project, tool = _table(data, "project"), _table(data, "tool")
+    package.kinds.append("Python")
+    _named(package, project.get("name"), project.get("description"))
+    run = _python_runner(files, folder, tool)
+    if "pytest" in tool or any(t.endswith((".py", "pytest.ini")) for t in inside):
+        _add(package, "test", f"{run}pytest")
+    for linter, command in (("ruff", "ruff check ."), ("mypy", "mypy ."), ("pyright", "pyright")):
+        if linter in tool:
+            _add(package, "lint", _through(run, linter, command))
+    if "build-system" in data:
+        _add(package, "build", "uv build" if run == "uv run " else "poetry build" if run == "poetry run " else "python -m build")
+
+
+def _through(run: str, linter: str, command: str) -> str:
+    """A linter's command run the package's way (pyright is a program of its own, not a module)."""
+    return f"{run}{command}" if run != "python -m " or linter != "pyright" else command
+
+
+def _python_runner(files: list[str], folder: str, tool: dict) -> str:
+    """How the package's Python tools run: `uv run `, `poetry run ` or `python -m `."""
+    if _has(files, _join(folder, "uv.lock")) or _has(files, "uv.lock"):
+        return "uv run "
+    return "poetry run " if "poetry" in tool or _has(files, _join(folder, "poetry.lock")) else "python -m "
+
+
+def _node(package: Package, reader: _Reader, files: list[str], inside: list[str]) -> None:
+    folder = package.folder
+    data = reader.json(_join(folder, "package.json")) or {}
+    package.kinds.append("TypeScript" if _has(files, _join(folder, "tsconfig.json")) else "JavaScript")
+    _named(package, data.get("name"), data.get("description"))
+    scripts = _table(data, "scripts")
+    runner = _js_runner(files, folder)
+    for kind, names in _KINDS.items():
+        for name in names:
+            if isinstance(scripts.get(name), str):
+                _add(package, kind, f"{runner} run {name}")
+
+
+def _rust(package: Package, reader: _Reader, files: list[str], inside: list[str]) -> None:
+    data = reader.toml(_join(package.folder, "Cargo.toml")) or {}
+    crate = _table(data, "package")
+    package.kinds.append("Rust")
+    _named(package, crate.get("name"), crate.get("description"))
+    every = " --workspace" if isinstance(data.get("workspace"), dict) else ""
+    _add(package, "build", f"cargo build{every}")
+    _add(package, "test", f"cargo test{every}")
+    _add(package, "lint", f"cargo clippy{every}")
+
+
+def _go(package: Package, reader: _Reader, files: list[str], inside: list[str]) -> None:
+    text = reader.text(_join(package.folder, "go.mod")) or ""
+    module = re.search(r"^module\s+(\S+)", text, re.M)
+    package.kinds.append("Go")
+    package.name = package.name or (module[1][:200] if module else None)
+    _add(package, "build", "go build ./...")
+    if any(t.endswith("_test.go") for t in inside):
+        _add(package, "test", "go test ./...")
+    _add(package, "lint", "go vet ./...")
+
+
+# Each manifest a package folder may hold, and what it tells about the package, in this order.
+_MANIFESTS = (("pyproject.toml", _python), ("package.json", _node), ("Cargo.toml", _rust), ("go.mod", _go))
 
 
 def _root_tools(package: Package, reader: _Reader, files: list[str]) -> None:
@@ -262,15 +295,7 @@ def _text(root: Path, packages: list[Package], files: list[str], tests: list[str
     ]
     if languages:
         lines.append(f"- Languages: {', '.join(languages)}.")
-    nested = [package for package in packages if package.folder != "."]
-    if nested:
-        lines.append("- Packages:")
-        for package in nested[:MAX_PACKAGES]:
-            kinds = "/".join(package.kinds) or "?"
-            named = f" `{package.name}`" if package.name else ""
-            lines.append(f"  - `{package.folder}/` ({kinds}{named}){_commands_inline(package)}")
-        if len(nested) > MAX_PACKAGES:
-            lines.append(f"  - and {len(nested) - MAX_PACKAGES} more")
+    lines += _packages([package for package in packages if package.folder != "."])
     for kind in ("build", "test", "lint"):
         if top.commands.get(kind):
             lines.append(f"- {kind.capitalize()}: " + ", ".join(f"`{command}`" for command in top.commands[kind]))
@@ -284,6 +309,20 @@ def _text(root: Path, packages: list[Package], files: list[str], tests: list[str
     for note in notes[:5]:
         lines.append(f"<!-- init: {note.replace('--', '- -')} -->")
     return "\n".join(lines) + "\n"
+
+
+def _packages(nested: list[Package]) -> list[str]:
+    """The "Packages:" list of the nested packages, each with its kinds, name and commands."""
+    if not nested:
+        return []
+    lines = ["- Packages:"]
+    for package in nested[:MAX_PACKAGES]:
+        kinds = "/".join(package.kinds) or "?"
+        named = f" `{package.name}`" if package.name else ""
+        lines.append(f"  - `{package.folder}/` ({kinds}{named}){_commands_inline(package)}")
+    if len(nested) > MAX_PACKAGES:
+        lines.append(f"  - and {len(nested) - MAX_PACKAGES} more")
+    return lines
 
 
 def _commands_inline(package: Package) -> str:

@@ -18,7 +18,10 @@ from agent_constitution.commands.parser import Invocation, UsageError
 from agent_constitution.tasks.verbs import PROG, VERBS, Verb
 from agent_constitution.console import DEBUG, QUIET
 from agent_constitution.errors import UserError
-from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
+from agent_constitution.layout import CHECKS, MANIFEST, SOURCE_CONFIG
+from agent_constitution.loader import Loader
+from agent_constitution.policy.discover import settings as policy_settings
+from agent_constitution.project import Project
 
 __all__ = ["PROG", "VERBS", "Verb", "doit", "exit_code", "find_root", "run"]
 
@@ -40,16 +43,45 @@ def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int
     root = find_root(Path.cwd().resolve())
     missing = verb.needs(root) if verb.needs else None
     if missing:
-        raise UsageError(f"`{PROG} {verb.name}` does not apply here: {missing[0]}", fix=missing[1])
+        raise UsageError(f"`{PROG} {invocation.asked or verb.name}` does not apply here: {missing[0]}", fix=missing[1])
+    if verb.name == "check" and any(invocation.options.get(name) for name in ("fix", "diff")):
+        from agent_constitution.commands.fix import run_fix  # lazy: --help loads no fixing machinery (checks.fixing)
+
+        return run_fix(root, invocation, lambda: run(verb, _without_fix(invocation), fixable_hint=False))
+    console.settings.failures.clear()
+    if invocation.policy:
+        policy_settings.given = invocation.policy
+    status = doit(root, ["run", *_doit_arguments(verb, invocation)])
+    code = exit_code(status, console.settings.failures)
+    _after(root, verb, invocation, code, fixable_hint)
+    return code
+
+
+def _after(root: Path, verb: Verb, invocation: Invocation, code: int, fixable_hint: bool) -> None:
+    """After the run: the report in the format asked for, and after a failing `check`, what `--fix` would mend."""
+    if verb.output_formats and invocation.output_format != "full" and code in (0, 1):
+        _print_report(root, invocation.output_format)
+    if fixable_hint and verb.name == "check" and code == 1 and invocation.output_format == "full" \
+            and invocation.verbosity > QUIET:
+        from agent_constitution.commands.fix import print_fixable  # lazy: --help loads no fixing machinery (checks.fixing)
+
+        print_fixable(root, unsafe=bool(invocation.options.get("unsafe_fixes")))
+
+
+def _doit_arguments(verb: Verb, invocation: Invocation) -> list[str]:
+    """What `doit run` is given: its flags, the verb's task (or one per SEGMENT / SOURCE word), the
+    task's options and the variables."""
     task = verb.task or verb.name
     tasks = [f"{task}:{name}" for name in invocation.words] or [task]
     flags = ["--verbosity", "2"] if invocation.verbosity >= DEBUG else []
     if invocation.jobs:
         flags += ["-n", str(invocation.jobs)]
-    if verb.name == "check" and any(invocation.options.get(name) for name in ("fix", "diff")):
-        from agent_constitution.commands.fix import run_fix
+    variables = [f"{name}={value}" for name, value in invocation.variables.items()]
+    return [*flags, *tasks, *_doit_options(verb, invocation), *variables]
 
-        return run_fix(root, invocation, lambda: run(verb, _without_fix(invocation), fixable_hint=False))
+
+def _doit_options(verb: Verb, invocation: Invocation) -> list[str]:
+    """The verb's options as doit's command line has them (a flag alone, else the flag and its value)."""
     options = []
     for option in verb.options:
         if option.get("doit") is False:
@@ -59,22 +91,7 @@ def run(verb: Verb, invocation: Invocation, *, fixable_hint: bool = True) -> int
             options.append(f"--{option['long']}")
         elif value not in (None, False):
             options += [f"--{option['long']}", str(value)]
-    variables = [f"{name}={value}" for name, value in invocation.variables.items()]
-    console.settings.failures.clear()
-    if invocation.policy:
-        from agent_constitution.policy.discover import settings
-
-        settings.given = invocation.policy
-    status = doit(root, ["run", *flags, *tasks, *options, *variables])
-    code = exit_code(status, console.settings.failures)
-    if verb.output_formats and invocation.output_format != "full" and code in (0, 1):
-        _print_report(root, invocation.output_format)
-    if fixable_hint and verb.name == "check" and code == 1 and invocation.output_format == "full" \
-            and invocation.verbosity > QUIET:
-        from agent_constitution.commands.fix import print_fixable
-
-        print_fixable(root, unsafe=bool(invocation.options.get("unsafe_fixes")))
-    return code
+    return options
 
 
 def _without_fix(invocation: Invocation) -> Invocation:
@@ -100,9 +117,7 @@ def exit_code(status: int, failures: list[tuple[str, str]]) -> int:
 def _print_report(root: Path, name: str) -> None:
     """The report of the run just done, in format `name` (checks/formats.py), on stdout; and under
     GitHub Actions, its Markdown summary appended to the job's summary file."""
-    from agent_constitution.checks import formats
-    from agent_constitution.layout import CHECKS
-    from agent_constitution.project import Project
+    from agent_constitution.checks import formats  # lazy: --help loads no report formats (checks.formats, about 0.3 s of imports)
 
     folder = Project(root).cache / CHECKS
     try:
@@ -124,7 +139,6 @@ def doit(root: Path, args: list[str]) -> int:
     """Any doit command line (`doit list`, `doit -n 4 compile`) with this project's tasks, in `root`."""
     from doit.doit_cmd import DoitMain
 
-    from agent_constitution.loader import Loader
 
     class Main(DoitMain):
         BIN_NAME = f"{PROG} doit"

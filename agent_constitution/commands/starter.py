@@ -27,7 +27,6 @@ constitution it publishes, and selects the packages that fit the repository's sh
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -36,19 +35,26 @@ from importlib.metadata import PackageNotFoundError, distribution, version
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
-from urllib.parse import unquote, urlparse
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.layout import LOCKFILE, MANIFEST
+from agent_constitution.layout import LOCKFILE, MANIFEST, schema_url
 from agent_constitution.readers import parse_toml, read_text
 from agent_constitution.ruleset.source import Node, RuleSource, load_source
-from agent_constitution.layout import schema_url
 from agent_constitution.commands.shape import Shape, detect
 from agent_constitution.wiring import LOADER
+from agent_constitution.checks.scan import scan
+from agent_constitution.commands.fit import fit, room
+from agent_constitution.commands.project_section import section
+from agent_constitution.commands.workspace import proposals
+from agent_constitution.compile.inputs import constitution_at
+from agent_constitution.hosts.agents import detect as agents_of
+from agent_constitution.provenance import commit_of
+from agent_constitution.ruleset.lock import sync_lock
+from agent_constitution.sources.snapshot import fetch
 
 SOURCE_URL = "https://github.com/Luolc/agent-constitution"
 # Tests point the starter at a local clone; users edit rules.toml instead.
@@ -90,8 +96,6 @@ def built_from() -> str | None:
     """The commit the installed tool was built from, or None when the installation does not say
     (`provenance.commit_of`: a git install's `direct_url.json`, an editable install's checkout, a
     wheel's `_commit`)."""
-    from agent_constitution.provenance import commit_of
-
     try:
         direct = distribution("agent-constitution").read_text("direct_url.json")
     except PackageNotFoundError:
@@ -306,8 +310,6 @@ def _rules_array(starter: Starter) -> str:
 
 def starter_source(url: str, pin: tuple[str, str], root: Path) -> RuleSource:
     """The starter's rule source at its pin (`pin_of()`), fetched into the user cache (compile reuses it)."""
-    from agent_constitution.sources.snapshot import fetch
-
     kind, value = pin
     return load_source(fetch(url=url, base_dir=root, **{kind: value}).root)
 
@@ -340,8 +342,6 @@ def init_project(root: Path, *, doit: bool = False) -> list[Step]:
 def project_layer(root: Path):
     """The project section init proposes for a new AGENTS.md (commands/project_section.py), or None
     when the repository has one (init never overwrites it; its text is counted as it is)."""
-    from agent_constitution.commands.project_section import section
-
     return None if (root / "AGENTS.md").exists() or (root / "AGENTS.md").is_symlink() else section(root)
 
 
@@ -349,10 +349,6 @@ def fitted_starter(root: Path, shape: Shape, source: RuleSource, url: str, commi
                    defaults: bool = True) -> Starter:
     """The starter for `shape`, held to what the repository's enabled agents load (commands/fit.py);
     `defaults=False` keeps every rule of the packages (the field corpus measures both)."""
-    from agent_constitution.commands.fit import fit, room
-    from agent_constitution.hosts.agents import detect as agents_of
-    from agent_constitution.compile.inputs import constitution_at
-
     folder = source.root / "constitution" / EDITION
     if not folder.is_dir():  # a source without this edition's constitution: compile will say so
         return select(shape, source, wanted_packages(shape, source), defaults=defaults).starter
@@ -377,8 +373,6 @@ def lock_manifest(root: Path, *, written: bool) -> Step:
     (never under --locked: init writes). A manifest that was there before, and an existing lock, are
     left to `compile`, which locks. A starter manifest that does not lock is taken out again, so a
     failed init leaves no manifest behind."""
-    from agent_constitution.ruleset.lock import sync_lock
-
     if (root / LOCKFILE).exists():
         return Step(LOCKFILE, "exists, left unchanged")
     if not written:
@@ -394,9 +388,6 @@ def lock_manifest(root: Path, *, written: bool) -> Step:
 
 def segment_proposals(root: Path, shape: Shape, starter: Starter, source: RuleSource) -> str:
     """Commented-out `[[segment]]` blocks for the workspace members init finds (commands/workspace.py)."""
-    from agent_constitution.checks.scan import scan
-    from agent_constitution.commands.workspace import proposals
-
     return proposals(root, scan(root).files, shape, starter, source, choose)
 
 

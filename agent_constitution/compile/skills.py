@@ -29,6 +29,7 @@ from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_r
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove as remove_file, write_if_changed
 from agent_constitution.readers import read_json
+from agent_constitution.sources.parsed import skill_bytes
 
 STAMP = ".agent-constitution.json"
 SOURCE_ONLY = "skill.toml"  # the source's metadata (which rules it implements), not for agents
@@ -47,7 +48,7 @@ def skill_files(folder: Path) -> dict[str, bytes]:
                 file=path,
                 fix="replace the link by the folder it points to",
             )
-    found: dict[str, bytes] = {}
+    paths: dict[str, Path] = {}
     base = folder.resolve()
     for directory, subdirectories, files in os.walk(folder):
         for name in subdirectories + files:
@@ -70,8 +71,38 @@ def skill_files(folder: Path) -> dict[str, bytes]:
                 continue
             if relative == STAMP:
                 raise UserError(f"a skill may not contain a file named {STAMP}", file=path)
-            found[relative] = _read_file(path)
-    return dict(sorted(found.items()))
+            paths[relative] = path
+    # A run installs a skill into each agent's folder, and checks every skill before it installs
+    # any: the files are read once while their status stays the same.
+    statuses = {relative: _status(path) for relative, path in sorted(paths.items())}
+    key = (str(folder), tuple((relative, _seen(status)) for relative, status in statuses.items()))
+    found = _read.get(key)
+    if found is None:
+        if len(_read) >= 256:
+            _read.clear()
+        # As the lock stage's folder digest read them in this process, else from the file.
+        found = _read[key] = {relative: _bytes(path, statuses[relative]) for relative, path in sorted(paths.items())}
+    return dict(found)
+
+
+# (folder, each file's status) → the files `skill_files` read there in this process.
+_read: dict[tuple, dict[str, bytes]] = {}
+
+
+def _bytes(path: Path, status: os.stat_result | None) -> bytes:
+    known = None if status is None else skill_bytes(str(path), status)
+    return _read_file(path) if known is None else known
+
+
+def _status(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None  # reading it says what is wrong
+
+
+def _seen(status: os.stat_result | None) -> tuple[int, int, int, int] | None:
+    return None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 def _read_file(path: Path) -> bytes:

@@ -23,6 +23,7 @@ from agent_constitution.compile.layout import SegmentJob, Settings
 from agent_constitution.compile.personal import render as render_personal
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import remove, write_atomic
+from agent_constitution.ruleset.agent_edition import agent_edition
 from agent_constitution.ruleset.lock import sync_lock
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, documents
 
@@ -58,10 +59,12 @@ def compile_user(*, locked: bool) -> list[str]:
     compile_settings = resolution.effective.settings.compile
     settings = Settings(compile_settings.max_tokens, "none", str(folder / MANIFEST))
     manifest = resolution.effective.settings
-    personal = render_personal(manifest.person, manifest.machine, load_constitution(resolved, folder).language)
+    # No index either: the constitution is read where the resolution binds it.
+    edition = agent_edition(resolved.constitution.root, resolved.constitution.commit)
+    personal = render_personal(manifest.person, manifest.machine, load_constitution(resolved, folder, edition).language)
     try:
         step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked,
-                             tier="user", personal=personal)
+                             edition=edition, tier="user", personal=personal)
     except BaseException:
         # A failed compile leaves the user lock as it was, like a repository's (docs/compile.md).
         if wrote:

@@ -1,10 +1,10 @@
-"""The constitution compiler (seed 001): source models, numbering, references, rendering and checks.
+"""The constitution compiler (seed 001): edition models, numbering, references, rendering and checks.
 
-Other stages use: `sources.read_worktree`, `sources.load`, `sources.source_paths`, `sources.CONSTITUTION`,
+Other stages use: `files.read_worktree`, `files.load`, `files.edition_paths`, `files.CONSTITUTION`,
 `render.outputs`, `render.file_names`, `references.targets`, `references.label` and
 `languages.LANGUAGES`; keep their signatures.
 
-`CONSTITUTION` (also `sources.CONSTITUTION`; its home is `agent_constitution.layout`) is importable
+`CONSTITUTION` (also `files.CONSTITUTION`; its home is `agent_constitution.layout`) is importable
 here at no cost: the task families check for the folder on every doit command.
 """
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,11 +9,10 @@ from agent_constitution.edition import checks
 from agent_constitution.edition.failures import ChecksFailed
 from agent_constitution.edition.history import compare
 from agent_constitution.edition.models import Edition
-from agent_constitution.edition.render import MANIFEST, file_names, outputs
-from agent_constitution.edition.sources import load, read_worktree, source_files, with_lines
+from agent_constitution.edition.render import outputs
+from agent_constitution.edition.files import load, read_worktree, with_lines
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.readers import read_json, read_toml
 
 
 @dataclass(frozen=True)
@@ -60,47 +57,3 @@ def _write(edition: Edition, root: Path) -> list[str]:
     return written
 
 
-def plan(root: Path) -> tuple[list[str], list[Path]]:
-    """(dependencies, targets) of the render stage: every source file (the compiler's own code is
-    `code_digest`); the generated files, as far as index.toml can be read ([] when it cannot: the
-    build then fails)."""
-    sources = source_files(root)
-    return [os.path.join(root, path) for path in sources], _targets(root, sources)
-
-
-def code_digest() -> str:
-    """The render stage's code: every module `build` imports."""
-    from agent_constitution import codegraph
-
-    return codegraph.code_digest(__name__)
-
-
-def _targets(root: Path, sources: list[str]) -> list[Path]:
-    indexes = [path for path in sources if path.count("/") == 2 and path.endswith("/index.toml")]
-    if len(indexes) != 1:
-        return []
-    try:
-        codes = read_toml(root / indexes[0]).get("languages", [])
-    except UserError:
-        return []
-    if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
-        return []
-    generated = root / indexes[0].rsplit("/", 1)[0] / "generated"
-    return [generated / name for code in codes for name in file_names(code)] + [generated / MANIFEST]
-
-
-def intact(targets: list[Path]) -> bool:
-    """Whether the generated files (`targets`, manifest.json last) still hold what the build wrote, by the
-    digests in manifest.json; doit checks only that targets exist, so this is what makes `doit compile`
-    repair a hand-edited output."""
-    if not targets:
-        return False
-    manifest = targets[-1]
-    try:
-        recorded = read_json(manifest)["outputs"]
-        if sorted(recorded) != sorted(path.name for path in targets[:-1]):
-            return False
-        return all(hashlib.sha256((manifest.parent / name).read_bytes()).hexdigest() == digest
-                   for name, digest in recorded.items())
-    except (UserError, OSError, KeyError, TypeError, AttributeError):
-        return False

@@ -211,9 +211,7 @@ def _same_citations(path: str, field: str, table: Text, codes: list[str]) -> lis
     expected = set(referenced(table[first]))
     errors = []
     for code in codes[1:]:
-        if code not in table:
-            continue
-        cited = set(referenced(table[code]))
+        cited = set(referenced(table[code])) if code in table else expected
         if cited != expected:
             differences = [f"{verb} {', '.join(f'{{@{name}}}' for name in sorted(names))}"
                            for verb, names in (("lacks", expected - cited), ("adds", cited - expected)) if names]
@@ -232,17 +230,17 @@ def references(edition: Edition) -> list[UserError]:
     errors = []
     for path, field, table in texts(edition):
         for code, text in table.items():
-            if "{@" not in text:
-                continue
-            names = referenced(text)
-            if field != "title" and text.count("{@") == len(names) and fine.issuperset(names):
-                continue   # every `{@` opens a well-formed reference to a provision shown: the common case
-            where = {"file": path, "field": f"{field}.{code}"}
-            for written in OPENING.findall(text):
-                found = _reference_failure(written, field, known, where)
-                if found is not None:
-                    errors.append(found)
+            if "{@" in text:
+                errors += _text_reference_failures(text, field, known, fine, {"file": path, "field": f"{field}.{code}"})
     return errors
+
+
+def _text_reference_failures(text: str, field: str, known: dict, fine: set[str], where: dict) -> list[UserError]:
+    names = referenced(text)
+    if field != "title" and text.count("{@") == len(names) and fine.issuperset(names):
+        return []   # every `{@` opens a well-formed reference to a provision shown: the common case
+    found = (_reference_failure(written, field, known, where) for written in OPENING.findall(text))
+    return [error for error in found if error is not None]
 
 
 def _reference_failure(written: str, field: str, known: dict, where: dict) -> UserError | None:

@@ -9,11 +9,25 @@ from pathlib import Path
 
 from agent_constitution.edition.build import build
 from agent_constitution.edition.failures import CHECKS, warning
-from agent_constitution.edition.sources import CONSTITUTION
+from agent_constitution.edition.files import CONSTITUTION
 from agent_constitution.errors import UserError
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    root = (args.root or _find_root(Path.cwd())).resolve()
+    try:
+        result = build(root, check=args.check, base=args.base)
+    except UserError as error:
+        for note in getattr(error, "notes", ()):
+            print(note)
+        print(error, file=sys.stderr)
+        return 1
+    _report(result, args)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="constitution-build",
         description="Render constitution/<edition>/ into its generated/ folder: the full and the agent edition of each language.",
@@ -25,15 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path,
                         help=f"the project root (default: the nearest folder upwards that holds {CONSTITUTION}/)")
     parser.add_argument("--version", action="version", version=f"constitution-build {version('agent-constitution')}")
-    args = parser.parse_args(argv)
-    root = (args.root or _find_root(Path.cwd())).resolve()
-    try:
-        result = build(root, check=args.check, base=args.base)
-    except UserError as error:
-        for note in getattr(error, "notes", ()):
-            print(note)
-        print(error, file=sys.stderr)
-        return 1
+    return parser
+
+
+def _report(result, args: argparse.Namespace) -> None:
+    """The build's notes and warnings, then what it checked or wrote."""
     for note in result.notes:
         print(note)
     for found in result.warnings:
@@ -46,7 +56,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"updated {path}")
         if not result.written:
             print(f"{result.edition.generated}/ is up to date")
-    return 0
 
 
 def _find_root(start: Path) -> Path:

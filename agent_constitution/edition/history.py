@@ -17,25 +17,17 @@ from agent_constitution.edition.checks import ACTIVE_REVISION, DRAFT_REVISION
 from agent_constitution.edition.failures import ChecksFailed, failure
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.numbering import Number
-from agent_constitution.edition.sources import CONSTITUTION, Sources, load, read_commit
+from agent_constitution.edition.files import CONSTITUTION, Files, load, read_commit
 from agent_constitution.errors import UserError
 from agent_constitution.readers import decode, parse_toml
 
 
-def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[list[UserError], list[str]]:
+def compare(root: Path, edition: Edition, ref: str, sources: Files) -> tuple[list[UserError], list[str]]:
     """(failures, notes) of check 7 for the working tree's `edition` (read from `sources`) against `ref`."""
-    found = pygit2.discover_repository(str(root))
-    if found is None:
-        return [failure(7, f"{root} is not in a git repository, so --base {ref} has nothing to compare with",
-                        fix="run it in a git working tree, or leave out --base")], []
-    repository = pygit2.Repository(found)
-    try:
-        commit = repository.revparse_single(ref).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return [failure(7, f"--base {ref!r} names no commit", fix="pass a branch, tag or commit id")], []
-    prefix = root.resolve().relative_to(Path(repository.workdir).resolve()).as_posix()
-    base_sources = read_commit(repository, commit, "" if prefix == "." else prefix)
-    label = f"{ref} ({str(commit.id)[:12]})"
+    at = _at(root, ref)
+    if isinstance(at, UserError):
+        return [at], []
+    base_sources, label = at
     if not base_sources:
         return [], [f"check 7: {label} has no {CONSTITUTION}/ folder: a new constitution, nothing compared"]
     try:
@@ -59,7 +51,22 @@ def compare(root: Path, edition: Edition, ref: str, sources: Sources) -> tuple[l
     return _revision(edition, base, sources, base_sources, label) + _numbers(edition, base, label), []
 
 
-def _text(edition: Edition, sources: Sources) -> dict[str, dict]:
+def _at(root: Path, ref: str) -> tuple[dict[str, bytes], str] | UserError:
+    """The edition files of constitution/ at commit `ref` and its label, or check 7's failure."""
+    found = pygit2.discover_repository(str(root))
+    if found is None:
+        return failure(7, f"{root} is not in a git repository, so --base {ref} has nothing to compare with",
+                       fix="run it in a git working tree, or leave out --base")
+    repository = pygit2.Repository(found)
+    try:
+        commit = repository.revparse_single(ref).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return failure(7, f"--base {ref!r} names no commit", fix="pass a branch, tag or commit id")
+    prefix = root.resolve().relative_to(Path(repository.workdir).resolve()).as_posix()
+    return read_commit(repository, commit, "" if prefix == "." else prefix), f"{ref} ({str(commit.id)[:12]})"
+
+
+def _text(edition: Edition, sources: Files) -> dict[str, dict]:
     """The edition's sources as parsed data, paths relative to its folder, without the revision."""
     text = {}
     for path, data in sources.items():
@@ -98,7 +105,7 @@ def _new_edition(edition: Edition, base: Edition, label: str) -> list[UserError]
     return errors
 
 
-def _revision(edition: Edition, base: Edition, sources: Sources, base_sources: Sources, label: str) -> list[UserError]:
+def _revision(edition: Edition, base: Edition, sources: Files, base_sources: Files, label: str) -> list[UserError]:
     """The revision goes up by one exactly when the text changed: 0.<n> → 0.<n+1> for a draft, the
     first approved text is 1, and each adopted amendment adds one."""
     old, new = base.index.revision, edition.index.revision
@@ -106,14 +113,7 @@ def _revision(edition: Edition, base: Edition, sources: Sources, base_sources: S
     before, after = _order(old), _order(new)
     if after is None:
         return []   # check 6 reports a malformed revision of this tree
-    if base.index.status == "draft" and edition.index.status == "active":
-        expected = "1"
-    elif not changed:
-        expected = old
-    elif base.index.status == "draft":
-        expected = f"0.{before[1] + 1}"
-    else:
-        expected = str(before[0] + 1)
+    expected = _expected(base, edition, changed, before)
     if new == expected:
         return []
     where = {"file": edition.index_path, "field": "revision", "fix": f'set revision = "{expected}"'}
@@ -125,6 +125,18 @@ def _revision(edition: Edition, base: Edition, sources: Sources, base_sources: S
         return [failure(7, f"the text changed since {label} but the revision did not go up from {old}", **where)]
     return [failure(7, f"the revision went from {old} to {new} since {label}: it goes up by one for each change of "
                     "the text (one amendment, or one new draft)", **where)]
+
+
+def _expected(base: Edition, edition: Edition, changed: bool, before: tuple[int, int]) -> str:
+    """The revision the edition must have: 1 for a first approval, the base's for an unchanged text,
+    else the next draft or amendment."""
+    if base.index.status == "draft" and edition.index.status == "active":
+        return "1"
+    if not changed:
+        return base.index.revision
+    if base.index.status == "draft":
+        return f"0.{before[1] + 1}"
+    return str(before[0] + 1)
 
 
 def _numbers(edition: Edition, base: Edition, label: str) -> list[UserError]:

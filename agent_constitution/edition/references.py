@@ -9,7 +9,7 @@ article).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_constitution.edition import REFERENCE

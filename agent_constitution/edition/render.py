@@ -12,6 +12,7 @@ import re
 
 from agent_constitution.edition.fences import fenced
 from agent_constitution.edition.languages import LANGUAGES, Language
+from agent_constitution.edition.plan import MANIFEST, file_names
 from agent_constitution.edition.models import Article, Edition, Item, Section, Text
 from agent_constitution.edition.references import Target, rewrite, targets
 
@@ -22,12 +23,6 @@ UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")        # a setext heading's under
 # Lines that do not continue a paragraph an underline could turn into a heading: list items, block
 # quotes, indented code, thematic breaks.
 NOT_PARAGRAPH = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])([ \t]|$)| {4}|\t| {0,3}>| {0,3}([-*_])[ \t]*(\3[ \t]*){2,}$")
-MANIFEST = "manifest.json"
-
-
-def file_names(code: str) -> tuple[str, str]:
-    """The full and the agent edition of one language, in generated/."""
-    return f"constitution.{code}.md", f"constitution.{code}.agent.md"
 
 
 def outputs(edition: Edition) -> dict[str, bytes]:

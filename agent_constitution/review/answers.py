@@ -14,11 +14,10 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from agent_constitution.sources.cache import cache_root
 
 
 def folder() -> Path:
-    from agent_constitution.sources.cache import cache_root
-
     return cache_root() / "review" / "answers"
 
 

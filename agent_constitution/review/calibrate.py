@@ -22,11 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_constitution.checks.model import Result, RuleCheck
-from agent_constitution.checks.reviewer import Answer, BadAnswer, fabricated, prompt
-from agent_constitution.review import probes as probing
-from agent_constitution.review.cases import Case
+from agent_constitution.checks.reviewer import Answer, ask, BadAnswer, fabricated, in_ci, prompt, Reviewer
+from agent_constitution.review import cases as reading, probes as probing, record
+from agent_constitution.review.cases import Case, CASES_FILE
 from agent_constitution.review.record import Calibration, RuleAgreement, rounded
 from agent_constitution.review.stats import Matrix, scores
+from agent_constitution.checks.evidence import Reader, shown_files
+from agent_constitution.checks.review import labeller
+from agent_constitution.checks.runner import Subjects
+from agent_constitution.checks.scan import scan
+from agent_constitution.checks.selection import select
+from agent_constitution.checks.verdicts import review_key
+from agent_constitution.errors import UserError
+from agent_constitution.layout import MANIFEST
 
 Asker = Callable[[Case, str, str], Answer]      # (case, probe, prompt) → the answer; raises BadAnswer
 
@@ -76,30 +84,50 @@ class Report:
 
     def calibration(self) -> Calibration:
         matrix, failed = self.matrix(), self.probe_failures()
-        found = scores(matrix)
-        tokens = [trial.tokens for trial in self.trials if trial.tokens is not None]
-        costs = [trial.cost for trial in self.trials if trial.cost is not None]
-        rules = {}
-        for ref in sorted({trial.case.rule for trial in self.base if trial.case.label != "noise"}):
-            m = self.matrix(ref)
-            rules[ref] = RuleAgreement(m.cases, m.tp, m.fp, m.fn, m.tn, m.unsure_violated + m.unsure_satisfied)
         return rounded(Calibration(
             group=self.group, command=self.command, model=self.model, date=self.date, cases=matrix.cases,
             noise=sum(1 for trial in self.base if trial.case.label == "noise"),
             tp=matrix.tp, fp=matrix.fp, fn=matrix.fn, tn=matrix.tn,
             cannot_tell=matrix.unsure_violated + matrix.unsure_satisfied,
-            kappa=found.kappa, precision=found.precision, recall=found.recall,
-            precision_low=found.precision_interval.low if found.precision_interval else None,
-            precision_high=found.precision_interval.high if found.precision_interval else None,
-            recall_low=found.recall_interval.low if found.recall_interval else None,
-            recall_high=found.recall_interval.high if found.recall_interval else None,
+            **_scored(scores(matrix)),
             probes=self.probes, probe_failures=len(failed),
+            **self._spent(),
+            rules=self._rule_agreements(),
+        ))
+
+    def _rule_agreements(self) -> dict[str, RuleAgreement]:
+        rules = {}
+        for ref in sorted({trial.case.rule for trial in self.base if trial.case.label != "noise"}):
+            m = self.matrix(ref)
+            rules[ref] = RuleAgreement(m.cases, m.tp, m.fp, m.fn, m.tn, m.unsure_violated + m.unsure_satisfied)
+        return rules
+
+    def _spent(self) -> dict:
+        """What the run cost: its calls, the refused and failed ones, seconds, tokens and money."""
+        tokens = _total(trial.tokens for trial in self.trials)
+        cost = _total(trial.cost for trial in self.trials)
+        return dict(
             refused=sum(1 for trial in self.trials if trial.problem.startswith("refused")),
             failed=sum(1 for trial in self.trials if trial.problem.startswith("failed")),
             calls=len(self.trials), seconds=round(sum(trial.seconds for trial in self.trials), 3),
-            tokens=sum(tokens) if tokens else None, cost=round(sum(costs), 6) if costs else None,
-            rules=rules,
-        ))
+            tokens=tokens, cost=None if cost is None else round(cost, 6),
+        )
+
+
+def _total(values):
+    """The sum of the values a reviewer reported, or None when it reported none."""
+    known = [value for value in values if value is not None]
+    return sum(known) if known else None
+
+
+def _scored(found) -> dict:
+    """kappa, precision and recall, with the bounds of each interval when there is one."""
+    precision, recall = found.precision_interval, found.recall_interval
+    return dict(
+        kappa=found.kappa, precision=found.precision, recall=found.recall,
+        precision_low=precision.low if precision else None, precision_high=precision.high if precision else None,
+        recall_low=recall.low if recall else None, recall_high=recall.high if recall else None,
+    )
 
 
 def run(cases: Sequence[Case], ask: Asker, rules: Mapping[str, RuleCheck], evidence: Callable[[Case], str | None],
@@ -126,14 +154,21 @@ def run(cases: Sequence[Case], ask: Asker, rules: Mapping[str, RuleCheck], evide
     chosen = sorted((trial.case for trial in trials),
                     key=lambda case: hashlib.sha256(f"{seed}\0{case.id}".encode()).digest())[:max(probes, 0)]
     for case in chosen:
-        result, excerpt = shown[case.id]
-        for name in probing.VARIANTS:
-            varied = probing.variant(name, excerpt)
-            if varied is not None:
-                trials.append(_trial(case, name, result, varied, ask, group, label, None))
+        trials += _probed(case, *shown[case.id], ask, group, label)
     models = sorted({part for trial in trials for part in trial.model.split(",") if part})
     return Report(group, tuple(command), today or datetime.date.today(), tuple(trials), tuple(skipped),
                   ",".join(models) or model)
+
+
+def _probed(case: Case, result: Result, excerpt: str, ask: Asker, group: str,
+            label: Callable[[str, str], str]) -> list[Trial]:
+    """The case asked again under each probe's variant of its evidence (a probe that does not apply: none)."""
+    trials = []
+    for name in probing.VARIANTS:
+        varied = probing.variant(name, excerpt)
+        if varied is not None:
+            trials.append(_trial(case, name, result, varied, ask, group, label, None))
+    return trials
 
 
 def _trial(case: Case, probe: str, result: Result, excerpt: str, ask: Asker, group: str,
@@ -209,7 +244,6 @@ def field_checkout(label_file: Path, work: Path, rules_root: Path) -> Path:
     UserError with the step that failed."""
     import tomllib
 
-    from agent_constitution.errors import UserError
 
     spec = tomllib.loads(label_file.read_text(encoding="utf-8"))
     bundle = label_file.with_suffix(".bundle")
@@ -246,15 +280,7 @@ class FieldEvidence:
         self._readers: dict[str, tuple | None] = {}
 
     def __call__(self, case: Case) -> str | None:
-        from agent_constitution.checks.evidence import Reader
-        from agent_constitution.checks.runner import Subjects
-        from agent_constitution.checks.scan import scan
-        from agent_constitution.checks.selection import select
-        from agent_constitution.errors import UserError
-
         if case.files:
-            from agent_constitution.checks.evidence import shown_files
-
             return shown_files(dict(case.files))
         if case.origin not in self._readers:
             try:
@@ -285,12 +311,8 @@ class FieldEvidence:
 def case_files(root: Path, names: str) -> list[Path]:
     """The label files `cases=` names (comma-separated files or folders; a folder: its *.toml), by
     default the project's rules.cases.toml and the field corpus folder when they exist."""
-    from agent_constitution.errors import UserError
-    from agent_constitution.review.cases import CASES_FILE
-
-    wanted = [part.strip() for part in names.split(",") if part.strip()]
-    if not wanted:
-        wanted = [name for name in (CASES_FILE, "bench/field/corpus") if (root / name).exists()]
+    wanted = [part.strip() for part in names.split(",") if part.strip()] or [
+        name for name in (CASES_FILE, "bench/field/corpus") if (root / name).exists()]
     files: list[Path] = []
     for name in wanted:
         path = (root / name) if not Path(name).is_absolute() else Path(name)
@@ -310,30 +332,8 @@ def calibrate(root: Path, cache: Path, *, group: str = "", cases: str = "", prob
               rules_root: str = "", today: datetime.date | None = None) -> str | None:
     """`review calibrate`: run the group's reviewer on the cases, print the report, put it on record.
     Bad input raises UserError (the task fails with exit 2); a refusal in CI is returned."""
-    from agent_constitution.checks.review import labeller
-    from agent_constitution.checks.reviewer import Reviewer, ask, in_ci
-    from agent_constitution.checks.selection import select
-    from agent_constitution.checks.verdicts import review_key
-    from agent_constitution.errors import UserError
-    from agent_constitution.layout import MANIFEST
-    from agent_constitution.review import cases as reading
-    from agent_constitution.review import record
-
     selection = select(root, cache)
-    with_command = [name for name, settings in selection.reviewers.items()
-                    if Reviewer.from_settings(name, settings) is not None]
-    name = group or (with_command[0] if len(with_command) == 1 else "")
-    if not name:
-        raise UserError("name the reviewer group to calibrate" if with_command else
-                        "no [review] group has a reviewer command to calibrate",
-                        file=MANIFEST, field="review",
-                        fix=f"pass --group NAME (one of {', '.join(with_command)})" if with_command
-                        else "set preset or command in a [review.<group>] table")
-    settings = selection.reviewers.get(name)
-    reviewer = None if settings is None else Reviewer.from_settings(name, settings)
-    if reviewer is None:
-        raise UserError(f"[review.{name}] has no reviewer command", file=MANIFEST, field=f"review.{name}",
-                        fix="set preset or command in it")
+    name, settings, reviewer = _reviewer(selection.reviewers, group)
     refused = in_ci(root, selection.reviewers)
     if refused is not None:
         return refused
@@ -352,6 +352,25 @@ def calibrate(root: Path, cache: Path, *, group: str = "", cases: str = "", prob
     print(text(report, gate), end="")
     print(f"recorded in {record.CALIBRATION_FILE}")
     return None
+
+
+def _reviewer(reviewers, group: str):
+    """The group to calibrate (`group`, else the one group with a reviewer command), its settings and
+    its `Reviewer`."""
+    with_command = [name for name, settings in reviewers.items() if Reviewer.from_settings(name, settings) is not None]
+    name = group or (with_command[0] if len(with_command) == 1 else "")
+    if not name:
+        raise UserError("name the reviewer group to calibrate" if with_command else
+                        "no [review] group has a reviewer command to calibrate",
+                        file=MANIFEST, field="review",
+                        fix=f"pass --group NAME (one of {', '.join(with_command)})" if with_command
+                        else "set preset or command in a [review.<group>] table")
+    settings = reviewers.get(name)
+    reviewer = None if settings is None else Reviewer.from_settings(name, settings)
+    if reviewer is None:
+        raise UserError(f"[review.{name}] has no reviewer command", file=MANIFEST, field=f"review.{name}",
+                        fix="set preset or command in it")
+    return name, settings, reviewer
 
 
 def _model_flag(command: Sequence[str]) -> str:

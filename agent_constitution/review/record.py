@@ -23,6 +23,11 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from agent_constitution.errors import UserError
+from agent_constitution.checks.review import group_of
+from agent_constitution.checks.reviewer import PRESETS
+from agent_constitution.checks.verdicts import review_key
+from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_toml
 
 CALIBRATION_FILE = "rules.calibration.toml"
 DEFAULTS = {"kappa": 0.8, "recall": 0.95, "cases": 30, "probes": 0.1}
@@ -127,8 +132,6 @@ class _File(BaseModel):
 
 def read(root: Path) -> list[Calibration]:
     """The calibrations on record (none without the file); anything else in it is one UserError."""
-    from agent_constitution.readers import read_toml
-
     path = root / CALIBRATION_FILE
     if not os.path.lexists(path):
         return []
@@ -163,7 +166,6 @@ def seal(calibration: Calibration, key: bytes) -> str:
 def write(root: Path, calibrations: Sequence[Calibration]) -> None:
     import tomlkit
 
-    from agent_constitution.fsio import write_if_changed
 
     document = tomlkit.document()
     for line in _HEADER.splitlines():
@@ -174,20 +176,26 @@ def write(root: Path, calibrations: Sequence[Calibration]) -> None:
         for name, value in asdict(entry).items():
             if value is None or (name == "seal" and not value):
                 continue
-            key = name.replace("_", "-")
             if name == "command":
                 value = list(value)
             elif name == "rules":
-                rules = tomlkit.table()
-                for ref, agreement in sorted(value.items()):
-                    inline = tomlkit.inline_table()
-                    inline.update({k.replace("_", "-"): v for k, v in agreement.items()})
-                    rules.add(ref, inline)
-                value = rules
-            item.add(key, value)
+                value = _rules_table(value)
+            item.add(name.replace("_", "-"), value)
         table.append(item)
     document.add("calibration", table)
     write_if_changed(root / CALIBRATION_FILE, tomlkit.dumps(document))
+
+
+def _rules_table(agreements: Mapping[str, Mapping]):
+    """`rules`: one inline table of agreement counts per rule, by ref."""
+    import tomlkit
+
+    rules = tomlkit.table()
+    for ref, agreement in sorted(agreements.items()):
+        inline = tomlkit.inline_table()
+        inline.update({k.replace("_", "-"): v for k, v in agreement.items()})
+        rules.add(ref, inline)
+    return rules
 
 
 def recorded(root: Path, calibration: Calibration, key: bytes | None) -> None:
@@ -231,6 +239,14 @@ def gate(calibrations: Sequence[Calibration], group: str, command: Sequence[str]
     if not found:
         return f"no calibration of its command is on record in {CALIBRATION_FILE} (run `agent-constitution review calibrate`)"
     entry = max(found, key=lambda c: c.date)
+    short = _short(entry, wanted)
+    if short:
+        return f"its calibration of {entry.date} falls short: " + "; ".join(short)
+    return None
+
+
+def _short(entry: Calibration, wanted: Mapping) -> list[str]:
+    """Each threshold the calibration misses, as the gate words it."""
     short = []
     if entry.cases < wanted["cases"]:
         short.append(f"{entry.cases} cases, fewer than {wanted['cases']}")
@@ -240,13 +256,17 @@ def gate(calibrations: Sequence[Calibration], group: str, command: Sequence[str]
         short.append(f"recall {_shown(entry.recall)} < {wanted['recall']}")
     if entry.probes and entry.probe_failures / entry.probes > wanted["probes"]:
         short.append(f"{entry.probe_failures} of {entry.probes} probes failed, more than {wanted['probes']:.0%}")
-    if short:
-        return f"its calibration of {entry.date} falls short: " + "; ".join(short)
-    return None
+    return short
 
 
 def _shown(value: float | None) -> str:
     return "none" if value is None else f"{value:.3f}"
+
+
+def _command(settings: Mapping) -> Sequence[str] | None:
+    """A group's reviewer command: its own, else its preset's."""
+    preset = PRESETS.get(settings.get("preset") or "")
+    return settings.get("command") or (preset.command if preset else None)
 
 
 def gated(memory, groups: Mapping[str, Mapping], root: Path):
@@ -255,9 +275,6 @@ def gated(memory, groups: Mapping[str, Mapping], root: Path):
     only while its group's gate is open."""
     import dataclasses
 
-    from agent_constitution.checks.review import group_of
-    from agent_constitution.checks.reviewer import PRESETS
-    from agent_constitution.checks.verdicts import review_key
 
     if all(verdict.by_hand for verdict in memory.verdicts):
         return memory, []
@@ -273,9 +290,7 @@ def gated(memory, groups: Mapping[str, Mapping], root: Path):
         group = group_of(verdict.rule, patterns)
         if group not in closed:
             settings = groups.get(group, {})
-            preset = PRESETS.get(settings.get("preset") or "")
-            command = settings.get("command") or (preset.command if preset else None)
-            closed[group] = gate(calibrations, group, command, settings, key)
+            closed[group] = gate(calibrations, group, _command(settings), settings, key)
         if closed[group] is None:
             kept.append(verdict)
         else:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_constitution.ruleset.layout import MANIFEST
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.sources.digest import CONTENT
 
-__all__ = ["MANIFEST", "Status", "file_status", "input_statuses", "manifest_files", "manifest_inputs", "task_inputs"]
+__all__ = ["MANIFEST", "Status", "file_status", "fresh_index", "input_statuses", "manifest_files", "manifest_inputs",
+           "task_inputs"]
 
 _last: tuple[object, list[str]] | None = None  # (the project of this run, its inputs)
 
@@ -59,6 +60,24 @@ def task_inputs(project) -> list[str]:
     if _last is None or _last[0] is not project:
         _last = (project, manifest_inputs(project.root))
     return _last[1]
+
+
+def fresh_index(project_root: Path, inputs: list[str] | None = None):
+    """The resolution's index (`ruleset.resolved.Index`) while it is at least as new as the lock and
+    every file the lock is computed from (`inputs`, by default `manifest_inputs`), else None."""
+    from agent_constitution.project import Project
+    from agent_constitution.ruleset.resolved import index_path, read_index
+
+    cache = Project(project_root).cache
+    try:
+        stamp = index_path(cache).stat().st_mtime_ns
+    except OSError:
+        return None
+    newest = 0
+    for path in [*(manifest_inputs(project_root) if inputs is None else inputs), str(project_root / LOCKFILE)]:
+        status = file_status(path)
+        newest = max(newest, status[1] if status is not None else 0)
+    return read_index(cache) if stamp >= newest else None
 
 
 def _walk(project_root: Path, content: bool) -> list[str]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
+from agent_constitution.ruleset.agent_edition import agent_edition
 from agent_constitution.ruleset.locked import locked_run
 from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, review_digest, why_stale
 from agent_constitution.wiring import command
@@ -38,7 +39,7 @@ from agent_constitution.ruleset.models import (
     Lockfile,
 )
 from agent_constitution.ruleset.resolve import LOCKFILE, Resolution, documents, resolve
-from agent_constitution.ruleset.resolved import FOLDER, INDEX, Index, index_path, parent_segment, resolved_path
+from agent_constitution.ruleset.resolved import FOLDER, INDEX, AgentEdition, Index, index_path, parent_segment, resolved_path
 from agent_constitution.ruleset.verify import same_digests, verify_lock
 
 
@@ -159,6 +160,13 @@ def resolve_documents(project_root: Path, cache: Path) -> Resolution:
     return resolution
 
 
+def _edition(resolution: Resolution) -> AgentEdition:
+    try:
+        return agent_edition(resolution.constitution.root, resolution.constitution.commit)
+    except UserError as error:  # compile reports it; the lock and the checks do not read the text
+        return AgentEdition.unreadable(error)
+
+
 def write_documents(cache: Path, resolution: Resolution) -> None:
     """Write each segment's typed resolution where it changed, drop those of segments gone, and stamp
     the index (rewritten every time: its age says when the documents were last brought in step)."""
@@ -176,5 +184,7 @@ def write_documents(cache: Path, resolution: Resolution) -> None:
         review={name: group.model_dump(mode="json") for name, group in settings.review.items()},
         waive=tuple({"rule": entry.rule, "paths": list(entry.paths), "reason": entry.reason,
                      "until": None if entry.until is None else entry.until.isoformat()} for entry in settings.waive),
+        constitution=_edition(resolution),
+        compile=settings.compile.model_dump(mode="json", by_alias=True),
     )
     write_atomic(index_path(cache), index.to_json(), within=cache)

@@ -642,13 +642,15 @@ class LegacyLockfile(Model):
 M = TypeVar("M", bound=BaseModel)
 
 
-def load(model: type[M], path: Path, shown: Path | str | None = None) -> M:
-    """Read the TOML file at `path` as `model`; errors name `shown` (default: the path).
+def load(model: type[M], path: Path, shown: Path | str | None = None, *, data: bytes | None = None) -> M:
+    """Read the TOML file at `path` as `model`; errors name `shown` (default: the path). `data`: its
+    bytes, when the caller has read them already.
 
     The same bytes read as the same model give the same (frozen) instance within a process: an
     upgrade loads two trees of each source that share most of their rule files."""
     shown = path if shown is None else shown
-    data = read_bytes(path, shown)
+    if data is None:
+        data = read_bytes(path, shown)
     found = _loaded.get((model, data))
     if found is None:
         found = parse(model, parse_toml(decode(data, shown), shown), shown)

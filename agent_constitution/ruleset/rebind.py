@@ -157,7 +157,7 @@ def _agent_texts(folder: Path) -> dict[str, str]:
     if generated:
         return {path.name: read_text(path) for path in generated}
     from agent_constitution.edition.render import file_names, outputs
-    from agent_constitution.edition.sources import load, read_worktree
+    from agent_constitution.edition.files import load, read_worktree
 
     prefix = f"constitution/{folder.name}/"
     edition = load({path: data for path, data in read_worktree(folder.parent.parent).items() if path.startswith(prefix)})

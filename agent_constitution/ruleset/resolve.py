@@ -32,6 +32,7 @@ from agent_constitution.ruleset.resolved import (
     ResolvedConstitution,
     ResolvedNode,
     ResolvedRule,
+    ResolvedSkill,
     ResolvedSource,
     parent_segment,
 )
@@ -159,6 +160,8 @@ def documents(resolution: Resolution) -> dict[str, Resolved]:
             language=item.source.config.languages[0],
             aliases=dict(sorted(aliases.items())),
             nodes=_nodes(item.source),
+            skills={name: ResolvedSkill(tuple(skill.implements), item.source.skill_digest(name))
+                    for name, skill in sorted(item.source.skills.items())},
         )
     bound = ResolvedConstitution(
         constitution.source, constitution.edition, constitution.revision, constitution.commit, str(constitution.root)

@@ -8,10 +8,10 @@ decides whether it runs. A document changes only when something it holds changes
 rewrites only the documents of the segments that enable the rule.
 
 Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-local build state
-(they hold absolute paths into the user cache). Schema (`version` 3):
+(they hold absolute paths into the user cache). Schema (`version` 4):
 
     {
-      "version": 3,
+      "version": 4,
       "segment": "web",                 # the segment path ("." for the root)
       "parent": ".",                    # the segment its file is nested under (null for ".")
       "constitution": {"source": "ac", "edition": "2026-10", "revision": "0.1",
@@ -22,7 +22,8 @@ Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-
                          "root": "<absolute path of the tree>", "trust": true,
                          "version": "v1.2.0|null", "language": "en",
                          "aliases": {"<name in its source.toml [sources]>": "<source name>"},
-                         "nodes": [{"id": "python", "parent": null, "title": {"en": "…"}}, …]}},
+                         "nodes": [{"id": "python", "parent": null, "title": {"en": "…"}}, …],
+                         "skills": {"uv": {"implements": [42], "digest": "sha256:…"}}}},
       "rules": [{"source": "ac", "id": 42, "revision": 1, "digest": "sha256:…",
                  "why": "selected", "status": "active", "parent": "python", "requires": [7, "ci"],
                  "title": {"en": "…"}, "text": {"en": "…"}, "check": {…}|null}, …],
@@ -33,10 +34,17 @@ Documents are canonical JSON (keys sorted, no spaces, UTF-8, one line), machine-
 name:id` or `package name:node`; `check` is the rule's `[check]` table with its defaults filled in.
 A source's `nodes` are its domains (in source.toml order, `parent` null) and then its choice groups
 (in tree order): with the rules' `parent` and `requires`, what compile needs of the tree to render a
-segment, so that compile reads no rule file of a source.
-`cache/resolved/index.json` lists the segments and holds the root manifest's `[review]` groups and
-`[[waive]]` entries, validated (`{"version": 3, "segments": [".", …], "review": [[group, {…}], …],
-"waive": […]}`, the groups in the manifest's order); it is rewritten on every run of the lock stage: its modification time says when the
+segment, so that compile reads no rule file of a source. Its `skills` are every skill of the source
+(`rules/skills/<name>/`) with the rules it implements and the digest of its folder's files
+(`sources.digest.files_digest`): which skills compile installs, and whether an installed one is
+current, without opening a file of the source.
+`cache/resolved/index.json` lists the segments and holds the root manifest's `[compile]` settings,
+`[review]` groups and `[[waive]]` entries, validated, and what compile needs of the constitution in
+force (`{"version": 4, "segments": [".", …], "compile": {"max-tokens": 8000, …}, "review": [[group,
+{…}], …], "waive": […], "constitution":
+{"languages": ["en", …], "text": {"en": "<the agent edition>"}, "labels": {"en": {"<anchor>": "Art. IV §1"}},
+"problem": null}}`,
+the groups in the manifest's order; `ruleset.agent_edition`); it is rewritten on every run of the lock stage: its modification time says when the
 documents were last brought in step with the inputs (what `doit check` needs when it creates its
 tasks, before any task has run).
 
@@ -56,7 +64,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.layout import ROOT_SEGMENT, segment_key
 
-VERSION = 3
+VERSION = 4
 FOLDER = "resolved"
 INDEX = "index.json"
 
@@ -80,6 +88,14 @@ class ResolvedNode:
 
 
 @dataclass(frozen=True)
+class ResolvedSkill:
+    """A skill of a source: the rules it implements, and the digest of its folder's files."""
+
+    implements: tuple[int, ...]
+    digest: str
+
+
+@dataclass(frozen=True)
 class ResolvedSource:
     key: str
     commit: str | None
@@ -90,6 +106,7 @@ class ResolvedSource:
     language: str  # the source's first language (what checks show a rule in)
     aliases: Mapping[str, str]  # a name in its source.toml [sources] → that source's name here
     nodes: tuple[ResolvedNode, ...]  # its domains in order, then its groups in tree order
+    skills: Mapping[str, ResolvedSkill]  # by name
 
 
 @dataclass(frozen=True)
@@ -142,7 +159,9 @@ class Resolved:
         data = {
             **vars(self),
             "constitution": vars(self.constitution),
-            "sources": {name: {**vars(item), "nodes": [vars(node) for node in item.nodes]}
+            "sources": {name: {**vars(item), "nodes": [vars(node) for node in item.nodes],
+                               "skills": {skill: {"implements": list(found.implements), "digest": found.digest}
+                                          for skill, found in item.skills.items()}}
                         for name, item in self.sources.items()},
             "rules": [vars(rule) for rule in self.rules],
             "warnings": list(self.warnings),
@@ -155,7 +174,9 @@ class Resolved:
         if data["version"] != VERSION:
             raise ValueError(f"version {data['version']!r}, not {VERSION}")
         sources = {
-            name: ResolvedSource(**{**item, "nodes": tuple(ResolvedNode(**node) for node in item["nodes"])})
+            name: ResolvedSource(**{**item, "nodes": tuple(ResolvedNode(**node) for node in item["nodes"]),
+                                    "skills": {skill: ResolvedSkill(tuple(found["implements"]), found["digest"])
+                                               for skill, found in item["skills"].items()}})
             for name, item in data["sources"].items()
         }
         rules = tuple(ResolvedRule(**{**rule, "requires": tuple(rule["requires"])}) for rule in data["rules"])
@@ -212,18 +233,62 @@ def _read(path: Path, mtime: int, size: int) -> Resolved:
 
 
 @dataclass(frozen=True)
+class AgentEdition:
+    """What compile needs of the constitution in force (`ruleset.agent_edition`): the edition's
+    languages (the first is its own), the agent edition's text per language, and the provision
+    labels per language, by anchor."""
+
+    languages: tuple[str, ...]
+    text: Mapping[str, str]
+    labels: Mapping[str, Mapping[str, str]]
+    # Why the edition could not be read (a UserError's message, file, line, field and fix), or None:
+    # the lock does not need the text, so what is wrong with it is compile's to report (`checked`).
+    problem: Mapping | None = None
+
+    def label(self, anchor: str, language: str) -> str | None:
+        """The label of the provision `anchor` in `language` (English for a language the renderer does not know)."""
+        return (self.labels.get(language) or self.labels.get("en") or {}).get(anchor)
+
+    def checked(self) -> "AgentEdition":
+        """This edition, or the UserError that kept it from being read."""
+        if self.problem is not None:
+            raise UserError(**self.problem)
+        return self
+
+    @classmethod
+    def unreadable(cls, error: UserError) -> "AgentEdition":
+        problem = {"message": error.message, "file": None if error.file is None else str(error.file),
+                   "line": error.line, "field": error.field, "fix": error.fix}
+        return cls((), {}, {}, problem)
+
+    def as_json(self) -> dict:
+        return {"languages": list(self.languages), "text": dict(self.text),
+                "labels": {code: dict(labels) for code, labels in self.labels.items()}, "problem": self.problem}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "AgentEdition":
+        problem = data["problem"]
+        return cls(tuple(data["languages"]), dict(data["text"]), {code: dict(labels) for code, labels in data["labels"].items()},
+                   None if problem is None else {key: problem[key] for key in ("message", "file", "line", "field", "fix")})
+
+
+@dataclass(frozen=True)
 class Index:
-    """`cache/resolved/index.json`: the segments, and the root manifest's settings the checks need."""
+    """`cache/resolved/index.json`: the segments, the root manifest's settings the checks need, and
+    what compile needs of the constitution in force."""
 
     segments: tuple[str, ...]  # "." first, then the manifest's order
     review: Mapping[str, Mapping]  # reviewer group → its [review.<group>] table, defaults filled in
     waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
+    constitution: AgentEdition
+    compile: Mapping  # the [compile] table, its defaults filled in (`agents` null: detected)
 
     def to_json(self) -> str:
         # The groups as [name, table] pairs: sort_keys keeps the tables canonical, and the pairs keep the
         # manifest's order, which decides a rule's group (the first group that matches, seed 000).
         data = {"version": VERSION, "segments": list(self.segments),
-                "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive)}
+                "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive),
+                "constitution": self.constitution.as_json(), "compile": dict(self.compile)}
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -235,6 +300,7 @@ def read_index(cache: Path) -> Index | None:
             return None
         if not isinstance(data["review"], list):
             return None  # an older writer's groups, in name order: resolved again
-        return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]),
+                     AgentEdition.from_json(data["constitution"]), dict(data["compile"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -43,6 +43,7 @@ from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS, SOURCE_FILE
 from agent_constitution.refs import parse_ref
 from agent_constitution.ruleset.models import Group, Rule, Skill, SourceConfig, load, parse
 from agent_constitution.ruleset.texts import marker_problem, text_problem, title_problem
+from agent_constitution.sources.digest import files_digest
 from agent_constitution.sources.parsed import parsed_files
 
 Node = int | str
@@ -57,6 +58,11 @@ class RuleSource:
     groups: Mapping[str, Group]
     parents: Mapping[Node, Node]
     children: Mapping[Node, tuple[Node, ...]]
+    # rule id → its digest: those the load had the bytes of, the others taken on first use (a rule
+    # file is read at most once in a process: `sources.parsed`).
+    digests: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    # skill name → `files_digest` of its folder, the same way
+    skill_digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -95,7 +101,17 @@ class RuleSource:
         return self.root / RULE_CHECKS / f"{check.python}.py"
 
     def rule_digest(self, rule_id: int) -> str:
-        return rule_file_digest(self.rule_file(rule_id), self.check_file(rule_id))
+        found = self.digests.get(rule_id)
+        if found is None:
+            found = self.digests[rule_id] = rule_file_digest(self.rule_file(rule_id), self.check_file(rule_id))
+        return found
+
+    def skill_digest(self, name: str) -> str:
+        """`files_digest` of the skill's folder: what compile installs of it (`compile.skills`)."""
+        found = self.skill_digests.get(name)
+        if found is None:
+            found = self.skill_digests[name] = files_digest(self.root / SKILLS / name)
+        return found
 
     def title(self, node: Node) -> str:
         """The node's title in the source's first language (for messages)."""
@@ -154,14 +170,17 @@ def _signature(root: Path) -> tuple[int, dict[str, os.stat_result]]:
 
 def _load(root: Path, statuses: Mapping[str, os.stat_result] | None = None) -> RuleSource:
     folder = root / RULES
-    config = load(SourceConfig, folder / SOURCE_FILE, _shown(root, SOURCE_FILE))
+    parsed = parsed_files(root)
+    config_file = str(folder / SOURCE_FILE)
+    config = parse(SourceConfig, parsed.table(config_file, SOURCE_FILE, _shown(root, SOURCE_FILE), (statuses or {}).get(config_file)),
+                   _shown(root, SOURCE_FILE))
     languages = set(config.languages)
     for kind, table in (("domains", config.domains), ("groups", config.groups)):
         for node_id, node in table.items():
             _texts(node.title, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.title", _title)
             if node.description is not None:
                 _texts(node.description, languages, _shown(root, SOURCE_FILE), f"{kind}.{node_id}.description")
-    rules = _load_rules(root, folder, languages, statuses or {})
+    rules = _load_rules(root, folder, languages, statuses or {}, parsed)
     _check_references(root, config, rules)
     _check_succession(root, rules)
     parents: dict[Node, Node] = {group_id: group.parent for group_id, group in config.groups.items()}
@@ -170,7 +189,11 @@ def _load(root: Path, statuses: Mapping[str, os.stat_result] | None = None) -> R
     for node, parent in parents.items():  # groups first (source.toml order), then rules by id
         children[parent].append(node)
     _check_tree(root, config, parents, children)
-    skills = _load_skills(root, languages, rules)
+    skills = _load_skills(root, languages, rules, parsed)
+    digests = _digests(root, rules, parsed, statuses or {})
+    skill_digests = {name: found for name in skills
+                     if (found := files_digest(root / SKILLS / name, parsed.noted_sum)) is not None}
+    parsed.save()
     frozen_children = {node: tuple(kids) for node, kids in children.items()}
     ordered_groups = {
         node: config.groups[node] for node in _preorder(frozen_children, config.domains) if node in config.groups
@@ -183,7 +206,27 @@ def _load(root: Path, statuses: Mapping[str, os.stat_result] | None = None) -> R
         groups=MappingProxyType(ordered_groups),
         parents=MappingProxyType(parents),
         children=MappingProxyType(frozen_children),
+        digests=digests,
+        skill_digests=skill_digests,
     )
+
+
+def _digests(root: Path, rules: Mapping[int, Rule], parsed, statuses: Mapping[str, os.stat_result]) -> dict[int, str]:
+    """The digest of every rule whose files this process has read (`rule_file_digest` of the same bytes)."""
+    found = {}
+    for rule_id, rule in rules.items():
+        path = f"{root}/{RULES}/{rule_id}.toml"
+        data = parsed.noted(path, statuses.get(path))
+        python = rule.check.python if rule.check is not None else None
+        check_path = f"{root}/{RULE_CHECKS}/{python}.py"
+        check = b"" if python is None else parsed.noted(check_path, statuses.get(check_path))
+        if data is None or check is None:
+            continue
+        digest = hashlib.sha256(data)
+        if python is not None:
+            digest.update(b"\0" + check)
+        found[rule_id] = "sha256:" + digest.hexdigest()
+    return found
 
 
 def _preorder(children: Mapping[Node, tuple[Node, ...]], roots: tuple[Node, ...]) -> Iterator[Node]:
@@ -243,9 +286,9 @@ def _title(title: str) -> tuple[str, int | None] | None:
     return None if problem is None else (problem, None)
 
 
-def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping[str, os.stat_result]) -> dict[int, Rule]:
+def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping[str, os.stat_result],
+                parsed) -> dict[int, Rule]:
     found: dict[int, Rule] = {}
-    parsed = parsed_files(root)
     # Names and strings, not Path objects: pathlib's glob and properties cost a third of a load
     # whose tables are all kept (`sources.parsed`).
     with os.scandir(folder) as listing:
@@ -255,7 +298,6 @@ def _load_rules(root: Path, folder: Path, languages: set[str], statuses: Mapping
             continue
         rule = load_rule(root, name, languages, lambda shown, path=path, name=name: parsed.table(path, name, shown, statuses.get(path)))
         found[rule.id] = rule
-    parsed.save()
     return dict(sorted(found.items()))
 
 
@@ -459,7 +501,7 @@ def _label(node: Node) -> str:
     return f"rule {node}" if isinstance(node, int) else f"group {node}"
 
 
-def _load_skills(root: Path, languages: set[str], rules: dict[int, Rule]) -> dict[str, Skill]:
+def _load_skills(root: Path, languages: set[str], rules: dict[int, Rule], parsed) -> dict[str, Skill]:
     skills: dict[str, Skill] = {}
     base = root / SKILLS
     if not base.is_dir():
@@ -468,7 +510,7 @@ def _load_skills(root: Path, languages: set[str], rules: dict[int, Rule]) -> dic
         if not path.is_dir() or path.name == "__pycache__":
             continue
         shown = str(root / SKILLS / path.name / "skill.toml")
-        skill = load(Skill, path / "skill.toml", shown)
+        skill = load(Skill, path / "skill.toml", shown, data=parsed.noted(str(path / "skill.toml")))
         if skill.name != path.name:
             raise UserError(
                 f"name is {skill.name!r} but the folder is {path.name!r}",

@@ -43,6 +43,7 @@ from agent_constitution.ruleset.models import SourceConfig, SourceSpec, parse
 # Version tags and their order live in `tags` (no pydantic, no pygit2: the fleet's warm run reads them).
 from agent_constitution.ruleset.tags import Tag, admits, newest, tag_versions, version_of  # noqa: F401
 from agent_constitution.sources import read_at, version_tags
+from agent_constitution.sources.parsed import noted
 
 if TYPE_CHECKING:
     from agent_constitution.sources import Snapshot
@@ -213,7 +214,11 @@ class _Provider(AbstractProvider):
         if candidate.fixed or candidate.commit is None:
             snapshot = self.sources.snapshot(declared)
             base_dir = snapshot.root
-            data = (snapshot.root / SOURCE_FILE).read_bytes() if (snapshot.root / SOURCE_FILE).is_file() else None
+            path = snapshot.root / SOURCE_FILE
+            # As the folder digest read it (the load reads it from there too), else from the tree.
+            data = noted(snapshot.root, str(path)) if path.is_file() else None
+            if data is None and path.is_file():
+                data = path.read_bytes()
         else:
             base_dir = declared.base_dir
             data = read_at(url=spec.url, path=spec.path, commit=candidate.commit, name=SOURCE_FILE, base_dir=base_dir)

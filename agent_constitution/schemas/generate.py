@@ -25,6 +25,14 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from agent_constitution import ids
 from agent_constitution.schemas import url
+from agent_constitution.checks.command import _Output
+from agent_constitution.checks.review import _VerdictFile
+from agent_constitution.covenant.config import Config, DRAFT_KEYS, Draft, ENTRY_KEYS, Entry, TOP_KEYS
+from agent_constitution.edition.models import ArticleFile, IndexFile, SectionFile
+from agent_constitution.fsio import write_if_changed
+from agent_constitution.policy.model import PolicyFile
+from agent_constitution.ruleset import models
+from agent_constitution.ruleset.models import Manifest, Rule, Skill, SourceConfig
 
 FOLDER = Path(__file__).parent
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -39,8 +47,6 @@ def _whole(pattern) -> str:
 def _after_validators() -> dict[Callable, dict[str, Any]]:
     """What the ruleset's plain-function validators check, in JSON Schema terms (pydantic cannot see
     inside a function); the patterns are the models' own regular expressions."""
-    from agent_constitution.ruleset import models
-
     return {
         models._node_id: {"pattern": _whole(ids.NODE_ID)},
         models._revision: {"pattern": _whole(ids.REVISION)},
@@ -70,16 +76,20 @@ def _closed(node: Any) -> Any:
     node = {key: _closed(value) for key, value in node.items() if not (key == "title" and isinstance(value, str))}
     if "patternProperties" in node:
         node.setdefault("additionalProperties", False)
-    if "anyOf" in node:
-        branches = [branch for branch in node["anyOf"] if branch != {"type": "null"}]
-        if len(branches) < len(node["anyOf"]):
-            del node["anyOf"]
-            if node.get("default", ...) is None:
-                del node["default"]
-            if len(branches) == 1:
-                node = {**branches[0], **node}
-            else:
-                node["anyOf"] = branches
+    return _without_null(node) if "anyOf" in node else node
+
+
+def _without_null(node: dict[str, Any]) -> dict[str, Any]:
+    """An optional field's `anyOf` without its null branch (and its `null` default)."""
+    branches = [branch for branch in node["anyOf"] if branch != {"type": "null"}]
+    if len(branches) == len(node["anyOf"]):
+        return node
+    del node["anyOf"]
+    if node.get("default", ...) is None:
+        del node["default"]
+    if len(branches) == 1:
+        return {**branches[0], **node}
+    node["anyOf"] = branches
     return node
 
 
@@ -89,8 +99,6 @@ def _document(name: str, title: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def manifest() -> dict[str, Any]:
-    from agent_constitution.ruleset.models import Manifest
-
     schema = _model(Manifest)
     # Manifest reads a bare string under [sources] as a git URL followed at its default branch.
     names = schema["properties"]["sources"]["patternProperties"]
@@ -100,62 +108,44 @@ def manifest() -> dict[str, Any]:
 
 
 def source() -> dict[str, Any]:
-    from agent_constitution.ruleset.models import SourceConfig
-
     return _document("source.schema.json", "agent-constitution rule source (rules/source.toml)", _model(SourceConfig))
 
 
 def rule() -> dict[str, Any]:
-    from agent_constitution.ruleset.models import Rule
-
     return _document("rule.schema.json", "agent-constitution rule (rules/<id>.toml)", _model(Rule))
 
 
 def skill() -> dict[str, Any]:
-    from agent_constitution.ruleset.models import Skill
-
     return _document("skill.schema.json", "agent-constitution skill (rules/skills/<name>/skill.toml)", _model(Skill))
 
 
 def policy() -> dict[str, Any]:
-    from agent_constitution.policy.model import PolicyFile
-
     return _document("policy.schema.json", "agent-constitution organisation policy (policy.toml)", _model(PolicyFile))
 
 
 def verdicts() -> dict[str, Any]:
-    from agent_constitution.checks.review import _VerdictFile
-
     return _document("verdicts.schema.json", "agent-constitution reviewer verdicts (cache/review/<group>.verdicts.toml)",
                      _model(_VerdictFile))
 
 
 def constitution_index() -> dict[str, Any]:
-    from agent_constitution.edition.models import IndexFile
-
     return _document("constitution-index.schema.json", "agent-constitution constitution edition (constitution/<YYYY-MM>/index.toml)",
                      _model(IndexFile))
 
 
 def constitution_article() -> dict[str, Any]:
-    from agent_constitution.edition.models import ArticleFile
-
     return _document("constitution-article.schema.json",
                      "agent-constitution constitution article (constitution/<YYYY-MM>/articles/<NN>-<id>/article.toml)",
                      _model(ArticleFile))
 
 
 def constitution_section() -> dict[str, Any]:
-    from agent_constitution.edition.models import SectionFile
-
     return _document("constitution-section.schema.json",
                      "agent-constitution constitution section (constitution/<YYYY-MM>/articles/<NN>-<id>/<NN>[a-z]-<id>.toml)",
                      _model(SectionFile))
 
 
 def check_output() -> dict[str, Any]:
-    from agent_constitution.checks.command import _Output
-
     return _document("check-output.schema.json", "agent-constitution external check output", _model(_Output))
 
 
@@ -163,8 +153,6 @@ def covenant() -> dict[str, Any]:
     """`polydeukes.config.yaml` as written. The covenant validates the raw file by hand, in upstream's
     order, into resolved models (`Config`, whose entries also record where they stand); the file's
     schema is those models' parts under the file's own keys, `TOP_KEYS`, `ENTRY_KEYS`, `DRAFT_KEYS`."""
-    from agent_constitution.covenant.config import DRAFT_KEYS, ENTRY_KEYS, TOP_KEYS, Config, Draft, Entry
-
     resolved = _model(Config)
     definitions = resolved.pop("$defs")
     judged = _model(Entry)
@@ -208,8 +196,6 @@ def generate() -> dict[str, str]:
 
 
 def main() -> int:
-    from agent_constitution.fsio import write_if_changed
-
     for name, text in generate().items():
         if write_if_changed(FOLDER / name, text.encode("utf-8")):
             print(f"updated {FOLDER.name}/{name}")

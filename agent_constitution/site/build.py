@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from agent_constitution.codegraph import code_digest
-from agent_constitution.edition.sources import CONSTITUTION, source_paths
+from agent_constitution.edition.files import CONSTITUTION, edition_paths
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.layout import RULES, SOURCE_CONFIG
@@ -69,7 +69,7 @@ def _toml(path: Path) -> dict:
 def model_inputs(root: Path) -> list[Path]:
     """What the page models are made of: source.toml, the rule files and the constitution (the code
     that gathers them is `model_code_digest`)."""
-    return sorted((root / RULES).glob("*.toml")) + source_paths(root)
+    return sorted((root / RULES).glob("*.toml")) + edition_paths(root)
 
 
 def model_code_digest() -> str:

@@ -19,7 +19,7 @@ from agent_constitution.edition.languages import LANGUAGES
 from agent_constitution.edition.models import Edition
 from agent_constitution.edition.references import REFERENCE, Target, label, targets
 from agent_constitution.edition.render import file_names, outputs
-from agent_constitution.edition.sources import CONSTITUTION, load, read_worktree
+from agent_constitution.edition.files import CONSTITUTION, load, read_worktree
 from agent_constitution.ruleset.models import Rule
 from agent_constitution.ruleset.source import Node, RuleSource, load_source
 from agent_constitution.site import layout

@@ -98,7 +98,7 @@ def __getattr__(name: str):
     # `snapshot` imports pygit2 (about 35 ms). Task creation imports this package for `digest` and
     # `urls` only, so the fetching half is imported when something first uses it.
     if name in _SNAPSHOT:
-        from agent_constitution.sources import snapshot
+        from agent_constitution.sources import snapshot  # lazy: task creation needs digest and urls; pygit2 (about 35 ms) loads on first use
 
         return getattr(snapshot, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,6 +6,7 @@ Layout under `cache_root()`:
     git/<bucket>.lock                   held while the mirror is created or fetched into
     trees/<bucket>/<commit>/tree/       the whole tree of one commit, extracted once, files read-only
     trees/<bucket>/<commit>/tree-objects the commit and tree objects naming every file of tree/
+    trees/<bucket>/<commit>/verified    the status of tree/ when it was last verified, sealed (`intact`)
     parsed/                             parsed rule files per source folder (`sources.parsed`)
 
 `<bucket>` is readable and unique per normalized URL. A tree entry is built in a temp folder beside it
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import os
 import re
 import secrets
@@ -187,7 +189,7 @@ def stored_tree(key: str, commit: str, *, display: str) -> tuple[Path, str] | No
 
 def store_tree(repo: pygit2.Repository, key: str, commit: str, *, display: str) -> tuple[Path, str]:
     """Extract the content of `commit` from `repo` into the cache (once) and return its tree and digest."""
-    from agent_constitution.sources import content
+    from agent_constitution.sources import content  # lazy: a no-op compile reads the cache without pygit2 (bench/regress.py compile)
 
     entry = _entry(key, commit)
     try:
@@ -211,11 +213,17 @@ def _store(repo, key: str, entry: Path, commit: str, display: str, content) -> t
     return entry / "tree", digest
 
 
-def intact(key: str, commit: str, digest: str, root: str) -> bool:
+def intact(key: str, commit: str, digest: str, root: str, *, secret: bytes | None = None) -> bool:
     """Whether the entry a resolution recorded (its `root` and `digest`) is still in the cache, unaltered.
 
     What an up-to-date check asks before a build reuses a resolution instead of fetching again; it
-    changes nothing (a failing entry is repaired by the fetch that follows).
+    changes nothing but its own stamp (a failing entry is repaired by the fetch that follows).
+    `secret`: this user's key (`sources.parsed.user_key`). With it, an entry verified once is taken
+    as intact while every file and folder of its tree keeps the status it had then (size, times,
+    inode, mode: no tool sets a change time back), which a stamp beside the tree records, sealed
+    with the key (`VERIFIED`): a no-op build then reads no file of the tree. A tree changed less
+    than two seconds before it was verified gets no stamp (its status could hide an edit made within
+    the file system's time resolution), nor does one whose status cannot be taken.
     """
     entry = _entry(key, commit)
     if Path(root) != entry / "tree":
@@ -223,7 +231,55 @@ def intact(key: str, commit: str, digest: str, root: str) -> bool:
     proof = read_cached(entry / PROOF)
     if proof is None:
         return False
-    return gitproof.verify(entry / "tree", commit, proof) == digest
+    status = _tree_status(entry / "tree") if secret is not None else None
+    seal = None if status is None else _seal(secret, commit, digest, proof, status[0])
+    if seal is not None and read_cached(entry / VERIFIED) == seal:
+        return True
+    if gitproof.verify(entry / "tree", commit, proof) != digest:
+        return False
+    if seal is not None and status[1] < time.time_ns() - _RACY_NS:
+        # A temp file and a rename, not `fsio.write_atomic`: a compile step's undo journal has
+        # nothing to do with the user cache.
+        tmp = entry / f".{VERIFIED}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+        try:
+            tmp.write_bytes(seal)
+            os.replace(tmp, entry / VERIFIED)
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a cache that cannot be written verifies again next time
+    return True
+
+
+# The stamp of a tree verified against its proof (`intact`), and how long before the verification
+# the tree must have last changed for its status to be stamped.
+VERIFIED = "verified"
+_RACY_NS = 2_000_000_000
+
+
+def _tree_status(folder: Path) -> tuple[str, int] | None:
+    """(sha256 over every entry's path and status under `folder`, the newest change time among them),
+    without reading a file; None when an entry cannot be listed or its status taken."""
+    total, newest = hashlib.sha256(), 0
+    stack = [str(folder)]
+    try:
+        while stack:
+            here = stack.pop()
+            with os.scandir(here) as listing:
+                items = sorted(listing, key=lambda item: item.name)
+            for item in items:
+                info = item.stat(follow_symlinks=False)
+                total.update(f"{item.path}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}"
+                             f"\0{info.st_ino}\n".encode("utf-8", "surrogateescape"))
+                newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+                if item.is_dir(follow_symlinks=False):
+                    stack.append(item.path)
+    except OSError:
+        return None
+    return total.hexdigest(), newest
+
+
+def _seal(secret: bytes, commit: str, digest: str, proof: bytes, status: str) -> bytes:
+    body = f"{commit}\0{digest}\0{hashlib.sha256(proof).hexdigest()}\0{status}".encode()
+    return hmac.new(secret, body, hashlib.sha256).hexdigest().encode()
 
 
 def discard(path: Path) -> None:

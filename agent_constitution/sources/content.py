@@ -99,12 +99,12 @@ def folder_digest(folder: Path, where: str, kept=None) -> str:
     """A plain folder source's content digest (as `tree_digest`), refusing links, non-regular files and
     oversize files on the way; every file is opened without following a link.
 
-    `kept`: the parsed-rule cache of the folder (`sources.parsed.kept_files`, handed in by the caller
-    so that this module stays below the cache). A rule file (`rules/<name>.toml`) it vouches for (the
-    status it kept, changed well before the cache was written) adds the sha256 the cache kept for it
-    instead of being read: on a writing run of a 5,000-rule source that is most of the folder. Its
-    type and size are still checked, from its status. The files it reads are noted there, so the
-    load that follows does not read them again."""
+    `kept`: the parsed-rule cache of the folder (`sources.parsed.parsed_files`, handed in by the
+    caller so that this module stays below the cache). A rule file (`rules/<name>.toml`) it vouches
+    for (the status it kept, changed well before the cache was written) adds the sha256 the cache kept
+    for it instead of being read: on a writing run of a 5,000-rule source that is most of the folder.
+    Its type and size are still checked, from its status. The files the load reads again
+    (`ParsedFiles.loaded_again`) are noted there as read, so the load does not open them again."""
     limit = budget(where)
     files: list[tuple[str, str, str]] = []
     for name in CONTENT:
@@ -121,7 +121,8 @@ def folder_digest(folder: Path, where: str, kept=None) -> str:
 
 def _read_tree(folder: str, shown: str, where: str, limit: Budget, files: list, parsed=None) -> None:
     """Add the (path, kind, sha256) of every file under `folder`; `parsed` (the cache of the source's
-    rule files, for `rules/` itself) vouches for the rule files it kept."""
+    rule files, for `rules/` and below) vouches for the rule files it kept and notes what the load
+    reads again."""
     with os.scandir(folder) as listing:
         items = sorted(listing, key=lambda item: item.name)
     for item in items:
@@ -135,11 +136,11 @@ def _read_tree(folder: str, shown: str, where: str, limit: Budget, files: list, 
         if item.is_symlink():
             _check_entry(item.path, path, os.lstat(item.path), where, limit)
         if directory:
-            _read_tree(item.path, path, where, limit, files)
+            _read_tree(item.path, path, where, limit, files, parsed)
             continue
         if not item.is_file(follow_symlinks=False):
             _check_entry(item.path, path, item.stat(follow_symlinks=False), where, limit)
-        rule_file = parsed is not None and item.name.endswith(".toml")
+        rule_file = parsed is not None and shown == RULES and item.name.endswith(".toml")
         if rule_file:
             status = item.stat(follow_symlinks=False)
             known = parsed.known_digest(item.name, status)
@@ -154,8 +155,12 @@ def _read_tree(folder: str, shown: str, where: str, limit: Budget, files: list, 
                 raise UserError(f"{where}: {path} changed while it was read", fix="build again")
             limit.add(path, opened.st_size)
             data = file.read()
-        digest = parsed.read_digest(item.name, opened, data) if rule_file else hashlib.sha256(data).hexdigest()
-        files.append((path, "x" if opened.st_mode & 0o111 else "f", digest))
+        hexdigest = hashlib.sha256(data).hexdigest()
+        if parsed is not None:
+            parsed.note_sum(item.path, opened, hexdigest)
+            if parsed.loaded_again(path):
+                parsed.note(item.path, opened, data)
+        files.append((path, "x" if opened.st_mode & 0o111 else "f", hexdigest))
 
 
 def _check_entry(path: str, shown: str, info: os.stat_result, where: str, limit: Budget) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent_constitution.layout import CONSTITUTION, MANIFESTS, RULES
@@ -67,21 +67,26 @@ def _entries(root: Path):
             here = Path(folder)
             # os.walk lists a symbolic link to a folder among dirs without following it.
             for name in files + [name for name in dirs if (here / name).is_symlink()]:
-                if name.endswith(_SKIPPED_SUFFIX):
-                    continue
-                path = here / name
-                relative = path.relative_to(root).as_posix()
-                if path.is_symlink():
-                    yield relative, "l", os.readlink(path).encode()
-                else:
-                    kind = "x" if path.stat().st_mode & 0o111 else "f"
-                    yield relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
+                if not name.endswith(_SKIPPED_SUFFIX):
+                    yield _entry(here / name, root)
 
 
-def files_digest(folder: Path) -> str:
+def _entry(path: Path, root: Path) -> tuple[str, str, bytes]:
+    """(relative path, kind, bytes): a link's target, or a file's bytes and whether it is executable."""
+    relative = path.relative_to(root).as_posix()
+    if path.is_symlink():
+        return relative, "l", os.readlink(path).encode()
+    kind = "x" if path.stat().st_mode & 0o111 else "f"
+    return relative, kind, read_bytes(path, relative)  # refuses a FIFO without blocking on it
+
+
+def files_digest(folder: Path, known: Callable[[str], str | None] | None = None) -> str | None:
     """`sha256:<hex>` over every file under `folder` (Python's byte code excepted), in path order
     (compared name by name down the path): for each, its relative POSIX path, a NUL byte and the
-    sha256 of its bytes (raw). A link to a folder is not followed; a link to a file stands for it."""
+    sha256 of its bytes (raw). A link to a folder is not followed; a link to a file stands for it.
+
+    `known(path)`: the sha256 (hex) of a file's bytes as read before, or None; given, no file is
+    opened, and a file it does not know makes the digest None."""
     found: list[tuple[list[str], str]] = []
     for here, dirs, names in os.walk(folder):
         dirs[:] = [name for name in dirs if name != _SKIPPED_DIR]
@@ -94,6 +99,12 @@ def files_digest(folder: Path) -> str:
     total = hashlib.sha256()
     for parts, path in sorted(found):
         total.update("/".join(parts).encode() + b"\0")
+        if known is not None:
+            hexdigest = known(path)
+            if hexdigest is None:
+                return None
+            total.update(bytes.fromhex(hexdigest))
+            continue
         with open(path, "rb") as file:
             total.update(hashlib.sha256(file.read()).digest())
     return "sha256:" + total.hexdigest()

@@ -45,11 +45,8 @@ def _same_tree(objects, folder: str, shown: str, oid: str, files: list) -> bool:
         on_disk = {item.name: item for item in os.scandir(folder)}
     except OSError:
         return False
-    for name, item in on_disk.items():
-        if name not in listing and (
-            item.is_symlink() or not skipped(f"{shown}/{name}" if shown else name, directory=item.is_dir(follow_symlinks=False))
-        ):
-            return False
+    if any(name not in listing and _stray(item, f"{shown}/{name}" if shown else name) for name, item in on_disk.items()):
+        return False
     for name, (mode, child) in listing.items():
         item = on_disk.get(name)
         path = f"{shown}/{name}" if shown else name
@@ -58,16 +55,28 @@ def _same_tree(objects, folder: str, shown: str, oid: str, files: list) -> bool:
         if mode == "40000":
             if not item.is_dir(follow_symlinks=False) or not _same_tree(objects, item.path, path, child, files):
                 return False
-            continue
-        read = _read(item.path)
-        if read is None or not mode.startswith("100"):
+        elif not _same_file(item.path, path, mode, child, files):
             return False
-        data, permissions = read
-        executable = bool(int(mode, 8) & 0o111)
-        if _blob_id(data) != child or executable != bool(permissions & 0o100):
-            return False
-        if in_content(path) and not skipped(path, directory=False):
-            files.append((path, "x" if executable else "f", data))
+    return True
+
+
+def _stray(item: os.DirEntry, path: str) -> bool:
+    """An entry on disk that the tree does not list and a stored tree may not hold: a link, or a file
+    the extraction would not have skipped."""
+    return item.is_symlink() or not skipped(path, directory=item.is_dir(follow_symlinks=False))
+
+
+def _same_file(on_disk: str, path: str, mode: str, blob: str, files: list) -> bool:
+    """The file on disk is the blob with its mode; a content file joins `files` for the digest."""
+    read = _read(on_disk)
+    if read is None or not mode.startswith("100"):
+        return False
+    data, permissions = read
+    executable = bool(int(mode, 8) & 0o111)
+    if _blob_id(data) != blob or executable != bool(permissions & 0o100):
+        return False
+    if in_content(path) and not skipped(path, directory=False):
+        files.append((path, "x" if executable else "f", data))
     return True
 
 

@@ -2,9 +2,9 @@
 
 Parsing TOML is most of what loading a source costs (about 0.2 ms per rule file, 1.1 s of CPU for
 5,000), and a one-rule edit would otherwise parse every file of a path source again on every
-writing run. Each rule file's parsed table is kept in the user cache (`parsed/`, one file per
-source root) with the sha256 of the file's bytes and the file's status (size, modification and
-change times, inode). A file whose status is the one recorded is not read again, unless it changed
+writing run. Each rule file's (and `source.toml`'s) parsed table is kept in the user cache
+(`parsed/`, one file per source root) with the sha256 of the file's bytes and the file's status
+(size, modification and change times, inode). A file whose status is the one recorded is not read again, unless it changed
 less than two seconds before the cache was written (an edit within the file system's time
 resolution could leave the same status, as git's "racily clean" files); otherwise its bytes decide:
 the same sha256 keeps the table, another one parses the file. The change time cannot be set back
@@ -15,7 +15,9 @@ than validating: 0.08–0.12 s against 0.03–0.05 s for 5,000 rules).
 
 The same status check lets a plain folder's content digest (`sources.content.folder_digest`) take
 a vouched rule file's sha256 from the cache instead of reading the file; what it does read it hands
-to the load that follows in the same process (`parsed_files`), so a changed file is read once.
+to the load that follows in the same process (`parsed_files`): the rule files, `source.toml`, the
+check modules and every `skill.toml`, whose bytes the load parses and the rule digests cover
+(`noted`). A run reads a changed file of `rules/` once, and a file it has read once never again.
 The cache body is marshal data (a file per source root, `<sha256 of the root>.marshal`).
 
 The cache file cannot change what is loaded. Its first line is an HMAC-SHA256 of the rest under a
@@ -38,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_constitution.layout import RULE_CHECKS, RULES, SKILLS
 from agent_constitution.readers import decode, parse_toml, read_bytes, read_cached
 
 VERSION = 2
@@ -65,10 +68,23 @@ def parsed_files(root: Path | str) -> ParsedFiles:
     return found
 
 
-def kept_files(root: Path | str) -> ParsedFiles | None:
-    """`parsed_files(root)` when this user's cache has its key already, else None: reading a folder
-    (`folder_digest`) does not create the user cache."""
-    return parsed_files(root) if str(root) in _open or (_folder() / KEY).is_file() else None
+# path → (status, bytes) of the skills' files this process's folder digests read: compile copies
+# them after the load has saved (`compile.skills`), so they outlive the `ParsedFiles` that read them.
+_skills: dict[str, tuple[list, bytes]] = {}
+
+
+def skill_bytes(path: str, status: os.stat_result) -> bytes | None:
+    """The bytes of a skill's file at `path` as this process's folder digest read them, while its
+    status (`status`, just taken) is the same; None otherwise."""
+    found = _skills.get(path)
+    return found[1] if found is not None and found[0] == _seen(status) else None
+
+
+def noted(root: Path | str, path: str) -> bytes | None:
+    """The bytes of the file at `path` as this process's folder digest of `root` read them
+    (`ParsedFiles.noted`), or None (nothing of `root` open, not read, or changed since)."""
+    found = _open.get(str(root))
+    return None if found is None else found.noted(path)
 
 
 class ParsedFiles:
@@ -76,13 +92,19 @@ class ParsedFiles:
 
     def __init__(self, root: Path):
         self.root = str(root)
-        self._key = user_key()
-        self._path = None if self._key is None else _folder() / f"{hashlib.sha256(self.root.encode()).hexdigest()[:32]}{SUFFIX}"
+        # Only read here: reading a folder (`folder_digest`) does not create the user cache; `save` does.
+        self._key = _existing_key()
+        self._path = self._cache_path()
         self._written, self._kept = self._read()
         self._now: dict[str, list] = {}
         self._checked = False  # whether a kept table was confirmed by its file's bytes
-        # name → (status, sha256, the bytes unless the kept table is theirs) of what this process read
-        self._hashed: dict[str, tuple[list, str, bytes | None]] = {}
+        # path → (status, bytes) of the files of `rules/` this process read that a load reads again
+        self._noted: dict[str, tuple[list, bytes]] = {}
+        # path → (status, sha256 hex) of every file of `rules/` this process's folder digest read
+        self._sums: dict[str, tuple[list, str]] = {}
+
+    def _cache_path(self) -> Path | None:
+        return None if self._key is None else _folder() / f"{hashlib.sha256(self.root.encode()).hexdigest()[:32]}{SUFFIX}"
 
     def known_digest(self, name: str, status: os.stat_result) -> str | None:
         """The sha256 (hex) of the bytes of the rule file `name`, when the cache vouches for them
@@ -90,13 +112,48 @@ class ParsedFiles:
         kept = self._kept.get(name)
         return kept[0] if kept is not None and self._vouched(kept, _seen(status)) else None
 
-    def read_digest(self, name: str, status: os.stat_result, data: bytes) -> str:
-        """The sha256 (hex) of `data`, the bytes just read of the rule file `name` with this status,
-        noted for the load (which keeps the bytes of a file the cache has no table of, to parse them)."""
-        digest = hashlib.sha256(data).hexdigest()
-        kept = self._kept.get(name)
-        self._hashed[name] = (_seen(status), digest, None if kept is not None and kept[0] == digest else data)
-        return digest
+    @staticmethod
+    def loaded_again(path: str) -> bool:
+        """Whether the run reads the file at `path` (POSIX, from the source's root) after its folder
+        digest did: the load a rule file or `source.toml`, a check module, a `skill.toml`; compile a
+        skill's files."""
+        head, _, name = path.rpartition("/")
+        return (head == RULES and name.endswith(".toml")) or (head == RULE_CHECKS and name.endswith(".py")) or (
+            head.startswith(SKILLS + "/"))
+
+    def note(self, path: str, status: os.stat_result, data: bytes) -> None:
+        """Keep the bytes just read of the file at `path` (with this status) for this process's load,
+        and those of a skill's file for compile, which copies them (`skill_bytes`)."""
+        if f"/{SKILLS}/" in path[len(self.root):] and not path.endswith("/skill.toml"):
+            _skills[path] = (_seen(status), data)
+        else:
+            self._noted[path] = (_seen(status), data)
+
+    def note_sum(self, path: str, status: os.stat_result, hexdigest: str) -> None:
+        """Keep the sha256 of the file at `path` (with this status): the load digests skill folders by it."""
+        self._sums[path] = (_seen(status), hexdigest)
+
+    def noted_sum(self, path: str) -> str | None:
+        """The sha256 (hex) `note_sum` kept of the file at `path`, while its status is the same."""
+        found = self._sums.get(path)
+        if found is None:
+            return None
+        try:
+            return found[1] if found[0] == _seen(os.stat(path)) else None
+        except OSError:
+            return None
+
+    def noted(self, path: str, status: os.stat_result | None = None) -> bytes | None:
+        """The bytes of the file at `path` as this process read them, while its status is the same
+        (`status`: the file's, when the caller has just taken it); None when they were not read."""
+        found = self._noted.get(path)
+        if found is None:
+            return None
+        try:
+            seen = _seen(os.stat(path) if status is None else status)
+        except OSError:
+            return None
+        return found[1] if found[0] == seen else None
 
     def _vouched(self, kept: list, seen: list | None) -> bool:
         # The file as it was when its table was kept, and last changed well before that (a change
@@ -115,12 +172,14 @@ class ParsedFiles:
         if kept is not None and self._vouched(kept, seen):
             self._now[name] = kept
             return kept[1]
-        hashed = self._hashed.get(name)
-        if hashed is not None and hashed[0] == seen:  # read by this run's folder digest, unchanged since
-            digest, data = hashed[1], hashed[2]
+        noted = self._noted.get(path)
+        if noted is not None and noted[0] == seen:  # read by this run's folder digest, unchanged since
+            data = noted[1]
         else:
             data = read_bytes(path, shown)
-            digest = hashlib.sha256(data).hexdigest()
+            if seen is not None:
+                self._noted[path] = (seen, data)
+        digest = hashlib.sha256(data).hexdigest()
         if kept is not None and kept[0] == digest:
             self._now[name] = [digest, kept[1], seen]
             self._checked = True
@@ -138,7 +197,12 @@ class ParsedFiles:
         next `parsed_files` of this root reads the cache anew."""
         if _open.get(self.root) is self:
             del _open[self.root]
-        if self._path is None or (self._now == self._kept and not self._checked):
+        if self._now == self._kept and not self._checked:
+            return
+        if self._key is None:
+            self._key = user_key()
+            self._path = self._cache_path()
+        if self._path is None:
             return
         body = marshal.dumps({"version": VERSION, "python": _PYTHON, "root": self.root, "written": time.time_ns(),
                               "files": self._now}, _MARSHAL)
@@ -202,9 +266,15 @@ def seal(key: bytes, body: bytes) -> bytes:
 
 
 def _folder() -> Path:
-    from agent_constitution.sources.cache import cache_root
+    from agent_constitution.sources.cache import cache_root  # lazy: task creation reads parsed rule files; the cache's git half (pygit2) loads on first use
 
     return cache_root() / FOLDER
+
+
+def _existing_key() -> bytes | None:
+    """This user's key when the user cache has one already (never made here)."""
+    key = read_cached(_folder() / KEY)
+    return key if key is not None and len(key) == KEY_LENGTH else None
 
 
 def user_key() -> bytes | None:

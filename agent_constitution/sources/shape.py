@@ -69,23 +69,26 @@ class _Walk:
             self._length(path)
             if depth + 1 > self.depth:
                 self._refuse(f"{path} is {depth + 1} names deep, over the limit of {self.depth}", DEPTH_ENV, self.depth)
-            below = _Subtree(0, 0, "")
-            if entry.filemode == _TREE:
-                below = self.known.get(entry.id)
-                if below is None:
-                    below = self.known[entry.id] = self.tree(entry, path, depth + 1)
-                elif below.longest:  # named again: its entries count again, its paths are checked here
-                    self._count(below.entries, path)
-                    if depth + 1 + below.depth > self.depth:
-                        self._refuse(f"{path} holds a path {depth + 1 + below.depth} names deep, over the limit of"
-                                     f" {self.depth}", DEPTH_ENV, self.depth)
-                    self._length(f"{path}/{below.longest}")
+            below = self._subtree(entry, path, depth) if entry.filemode == _TREE else _Subtree(0, 0, "")
             self._count(1, path)
             entries += 1 + below.entries
             deepest = max(deepest, 1 + below.depth)
             name = f"{entry.name}/{below.longest}" if below.longest else entry.name
             longest = max(longest, name, key=_size)
         return _Subtree(entries, deepest, longest)
+
+    def _subtree(self, entry: pygit2.Tree, path: str, depth: int) -> _Subtree:
+        """The subtree `entry` (at `path`), walked the first time it is named and counted again each later time."""
+        below = self.known.get(entry.id)
+        if below is None:
+            below = self.known[entry.id] = self.tree(entry, path, depth + 1)
+        elif below.longest:  # named again: its entries count again, its paths are checked here
+            self._count(below.entries, path)
+            if depth + 1 + below.depth > self.depth:
+                self._refuse(f"{path} holds a path {depth + 1 + below.depth} names deep, over the limit of"
+                             f" {self.depth}", DEPTH_ENV, self.depth)
+            self._length(f"{path}/{below.longest}")
+        return below
 
     def _count(self, added: int, path: str) -> None:
         self.counted += added

@@ -13,6 +13,7 @@ import pygit2
 from agent_constitution.errors import UserError
 from agent_constitution.sources import cache, content, limits, mirror, shape
 from agent_constitution.sources.urls import Location, hide_secrets, locate
+from agent_constitution.sources.parsed import parsed_files
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
@@ -37,6 +38,21 @@ def fetch(
     commit: str | None = None,
     base_dir: Path,
 ) -> Snapshot:
+    pinned = _following(tag, branch, rev) or commit is not None
+    location, display, plain = _where(url, path, base_dir, git=pinned)
+    if plain:
+        folder = location.folder
+
+        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", parsed_files(folder))
+        return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
+    with _damaged_mirror(location, display):
+        if commit is not None:
+            return _at_commit(location, commit, display)
+        return _followed(location, display, tag, branch, rev)
+
+
+def _following(tag: str | None, branch: str | None, rev: str | None) -> bool:
+    """Whether the source follows a tag, branch or rev (one at most: two is a `UserError`)."""
     following = [name for name, value in (("tag", tag), ("branch", branch), ("rev", rev)) if value is not None]
     if len(following) > 1:
         raise UserError(
@@ -44,25 +60,19 @@ def fetch(
             field=following[1],
             fix=f"keep only `{following[0]}`",
         )
-    pinned = bool(following) or commit is not None
-    location, display, plain = _where(url, path, base_dir, git=pinned)
-    if plain:
-        folder = location.folder
-        from agent_constitution.sources.parsed import kept_files
+    return bool(following)
 
-        digest = content.folder_digest(folder, f"the source {display} (the folder {folder})", kept_files(folder))
-        return Snapshot(key=location.key, commit=None, digest=digest, root=folder)
-    with _damaged_mirror(location, display):
-        if commit is not None:
-            return _at_commit(location, commit, display)
-        repo = mirror.open_mirror(location)
-        # A tag names one commit for good; only branches and revs need the repository asked again.
-        if repo is None or tag is None or f"refs/tags/{tag}" not in repo.references:
-            repo = mirror.refresh(location, display=display)
-        found = mirror.resolve(repo, tag=tag, branch=branch, rev=rev, display=display)
-        hit = cache.stored_tree(location.key, found, display=display)
-        root, digest = hit or cache.store_tree(repo, location.key, found, display=display)
-        return Snapshot(key=location.key, commit=found, digest=digest, root=root)
+
+def _followed(location, display: str, tag: str | None, branch: str | None, rev: str | None) -> Snapshot:
+    """The snapshot of the commit a tag, branch or rev names now (the default branch when none is given)."""
+    repo = mirror.open_mirror(location)
+    # A tag names one commit for good; only branches and revs need the repository asked again.
+    if repo is None or tag is None or f"refs/tags/{tag}" not in repo.references:
+        repo = mirror.refresh(location, display=display)
+    found = mirror.resolve(repo, tag=tag, branch=branch, rev=rev, display=display)
+    hit = cache.stored_tree(location.key, found, display=display)
+    root, digest = hit or cache.store_tree(repo, location.key, found, display=display)
+    return Snapshot(key=location.key, commit=found, digest=digest, root=root)
 
 
 # Set inside `tags_listed_once()`: location key → the tags listed (or why they could not be, by `list_tags`).

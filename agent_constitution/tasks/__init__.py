@@ -26,12 +26,12 @@ from agent_constitution.tasks import (
     readback,
     render,
     replace,
-    resolve,
+    resolution,
     review,
     review_ingest,
     site,
-    source,
     upgrade,
+    validate_source,
     verify,
 )
 
@@ -41,11 +41,11 @@ FAMILIES = (
     fetch,
     lock,
     verify,
-    resolve,
+    resolution,
     agents,
     # check
     constitution_checks,
-    source,
+    validate_source,
     checks,
     # on demand
     baseline,
@@ -59,6 +59,10 @@ FAMILIES = (
     impact,
     fleet,
 )
+
+# A family's old doit name, kept as an alias that runs it (users' scripts name it): `doit resolve`
+# resolved nothing (the lock stage resolves), `doit source` named a thing where it runs a validation.
+OLD_NAMES = {resolution.NAME: "resolve", validate_source.NAME: "source"}
 
 # Options of a group task, passed on to its members (see loader._group).
 GROUP_OPTIONS = {

@@ -46,17 +46,25 @@ def locked() -> bool:
     return locked_run(False, get_var("locked"))[0]
 
 
-def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
-    """`[compile]` and the segment paths of a manifest, read without validating them: every compile
-    task waits for `lock` and `resolve`, which read the whole manifest and report what is wrong."""
+def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Settings, list[str]]:
+    """`[compile]` and the segment paths of a manifest, as the resolution's index holds them
+    (validated) while it is as new as what the lock reads; else (the manifest changed since: the lock
+    runs first in this very run) read from the manifest's outline without validating them: every
+    compile task waits for `lock` and `resolution`, which read the whole manifest and report what is wrong."""
     from agent_constitution import hosts
     from agent_constitution.hosts import agents
     from agent_constitution.compile.layout import Settings
-    from agent_constitution.ruleset.outline import outline
+    from agent_constitution.ruleset.inputs import fresh_index
 
     default = Settings(origin=manifest.name, agents=agents.detect(manifest.parent))
-    found = outline(manifest)
-    table = found.compile
+    index = fresh_index(manifest.parent, inputs)
+    if index is not None:
+        table, segments = {key: value for key, value in index.compile.items() if value is not None}, index.segments
+    else:
+        from agent_constitution.ruleset.outline import outline
+
+        found = outline(manifest)
+        table, segments = found.compile, found.segments
     max_tokens = table.get("max-tokens", default.max_tokens)
     claude = table.get("claude", default.claude)
     git_hook = table.get("git-hook", default.git_hook)
@@ -75,7 +83,7 @@ def read_settings(manifest: Path) -> tuple[Settings, list[str]]:
     from agent_constitution.wiring import command
 
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
-            list(found.segments))
+            list(segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
@@ -88,23 +96,80 @@ def jobs(segments: list[str]) -> list[SegmentJob]:
 @functools.cache
 def compiler_digest() -> str:
     """The compile stage's own code, and every module it imports: a new version of any rebuilds what it wrote.
-    Read once per process: `doit check` asks it for the compile tasks and again for `checks:compiled`."""
-    from agent_constitution.codegraph import code_digest, inside
+    Read once per process: `doit check` asks it for the compile tasks and again for `checks:compiled`.
 
-    return code_digest(*inside("agent_constitution.compile"))
+    Reading and taking apart the modules is a tenth of a no-op compile, so the digest is kept in the
+    user cache (`code/compile`, sealed with the user's key like `sources.parsed`) beside the status of
+    every module of the package; while no module's status changed (an edit, a new version installed)
+    the kept digest is the answer. A package changed less than two seconds before is not kept (its
+    status could hide an edit made within the file system's time resolution)."""
+    import hmac
+    import time
+
+    from agent_constitution.codegraph import code_digest, inside
+    from agent_constitution.readers import read_cached
+    from agent_constitution.sources.cache import cache_root
+    from agent_constitution.sources.parsed import seal, user_key
+
+    status = _package_status()
+    key = user_key() if status is not None else None
+    path = cache_root() / "code" / "compile"
+    if key is not None:
+        head, _, body = (read_cached(path) or b"").partition(b"\n")
+        if hmac.compare_digest(head, seal(key, body)) and body.startswith(status[0].encode() + b" "):
+            return body.partition(b" ")[2].decode()
+    found = code_digest(*inside("agent_constitution.compile"))
+    if key is not None and status[1] < time.time_ns() - 2_000_000_000:
+        body = f"{status[0]} {found}".encode()
+        _keep(path, seal(key, body) + b"\n" + body)
+    return found
+
+
+def _package_status() -> tuple[str, int] | None:
+    """(sha256 over every module file's path and status in the package, the newest change time), or None."""
+    import hashlib
+    import os
+
+    from agent_constitution.codegraph import modules
+
+    total, newest = hashlib.sha256(), 0
+    try:
+        for name, path in modules().items():
+            info = os.stat(path)
+            total.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}\n".encode())
+            newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+    except OSError:
+        return None
+    return total.hexdigest(), newest
+
+
+def _keep(path: Path, data: bytes) -> None:
+    # A temp file and a rename (not `fsio.write_atomic`: a compile step's undo journal has nothing to
+    # do with the user cache); a cache that cannot be written only costs the next run the reading.
+    import os
+    import secrets
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 def tasks(project):
-    from agent_constitution.compile import runlock
+    from agent_constitution.compile import mutex
     from agent_constitution.compile.layout import FILE, MANIFEST
     from agent_constitution.compile.outputs import REGISTRY
     from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.ruleset.inputs import task_inputs
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
-    runlock.hold(cache)
-    settings, segments = read_settings(root / MANIFEST)
+    mutex.hold(cache)
+    settings, segments = read_settings(root / MANIFEST, task_inputs(project))
     plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()
     config = {**settings.as_dict(), "compiler": compiler}

@@ -1,7 +1,7 @@
 """`doit lock`: the lock stage. Resolve rules.toml once, write rules.lock and the typed resolution.
 
 It writes `rules.lock` when its bytes change and each segment's `cache/resolved/<key>.json` when it
-changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolve:<segment>`,
+changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution:<segment>`,
 compile) run only for what the resolution changed: their doit `file_dep` on a document decides.
 Whether the run may change the lock is `ruleset.locked.locked_run`: `--locked`, `locked=1` on the
 command line (what `doit compile --locked` passes on) or CI set in the environment make it fail
@@ -25,10 +25,13 @@ from pathlib import Path
 from doit import get_var
 
 from agent_constitution import console
+from agent_constitution.errors import UserError
+from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.inputs import Status, input_statuses, manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
+from agent_constitution.ruleset.locked import locked_run
 from agent_constitution.ruleset.outline import outline
-from agent_constitution.ruleset.resolved import index_path, read_resolved, resolved_path
+from agent_constitution.ruleset.resolved import index_path, read_index, read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
 from agent_constitution.wiring import spoken
 
@@ -88,8 +91,6 @@ _GIT_SOURCE = re.compile(rb"^\[\[source\]\]\n(?:(?!\[)[^\n]*\n)*?commit = ", re.
 
 
 def _verifies(task, root: Path) -> bool:
-    from agent_constitution.readers import read_cached
-    from agent_constitution.ruleset.locked import locked_run
 
     asked = bool((task.options or {}).get("locked"))
     if not locked_run(asked, get_var("locked"))[0]:
@@ -98,7 +99,6 @@ def _verifies(task, root: Path) -> bool:
 
 
 def _digest(root: Path) -> str | None:
-    from agent_constitution.readers import read_cached
 
     data = read_cached(root / LOCKFILE)  # a FIFO in its place: no lock, never a wait
     return None if data is None else hashlib.sha256(data).hexdigest()
@@ -125,24 +125,28 @@ _intact: dict[Path, bool] = {}
 
 
 def _in_cache(cache: Path) -> bool:
-    from agent_constitution.errors import UserError
-    from agent_constitution.sources.cache import intact
+    from agent_constitution.sources.cache import intact  # lazy: platformdirs, not for `doit list`
+    from agent_constitution.sources.parsed import user_key  # lazy: platformdirs, not for `doit list`
 
     try:
         sources = read_resolved(resolved_path(cache, ROOT_SEGMENT)).sources.values()
     except UserError:
         return False
+    if read_index(cache) is None:  # written by another version, or damaged
+        return False
+    # The user's key lets a tree verified once be taken by its status (`sources.cache.intact`).
+    secret = user_key() if any(item.commit is not None for item in sources) else None
     return all(
-        Path(item.root).is_dir() if item.commit is None else intact(item.key, item.commit, item.digest, item.root)
+        Path(item.root).is_dir() if item.commit is None
+        else intact(item.key, item.commit, item.digest, item.root, secret=secret)
         for item in sources
     )
 
 
 @reported
 def _lock(root, cache, locked):
-    from agent_constitution.compile import undo
-    from agent_constitution.ruleset import relock
-    from agent_constitution.ruleset.locked import locked_run
+    from agent_constitution.compile import undo  # lazy: the lock stage, when the action runs
+    from agent_constitution.ruleset import relock  # lazy: the lock stage, when the action runs
 
     locked, because = locked_run(locked, get_var("locked"))
     # Under `doit -n N` the action runs in another process than the up-to-date check.
@@ -153,15 +157,15 @@ def _lock(root, cache, locked):
     # A locked run takes the full way: it verifies the lock's commits against the sources' repositories.
     intact = _intact.pop(cache, None) or _in_cache(cache)
     # Under an organisation policy every lock is a full resolution: the policy holds what it resolves to.
-    from agent_constitution.policy.discover import specs
+    from agent_constitution.policy.discover import specs  # lazy: not for `doit list`
 
     short = intact and not locked and not specs()
     wrote = relock.apply(root, cache, statuses, locked=locked, because=because) if short else None
     warnings: dict[str, None] = {}
     if wrote is None:
-        from agent_constitution.ruleset.lock import sync_lock
+        from agent_constitution.ruleset.lock import sync_lock  # lazy: the stage (pydantic, resolvelib)
 
-        from agent_constitution.policy.gate import locked_policy
+        from agent_constitution.policy.gate import locked_policy  # lazy: not for `doit list`
 
         resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache, policy=locked_policy)
         held_back = resolution.constitution.held_back()
@@ -172,7 +176,7 @@ def _lock(root, cache, locked):
     if wrote:
         undo.remember(cache, before)
         console.say(f"wrote {LOCKFILE}")
-        from agent_constitution.compile import git_add
+        from agent_constitution.compile import git_add  # lazy: the lock stage, when the action runs
 
         git_add.record(root, NAME, [LOCKFILE], [])  # for compile's `git add` line
     return {"lock": _digest(root), "warned": bool(warnings), "inputs": inputs_signature(statuses)}
@@ -183,8 +187,7 @@ _POLICY_LINE = re.compile(r'^policy = "(sha256:[0-9a-f]{64})"$', re.MULTILINE)
 
 def _policy_as_locked(root) -> bool:
     """doit `uptodate`: the lock records the organisation policy in force (none: records none)."""
-    from agent_constitution.errors import UserError
-    from agent_constitution.policy.discover import discover, specs
+    from agent_constitution.policy.discover import discover, specs  # lazy: not for `doit list`
 
     try:
         text = (root / LOCKFILE).read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ def tasks(project):
         return
     from doit.tools import config_changed
 
-    from agent_constitution.edition.build import code_digest, intact, plan
+    from agent_constitution.edition.plan import code_digest, intact, plan
 
     dependencies, targets = plan(project.root)
     yield {

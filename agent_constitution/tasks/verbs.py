@@ -13,10 +13,13 @@ from pathlib import Path
 from agent_constitution.edition import CONSTITUTION
 from agent_constitution.errors import docs_url
 from agent_constitution.layout import MANIFEST, SOURCE_CONFIG
-from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, baseline, checks, fleet, impact, lock, readback, review,
-                                     site, source, upgrade)
+from agent_constitution.tasks import (GROUP_OPTIONS, GROUPS, OLD_NAMES, baseline, checks, fleet, impact, lock, readback, review,
+                                     site, upgrade, validate_source)
 from agent_constitution.wiring import PROG
 
+
+# An old verb → the verb it names now (`agent-constitution source` runs `validate-source`).
+ALIASES = {old: new for new, old in OLD_NAMES.items()}
 
 Need = Callable[[Path], tuple[str, str] | None]  # None, or why a verb does not apply and the fix
 
@@ -66,7 +69,7 @@ class Verb:
     needs: Need | None = None
     options: list[dict] = field(default_factory=list)
     variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
-    subtask: str = ""  # `resolve SEGMENT` runs `resolve:SEGMENT`
+    subtask: str = ""  # `resolution SEGMENT` runs `resolution:SEGMENT`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
     policy: bool = False  # `--policy FILE|URL#COMMIT`: an organisation policy layer (docs/fleet.md)
     task: str = ""  # the doit task it runs, when not named like the verb (`agents` runs `readback`)
@@ -91,7 +94,7 @@ VERBS = {
              FIX_OPTIONS, variables=checks.VARIABLES, output_formats=True, policy=True),
         Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS, policy=True),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
-        Verb("resolve", "Resolve the rules of each segment (or of SEGMENT) into cache/resolved/", "rules",
+        Verb("resolution", "Report the resolution of each segment (or of SEGMENT) the lock wrote to cache/resolved/", "rules",
              _has_manifest, subtask="SEGMENT"),
         Verb("fetch", "Fetch each source (or SOURCE) into the user-level cache", "sources", _has_manifest,
              subtask="SOURCE"),
@@ -108,9 +111,9 @@ VERBS = {
         Verb("agents", "Show what each enabled agent loads in each segment and the rules in force it misses",
              "compile", _has_manifest, readback.PARAMS, task=readback.NAME),
         Verb("compile:user", "Compile the user-tier manifest into a user-level AGENTS.md", "compile"),
-        Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, source.NEW_RULE_PARAMS),
-        Verb("source", "Validate this rule source against its files and its git history", "sources", _is_source,
-             source.PARAMS),
+        Verb("new-rule", "Write a trial rule with the next free ID", "sources", _is_source, validate_source.NEW_RULE_PARAMS),
+        Verb("validate-source", "Validate this rule source against its files and its git history", "sources", _is_source,
+             validate_source.PARAMS),
         Verb("site", "Build the public static site of this rule source", "site", _is_source,
              variables=site.VARIABLES),
         Verb("impact", "List the provisions changed since --base REF and the rules citing each", "site",

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_constitution.ruleset.resolved import Index, index_path, read_index
+from agent_constitution.ruleset.resolved import AgentEdition, Index, index_path, read_index
 from tests.checks.conftest import git, make_source, rule_toml
 
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
@@ -25,7 +25,7 @@ def test_the_index_keeps_the_groups_in_manifest_order(names):
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder)
         index_path(cache).parent.mkdir(parents=True)
-        index_path(cache).write_text(Index((".",), review, ()).to_json())
+        index_path(cache).write_text(Index((".",), review, (), AgentEdition(("en",), {"en": ""}, {}), {}).to_json())
         assert list(read_index(cache).review) == names
 
 

@@ -147,9 +147,9 @@ def make_repo(root: Path, *, compile: str = "", skills: dict[str, list[int]] | N
 
 
 def resolve_into_cache(root: Path) -> None:
-    """Write cache/resolved/<segment>.json as the lock stage does."""
+    """Write cache/resolved/ (each segment's document and the index) as the lock stage does."""
+    from agent_constitution.ruleset.lock import write_documents
+
     resolution = resolve(root)
-    for segment in resolution.segments:
-        path = resolved_path(root / "cache", segment.path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(path, documents(resolution)[segment.path].to_json())
+    resolved_path(root / "cache", ".").parent.mkdir(parents=True, exist_ok=True)
+    write_documents(root / "cache", resolution)

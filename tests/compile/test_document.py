@@ -79,12 +79,14 @@ def test_headings_inside_code_fences_stay():
 
 
 def test_a_new_source_tree_rebuilds_only_the_segments_whose_files_changed(repo, tmp_path):
-    """A new commit of a git source is a new tree in the user cache: compare files, not folders."""
+    """A new commit of a git source is a new tree in the user cache, and the lock records the digests
+    of its rules there: compare those, not folders."""
     import json
     import shutil
 
     from tests.compile.steps import segment_fresh
     from agent_constitution.compile.inputs import resolved_path
+    from agent_constitution.ruleset.source import rule_file_digest
 
     jobs = [SegmentJob(".", None, ("svc",)), SegmentJob("svc", ".", ())]
     values = {job.path: segment_files(repo, repo / "cache", job, Settings(), locked=False).values() for job in jobs}
@@ -98,6 +100,10 @@ def test_a_new_source_tree_rebuilds_only_the_segments_whose_files_changed(repo, 
         data = json.loads(path.read_text())
         data["sources"]["ac"]["root"] = str(moved)
         data["constitution"]["root"] = str(moved / "constitution" / "2026-12")
+        for entry in data["rules"]:  # as the lock records the rules of the new tree
+            python = (entry["check"] or {}).get("python")
+            entry["digest"] = rule_file_digest(moved / "rules" / f"{entry['id']}.toml",
+                                               None if python is None else moved / "rules" / "checks" / f"{python}.py")
         path.write_text(json.dumps(data))
     assert segment_fresh(repo, repo / "cache", jobs[0], values["."])
     assert not segment_fresh(repo, repo / "cache", jobs[1], values["svc"])
@@ -108,6 +114,7 @@ def test_the_agent_edition_comes_from_generated_when_the_source_has_it(repo):
     generated.mkdir()
     (generated / "constitution.en.agent.md").write_text("<!-- banner -->\n# Published agent edition\n\nAs committed.\n")
     (generated / "constitution.zh.agent.md").write_text("# 发布的 agent 版\n")
+    resolve_into_cache(repo)  # as the lock stage does when the source's files change
     segment_files(repo, repo / "cache", SegmentJob(".", None, ()), Settings(), locked=False)
     text = (repo / "AGENTS.md").read_text(encoding="utf-8")
     assert "## Published agent edition\n\nAs committed.\n" in text and "<!-- banner -->" not in text

@@ -98,6 +98,6 @@ def test_a_one_rule_edit_reruns_only_the_segment_tasks_that_enable_it(repo):
     changed = {path.name for path in (repo / "cache" / "resolved").glob("*.json") if documents.get(path.name) != path.read_bytes()}
     assert changed == {"svc.json"}  # the index is rewritten with the same bytes
     executed = {line[3:] for line in done.stdout.splitlines() if line.startswith(".  ")}
-    assert {"lock", "resolve:svc", "agents:svc/AGENTS.md"} <= executed
-    assert not executed & {"resolve:.", "verify", "fetch:ac", "agents:AGENTS.md"}
+    assert {"lock", "resolution:svc", "agents:svc/AGENTS.md"} <= executed
+    assert not executed & {"resolution:.", "verify", "fetch:ac", "agents:AGENTS.md"}
     assert "Text of rule 7, reworded." in (repo / "svc" / "AGENTS.md").read_text()

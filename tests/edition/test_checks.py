@@ -264,7 +264,7 @@ def test_every_failure_gets_its_own_message(active: Path):
 
 
 def test_messages_carry_the_line_of_the_field():
-    from agent_constitution.edition.sources import _line
+    from agent_constitution.edition.files import _line
 
     lines = ['id = "x"', 'status = "active"', "", "[content]", 'en = "a"', "zh = '''", "b", "'''", "",
              "[[items]]", 'id = "one"', 'number = "1"', "[items.content]", 'en = "c"', "", "[[items]]", 'id = "two"']

@@ -7,7 +7,7 @@ prose, so a change that keeps the goldens self-consistent but departs from the s
 
 from agent_constitution.edition import checks
 from agent_constitution.edition.render import outputs
-from agent_constitution.edition.sources import load
+from agent_constitution.edition.files import load
 
 FOLDER = "constitution/2026-10"
 ARTICLE = f"{FOLDER}/articles/04-authority"

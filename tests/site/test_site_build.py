@@ -11,7 +11,7 @@ from site_fixtures import SMALL_RULES, commit_all, rule_toml, run_doit, run_site
 from site_links import broken_links, heading_skips, parse
 
 from agent_constitution.edition.render import file_names, outputs
-from agent_constitution.edition.sources import load, read_worktree
+from agent_constitution.edition.files import load, read_worktree
 from agent_constitution.site import build, layout
 from agent_constitution.tasks import site as site_tasks
 

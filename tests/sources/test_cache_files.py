@@ -76,6 +76,7 @@ def test_parsed_rule_cache_and_user_key(tmp_path: Path, user_cache: Path):
     source = tmp_path / "source"
     (source / "rules").mkdir(parents=True)
     (source / "rules" / "source.toml").write_text('name = "t"\n')
+    parsed.user_key()  # made by the first load that keeps a table (`save`), never by reading
     key_path = parsed.ParsedFiles(source)._path
     assert key_path is not None
     fifo(key_path)  # the parsed-rule cache's key path: the reproduction of issue 37

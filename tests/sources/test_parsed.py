@@ -42,7 +42,7 @@ def _cache_file(tmp_path: Path) -> Path:
 def test_a_second_load_parses_only_the_edited_file(tmp_path, counted):
     root = write_source(tmp_path / "src", RULES)
     first = _load(root)
-    assert sorted(counted) == ["1.toml", "2.toml", "3.toml"]
+    assert sorted(counted) == ["1.toml", "2.toml", "3.toml", "source.toml"]
     counted.clear()
     (root / "rules" / "3.toml").touch()  # a new modification time, the same bytes: still reused
     write_rule(root, 2, parent=1, revision=2)
@@ -80,7 +80,7 @@ def test_a_damaged_or_forged_cache_is_ignored_and_written_anew(tmp_path, counted
     counted.clear()
     loaded = _load(root)
     assert loaded.rules == fresh.rules and loaded.rules[1].title["en"] == "Rule 1"
-    assert sorted(counted) == ["1.toml", "2.toml", "3.toml"]  # nothing of it was trusted
+    assert sorted(counted) == ["1.toml", "2.toml", "3.toml", "source.toml"]  # nothing of it was trusted
     counted.clear()
     assert _load(root).rules == fresh.rules and not counted  # and it was written again
 
@@ -148,11 +148,11 @@ def test_a_file_changed_just_before_the_cache_was_written_is_checked_by_its_byte
     real = parsed.read_bytes
     monkeypatch.setattr(parsed, "read_bytes", lambda path, shown=None: reads.update([Path(path).name]) or real(path, shown))
     _load(root)
-    assert sorted(reads) == ["1.toml", "2.toml", "3.toml"] and not counted  # read and hashed, not parsed
+    assert sorted(reads) == ["1.toml", "2.toml", "3.toml", "source.toml"] and not counted  # read and hashed, not parsed
 
 
 def _digest_then_load(root: Path):
-    digest = content.folder_digest(root, "the source", parsed.kept_files(root))
+    digest = content.folder_digest(root, "the source", parsed.parsed_files(root))
     return digest, _load(root)
 
 
@@ -166,7 +166,7 @@ def test_the_folder_digest_takes_vouched_rule_files_from_the_cache(tmp_path, cou
     digest, loaded = _digest_then_load(root)
     monkeypatch.setattr(content.os, "open", real)
     assert digest == tree_digest(root)
-    assert "1.toml" not in opened and "2.toml" not in opened and "source.toml" in opened
+    assert "1.toml" not in opened and "2.toml" not in opened and "source.toml" not in opened
     write_rule(root, 2, parent=1, revision=3)
     (root / "rules" / "3.toml").chmod(0o755)  # the kind comes from the status, not the cache
     opened.clear()
@@ -203,13 +203,13 @@ def test_a_forged_cache_does_not_change_the_folder_digest(tmp_path, counted, mon
     data = marshal.loads(body)
     data["files"]["1.toml"][0] = "0" * 64  # a digest for bytes the file does not hold
     cache.write_bytes(damage(seal + b"\n" + marshal.dumps(data)))
-    assert content.folder_digest(root, "the source", parsed.kept_files(root)) == tree_digest(root)
+    assert content.folder_digest(root, "the source", parsed.parsed_files(root)) == tree_digest(root)
 
 
 def test_reading_a_folder_does_not_create_the_user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
     root = write_source(tmp_path / "src", RULES)
-    assert content.folder_digest(root, "the source", parsed.kept_files(root)) == tree_digest(root)
+    assert content.folder_digest(root, "the source", parsed.parsed_files(root)) == tree_digest(root)
     assert not (tmp_path / "user-cache").exists()
 
 

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.compile.outputs.segment import RESOLVE  # the resolution tasks' name
 
-RESOLVE = "resolve"
 
 
 class Preflight:

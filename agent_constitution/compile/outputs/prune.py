@@ -28,7 +28,7 @@ class Prune:
         return [Job(
             name="prune",
             doc="Remove what compile wrote in folders the manifest no longer has as segments",
-            task_dep=("resolve",),  # never on a manifest that did not resolve (it would list no segments)
+            task_dep=("resolution",),  # never on a manifest that did not resolve (it would list no segments)
             config={"segments": sorted(plan.segments), "agents": list(plan.settings.agents)},
             checked=False,
             cleaned=False,

@@ -19,7 +19,7 @@ from pathlib import Path
 from agent_constitution.compile.layout import COMPACT_BYTES, FILE, PART_GLOB, SegmentJob, Settings, folder_of
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 
-RESOLVE = "resolve"
+RESOLVE = "resolution"
 
 
 class SegmentDocument:
@@ -44,8 +44,6 @@ class SegmentDocument:
         return found
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
-        from agent_constitution.compile.inputs import source_roots
-
         stamp = resolution_stamp(plan.cache, job.subject)  # before the read: a later change is never missed
         state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         if job.subject.path in empty:
@@ -56,10 +54,10 @@ class SegmentDocument:
         nested = tuple(s for s in job.subject.nested if s not in empty)
         step = write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
-            budget=budget(plan, job.subject.path),
+            edition=agent_edition(plan.cache), budget=budget(plan, job.subject.path),
             excluded=nested_exclusions(plan.cache, job.subject.nested),
         )
-        return replace(step, extra={**step.extra, "resolved": stamp, "roots": source_roots(resolved)})
+        return replace(step, extra={**step.extra, "resolved": stamp})
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile.inputs import Reads
@@ -69,21 +67,21 @@ class SegmentDocument:
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
         if values.get("resolved") is not None and values["resolved"] == resolution_stamp(plan.cache, job.subject):
-            # The resolution files are the ones the step read, so its state is too: not read again
-            # (parsing every segment's document was most of a no-op at 1,000 segments).
+            # The resolution files are the ones the step read, so its state and the digests of what it
+            # read (`Reads`, which the resolution records) are too: not read again (parsing every
+            # segment's document was most of a no-op at 1,000 segments).
             if values.get("empty"):
                 return not _has_outputs(plan.root, job.subject.path)
-            return (Reads(values.get("reads", {})).unchanged_under(values.get("roots", {}))
-                    and outputs_intact(plan.root, values.get("outputs", {})))
+            return outputs_intact(plan.root, values.get("outputs", {}))
         try:
-            state, resolved, _, empty = segment_state(plan.cache, job.subject)
+            state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         except UserError:
             return False
         if job.subject.path in empty:
             return state == values["state"] and not _has_outputs(plan.root, job.subject.path)
         return (
             state == values["state"]
-            and Reads(values.get("reads", {})).unchanged(resolved)
+            and Reads(values.get("reads", {})).unchanged(resolved, parent)
             and outputs_intact(plan.root, values.get("outputs", {}))
         )
 
@@ -135,6 +133,19 @@ def segment_state(cache: Path, job: SegmentJob):
             data["excluded"] = {path: sorted(f"{s}:{i}" for s, i in keys)
                                 for path, keys in nested_exclusions(cache, job.nested).items()}
     return digest(data), resolved, parent, empty
+
+
+def agent_edition(cache: Path):
+    """What compile needs of the constitution, as the index of the resolution holds it."""
+    from agent_constitution.compile.inputs import read_index
+    from agent_constitution.errors import UserError
+    from agent_constitution.ruleset.resolved import index_path
+
+    index = read_index(cache)
+    if index is None:
+        raise UserError("the resolution has no index this version reads", file=index_path(cache),
+                        fix="run `doit compile` (it locks first)")
+    return index.constitution.checked()
 
 
 def budget(plan: Plan, segment: str) -> tuple[int | None, int | None]:
@@ -228,25 +239,26 @@ def write_segment(
     state: str,
     *,
     locked: bool,
+    edition,
     tier: str = "repo",
     budget: tuple[int | None, int | None] = (None, None),
     personal: str = "",
     excluded: Mapping[str, frozenset] | None = None,
 ) -> Step:
     """Render a segment's files from its resolution (and its parent's) and write what changed;
-    `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
+    `edition`: what compile needs of the constitution (`ruleset.resolved.AgentEdition`); `budget`: the (bytes, characters) its region may hold (see `budget`); `personal`: the user
     tier's rendered [person] and [machine] values; `excluded`, for the root: the nested segments
     without a file that leave rules out, and those rules."""
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
-    from agent_constitution.compile.inputs import Reads, constitution_files, load_constitution, load_library
     from agent_constitution import console
+    from agent_constitution.compile.inputs import Reads, load_constitution, load_library
     from agent_constitution.compile.tokens import loaded, measure
     from agent_constitution.errors import UserError
     from agent_constitution.fsio import write_if_changed
 
     library = load_library(resolved, parent)
-    constitution = load_constitution(resolved, root)
+    constitution = load_constitution(resolved, root, edition)
     segment = Segment(
         path=job.path,
         selected=resolved.selected,
@@ -312,15 +324,9 @@ def write_segment(
         for stale in sorted(folder.glob(PART_GLOB))
         if _relative(root, stale) not in outputs and owned.remove_owned(stale, root=root, locked=locked)
     ]
-    reads: dict[str, list[str]] = {}
-    for name, rule_id in sorted(document.rules_read):
-        reads.setdefault(name, []).append(f"rules/{rule_id}.toml")
-    for name in sorted(document.sources_read | {key[0] for key in document.rules_read}):
-        reads.setdefault(name, []).append("rules/source.toml")
-    if document.constitution_read:
-        base = Path(resolved.constitution.root)
-        reads["constitution"] = [_relative(base, path) for path in constitution_files(resolved)]
-    step = Step(tuple(written), tuple(lines), outputs, state, Reads.of(resolved, reads).files, tuple(removed))
+    reads = Reads.of(resolved, parent, document.rules_read, document.sources_read | {key[0] for key in document.rules_read},
+                     document.constitution_read)
+    step = Step(tuple(written), tuple(lines), outputs, state, reads.files, tuple(removed))
     # What the choice to split depended on, so that a new budget (the nested files' sizes changed)
     # rebuilds the file only when it changes that choice (or the kept text no longer fits).
     kept = document.files[0].text

@@ -37,7 +37,7 @@ class Shims:
                 path = plan.file(job.path, shim)
                 if shim != CLAUDE and not _wanted(plan, shim) and not path.exists():
                     continue
-                after = ((f"resolve:{job.path}", f"resolve:{job.parent}") if job.parent else ()) + ("agents:preflight",)
+                after = ((f"resolution:{job.path}", f"resolution:{job.parent}") if job.parent else ()) + ("agents:preflight",)
                 found.append(Job(
                     name=plan.shown(path),
                     doc=f"The {shim} shim importing {plan.shown(plan.file(job.path, FILE))}",

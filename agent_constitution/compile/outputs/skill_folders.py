@@ -24,7 +24,7 @@ class SkillFolders:
         return [Job(
             name="skills",
             doc=f"Install the skills of the selected rules into {folders}",
-            task_dep=("resolve",),
+            task_dep=("resolution",),
             before_root=True,
         )]
 
@@ -33,11 +33,11 @@ class SkillFolders:
         from agent_constitution.sources.digest import files_digest
 
         root, folders = plan.root, agents.skill_folders(plan.settings.agents)
-        wanted, read = _wanted_skills(plan.cache, plan.segments)
+        wanted = _wanted_skills(plan.cache, plan.segments)
         # Every skill may be installed before the first is.
         dropped = _check_skills(root, wanted, folders, locked=locked)
         written, removed, outputs = [], [], {}
-        for name, (source, folder, trusted) in wanted.items():
+        for name, (source, folder, trusted, _) in wanted.items():
             for base in folders:
                 target = root / base / name
                 shown = plan.shown(target)
@@ -54,7 +54,7 @@ class SkillFolders:
             " drop the agent that needs the other folder from [compile] agents to avoid it"
             for agent, read in agents.overlaps(plan.settings.agents, folders)
         )
-        return Step(tuple(written), lines, outputs, _state(wanted, folders, read), removed=tuple(removed))
+        return Step(tuple(written), lines, outputs, _state(wanted, folders), removed=tuple(removed))
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile.owned import outputs_intact
@@ -63,12 +63,12 @@ class SkillFolders:
         if not values or "state" not in values:
             return False
         folders = agents.skill_folders(plan.settings.agents)
-        try:  # every skill.toml as the run that wrote the state read it: the quick reading is enough
-            wanted, read = _wanted_skills(plan.cache, plan.segments, quick=True)
+        try:
+            wanted = _wanted_skills(plan.cache, plan.segments)
         except UserError:
             return False
         return (
-            _state(wanted, folders, read) == values["state"]
+            _state(wanted, folders) == values["state"]
             and all(name in wanted and base in folders for base, name in _installed(plan.root))
             and outputs_intact(plan.root, values.get("outputs", {}))
         )
@@ -106,86 +106,45 @@ def _origin(source: str, name: str) -> str:
     return f"{source}:rules/skills/{name}"
 
 
-def _state(wanted: Mapping[str, tuple[str, Path, bool]], folders: tuple[str, ...], read: str) -> str:
-    from agent_constitution.sources.digest import files_digest
-
+def _state(wanted: Mapping[str, tuple[str, Path, bool, str]], folders: tuple[str, ...]) -> str:
     # The trust is part of it: trusting a source (or no longer) changes what its skills carry.
-    # `read`, the digest of every skill.toml: a no-op reads them without validating them.
-    listing = {name: [files_digest(folder), trusted] for name, (_, folder, trusted) in wanted.items()}
-    return digest([listing, folders, read])
+    listing = {name: [files, trusted] for name, (_, _, trusted, files) in wanted.items()}
+    return digest([listing, folders])
 
 
-class _Quick:
-    """A skill.toml's `name` and `implements` read with tomllib alone (no pydantic: most of a
-    no-op compile otherwise). Used only when every skill.toml is byte for byte what the last
-    validating run read (their digest is in the state); anything unexpected is not fresh."""
-
-    def __init__(self, path: Path) -> None:
-        import tomllib
-
-        from agent_constitution.errors import UserError
-
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            raise UserError("unreadable", file=path) from None
-        self.name, self.implements = data.get("name"), data.get("implements")
-        if not isinstance(self.name, str) or not isinstance(self.implements, list) or not all(
-                type(rule) is int for rule in self.implements):
-            raise UserError("unexpected", file=path)
-
-
-def _wanted_skills(cache: Path, segments: tuple[str, ...], *,
-                   quick: bool = False) -> tuple[dict[str, tuple[str, Path, bool]], str]:
-    """(skill name → (source name, the skill's folder in the source tree, whether the source is
-    trusted), over every segment's rules; the digest of every skill.toml read).
-
-    Reads each source's `rules/skills/*/skill.toml` only: loading whole sources to learn which
-    skills they have would cost more than the rest of a no-op build. `quick`: read as `_Quick`.
-    """
-    import hashlib
-
-    from agent_constitution.compile import skills
+def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[str, Path, bool, str]]:
+    """Skill name → (source name, the skill's folder in the source tree, whether the source is
+    trusted, the digest of the folder's files), over every segment's rules: what the resolutions
+    record of each source's skills (no file of a source is read)."""
     from agent_constitution.compile.inputs import read_resolved, resolved_path
     from agent_constitution.errors import UserError
-
-    if quick:
-        load = lambda _, path: _Quick(path)  # noqa: E731
-    else:
-        from agent_constitution.ruleset.models import Skill, load
-    read = hashlib.sha256()
+    from agent_constitution.layout import SKILLS
 
     selected: set[tuple[str, int]] = set()
-    roots: dict[str, Path] = {}
-    trust: dict[str, bool] = {}
+    sources = {}
     for segment in segments:
         resolved = read_resolved(resolved_path(cache, segment))
         selected |= resolved.selected
-        roots.update({name: Path(item.root) for name, item in resolved.sources.items()})
-        trust.update({name: item.trust for name, item in resolved.sources.items()})
-    wanted: dict[str, tuple[str, Path, bool]] = {}
-    for name, root in sorted(roots.items()):
-        for folder in sorted((root / "rules" / "skills").glob("*/")):
-            try:
-                read.update(f"{name}\0{folder.name}\0".encode() + (folder / skills.SOURCE_ONLY).read_bytes())
-            except OSError:
-                pass  # the loading below says what is wrong
-            skill = load(None if quick else Skill, folder / skills.SOURCE_ONLY)
-            if not any((name, rule_id) in selected for rule_id in skill.implements):
+        sources.update(resolved.sources)
+    wanted: dict[str, tuple[str, Path, bool, str]] = {}
+    for name, source in sorted(sources.items()):
+        for skill, found in source.skills.items():
+            if not any((name, rule_id) in selected for rule_id in found.implements):
                 continue
-            other = wanted.get(skill.name)
+            folder = Path(source.root) / SKILLS / skill
+            other = wanted.get(skill)
             if other is not None:
                 raise UserError(
-                    f"two sources ({other[0]} and {name}) both have a skill named {skill.name!r}"
+                    f"two sources ({other[0]} and {name}) both have a skill named {skill!r}"
                     " and both are selected; a skill folder can hold only one",
-                    file=folder / skills.SOURCE_ONLY,
+                    file=folder / "skill.toml",
                     fix="exclude the rules of one of the two skills",
                 )
-            wanted[skill.name] = (name, folder, trust[name])
-    return dict(sorted(wanted.items())), read.hexdigest()
+            wanted[skill] = (name, folder, source.trust, found.digest)
+    return dict(sorted(wanted.items()))
 
 
-def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path, bool]], folders: tuple[str, ...], *,
+def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path, bool, str]], folders: tuple[str, ...], *,
                   locked: bool) -> tuple[str, ...]:
     """Whether every skill may be installed (an error otherwise), and a warning for each skill the
     policy of its source's trust took something out of."""
@@ -193,7 +152,7 @@ def _check_skills(root: Path, wanted: Mapping[str, tuple[str, Path, bool]], fold
     from agent_constitution.fsio import confine
 
     lines = []
-    for name, (source, folder, trusted) in wanted.items():
+    for name, (source, folder, trusted, _) in wanted.items():
         for base in folders:
             installed, _ = skills.checked(folder, root / base / name, _origin(source, name), root=root,
                                           locked=locked, trusted=trusted)

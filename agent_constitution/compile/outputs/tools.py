@@ -19,7 +19,7 @@ from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 from agent_constitution.layout import TOOLS
 from agent_constitution.refs import rule_key
 
-RESOLVE = "resolve"
+RESOLVE = "resolution"
 VERSION = 1
 
 

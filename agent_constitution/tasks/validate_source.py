@@ -1,4 +1,5 @@
-"""Author a rule source: `doit new-rule --title T --parent P`, and `doit source [--base REF]` (in `check`).
+"""Author a rule source: `doit new-rule --title T --parent P`, and `doit validate-source [--base REF]` (in
+`check`; the old name `doit source` stays an alias).
 
 Active only in a rule source repository (one with rules/source.toml).
 """
@@ -14,7 +15,7 @@ from doit.exceptions import TaskFailed
 from agent_constitution.layout import RULES, SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
-NAME = "source"
+NAME = "validate-source"
 GROUPS = ("check",)
 NEW_RULE_PARAMS = [
     {"name": "title", "long": "title", "type": str, "default": "", "help": "the title (first language)"},

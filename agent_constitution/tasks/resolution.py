@@ -1,8 +1,9 @@
-"""`resolve:<segment>`: one segment's resolution, as the lock stage wrote it to cache/resolved/<key>.json.
+"""`resolution:<segment>`: one segment's resolution, as the lock stage wrote it to cache/resolved/<key>.json.
 
 The lock stage resolves every segment at once; this task depends on its segment's document only
 (a doit `file_dep`), so it runs when that document changed, reports the segment's warnings, and
-orders the segment's compile tasks after it. It resolves nothing itself.
+orders the segment's compile tasks after it. It resolves nothing itself (the lock stage resolves); the
+old name `resolve` stays an alias (`tasks.ALIASES`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from agent_constitution.ruleset.outline import outline
 from agent_constitution.ruleset.resolved import read_resolved, resolved_path
 from agent_constitution.tasks.actions import reported
 
-NAME = "resolve"
+NAME = "resolution"
 GROUPS = ("compile",)
 
 
@@ -44,7 +45,7 @@ def _report(path, document):
 
 @reported
 def _forget(cache, document):
-    from agent_constitution.fsio import remove
+    from agent_constitution.fsio import remove  # lazy: `doit clean` alone
 
     if document.exists():
         remove(document, within=cache)

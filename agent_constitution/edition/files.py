@@ -1,12 +1,11 @@
-"""Reading an edition's source files (from the working tree or a git commit) into an `Edition`.
+"""Reading an edition's files (from the working tree or a git commit) into an `Edition`.
 
-Sources are a mapping of POSIX paths (relative to the project root) to bytes, so the same loader
+`Files` is a mapping of POSIX paths (relative to the project root) to bytes, so the same loader
 reads the working tree and, for check 7, a base commit.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,48 +27,30 @@ from agent_constitution.edition.models import (
     SectionFile,
 )
 from agent_constitution.edition.numbering import ARTICLE_FOLDER, LARGEST, SECTION_FILE, Number, parse_item_number
+from agent_constitution.edition.plan import edition_files, ignored
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import decode, parse_toml, read_bytes
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
 
-Sources = Mapping[str, bytes]
+Files = Mapping[str, bytes]
 BOM = b"\xef\xbb\xbf"
 
 
-def _ignored(parts: tuple[str, ...]) -> bool:
-    """Parts of a path below constitution/: dot files and folders, and each edition's generated/, are no sources."""
-    return any(part.startswith(".") for part in parts) or (len(parts) >= 2 and parts[1] == "generated")
-
-
-def source_files(root: Path) -> list[str]:
-    """Every source file under constitution/ as a POSIX path relative to `root`, sorted; [] when there is
-    no constitution/ folder. (Plain strings: doit lists these for every command, so this must be quick.)"""
-    base = os.path.join(root, CONSTITUTION)
-    found = []
-    for folder, subfolders, files in os.walk(base):
-        relative = os.path.relpath(folder, base)
-        parts = () if relative == "." else tuple(relative.split(os.sep))
-        subfolders[:] = [name for name in subfolders if not _ignored(parts + (name,))]
-        prefix = "/".join((CONSTITUTION,) + parts)
-        found.extend(f"{prefix}/{name}" for name in files if not _ignored(parts + (name,)))
-    return sorted(found)
-
-
-def source_paths(root: Path) -> list[Path]:
-    """`source_files` as paths below `root`."""
-    return [root / path for path in source_files(root)]
+def edition_paths(root: Path) -> list[Path]:
+    """`edition_files` as paths below `root`."""
+    return [root / path for path in edition_files(root)]
 
 
 def read_worktree(root: Path) -> dict[str, bytes]:
-    """The source files of the working tree's constitution/ (check 1 fails when there is none)."""
+    """The edition files of the working tree's constitution/ (check 1 fails when there is none)."""
     if not (root / CONSTITUTION).is_dir():
         raise ChecksFailed([failure(1, f"there is no {CONSTITUTION}/ folder in {root}",
                                     fix=f"run the command in the project root, which holds {CONSTITUTION}/<YYYY-MM>/index.toml")])
-    return {path: read_bytes(root / path, path) for path in source_files(root)}
+    return {path: read_bytes(root / path, path) for path in edition_files(root)}
 
 
 def read_commit(repository: pygit2.Repository, commit: pygit2.Commit, prefix: str = "") -> dict[str, bytes]:
-    """The source files of constitution/ as they are in `commit` (empty when it has none); `prefix`
+    """The edition files of constitution/ as they are in `commit` (empty when it has none); `prefix`
     is the project root's folder inside the repository."""
     try:
         entry = commit.tree[f"{prefix}/{CONSTITUTION}" if prefix else CONSTITUTION]
@@ -80,7 +61,7 @@ def read_commit(repository: pygit2.Repository, commit: pygit2.Commit, prefix: st
     def walk(tree: pygit2.Tree, parts: tuple[str, ...]) -> None:
         for child in tree:
             path = parts + (child.name,)
-            if _ignored(path):
+            if ignored(path):
                 continue
             if child.type_str == "tree":
                 walk(repository[child.id], path)
@@ -92,7 +73,7 @@ def read_commit(repository: pygit2.Repository, commit: pygit2.Commit, prefix: st
     return found
 
 
-def discover(sources: Sources) -> str:
+def discover(sources: Files) -> str:
     """The edition folder: the single folder constitution/<name>/ holding an index.toml."""
     folders = sorted({path.rsplit("/", 1)[0] for path in sources if path.count("/") == 2 and path.endswith("/index.toml")})
     if not folders:
@@ -104,8 +85,8 @@ def discover(sources: Sources) -> str:
     return folders[0]
 
 
-def load(sources: Sources) -> Edition:
-    """Parse and validate every source file; raises `ChecksFailed` (checks 1, 2 and 5's names)."""
+def load(sources: Files) -> Edition:
+    """Parse and validate every edition file; raises `ChecksFailed` (checks 1, 2 and 5's names)."""
     folder = discover(sources)
     errors: list[UserError] = []
     index = _parse(sources, f"{folder}/index.toml", IndexFile, errors)
@@ -130,7 +111,7 @@ def load(sources: Sources) -> Edition:
     return Edition(folder=folder, index=index, articles=tuple(articles))
 
 
-def _article(sources: Sources, path: str, files: list[str], errors: list[UserError]) -> Article | None:
+def _article(sources: Files, path: str, files: list[str], errors: list[UserError]) -> Article | None:
     name = path.rsplit("/", 1)[1]
     number = _number(ARTICLE_FOLDER.fullmatch(name), path, "an article folder is named <NN>-<id>, e.g. 05-boundary-rule", errors)
     if number is not None and number.suffix:
@@ -154,7 +135,7 @@ def _article(sources: Sources, path: str, files: list[str], errors: list[UserErr
                    sections=tuple(sections), path=f"{path}/article.toml", name_id=ARTICLE_FOLDER.fullmatch(name)["id"])
 
 
-def _section(sources: Sources, path: str, errors: list[UserError]) -> Section | None:
+def _section(sources: Files, path: str, errors: list[UserError]) -> Section | None:
     name = path.rsplit("/", 1)[1]
     match = SECTION_FILE.fullmatch(name)
     number = _number(match, path, "a section file is named <NN>[a-z]-<id>.toml, e.g. 01-must-ask.toml or 02a-escalation.toml", errors)
@@ -201,7 +182,7 @@ def _too_large(number: Number, path: str, field: str | None = None) -> UserError
                    "(Roman numerals end there)", file=path, field=field, fix=f"use a number from 1 to {LARGEST}")
 
 
-def _parse(sources: Sources, path: str, model: type[BaseModel], errors: list[UserError]):
+def _parse(sources: Files, path: str, model: type[BaseModel], errors: list[UserError]):
     if sources[path].startswith(BOM):
         errors.append(failure(2, "the file starts with a UTF-8 byte order mark (BOM), which TOML does not allow", file=path,
                               fix="save the file as UTF-8 without a BOM"))
@@ -256,7 +237,7 @@ def _schema_failure(path: str, model: type[BaseModel], detail: dict) -> UserErro
     return fail(f"{detail['msg']} (found {found!r})", f"see {docs_url('constitution')} for the format of this file")
 
 
-def with_lines(errors: list[UserError], sources: Sources) -> list[UserError]:
+def with_lines(errors: list[UserError], sources: Files) -> list[UserError]:
     """The errors, each with the line of its field in its TOML file where it can be found."""
     for error in errors:
         if error.line is None and error.field and isinstance(error.file, str) and error.file in sources:

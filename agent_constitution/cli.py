@@ -65,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from pathlib import Path
 
+    from agent_constitution.console import lines_in_order  # lazy: --version loads cli and provenance only (bench/regress.py)
     from agent_constitution.errors import UserError  # lazy: --version loads cli and provenance only (bench/regress.py)
     from agent_constitution.wiring import spoken  # lazy: --version loads cli and provenance only (bench/regress.py)
+
+    lines_in_order()  # after the fast paths: `console` imports dataclasses (about 10 ms)
 
     try:
         return _dispatch(args)

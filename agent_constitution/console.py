@@ -14,6 +14,7 @@ on; else it is on when the stream is a terminal. It imports nothing of the packa
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -37,6 +38,17 @@ class Settings:
 
 
 settings = Settings()
+
+
+def lines_in_order() -> None:
+    """Flush stdout at the end of every line. Piped, stdout is block-buffered and stderr is not: a
+    warning written while stdout holds part of a line landed inside it when both go to one file
+    (`...checkwarning: ...`), and after lines printed later. Called once, where the program starts."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except (AttributeError, ValueError, OSError):  # a replaced or closed stream (a test's capture)
+            pass
 
 
 def use_color(choice: str, stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:

@@ -12,6 +12,7 @@ from doit.doit_cmd import set_var
 from doit.exceptions import TaskFailed
 from doit.loader import create_after, task_params
 
+from agent_constitution import console
 from agent_constitution.project import Project
 from agent_constitution.tasks import FAMILIES, GROUP_OPTIONS, GROUPS, OLD_NAMES
 from agent_constitution.tasks.reporter import Reporter
@@ -30,6 +31,7 @@ DEFAULT_CONFIG = {
 def namespace(project: Project | None = None) -> dict:
     """`DOIT_CONFIG` plus one `task_<family>` creator per task family and one per group task."""
     project = project or Project.here()
+    console.lines_in_order()  # a plain `doit` run, like `agent-constitution`
     # doit opens the dependency DB before it creates any task, so its folder must exist now.
     project.cache.mkdir(parents=True, exist_ok=True)
     names: dict[str, object] = {"DOIT_CONFIG": dict(DEFAULT_CONFIG)}

@@ -23,6 +23,7 @@ from tests.consumers import npm_bin
 PROJECT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SARIF_SCHEMA = PROJECT / "tests" / "checks" / "sarif-schema-2.1.0.json"
+SETTINGS_SCHEMAS = PROJECT / "tests" / "compile" / "schemastore"  # vendored, with their commits (README.md)
 
 # (output, consumer, verdict): what the rows below run. docs/formats.md repeats it with each version.
 MATRIX = [
@@ -31,6 +32,9 @@ MATRIX = [
     ("action.yml", "check-jsonschema vendor.github-actions", "accepted"),
     ("ci/gitlab/agent-constitution.yml", "check-jsonschema vendor.gitlab-ci", "accepted"),
     ("agent_constitution/schemas/*.json", "check-jsonschema --check-metaschema", "accepted"),
+    (".claude/settings.json", "check-jsonschema (SchemaStore claude-code-settings.json)", "accepted"),
+    (".codex/hooks.json", "check-jsonschema (SchemaStore codex-hooks.json)", "accepted"),
+    (".gemini/settings.json", "check-jsonschema (Gemini CLI settings.schema.json)", "accepted"),
     ("cache/checks/code-scanning.sarif", "sarif-multitool validate (Gh;Sarif)", "accepted"),
     ("cache/checks/report.sarif", "sarif-multitool validate (Gh;Sarif)", "accepted"),
     ("cache/checks/*.sarif", "check-jsonschema (SARIF 2.1.0 schema)", "accepted"),
@@ -50,11 +54,14 @@ HAND_LEFTHOOK = "pre-commit:\n  commands:\n    lint:\n      run: make lint\n"
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
-    """A repository with pre-commit, lefthook, two skills and every agent, compiled."""
+    """A repository with pre-commit, lefthook, two skills, a covenant config and the agents whose
+    settings files have a published schema, compiled."""
     from agent_constitution.cli import main
 
     root = tmp_path_factory.mktemp("matrix")
-    repo = make_repo(root / "repo", skills={"uv-project": [3], "signing": [7]})
+    # the agents whose settings files have a published schema, beside the defaults
+    agents = '[compile]\nagents = ["agents-md", "claude-code", "codex", "gemini"]\n'
+    repo = make_repo(root / "repo", compile=agents, skills={"uv-project": [3], "signing": [7]})
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     (repo / ".pre-commit-config.yaml").write_text(HAND_PRE_COMMIT)
     (repo / "lefthook.yml").write_text(HAND_LEFTHOOK)
@@ -123,6 +130,17 @@ def test_our_json_schemas_are_valid_schemas():
     accepted(run([BIN / "check-jsonschema", "--check-metaschema", *sorted((PROJECT / "agent_constitution" / "schemas").glob("*.json"))]))
 
 
+@pytest.mark.parametrize("schema, target", [
+    ("claude-code-settings.json", ".claude/settings.json"),
+    ("codex-hooks.json", ".codex/hooks.json"),
+    ("gemini-cli-settings.json", ".gemini/settings.json"),
+])
+def test_host_settings_files_pass_their_published_schemas(compiled, schema, target):
+    data = json.loads((compiled / target).read_text())
+    assert data["hooks"], target  # the judge (there is a covenant config) and, for most, the stop hook
+    accepted(run([BIN / "check-jsonschema", "--schemafile", SETTINGS_SCHEMAS / schema, compiled / target]))
+
+
 def test_sarif_logs(tmp_path):
     paths = logs(tmp_path)
     accepted(run([BIN / "check-jsonschema", "--schemafile", SARIF_SCHEMA, *paths]))
@@ -156,3 +174,8 @@ def test_a_consumer_does_judge(tmp_path):
     assert run([BIN / "check-jsonschema", "--builtin-schema", "vendor.renovate", path]).returncode != 0
     (tmp_path / ".pre-commit-config.yaml").write_text("repos:\n- repo: local\n  hooks: [{id: x}]\n")
     assert run([BIN / "pre-commit", "validate-config", ".pre-commit-config.yaml"], cwd=tmp_path).returncode != 0
+    # what compile wrote before: `onFailure` on the judge's handler, which SchemaStore's schema forbids
+    (tmp_path / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "pdks hook claude-code", "onFailure": "block"}]}]}}))
+    assert run([BIN / "check-jsonschema", "--schemafile", SETTINGS_SCHEMAS / "claude-code-settings.json",
+                tmp_path / "settings.json"]).returncode != 0

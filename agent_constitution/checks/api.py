@@ -98,13 +98,17 @@ class Repository:
     A segment's check sees the segment's folder as `root`, without the files of deeper segments;
     `folder` is that folder inside the repository ("" at the root) and `repository` the whole
     repository, every file included, for what a folder inherits from it (the root `.gitattributes`,
-    the workspace a package belongs to)."""
+    the workspace a package belongs to). `in_force`: the ids of its own source's rules in force in
+    the segment (empty where the runner does not know them)."""
 
     root: Path
     files: Sequence[str]
     folder: str = ""
     whole: "Repository | None" = field(default=None, repr=False, compare=False)
     contents: "Contents | None" = field(default=None, repr=False, compare=False)
+    # The ids of the rules of the check's own source in force where it runs: a check whose tool
+    # also judges what another rule does (zizmor's `unpinned-uses` is ac:31) leaves that to the rule.
+    in_force: frozenset[int] = field(default=frozenset(), compare=False)
 
     @property
     def repository(self) -> "Repository":

@@ -76,6 +76,13 @@ class Group:
     own: tuple[Path | None, ...]                # what each pair depends on besides (its input set's digest); () none
     config: dict | None
     result: Path
+    in_force: tuple[str | None, ...] = ()       # each pair's segment's digest of the rules in force there
+
+    @property
+    def task_config(self) -> dict | None:
+        """What reruns the task when it changes: the rule's configuration and, since a check sees
+        which rules are in force (`Repository.in_force`), each of its segments' digest of them."""
+        return None if self.config is None else {**self.config, "in_force": list(self.in_force)}
 
     @property
     def file_dep(self) -> list[Path]:
@@ -84,8 +91,10 @@ class Group:
     @property
     def jobs(self) -> tuple[Job, ...]:
         own = self.own or (None,) * len(self.pairs)
-        return tuple(Job(segment, rule, self.common if extra is None else (*self.common, extra), self.config)
-                     for (segment, rule), extra in zip(self.pairs, own, strict=True))
+        forces = self.in_force or (None,) * len(self.pairs)
+        return tuple(Job(segment, rule, self.common if extra is None else (*self.common, extra),
+                         None if self.config is None else {**self.config, "in_force": force})
+                     for (segment, rule), extra, force in zip(self.pairs, own, forces, strict=True))
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,11 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
     pairs: dict[str, list[tuple[str, RuleCheck]]] = {NO_CHECK: []}
     own: dict[str, list[Path | None]] = {NO_CHECK: []}
     unchecked = pairs[NO_CHECK]
+    forces: dict[str, list[str | None]] = {}  # each pair's segment's in-force digest
+    # A check sees which rules of its source are in force (`Repository.in_force`): a change to them
+    # is a change to its configuration. One digest per segment, not the list in every job.
+    in_force = {segment: hashlib.sha256("\n".join(sorted(refs)).encode()).hexdigest()[:16]
+                for segment, refs in subjects.in_force.items()}
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
             planned = prepared.get(id(rule))
@@ -169,6 +183,7 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
                 pairs[name], own[name] = [], []
             pairs[name].append((segment, rule))
             own[name].append(digest)
+            forces.setdefault(name, []).append(in_force.get(segment))
     groups = []
     for name, found in [*pairs.items()][1:] + [(NO_CHECK, unchecked)]:  # the rules without a check last
         if not found:
@@ -176,7 +191,8 @@ def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequenc
         planned = prepared[id(found[0][1])]
         deps, config = ((), None) if name == NO_CHECK else (planned.deps, planned.config)
         extra = () if name == NO_CHECK else tuple(own[name])
-        groups.append(Group(name, tuple(found), deps, extra, config, _result_path(cache, name)))
+        groups.append(Group(name, tuple(found), deps, extra, config, _result_path(cache, name),
+                            () if name == NO_CHECK else tuple(forces[name])))
     # One line per rule, naming every segment it was not run in, not one line per segment.
     lines = tuple(f"{ref} in {', '.join(where)}: {why}" for (ref, why), where in not_run.items())
     return Plan(tuple(inputs.values()), tuple(groups), lines, tuple(skipped), selection)

@@ -140,17 +140,19 @@ def count_line(n: Mapping[str, int]) -> str:
             f"{n['undecidable']} undecidable, {n['no-check']} without a check")
 
 
-def reported_count_line(path: Path) -> str | None:
-    """`count_line` of the report at `path` (`cache/checks/report.json`), or None when there is no
-    report of this version there."""
+def reported_summary(path: Path, *, detail: bool = True) -> str | None:
+    """`summary` of the report at `path` (`cache/checks/report.json`): the lines a run printed, for
+    a run whose report was up to date; None when there is no report of this version there."""
     try:
         data = json.loads(read_cached(path) or b"null")
         n = data["summary"]
         if data["version"] != REPORT_VERSION or set(n) != {"pass", "violation", "undecidable", "no-check"}:
             return None
-        return count_line({key: int(value) for key, value in n.items()})
+        results = [Result.from_json(item) for item in data["results"]]
+        not_run = [str(reason) for reason in data.get("not_run", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+    return summary(results, not_run=not_run, detail=detail)
 
 
 def json_report(results: Sequence[Result], *, not_run: Sequence[str] = (), notes: Sequence[str] = (),

@@ -11,10 +11,11 @@ characters escaped.
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ class Subjects:
     record: Path | None = None
     memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
     agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
+    in_force: Mapping[str, frozenset[str]] = field(default_factory=dict)  # segment -> the refs in force there
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     _read: dict = field(default_factory=dict, repr=False)
 
@@ -51,7 +53,7 @@ class Subjects:
 
     def __reduce__(self):
         return _subjects, (self.token, self.scan.root, tuple(self.segments), self.change, self.record, self.memo,
-                           self.agent)
+                           self.agent, dict(self.in_force))
 
     @property
     def root(self) -> Path:
@@ -83,11 +85,20 @@ _SCANNED_HERE: dict[str, Subjects] = {}      # the runs this process had to scan
 
 
 def _subjects(token: str, root: Path, segments: tuple[str, ...], change: ChangeSpec | None,
-              record: Path | None, memo: Path | None, agent: str | None = None) -> Subjects:
+              record: Path | None, memo: Path | None, agent: str | None = None,
+              in_force: Mapping[str, frozenset[str]] | None = None) -> Subjects:
     found = _RUNS.get(token)
     if found is None:
-        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, token=token)
+        found = _SCANNED_HERE[token] = Subjects(scan(root), segments, change, record, memo, agent, in_force or {},
+                                                token=token)
     return found
+
+
+def in_force(subjects: Subjects, segment: str, source: str) -> frozenset[int]:
+    """The ids of `source`'s rules in force in `segment`."""
+    prefix = source + ":"
+    return frozenset(int(ref[len(prefix):]) for ref in subjects.in_force.get(segment, ())
+                     if ref.startswith(prefix) and ref[len(prefix):].isdigit())
 
 
 def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
@@ -134,6 +145,8 @@ def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[
 
 def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     subject = subjects.get(rule.check.subject, segment, rule.check.scope)
+    if rule.check.subject == "repository":
+        subject = dataclasses.replace(subject, in_force=in_force(subjects, segment, rule.source))
     module = load_check(rule.source_root, rule.check.python, rule.id)
     with pinned(rule.check.pins):
         return _checked(module, subject, rule, segment, subjects)

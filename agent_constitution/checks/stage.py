@@ -37,7 +37,7 @@ from agent_constitution.checks.verdicts import (
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Group, Job, Plan, plan
-from agent_constitution.checks.report import counts, json_report, reported_count_line, rule_pages, sarif, summary
+from agent_constitution.checks.report import counts, json_report, reported_summary, rule_pages, sarif, summary
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
@@ -214,26 +214,29 @@ def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, 
          texts: Mapping[str, str], undecidable: str) -> str | None:
     """Print the summary; the run's failure, or None.
 
-    The count line ends a failing run here; after a passing one `checks:summary` prints it, also
-    when this task was up to date (`summary_line`), so every run ends with it exactly once.
+    A failing run's summary and count line end it here; after a passing one `checks:summary`
+    prints both from the report, also when this task was up to date (`summary_line`), so every run
+    ends with them exactly once.
     `agent-constitution check --output-format F` prints the report itself once the run is done."""
     results, found = decided.results, decided.found
     full = console.settings.output_format == "full"
     say = print if full and not console.quiet() else _silent
+    n = counts(results)
+    failing = n["violation"] or (n["undecidable"] and undecidable == "fail")
+    # A passing run's summary is printed by `checks:summary` from the report (`summary_line`), so a
+    # run whose report was up to date lists the same rules; a failing run ends here, with it.
     details, _, last = summary(results, not_run=not_run,
                                detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
-    if details and full:
+    if details and full and failing:
         print(details)
-    n = counts(results)
     if found and full:
         titles = {r.ref: r.title for r in results}
         print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(found, titles)))
     reviewed = len(decided.applied)
     if reviewed:
         say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
-    if any(needs_review(result) for result in decided.asking):
-        say(f"review queue{'s' if len(texts) > 1 else ''}: "
-            + ", ".join(str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in texts))
+    if failing and any(needs_review(result) for result in decided.asking):
+        say(_queue_line(cache, list(texts)))
     if n["violation"]:
         hint = adoption_hint(results, root, subjects)
         if hint:
@@ -320,14 +323,32 @@ def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
     return None
 
 
-def summary_line(cache: Path) -> str | None:
-    """The count line of the last report, for `checks:summary`: a failure when there is no report."""
-    line = reported_count_line(cache / CHECKS / "report.json")
-    if line is None:
-        return f"no report in {cache / CHECKS / 'report.json'}: run the checks again (`doit forget checks`)"
-    if console.settings.output_format == "full" and not console.quiet():
-        print(line)
+def summary_line(cache: Path, groups: Sequence[str] = ()) -> str | None:
+    """The summary of the last report, for `checks:summary`: what a passing run lists (the
+    undecidable rules, the waived findings, …), the review queues to read (`groups`: the review
+    groups, in their order) and the count line, the same whether this run wrote the report or it
+    was up to date; a failure when there is no report."""
+    path = cache / CHECKS / "report.json"
+    text = reported_summary(path, detail=console.settings.show_tasks)
+    if text is None:
+        return f"no report in {path}: run the checks again (`doit forget checks`)"
+    if console.settings.output_format != "full":
+        return None
+    details, _, last = text.rstrip("\n").rpartition("\n")
+    if details:
+        print(details)
+    if not console.quiet():
+        written = {path.stem for path in review_folder(cache).glob("*.md")}  # the report task's queues
+        queues = [name for name in groups if name in written] + sorted(written - set(groups))
+        if queues and any(needs_review(Result.from_json(item)) for item in read_json(path)["results"]):
+            print(_queue_line(cache, queues))
+        print(last)
     return None
+
+
+def _queue_line(cache: Path, names: Sequence[str]) -> str:
+    return f"review queue{'s' if len(names) > 1 else ''}: " + ", ".join(
+        str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in names)
 
 
 def _silent(*args, **kwargs) -> None:
@@ -626,6 +647,7 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
                                                                      _message(message) if message else None),
         record=None if not record else _record(record),
         agent=agent_host(os.environ) or (RECORDED if record else None),
+        in_force={segment: frozenset(rule.ref for rule in rules) for segment, rules in selection.rules.items()},
     )
     unknown = [folder for folder in folders if folder not in selection.segments]
     if unknown:

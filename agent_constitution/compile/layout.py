@@ -76,10 +76,12 @@ class Settings:
     agents: tuple[str, ...] = ("agents-md", "claude-code")  # `[compile] agents`, AGENTS.md readers first
     program: str = "doit"  # the command banners name (`wiring.command`): a new one rewrites them
     over_limit: str = "warn"  # warn | error: what a file or chain above an agent's limit does
+    copilot: str = "editor"  # editor | cloud | cli: the Copilot products the layout serves
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
-                "agents": list(self.agents), "program": self.program, "over-limit": self.over_limit}
+                "agents": list(self.agents), "program": self.program, "over-limit": self.over_limit,
+                "copilot": self.copilot}
 
 
 @dataclass(frozen=True)

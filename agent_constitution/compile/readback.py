@@ -15,11 +15,12 @@ themselves.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from agent_constitution.hosts.loaders import LOADERS
+from agent_constitution.hosts.loaders import loader
 from agent_constitution.hosts.loaders.common import Repo, View
 
 PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
@@ -71,18 +72,21 @@ def in_force(cache: Path, segments: list[str]) -> dict[str, tuple[str, ...]]:
             for segment in segments}
 
 
-def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]) -> list[Finding]:
-    """Every enabled agent's every view of every segment, with the rules it misses."""
+def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]],
+          copilot: str = "editor") -> list[Finding]:
+    """Every enabled agent's every view of every segment, with the rules it misses (Copilot's products:
+    those `[compile] copilot` serves)."""
     repo = Repo(root)
     found: list[Finding] = []
     for segment, wanted in rules.items():
         below = probe(BELOW if segment == "." else f"{segment}/{BELOW}")
         for agent in agents:
-            for view in LOADERS[agent](repo, probe(segment)):
+            load = loader(agent, copilot)
+            for view in load(repo, probe(segment)):
                 found.append(_finding(repo, segment, view, wanted))
             # What depends on the working folder is proved for a session started in a folder below too
             # (Claude Code does not expand an ancestor's imports there).
-            for view in LOADERS[agent](repo, below):
+            for view in load(repo, below):
                 if view.scenario.startswith("session started in"):
                     found.append(_finding(repo, segment, view, wanted))
     return found
@@ -90,17 +94,15 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
 
 def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:
     # A line a limit cuts in two is not a loaded statement: only whole lines count.
-    loaded = frozenset().union(*(stated(_whole_lines(piece)) for piece in view.pieces))
+    each = [stated(_whole_lines(piece)) for piece in view.pieces]
+    loaded = frozenset().union(*each)
     missed = tuple(rule for rule in wanted if rule not in loaded)
     tails: set[str] = set()
     for piece in view.pieces:
         if piece.lost:
             whole = repo.text(piece.path) or ""
             tails |= stated(whole) - stated(_whole_lines(piece))
-    counts: dict[str, int] = {}
-    for piece in view.pieces:
-        for rule in stated(_whole_lines(piece)):
-            counts[rule] = counts.get(rule, 0) + 1
+    counts = Counter(rule for labels in each for rule in labels) if len(each) > 1 else {}
     twice = tuple(sorted((rule for rule, count in counts.items() if count > 1), key=_order))
     return Finding(segment, view, missed, tuple(rule for rule in missed if rule in tails), twice)
 
@@ -116,9 +118,9 @@ def _order(rule: str) -> tuple[str, int]:
     return source, int(number) if number.isdigit() else 0
 
 
-def explain(root: Path, agent: str, path: str) -> list[View]:
+def explain(root: Path, agent: str, path: str, copilot: str | None = None) -> list[View]:
     """One agent's views of a session working on `path` (relative to the root)."""
-    return LOADERS[agent](Repo(root), path)
+    return loader(agent, copilot)(Repo(root), path)
 
 
 def problems(findings: list[Finding]) -> list[str]:
@@ -152,12 +154,10 @@ FIXES = {
     "claude-code": 'set claude = "link" under [compile] in rules.toml: each CLAUDE.md becomes a link to the AGENTS.md '
                    "beside it, which Claude Code reads in every folder of the path (an ancestor's @ import it does not "
                    "expand)",
-    "Copilot coding agent": "none that keeps Copilot in VS Code from loading the same text twice: the coding agent reads "
-                            "only the nearest AGENTS.md; start its tasks from the root's instructions, or accept it",
-    "Copilot CLI": "none that keeps Copilot in VS Code whole: it needs the path-scoped files the CLI reads beside the "
-                   "AGENTS.md of each folder",
-    "aider": "add `read: [AGENTS.md]` to .aider.conf.yml (compile does not write Aider's configuration)",
-    "junie": "point Junie's guidelines at AGENTS.md (compile does not write .junie/guidelines.md)",
+    "aider": "add CONVENTIONS.md to the `read:` list of .aider.conf.yml (compile adds a `read:` line only to a "
+             "configuration that has none)",
+    "junie": "clear Junie's Guidelines path (Settings | Tools | Junie | Project Settings) so that it reads "
+             ".junie/guidelines.md, which compile writes",
 }
 GENERAL_FIX = ("run `agent-constitution agents --explain PATH --agent NAME` to see that agent's view; docs/compile.md "
                "(\"The read-back proof\") names the layout that holds for it")
@@ -194,6 +194,8 @@ def table(findings: list[Finding], tokens: bool = True) -> str:
     """The proof as a Markdown table: a row per segment, agent and view."""
     from agent_constitution.compile.tokens import count_tokens
 
+    # A root-only agent loads the same text in every segment: counted once.
+    count_tokens = lru_cache(maxsize=None)(count_tokens)
     rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | twice |"
             " unknown |", "|---|---|---|---:|---:|---|---|---|---|"]
     for finding in findings:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import platformdirs
 
+from agent_constitution.compile import changed
 from agent_constitution.compile.outputs.segment import write_segment
 from agent_constitution.compile.inputs import load_constitution
 from agent_constitution.compile.layout import SegmentJob, Settings
@@ -63,8 +64,9 @@ def compile_user(*, locked: bool) -> list[str]:
     edition = agent_edition(resolved.constitution.root, resolved.constitution.commit)
     personal = render_personal(manifest.person, manifest.machine, load_constitution(resolved, folder, edition).language)
     try:
-        step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked,
-                             edition=edition, tier="user", personal=personal)
+        with changed.watch() as absent:
+            step = write_segment(folder, SegmentJob(".", None, ()), resolved, None, settings, "", locked=locked,
+                                 edition=edition, tier="user", personal=personal)
     except BaseException:
         # A failed compile leaves the user lock as it was, like a repository's (docs/compile.md).
         if wrote:
@@ -73,9 +75,5 @@ def compile_user(*, locked: bool) -> list[str]:
             else:
                 write_atomic(lock, before, within=folder)
         raise
-    return (
-        lines
-        + list(step.lines)
-        + [f"updated {folder / path}" for path in step.written]
-        + [f"removed {folder / path}" for path in step.removed]
-    )
+    return lines + list(step.lines) + changed.lines(folder, [folder / p for p in step.written],
+                                                    [folder / p for p in step.removed], absent)

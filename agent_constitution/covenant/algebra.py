@@ -310,31 +310,40 @@ def _validate_relate(relate: Any, where: str, block: str, names: dict[str, Any],
             raise ConfigProblem(f"{at} duplicates the entry id '{rid}'")
         ids.append(rid)
         at = f"{at} '{rid}'"
-        relation = entry.get("relation")
-        if not _object(relation):
-            raise ConfigProblem(f"{at} relation must be an object")
-        op = relation.get("op")
-        if op not in RELATIONS:
-            raise ConfigProblem(f"{at} relation op is '{op}' — must be one of {quoted(RELATIONS)}")
-        _closed(relation, ("op", *RELATION_ARGS[op]), f"{at} relation")
-        for name in _relation_names(relation, at):
-            if name not in names:
-                raise ConfigProblem(f"{at} references '{name}', which no extract in scope defines")
-        has_message, has_sides = "message" in entry, "messageBySide" in entry
-        if has_message == has_sides:
-            raise ConfigProblem(f"{at} needs exactly one of 'message' and 'messageBySide'")
-        if has_message and (not isinstance(entry["message"], str) or entry["message"] == ""):
-            raise ConfigProblem(f"{at} message must be a non-empty string")
-        if has_sides:
-            if op != "equal":
-                raise ConfigProblem(f"{at} carries messageBySide on {op} — only equal has two sides")
-            sides = entry["messageBySide"]
-            if (
-                not _object(sides)
-                or set(sides) != {"left", "right"}
-                or not all(isinstance(t, str) and t for t in sides.values())
-            ):
-                raise ConfigProblem(f"{at} messageBySide must carry non-empty 'left' and 'right' texts")
+        op = _validate_relation(entry.get("relation"), at, names)
+        _validate_relate_message(entry, op, at)
+
+
+def _validate_relation(relation: Any, at: str, names: dict[str, Any]) -> str:
+    """A relate entry's relation: a known op, its arguments, extract names in scope; its op."""
+    if not _object(relation):
+        raise ConfigProblem(f"{at} relation must be an object")
+    op = relation.get("op")
+    if op not in RELATIONS:
+        raise ConfigProblem(f"{at} relation op is '{op}' — must be one of {quoted(RELATIONS)}")
+    _closed(relation, ("op", *RELATION_ARGS[op]), f"{at} relation")
+    for name in _relation_names(relation, at):
+        if name not in names:
+            raise ConfigProblem(f"{at} references '{name}', which no extract in scope defines")
+    return op
+
+
+def _validate_relate_message(entry: dict[str, Any], op: str, at: str) -> None:
+    """Exactly one of `message` (a non-empty text) and `messageBySide` (equal only: both sides' texts)."""
+    has_message, has_sides = "message" in entry, "messageBySide" in entry
+    if has_message == has_sides:
+        raise ConfigProblem(f"{at} needs exactly one of 'message' and 'messageBySide'")
+    if has_message and (not isinstance(entry["message"], str) or entry["message"] == ""):
+        raise ConfigProblem(f"{at} message must be a non-empty string")
+    if has_sides:
+        _validate_sides(entry["messageBySide"], op, at)
+
+
+def _validate_sides(sides: Any, op: str, at: str) -> None:
+    if op != "equal":
+        raise ConfigProblem(f"{at} carries messageBySide on {op} — only equal has two sides")
+    if not _object(sides) or set(sides) != {"left", "right"} or not all(isinstance(t, str) and t for t in sides.values()):
+        raise ConfigProblem(f"{at} messageBySide must carry non-empty 'left' and 'right' texts")
 
 
 def _relation_names(relation: dict[str, Any], at: str) -> list[str]:

@@ -19,6 +19,7 @@ from agent_constitution.covenant import cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, Refused, is_fifo_or_device, read_regular
 from agent_constitution.covenant.plan import PlanError, load_plan, sha256
 from agent_constitution.covenant.telemetry import Row, append, log_path, parse_line, timestamp
+from agent_constitution.fsio import write_atomic
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -164,8 +165,6 @@ def _attributed_since(log: str | Path, cut_at: str) -> set[str]:
 def update(root: str | Path, current: dict[str, str]) -> None:
     """Store the digests and the cut (one line of JSON: `json`'s indented form is pure Python, the
     compact one is C); a failure is swallowed."""
-    from agent_constitution.fsio import write_atomic
-
     try:
         write_atomic(os.path.join(root, BASELINE), cjson.dumps({"entries": current, "cutAt": timestamp()}) + "\n")
     except OSError:

@@ -133,9 +133,7 @@ def judge(
             data = check_input(ir)
             _check_command_lengths(data)
         elif change_set:
-            from agent_constitution.covenant.diff import (
-                diff_to_input,  # the session path never reads diffs
-            )
+            from agent_constitution.covenant.diff import diff_to_input  # lazy: 8 ms the session path never needs
 
             data = diff_to_input(text)
         else:

@@ -13,6 +13,8 @@ import os
 import sys
 
 # The hook path imports the host table anyway (covenant/adapters): naming the hosts from it costs nothing.
+from agent_constitution.covenant import budget
+from agent_constitution.covenant.adapters import main as hook
 from agent_constitution.hosts import HOSTS
 
 
@@ -114,8 +116,7 @@ def _covenant_check(flags: list[str]) -> int:
     options = _check_flags(flags)
     if options is None:
         return _usage()
-    from agent_constitution.covenant import budget
-    from agent_constitution.covenant.check import run_check
+    from agent_constitution.covenant.check import run_check  # lazy: the judge (7 ms) loads only when it judges
 
     root = os.getcwd()
     posture = options.get("--enforce", "advise")
@@ -127,7 +128,7 @@ def _covenant_check(flags: list[str]) -> int:
         root = Path(root)
     try:
         if change_set and any(mode in options for mode in GIT_MODES):
-            from agent_constitution.covenant import gitdiff
+            from agent_constitution.covenant import gitdiff  # lazy: pygit2 (97 ms), for git's own diff only
 
             try:
                 text, reader = gitdiff.read(root, staged="--staged" in options, revision_range=options.get("--range"))
@@ -142,7 +143,7 @@ def _covenant_check(flags: list[str]) -> int:
         text = data.decode("utf-8", errors="replace")
         reader = None
         if change_set:
-            from agent_constitution.covenant.piped import tree_reader
+            from agent_constitution.covenant.piped import tree_reader  # lazy: 13 ms, for a piped diff only
 
             reader = tree_reader(root, text)
         return run_check(root, text, change_set=change_set, posture=posture, read_file=reader)
@@ -171,16 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         if args == ["explain"]:
             from pathlib import Path
 
-            from agent_constitution.covenant.explain import main as explain
+            from agent_constitution.covenant.explain import main as explain  # lazy: 22 ms the hook never needs
 
             return explain(Path.cwd())
         if args[:1] == ["init"]:
-            from agent_constitution.covenant.init import main as init
+            from agent_constitution.covenant.init import main as init  # lazy: 54 ms the hook never needs
 
             return init(args[1:])
         if args[:1] == ["hook"]:
-            from agent_constitution.covenant.adapters import main as hook
-
             return hook(args[1:])
     except KeyboardInterrupt:
         return 2

@@ -132,33 +132,49 @@ def _compile_step(location: str, op: str, step: dict[str, Any]) -> dict[str, Any
     if op not in STEP_ARGS:
         raise CompileFault(location, f"'{op}' is not a registered extract step — the registry carries {quoted(STEPS)}")
     spec = STEP_ARGS[op]
-    for arg in step:
-        if arg != "op" and arg not in spec:
-            raise CompileFault(location, f"'{op}' does not take the argument '{arg}'")
+    unknown = next((arg for arg in step if arg != "op" and arg not in spec), None)
+    if unknown is not None:
+        raise CompileFault(location, f"'{op}' does not take the argument '{unknown}'")
     compiled: dict[str, Any] = {"op": op}
     for arg, (required, kind) in spec.items():
-        if arg not in step:
-            if required:
-                raise CompileFault(location, f"'{op}' needs '{arg}' as {KIND_WORDS.get(kind, 'an array')}")
-            continue
-        value = step[arg]
-        if kind == "when":
-            compiled[arg] = [_compile_predicate(location, p) for p in _array(location, op, value)]
-            continue
-        if kind in ("str", "regex") and not isinstance(value, str):
-            raise CompileFault(location, f"'{op}' takes '{arg}' as a string")
-        if kind == "bool" and not isinstance(value, bool):
-            raise CompileFault(location, f"'{op}' takes '{arg}' as a boolean")
-        if kind == "names" and not (isinstance(value, list) and all(isinstance(n, str) for n in value)):
-            raise CompileFault(location, f"'{op}' takes '{arg}' as an array of strings")
-        compiled[arg] = value
+        if arg in step:
+            compiled[arg] = _compile_argument(location, op, arg, kind, step[arg])
+        elif required:
+            raise CompileFault(location, f"'{op}' needs '{arg}' as {KIND_WORDS.get(kind, 'an array')}")
     if "re" in spec:
-        try:
-            compiled["re"] = _regex(step["re"], step.get("i", False))
-        except JsRegexError as error:
-            raise CompileFault(location, f"'{op}' re '{step['re']}' does not compile: {error}") from None
-        if op == "keyByPattern" and compile_js(step["re"]).groups == 0:
-            raise CompileFault(location, f"'keyByPattern' re '{step['re']}' has no capture group")
+        compiled["re"] = _compile_re(location, op, step)
+    return compiled
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(n, str) for n in value)
+
+
+# Per kind of a step's argument: the test of its value, and what the error says it takes.
+_ARGUMENT_KINDS = {
+    "str": (lambda value: isinstance(value, str), "a string"),
+    "regex": (lambda value: isinstance(value, str), "a string"),
+    "bool": (lambda value: isinstance(value, bool), "a boolean"),
+    "names": (_names, "an array of strings"),
+}
+
+
+def _compile_argument(location: str, op: str, arg: str, kind: str, value: Any) -> Any:
+    if kind == "when":
+        return [_compile_predicate(location, p) for p in _array(location, op, value)]
+    check = _ARGUMENT_KINDS.get(kind)
+    if check is not None and not check[0](value):
+        raise CompileFault(location, f"'{op}' takes '{arg}' as {check[1]}")
+    return value
+
+
+def _compile_re(location: str, op: str, step: dict[str, Any]) -> Any:
+    try:
+        compiled = _regex(step["re"], step.get("i", False))
+    except JsRegexError as error:
+        raise CompileFault(location, f"'{op}' re '{step['re']}' does not compile: {error}") from None
+    if op == "keyByPattern" and compile_js(step["re"]).groups == 0:
+        raise CompileFault(location, f"'keyByPattern' re '{step['re']}' has no capture group")
     return compiled
 
 

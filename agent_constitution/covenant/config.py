@@ -190,13 +190,17 @@ def _adapters(value: Any) -> dict[str, Any]:
         # The core checks only the shape; a shipped adapter validates its own namespace. A name no
         # shipped adapter answers to belongs to someone else's adapter and passes through.
         if name in HOSTS:
-            for key in namespace:
-                if key not in ADAPTER_SETTINGS:
-                    raise ConfigProblem(f"unknown key '{key}' in adapters.{name}")
-            tools = namespace.get("mutatingTools", [])
-            if not isinstance(tools, list) or not all(isinstance(t, str) and t.strip() for t in tools):
-                raise ConfigProblem(f"adapters.{name}.mutatingTools must be an array of non-empty tool names")
+            _shipped_adapter(name, namespace)
     return value
+
+
+def _shipped_adapter(name: str, namespace: dict[str, Any]) -> None:
+    for key in namespace:
+        if key not in ADAPTER_SETTINGS:
+            raise ConfigProblem(f"unknown key '{key}' in adapters.{name}")
+    tools = namespace.get("mutatingTools", [])
+    if not isinstance(tools, list) or not all(isinstance(t, str) and t.strip() for t in tools):
+        raise ConfigProblem(f"adapters.{name}.mutatingTools must be an array of non-empty tool names")
 
 
 def _telemetry(value: Any) -> dict[str, Any]:

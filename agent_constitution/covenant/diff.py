@@ -97,23 +97,46 @@ class _Block:
         self.plus: list[str] = []
 
     def calls(self) -> list[dict[str, Any]]:
-        created = self.created or (self.headers and self.old is None)
-        deleted = self.deleted or (self.headers and self.new is None)
         if self.rename_from is not None and self.rename_to is not None:
-            gone = {"kind": "delete", "path": self.rename_from}
-            moved = {"kind": "modify", "path": self.rename_to, "pre": _join(self.minus), "post": _join(self.plus)}
-            return [_call("staged-delete", gone), _call("staged-write", moved)]
+            return self._renamed(self.rename_from, self.rename_to)
+        deleted = self.deleted or (self.headers and self.new is None)
+        path = self._path(deleted)
+        if self.binary:
+            return [{"name": "staged-delete" if deleted else "staged-write", "args": {"file_path": path}}]
+        return [self._change(path, deleted)]
+
+    def _change(self, path: str, deleted: bool) -> dict[str, Any]:
+        if deleted:
+            return _call("staged-delete", {"kind": "delete", "path": path, "pre": _join(self.minus)})
+        if self.created or (self.headers and self.old is None):
+            return _call("staged-write", {"kind": "create", "path": path, "post": _join(self.plus)})
+        return _call("staged-write", {"kind": "modify", "path": path, "pre": _join(self.minus), "post": _join(self.plus)})
+
+    def _renamed(self, source: str, target: str) -> list[dict[str, Any]]:
+        gone = {"kind": "delete", "path": source}
+        moved = {"kind": "modify", "path": target, "pre": _join(self.minus), "post": _join(self.plus)}
+        return [_call("staged-delete", gone), _call("staged-write", moved)]
+
+    def _path(self, deleted: bool) -> str:
         path = (self.old or self.git_old) if deleted else (self.new or self.git_new or self.old or self.git_old)
         if not path:
             raise DiffError("unified diff: a file block names no path")
-        if self.binary:
-            return [{"name": "staged-delete" if deleted else "staged-write", "args": {"file_path": path}}]
-        if deleted:
-            return [_call("staged-delete", {"kind": "delete", "path": path, "pre": _join(self.minus)})]
-        if created:
-            return [_call("staged-write", {"kind": "create", "path": path, "post": _join(self.plus)})]
-        change = {"kind": "modify", "path": path, "pre": _join(self.minus), "post": _join(self.plus)}
-        return [_call("staged-write", change)]
+        return path
+
+    def take(self, body: str, old_left: int, new_left: int) -> tuple[int, int]:
+        """Reads one line of a hunk's body; the old and new lines the header still declares."""
+        # A line the declared counts leave no room for is a malformed hunk: judging the
+        # lines that fit and dropping the rest would observe less than the input says.
+        mark, rest = body[:1], body[1:]
+        if mark == "-" and old_left > 0:
+            self.minus.append(rest)
+            return old_left - 1, new_left
+        if mark == "+" and new_left > 0:
+            self.plus.append(rest)
+            return old_left, new_left - 1
+        if mark in (" ", "") and old_left > 0 and new_left > 0:
+            return old_left - 1, new_left - 1
+        raise DiffError(f"unified diff: unknown hunk line: {body}")
 
 
 def _join(lines: list[str]) -> str:
@@ -126,79 +149,92 @@ def _call(name: str, change: dict[str, Any]) -> dict[str, Any]:
 
 def diff_to_input(text: str) -> dict[str, Any]:
     """The IR of a unified diff; DiffError with upstream's message when it is not translatable."""
-    calls: list[dict[str, Any]] = []
-    block: _Block | None = None
-    pending_old: tuple[str | None, str] | None = None  # a `---` line waiting for its `+++`
-    lines = text.split("\n")
-    i = 0
-
-    def close() -> None:
-        nonlocal block
-        if block is not None:
-            calls.extend(block.calls())
-        block = None
-
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if pending_old is not None and not line.startswith("+++ "):
-            raise DiffError(f"unified diff: '---' line with no '+++' partner: {pending_old[1]}")
-        if line.startswith(("diff --cc ", "diff --combined ")):
-            raise DiffError(f"unified diff: combined diffs are not translatable: {line}")
-        if line.startswith("diff --git "):
-            close()
-            block = _Block()
-            block.git_old, block.git_new = _git_paths(line[len("diff --git ") :].rstrip("\r"))
-        elif line.startswith("--- "):
-            if block is None or block.headers:  # a header-less diff's next file
-                close()
-                block = _Block()
-            pending_old = (_header_path(line[4:]), line[4:])
-        elif line.startswith("+++ "):
-            if pending_old is None or block is None:
-                raise DiffError(f"unified diff: '+++' line with no '---' partner: {line}")
-            block.old, block.new, block.headers = pending_old[0], _header_path(line[4:]), True
-            pending_old = None
-        elif line.startswith("@@"):
-            header = HUNK.match(line)
-            if block is None or not block.headers or header is None:
-                raise DiffError(f"unified diff: hunk with no file header: {line}")
-            block.hunks += 1
-            old_left = int(header.group(2) or "1")
-            new_left = int(header.group(4) or "1")
-            while old_left > 0 or new_left > 0:
-                if i >= len(lines):
-                    break
-                body = lines[i]
-                i += 1
-                if body.startswith("\\"):
-                    continue
-                # A line the declared counts leave no room for is a malformed hunk: judging the
-                # lines that fit and dropping the rest would observe less than the input says.
-                mark, rest = body[:1], body[1:]
-                if mark == "-" and old_left > 0:
-                    block.minus.append(rest)
-                    old_left -= 1
-                elif mark == "+" and new_left > 0:
-                    block.plus.append(rest)
-                    new_left -= 1
-                elif mark in (" ", "") and old_left > 0 and new_left > 0:
-                    old_left -= 1
-                    new_left -= 1
-                else:
-                    raise DiffError(f"unified diff: unknown hunk line: {body}")
-            block.after_hunk = True
-        elif block is not None and block.after_hunk and line[:1] in ("+", "-", " "):
-            # past the counts a hunk line can only be one the header did not declare
-            raise DiffError(f"unified diff: unknown hunk line: {line}")
-        elif block is not None:
-            _extended_header(block, line.rstrip("\r"))
-    if pending_old is not None:
-        raise DiffError(f"unified diff: '---' line with no '+++' partner: {pending_old[1]}")
-    close()
+    calls = _DiffReader(text.split("\n")).read()
     if not calls and text.strip():
         raise DiffError("unified diff: no file block recognized in the input")
     return {"toolCalls": calls, "subagentSpawns": [], "userMessages": []}
+
+
+class _DiffReader:
+    """One pass over a diff's lines: the calls of the file blocks closed so far, the block being
+    read, and a `---` line waiting for its `+++`."""
+
+    __slots__ = ("lines", "i", "calls", "block", "pending_old")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines, self.i = lines, 0
+        self.calls: list[dict[str, Any]] = []
+        self.block: _Block | None = None
+        self.pending_old: tuple[str | None, str] | None = None
+
+    def read(self) -> list[dict[str, Any]]:
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            self.i += 1
+            self.line(line)
+        if self.pending_old is not None:
+            raise DiffError(f"unified diff: '---' line with no '+++' partner: {self.pending_old[1]}")
+        self.close()
+        return self.calls
+
+    def close(self) -> None:
+        if self.block is not None:
+            self.calls.extend(self.block.calls())
+        self.block = None
+
+    def line(self, line: str) -> None:
+        if self.pending_old is not None and not line.startswith("+++ "):
+            raise DiffError(f"unified diff: '---' line with no '+++' partner: {self.pending_old[1]}")
+        if line.startswith(("diff --cc ", "diff --combined ")):
+            raise DiffError(f"unified diff: combined diffs are not translatable: {line}")
+        read = next((read for prefix, read in _LINES if line.startswith(prefix)), None)
+        if read is not None:
+            read(self, line)
+        elif self.block is not None:
+            self.other(self.block, line)
+
+    def other(self, block: _Block, line: str) -> None:
+        if block.after_hunk and line[:1] in ("+", "-", " "):
+            # past the counts a hunk line can only be one the header did not declare
+            raise DiffError(f"unified diff: unknown hunk line: {line}")
+        _extended_header(block, line.rstrip("\r"))
+
+    def git_header(self, line: str) -> None:
+        self.close()
+        self.block = _Block()
+        self.block.git_old, self.block.git_new = _git_paths(line[len("diff --git ") :].rstrip("\r"))
+
+    def old_header(self, line: str) -> None:
+        if self.block is None or self.block.headers:  # a header-less diff's next file
+            self.close()
+            self.block = _Block()
+        self.pending_old = (_header_path(line[4:]), line[4:])
+
+    def new_header(self, line: str) -> None:
+        if self.pending_old is None or self.block is None:
+            raise DiffError(f"unified diff: '+++' line with no '---' partner: {line}")
+        self.block.old, self.block.new, self.block.headers = self.pending_old[0], _header_path(line[4:]), True
+        self.pending_old = None
+
+    def hunk(self, line: str) -> None:
+        header = HUNK.match(line)
+        block = self.block
+        if block is None or not block.headers or header is None:
+            raise DiffError(f"unified diff: hunk with no file header: {line}")
+        block.hunks += 1
+        old_left = int(header.group(2) or "1")
+        new_left = int(header.group(4) or "1")
+        while (old_left > 0 or new_left > 0) and self.i < len(self.lines):
+            body = self.lines[self.i]
+            self.i += 1
+            if not body.startswith("\\"):
+                old_left, new_left = block.take(body, old_left, new_left)
+        block.after_hunk = True
+
+
+# The lines that open a file block, its headers or a hunk, in the order they are tried.
+_LINES = (("diff --git ", _DiffReader.git_header), ("--- ", _DiffReader.old_header),
+          ("+++ ", _DiffReader.new_header), ("@@", _DiffReader.hunk))
 
 
 def _extended_header(block: _Block, line: str) -> None:

@@ -170,17 +170,17 @@ def _tool_uses(items: list[Item], step: dict[str, Any]) -> list[Item]:
     for _, snapshot in items:
         if not isinstance(snapshot, dict) or not isinstance(snapshot.get("toolCalls"), list):
             continue
-        for call in snapshot["toolCalls"]:
-            if not isinstance(call, dict):
-                continue
-            if names is not None and call.get("name") not in names:
-                continue
-            if subagent is not None:
-                args = call.get("args")
-                if not isinstance(args, dict) or args.get("subagent_type") != subagent:
-                    continue
-            out.append((js_string(call.get("index")), call))
+        out.extend((js_string(call.get("index")), call) for call in snapshot["toolCalls"]
+                   if _tool_use_of(call, names, subagent))
     return out
+
+
+def _tool_use_of(call: Any, names: list[str] | None, subagent: str | None) -> bool:
+    """A tool call of one of `names` (any when None), spawning `subagent` when one is named."""
+    if not isinstance(call, dict) or (names is not None and call.get("name") not in names):
+        return False
+    args = call.get("args")
+    return subagent is None or (isinstance(args, dict) and args.get("subagent_type") == subagent)
 
 
 def _user_texts(items: list[Item], pattern: re.Pattern[str]) -> list[Item]:

@@ -31,6 +31,17 @@ def _meta_text(label: str, protected: int) -> str:
     return "content predicate · conditional: session.evidencePath"
 
 
+def _header(plan: dict[str, Any], surface: str) -> str:
+    lists = {name: n or 0 for name, n in plan["lists"].items()}
+    return HEADERS[surface].format(d=lists["disciplines"], s=lists["sessionDisciplines"], c=lists["changeSetDisciplines"])
+
+
+def _tally(registrations: list[Any], drafts: list[tuple[str, str, str]]) -> str:
+    count = {kind: sum(r.kind == kind for r in registrations) for kind in ("meta", "declare", "skip")}
+    return (f"  registrations {len(registrations)} · declare {count['declare']} · skip {count['skip']}"
+            f" · meta {count['meta']} · draft {len(drafts)}")
+
+
 def _surface(plan: dict[str, Any], root: Path, surface: str) -> list[str]:
     assembly = Assembly(
         root=root,
@@ -50,16 +61,7 @@ def _surface(plan: dict[str, Any], root: Path, surface: str) -> list[str]:
     ]
     drafts = [("draft", d["id"], "unpromoted — no judgment") for d in plan["drafts"]]
     width = max(len(label) for _, label, _ in rows + drafts)
-    count = {kind: sum(r.kind == kind for r in registrations) for kind in ("meta", "declare", "skip")}
-    lists = {name: n or 0 for name, n in plan["lists"].items()}
-    header = HEADERS[surface].format(
-        d=lists["disciplines"], s=lists["sessionDisciplines"], c=lists["changeSetDisciplines"]
-    )
-    tally = (
-        f"  registrations {len(registrations)} · declare {count['declare']} · skip {count['skip']}"
-        f" · meta {count['meta']} · draft {len(drafts)}"
-    )
-    return [header, tally] + [f"  {kind:<8} {label:<{width}} {text}" for kind, label, text in rows + drafts]
+    return [_header(plan, surface), _tally(registrations, drafts)] + [f"  {kind:<8} {label:<{width}} {text}" for kind, label, text in rows + drafts]
 
 
 def render(root: Path) -> str:

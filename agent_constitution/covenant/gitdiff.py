@@ -14,6 +14,7 @@ from pathlib import Path
 import pygit2
 
 from agent_constitution.covenant import FailClosed
+from agent_constitution.covenant.worlds import read_tree_file
 
 
 class GitError(FailClosed):
@@ -82,6 +83,4 @@ def _index_reader(repo: pygit2.Repository) -> Callable[[str], str | None]:
 
 
 def _disk_reader(root: Path) -> Callable[[str], str | None]:
-    from agent_constitution.covenant.worlds import read_tree_file
-
     return lambda path: read_tree_file(root, path)

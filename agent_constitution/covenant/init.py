@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_constitution.compile.fit_note import limit_note
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.hosts import HOSTS
+from agent_constitution.hosts import HOSTS, json_edit, settings_file, stop_hooks
 from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
 from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.layout import schema_url as url
@@ -121,8 +122,14 @@ def protect_settings(config_path: Path, settings: str) -> bool:
         protected = _protection_list(data, config_path, settings)
         if _covered(settings, protected):
             return False
-        data["protectedPaths"] = [*protected, settings]
-        write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        # edited in the text, like the hosts' settings files: the user's layout outside the entry stays
+        layout = settings_file.layout_of(text)
+        document = json_edit.Document(text, indent=layout.indent, ascii=layout.ascii)
+        if "protectedPaths" in data:
+            document.add(("protectedPaths",), settings)
+        else:
+            document.add((), [settings], "protectedPaths")
+        write_atomic(config_path, document.text)
         return True
     from ruamel.yaml import YAML, YAMLError
 
@@ -219,8 +226,6 @@ def scaffold(root: Path, host: str | None, command: str | None) -> tuple[list[st
 def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) -> None:
     """The change-scoped checks under the host's stop-like event, in a repository with a manifest
     (they are its rules; compile writes the same entry: `hosts/stop_hooks.py`)."""
-    from agent_constitution.hosts import stop_hooks
-
     name = HOSTS[host].stop_file
     if name is None or not stop_hooks.wanted(root):
         return
@@ -255,8 +260,6 @@ def main(argv: list[str]) -> int:
     for path in skipped:
         print(f"skipped {path} (already present)")
     if options.host:
-        from agent_constitution.compile.fit_note import limit_note
-
         note = limit_note(Path.cwd(), options.host)
         if note:
             print(f"note: {note}", file=sys.stderr)

@@ -42,18 +42,17 @@ def check_input(data: Any) -> dict[str, Any]:
     for call in data["toolCalls"]:
         _check_call(call)
     if "actor" in data:
-        actor = data["actor"]
-        if (
-            not isinstance(actor, dict)
-            or any(k != "agentType" for k in actor)
-            or not isinstance(actor.get("agentType", ""), str)
-        ):
-            raise InputError("input carries an actor that is not {agentType?: string}")
+        _check_actor(data["actor"])
     if "tools" in data:
         _check_tools(data["tools"])
     if "session" in data:
         _check_session(data["session"])
     return data
+
+
+def _check_actor(actor: Any) -> None:
+    if not isinstance(actor, dict) or any(k != "agentType" for k in actor) or not isinstance(actor.get("agentType", ""), str):
+        raise InputError("input carries an actor that is not {agentType?: string}")
 
 
 def _check_call(call: Any) -> None:
@@ -62,13 +61,16 @@ def _check_call(call: Any) -> None:
     if "args" in call and not isinstance(call["args"], dict):
         raise InputError("input carries a toolCall whose args is not an object")
     if "fileChange" in call:
-        change = call["fileChange"]
-        kind = change.get("kind") if isinstance(change, dict) else None
-        if kind not in CHANGE_KINDS or not isinstance(change.get("path"), str):
-            raise InputError("input carries a fileChange that is not a create, modify or delete of a path")
-        for text in (*CHANGE_KINDS[kind], *(("pre",) if kind == "delete" and "pre" in change else ())):
-            if not isinstance(change.get(text), str):
-                raise InputError(f"input carries a {kind} fileChange without a text {text}")
+        _check_change(call["fileChange"])
+
+
+def _check_change(change: Any) -> None:
+    kind = change.get("kind") if isinstance(change, dict) else None
+    if kind not in CHANGE_KINDS or not isinstance(change.get("path"), str):
+        raise InputError("input carries a fileChange that is not a create, modify or delete of a path")
+    for text in (*CHANGE_KINDS[kind], *(("pre",) if kind == "delete" and "pre" in change else ())):
+        if not isinstance(change.get(text), str):
+            raise InputError(f"input carries a {kind} fileChange without a text {text}")
 
 
 def _check_tools(tools: Any) -> None:
@@ -89,35 +91,49 @@ def _check_session(session: Any) -> None:
     # A session an adapter of this process built reads its transcript only when the judge asks;
     # the lists it makes are well-formed by construction, and reading them here would read it now.
     deferred = getattr(session, "deferred", False)
-    for key in () if deferred else ("userMessages", "toolCalls"):
-        if not isinstance(session.get(key), list):
-            raise InputError(f"input carries no session.{key} array")
+    if not deferred:
+        _check_evidence_lists(session)
     if "evidencePath" in session and not isinstance(session["evidencePath"], str):
         raise InputError("input carries a session.evidencePath that is not a string")
     if "channels" in session:
-        channels = session["channels"]
-        if not isinstance(channels, dict):
-            raise InputError("input carries a session.channels that is not an object")
-        if "sidecar" in channels and not isinstance(channels["sidecar"], str):
-            raise InputError("input carries a session.channels.sidecar that is not text")
-    if deferred:
-        return
-    for message in session["userMessages"]:
-        stamp = message.get("timestampMs") if isinstance(message, dict) else None
-        if (
-            not isinstance(message, dict)
-            or not isinstance(message.get("text"), str)
-            or ("timestampMs" in message and (isinstance(stamp, bool) or not isinstance(stamp, (int, float))))
-        ):
-            raise InputError("input carries a session.userMessages entry that is not {text, timestampMs?}")
-    for call in session["toolCalls"]:
-        if (
-            not isinstance(call, dict)
-            or not isinstance(call.get("name"), str)
-            or ("args" in call and not isinstance(call["args"], dict))
-            or ("succeeded" in call and not isinstance(call["succeeded"], bool))
-        ):
-            raise InputError("input carries a session.toolCalls entry that is not {name, args?, succeeded?}")
+        _check_channels(session["channels"])
+    if not deferred:
+        _check_evidence(session)
+
+
+def _check_evidence_lists(session: dict[str, Any]) -> None:
+    for key in ("userMessages", "toolCalls"):
+        if not isinstance(session.get(key), list):
+            raise InputError(f"input carries no session.{key} array")
+
+
+def _check_evidence(session: dict[str, Any]) -> None:
+    if not all(_user_message(message) for message in session["userMessages"]):
+        raise InputError("input carries a session.userMessages entry that is not {text, timestampMs?}")
+    if not all(_session_call(call) for call in session["toolCalls"]):
+        raise InputError("input carries a session.toolCalls entry that is not {name, args?, succeeded?}")
+
+
+def _check_channels(channels: Any) -> None:
+    if not isinstance(channels, dict):
+        raise InputError("input carries a session.channels that is not an object")
+    if "sidecar" in channels and not isinstance(channels["sidecar"], str):
+        raise InputError("input carries a session.channels.sidecar that is not text")
+
+
+def _user_message(message: Any) -> bool:
+    """`{text, timestampMs?}`: a text and, when present, a number of milliseconds."""
+    if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+        return False
+    stamp = message.get("timestampMs")
+    return "timestampMs" not in message or (not isinstance(stamp, bool) and isinstance(stamp, (int, float)))
+
+
+def _session_call(call: Any) -> bool:
+    """`{name, args?, succeeded?}`: a name, an object of arguments and a boolean when present."""
+    return (isinstance(call, dict) and isinstance(call.get("name"), str)
+            and ("args" not in call or isinstance(call["args"], dict))
+            and ("succeeded" not in call or isinstance(call["succeeded"], bool)))
 
 
 def evidence_paths(data: dict[str, Any]) -> list[str]:

@@ -62,30 +62,41 @@ def _escape(source: str, i: int, in_class: bool, ignore_case: bool = False) -> t
     if i + 1 >= len(source):
         raise JsRegexError("\\ at end of pattern")
     ch = source[i + 1]
-    if in_class and ch in _CLASS_ESCAPES:
-        return _CLASS_ESCAPES[ch], i + 2
-    if in_class and ch == "S":
-        raise JsRegexError("\\S inside a character class is not translated")
-    if in_class and ch == "b":
-        return "\\x08", i + 2
-    if in_class and ch in "89":
-        return ch, i + 2
-    if not in_class and ch == "b" and not ignore_case:
-        return _ASCII_BOUNDARY, i + 2
-    if not in_class and ch in _ATOM_ESCAPES:
-        return _ATOM_ESCAPES[ch], i + 2
-    if ch == "k" and not in_class and source.startswith("<", i + 2):
-        raise JsRegexError("unterminated group name")  # `translate` reads a terminated one
-    if ch == "x" and re.fullmatch(r"[0-9A-Fa-f]{2}", source[i + 2 : i + 4]):
-        return source[i : i + 4], i + 4
-    if ch == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", source[i + 2 : i + 6]):
-        return source[i : i + 6], i + 6
-    if ch == "c" and i + 2 < len(source) and source[i + 2].isalpha() and source[i + 2].isascii():
+    special = _class_escape(ch) if in_class else _atom_escape(source, i, ignore_case)
+    if special is not None:
+        return special, i + 2
+    digits = _HEX.get(ch)
+    code = digits.match(source, i + 2) if digits else None
+    if code:
+        return source[i : code.end()], code.end()
+    if ch == "c" and _CONTROL_LETTER.match(source, i + 2):
         return f"\\x{ord(source[i + 2]) % 32:02x}", i + 3
     if ch in _KEPT_ESCAPES:
         return "\\" + ch, i + 2
     # an identity escape: the character itself
     return (_escape_in_class(ch) if in_class else re.escape(ch)), i + 2
+
+
+_IN_CLASS = {**_CLASS_ESCAPES, "b": "\\x08", "8": "8", "9": "9"}  # `[\b]` is a backspace
+_HEX = {"x": re.compile("[0-9A-Fa-f]{2}"), "u": re.compile("[0-9A-Fa-f]{4}")}
+_CONTROL_LETTER = re.compile("[A-Za-z]")
+
+
+def _class_escape(ch: str) -> str | None:
+    """What a class escape means inside `[…]`, or None for one read like any other."""
+    if ch == "S":
+        raise JsRegexError("\\S inside a character class is not translated")
+    return _IN_CLASS.get(ch)
+
+
+def _atom_escape(source: str, i: int, ignore_case: bool) -> str | None:
+    """What a class or boundary escape means outside `[…]`, or None for one read like any other."""
+    ch = source[i + 1]
+    if ch == "b" and not ignore_case:
+        return _ASCII_BOUNDARY
+    if ch == "k" and source.startswith("<", i + 2):
+        raise JsRegexError("unterminated group name")  # `translate` reads a terminated one
+    return _ATOM_ESCAPES.get(ch)
 
 
 def _class(source: str, i: int) -> tuple[str, int]:
@@ -99,24 +110,24 @@ def _class(source: str, i: int) -> tuple[str, int]:
     out = ["[^" if negate else "["]
     after_set = False  # the previous item was a class escape such as \d: no range can start there
     while j < len(source) and source[j] != "]":
-        if source[j] == "\\":
-            after_set = source[j + 1 : j + 2] in _CLASS_ESCAPES
-            text, j = _escape(source, j, in_class=True)
-            out.append(text)
-        elif source[j] == "-":
-            # JavaScript reads a hyphen next to a class escape as itself, never as a range
-            next_is_set = source[j + 1 : j + 2] == "\\" and source[j + 2 : j + 3] in _CLASS_ESCAPES
-            out.append("\\-" if after_set or next_is_set else "-")
-            after_set = False
-            j += 1
-        else:
-            out.append(_escape_in_class(source[j]))
-            after_set = False
-            j += 1
+        text, j, after_set = _class_item(source, j, after_set)
+        out.append(text)
     if j >= len(source):
         raise JsRegexError("unterminated character class")
     out.append("]")
     return "".join(out), j + 1
+
+
+def _class_item(source: str, j: int, after_set: bool) -> tuple[str, int, bool]:
+    """One item of a class at source[j]: (python text, index after it, whether it was a class escape)."""
+    if source[j] == "\\":
+        text, end = _escape(source, j, in_class=True)
+        return text, end, source[j + 1 : j + 2] in _CLASS_ESCAPES
+    if source[j] == "-":
+        # JavaScript reads a hyphen next to a class escape as itself, never as a range
+        next_is_set = source[j + 1 : j + 2] == "\\" and source[j + 2 : j + 3] in _CLASS_ESCAPES
+        return ("\\-" if after_set or next_is_set else "-"), j + 1, False
+    return _escape_in_class(source[j]), j + 1, False
 
 
 def _capturing_at(source: str, i: int) -> bool:
@@ -124,6 +135,15 @@ def _capturing_at(source: str, i: int) -> bool:
     if not source.startswith("(?", i):
         return True
     return source.startswith("(?<", i) and source[i + 3 : i + 4] not in ("=", "!")
+
+
+def _class_end(source: str, i: int) -> int:
+    """The index after the class opening at source[i] == '[' (escapes skipped; `[]`, `[^]` close at once)."""
+    j = i + 1 + source.startswith("^", i + 1)
+    j += source.startswith("]", j)
+    while j < len(source) and source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j + 1
 
 
 def _groups(source: str) -> tuple[int, set[str]]:
@@ -136,11 +156,7 @@ def _groups(source: str) -> tuple[int, set[str]]:
             i += 2
             continue
         if ch == "[":
-            j = i + 1 + source.startswith("^", i + 1)
-            j += source.startswith("]", j)  # `[]` / `[^]` close at once
-            while j < len(source) and source[j] != "]":
-                j += 2 if source[j] == "\\" else 1
-            i = j + 1
+            i = _class_end(source, i)
             continue
         if ch == "(" and _capturing_at(source, i):
             count += 1
@@ -162,90 +178,123 @@ def _reference(group: int | str, closed: set[int | str]) -> str:
 def translate(source: str, ignore_case: bool = False) -> str:
     """The Python `re` source that matches what the JavaScript source matches (compiled with
     `re.IGNORECASE` exactly when `ignore_case`)."""
-    out: list[str] = []
-    groups, names = _groups(source)
-    opened: list[int | str | None] = []  # per open parenthesis: its group number and name, or None
-    closed: set[int | str] = set()
-    number = 0
-    i = 0
-    while i < len(source):
-        ch = source[i]
-        decimal = _DECIMAL.match(source, i + 1) if ch == "\\" else None
-        if decimal and int(decimal.group()) <= groups:
-            out.append(_reference(int(decimal.group()), closed))
-            i = decimal.end()
-        elif decimal:
-            octal = _OCTAL.match(source, i + 1)
-            out.append(f"\\x{int(octal.group(), 8):02x}" if octal else source[i + 1])
-            i = octal.end() if octal else i + 2
-        elif ch == "\\" and source.startswith("k", i + 1) and not names:
-            out.append("k")  # without named groups `\k` is an identity escape
-            i += 2
-        elif ch == "\\" and source.startswith("k<", i + 1) and source.find(">", i + 3) > 0:
-            end = source.find(">", i + 3)
-            if source[i + 3 : end] not in names:
-                raise JsRegexError(f"unknown group name {source[i + 3 : end]!r}")
-            out.append(_reference(source[i + 3 : end], closed))
-            i = end + 1
-        elif ch == "\\":
-            text, i = _escape(source, i, in_class=False, ignore_case=ignore_case)
-            out.append(text)
-        elif ch == "[":
-            text, i = _class(source, i)
-            out.append(text)
-        elif ch == "$":
-            out.append("(?!(?s:.))")
-            i += 1
-        elif ch == ".":
-            out.append("[^\\n\\r\\u2028\\u2029]")
-            i += 1
-        elif ch == "{":
-            quantifier = _QUANTIFIER.match(source, i)
-            if quantifier:
-                out.append(quantifier.group())
-                i = quantifier.end()
+    return _Translation(source, ignore_case).run()
+
+
+class _Translation:
+    """One pass over a JavaScript source: what is written so far (`out`), the groups the source has,
+    the groups open (per open parenthesis its number and name, or None) and those closed."""
+
+    __slots__ = ("source", "ignore_case", "groups", "names", "out", "opened", "closed", "number")
+
+    def __init__(self, source: str, ignore_case: bool) -> None:
+        self.source, self.ignore_case = source, ignore_case
+        self.groups, self.names = _groups(source)
+        self.out: list[str] = []
+        self.opened: list[int | str | None] = []
+        self.closed: set[int | str] = set()
+        self.number = 0
+
+    def run(self) -> str:
+        i = 0
+        while i < len(self.source):
+            ch = self.source[i]
+            step = _STEPS.get(ch)
+            if step is not None:
+                i = step(self, i)
             else:
-                out.append("\\{")
+                self.out.append(_REPLACED.get(ch, ch))
                 i += 1
-        elif ch == "(" and source.startswith("(?", i):
-            rest = source[i + 2 : i + 4]
-            if rest[:1] in (":", "=", "!") or rest in ("<=", "<!"):
-                opener = "(?" + (rest if rest[:1] == "<" else rest[:1])
-                out.append(opener)
-                opened.append(None)
-                i += len(opener)
-            elif rest[:1] == "<":
-                name = _NAME.match(source, i + 3)
-                if not name or not source.startswith(">", name.end()):
-                    raise JsRegexError("invalid group name")
-                out.append(f"(?P<{name.group()}>")
-                number += 1
-                opened.append(number)
-                opened.append(name.group())  # a named group closes under both of its names
-                i = name.end() + 1
-            else:
-                raise JsRegexError("invalid group")
-        elif ch == "(":
-            out.append(ch)
-            number += 1
-            opened.append(number)
-            i += 1
-        elif ch == ")":
-            out.append(ch)
-            while opened and isinstance(opened[-1], str):
-                closed.add(opened.pop())
-            if opened:
-                group = opened.pop()
-                if group is not None:
-                    closed.add(group)
-            i += 1
-        elif ch == "}":
-            out.append("\\}")
-            i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+        return "".join(self.out)
+
+    def backslash(self, i: int) -> int:
+        source = self.source
+        decimal = _DECIMAL.match(source, i + 1)
+        if decimal:
+            return self.numbered(decimal, i)
+        if source.startswith("k", i + 1) and not self.names:
+            self.out.append("k")  # without named groups `\k` is an identity escape
+            return i + 2
+        if source.startswith("k<", i + 1) and source.find(">", i + 3) > 0:
+            return self.named_reference(i)
+        text, i = _escape(source, i, in_class=False, ignore_case=self.ignore_case)
+        self.out.append(text)
+        return i
+
+    def numbered(self, decimal: re.Match[str], i: int) -> int:
+        """`\\N`: a backreference to one of the source's groups, else a legacy octal escape."""
+        if int(decimal.group()) <= self.groups:
+            self.out.append(_reference(int(decimal.group()), self.closed))
+            return decimal.end()
+        octal = _OCTAL.match(self.source, i + 1)
+        if octal is None:
+            self.out.append(self.source[i + 1])  # `\8`, `\9`: the digit
+            return i + 2
+        self.out.append(f"\\x{int(octal.group(), 8):02x}")
+        return octal.end()
+
+    def named_reference(self, i: int) -> int:
+        end = self.source.find(">", i + 3)
+        name = self.source[i + 3 : end]
+        if name not in self.names:
+            raise JsRegexError(f"unknown group name {name!r}")
+        self.out.append(_reference(name, self.closed))
+        return end + 1
+
+    def character_class(self, i: int) -> int:
+        text, i = _class(self.source, i)
+        self.out.append(text)
+        return i
+
+    def brace(self, i: int) -> int:
+        quantifier = _QUANTIFIER.match(self.source, i)
+        if quantifier is None:
+            self.out.append("\\{")  # not a quantifier: a literal
+            return i + 1
+        self.out.append(quantifier.group())
+        return quantifier.end()
+
+    def open_group(self, i: int) -> int:
+        if not self.source.startswith("(?", i):
+            self.out.append("(")
+            self.number += 1
+            self.opened.append(self.number)
+            return i + 1
+        rest = self.source[i + 2 : i + 4]
+        if rest[:1] in (":", "=", "!") or rest in ("<=", "<!"):
+            opener = "(?" + (rest if rest[:1] == "<" else rest[:1])
+            self.out.append(opener)
+            self.opened.append(None)
+            return i + len(opener)
+        if rest[:1] == "<":
+            return self.named_group(i)
+        raise JsRegexError("invalid group")
+
+    def named_group(self, i: int) -> int:
+        name = _NAME.match(self.source, i + 3)
+        if not name or not self.source.startswith(">", name.end()):
+            raise JsRegexError("invalid group name")
+        self.out.append(f"(?P<{name.group()}>")
+        self.number += 1
+        self.opened.append(self.number)
+        self.opened.append(name.group())  # a named group closes under both of its names
+        return name.end() + 1
+
+    def close_group(self, i: int) -> int:
+        self.out.append(")")
+        while self.opened and isinstance(self.opened[-1], str):
+            self.closed.add(self.opened.pop())
+        if self.opened:
+            group = self.opened.pop()
+            if group is not None:
+                self.closed.add(group)
+        return i + 1
+
+
+# What each character that is not itself in both dialects starts; `_REPLACED` the ones that stand alone.
+_STEPS = {"\\": _Translation.backslash, "[": _Translation.character_class, "{": _Translation.brace,
+          "(": _Translation.open_group, ")": _Translation.close_group}
+_REPLACED = {"$": "(?!(?s:.))", ".": "[^\\n\\r\\u2028\\u2029]", "}": "\\}"}
 
 
 def compile_js(source: str, ignore_case: bool = False) -> re.Pattern[str]:

@@ -412,11 +412,9 @@ def judge_self_mod(
             continue
         change_path = proven_change_path(call)
         if change_path is not None:
-            if any(path_matches_protected(change_path, p) for p in protected):
-                return f"{call['name']} would modify protected path {change_path}"
-            linked = reach.through_links(change_path) if reach is not None else None
-            if linked is not None:
-                return f"{call['name']} would modify protected path {linked} through the symlink {change_path}"
+            found = _change_reason(call["name"], change_path, protected, reach)
+            if found is not None:
+                return found
             continue
         for path in protected:
             if mentions_path(call.get("args"), path):
@@ -424,6 +422,16 @@ def judge_self_mod(
         named = _linked_target(call, reach)
         if named is not None:
             return f"{call['name']} would modify protected path {named[0]} through the symlink {named[1]}"
+    return None
+
+
+def _change_reason(name: str, change_path: str, protected: tuple[str, ...], reach: Reach | None) -> str | None:
+    """Why a call whose file change names `change_path` modifies a protected path, or None."""
+    if any(path_matches_protected(change_path, p) for p in protected):
+        return f"{name} would modify protected path {change_path}"
+    linked = reach.through_links(change_path) if reach is not None else None
+    if linked is not None:
+        return f"{name} would modify protected path {linked} through the symlink {change_path}"
     return None
 
 
@@ -460,25 +468,10 @@ def _shell_mod_reason(
     command: Command, protected: tuple[str, ...], tokenized: Tokenized, reach: Reach | None, anchored: bool,
     depth: int = 0,
 ) -> str | None:
-    for rule, target in mutation_targets(command):
-        for path in protected:
-            if mentions_path(target.text, path):
-                return f"{rule} targets protected path {path}"
-        reached = reach_of_word(target, reach, anchored)
-        if reached is not None:
-            return f"{rule} targets protected path {reached} through {target.text}"
-    mentioned = through = None
-    opaque_mention = False
-    for token in (*command.words, *(r.target for r in command.redirects)):
-        spelled = next((p for p in protected if mentions_path(token.text, p)), None)
-        # A symlink or glob is read for where it lands; a glob that lands on a protected path
-        # names it (not an opaque mention: what it can match has just been compared).
-        hit = spelled or reach_of_word(token, reach, anchored)
-        if hit is None:
-            continue
-        if mentioned is None:
-            mentioned, through = hit, (None if spelled else token.text)
-        opaque_mention = opaque_mention or (spelled is not None and token.opaque)
+    found = _mutation_reason(command, protected, reach, anchored)
+    if found is not None:
+        return found
+    mentioned, through, opaque_mention = _mention(command, protected, reach, anchored)
     if mentioned is None:
         # What the words do not show may sit inside an inline program, code this layer does not
         # read: a path it names may be written, as an opaque token is judged
@@ -486,10 +479,48 @@ def _shell_mod_reason(
         inline = program_mention(command, protected)
         if inline is not None:
             return f"protected path {inline[1]} inside an inline {inline[0]} program"
-        found = unseen_of(command, protected, reach, anchored, depth)
-        return None if found is None else found[1]
+        unseen = unseen_of(command, protected, reach, anchored, depth)
+        return None if unseen is None else unseen[1]
     if opaque_mention:
         return f"protected path {mentioned} inside an opaque token"
+    return _mention_reason(command, tokenized, mentioned, through)
+
+
+def _mutation_reason(command: Command, protected: tuple[str, ...], reach: Reach | None, anchored: bool) -> str | None:
+    """A fixed mutation rule's target that names or reaches a protected path."""
+    for rule, target in mutation_targets(command):
+        path = next((p for p in protected if mentions_path(target.text, p)), None)
+        if path is not None:
+            return f"{rule} targets protected path {path}"
+        reached = reach_of_word(target, reach, anchored)
+        if reached is not None:
+            return f"{rule} targets protected path {reached} through {target.text}"
+    return None
+
+
+def _mention(
+    command: Command, protected: tuple[str, ...], reach: Reach | None, anchored: bool,
+) -> tuple[str | None, str | None, bool]:
+    """The first protected path a word or redirect target names or reaches, the word it is reached
+    through (None when spelled), and whether any opaque token spells one."""
+    mentioned = through = None
+    opaque_mention = False
+    for token in (*command.words, *(r.target for r in command.redirects)):
+        spelled = next((p for p in protected if mentions_path(token.text, p)), None)
+        if spelled is not None:
+            mentioned, through = (spelled, None) if mentioned is None else (mentioned, through)
+            opaque_mention = opaque_mention or token.opaque
+            continue
+        # A symlink or glob is read for where it lands; a glob that lands on a protected path
+        # names it (not an opaque mention: what it can match has just been compared).
+        reached = reach_of_word(token, reach, anchored)
+        if reached is not None and mentioned is None:
+            mentioned, through = reached, token.text
+    return mentioned, through, opaque_mention
+
+
+def _mention_reason(command: Command, tokenized: Tokenized, mentioned: str, through: str | None) -> str | None:
+    """Why a command whose words mention a protected path is blocked; None when it is proven read-only."""
     if any(r.writes and r.target.opaque for r in command.redirects):
         return f"opaque redirect target alongside protected path {mentioned}"
     if proves_read_only(command, tokenized):
@@ -514,7 +545,7 @@ def unseen_of(
     `reach` whose policy is `block` (the session surface, `unseenWrites: block`)."""
     if reach is None or reach.unseen != "block" or not protected:
         return None
-    from agent_constitution.covenant import unseen  # only when a shell command is judged
+    from agent_constitution.covenant import unseen  # lazy: 2 ms, for a judged shell command only
 
     if not is_nested_shell(command) and unseen.plainly_unseen_free(command):
         return None
@@ -570,17 +601,24 @@ def judge_shell_mod(
                 f"unjudgeable shell call {call['name']}: no command string under any command-arg name"
             )
         for line in lines:
-            tokenized = cached_tokenize(line)
-            for span in tokenized.unread:
-                candidates = untokenizable_line_candidates(_strip_quoting(span.text))
-                for path in protected:
-                    if any(mentions_path(candidate, path) for candidate in candidates):
-                        return f"untokenizable command line mentions protected path {path}"
-            anchored = not _moves_directory(tokenized)
-            for command in tokenized.commands:
-                reason = _shell_mod_command(command, protected, tokenized, reach, anchored)
-                if reason is not None:
-                    return reason
+            reason = _shell_mod_line(cached_tokenize(line), protected, reach)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _shell_mod_line(tokenized: Tokenized, protected: tuple[str, ...], reach: Reach | None) -> str | None:
+    """The break reason of one command line: an unread span mentioning a protected path, or a command's."""
+    for span in tokenized.unread:
+        candidates = untokenizable_line_candidates(_strip_quoting(span.text))
+        for path in protected:
+            if any(mentions_path(candidate, path) for candidate in candidates):
+                return f"untokenizable command line mentions protected path {path}"
+    anchored = not _moves_directory(tokenized)
+    for command in tokenized.commands:
+        reason = _shell_mod_command(command, protected, tokenized, reach, anchored)
+        if reason is not None:
+            return reason
     return None
 
 

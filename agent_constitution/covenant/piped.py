@@ -26,7 +26,7 @@ def _git(root: Path, *args: str) -> bytes | None:
     import os
     import subprocess  # only when a file source is read: the module loads on every piped run
 
-    from agent_constitution.sources.urls import GIT_PROTOCOLS  # every git call is limited alike
+    from agent_constitution.sources.urls import GIT_PROTOCOLS  # lazy: 36 ms, for a git call only
 
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30,
@@ -34,6 +34,17 @@ def _git(root: Path, *args: str) -> bytes | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
+
+
+def _stage_zero(listing: bytes) -> dict[str, str]:
+    """{path: blob id} of the entries of `git ls-files --stage -z` with no merge conflict (stage 0)."""
+    index: dict[str, str] = {}
+    for record in listing.decode("utf-8", errors="replace").split("\0"):
+        meta, _, path = record.partition("\t")
+        fields = meta.split(" ")
+        if len(fields) == 3 and fields[2] == "0":
+            index[path] = fields[1]
+    return index
 
 
 def staged_index(root: Path, text: str) -> dict[str, str] | None:
@@ -44,12 +55,7 @@ def staged_index(root: Path, text: str) -> dict[str, str] | None:
     listing = _git(root, "ls-files", "--stage", "-z", "--", ":/")
     if listing is None:
         return None
-    index: dict[str, str] = {}
-    for record in listing.decode("utf-8", errors="replace").split("\0"):
-        meta, _, path = record.partition("\t")
-        fields = meta.split(" ")
-        if len(fields) == 3 and fields[2] == "0":  # stage 0: no merge conflict on the entry
-            index[path] = fields[1]
+    index = _stage_zero(listing)
     prefixes: dict[int, set[str]] = {}
     for post in posts:
         if post not in prefixes.setdefault(len(post), {blob[: len(post)] for blob in index.values()}):

@@ -123,7 +123,7 @@ class Run:
         if worlds.command_of(call, self.assembly.shell, self.assembly.command_args) is None:
             return None
         if id(call) not in self._evidence:
-            from agent_constitution.covenant.shellwrite import shell_evidence  # only shell calls need it
+            from agent_constitution.covenant.shellwrite import shell_evidence  # lazy: 15 ms, for shell calls only
 
             self._evidence[id(call)] = shell_evidence(call, self.assembly)
         return self._evidence[id(call)]
@@ -358,7 +358,7 @@ def human_valve(assembly: Assembly) -> Callable[[], bool] | None:
     """The TTL witness valve of this run, armed only with a config witness and a session."""
     if assembly.witness is None or assembly.session is None:
         return None
-    from agent_constitution.covenant import witness  # only a config with a witness section, or a block
+    from agent_constitution.covenant import witness  # lazy: 0.7 ms, for a config with a witness or a block only
 
     return witness.human_valve(assembly.witness, assembly.session)
 
@@ -367,6 +367,6 @@ def valve_state(assembly: Assembly, shut: int) -> str | None:
     """After a session run with blocked results: the one line saying how a person can open it."""
     if not shut or assembly.session is None:
         return None
-    from agent_constitution.covenant import witness
+    from agent_constitution.covenant import witness  # lazy: 0.7 ms, for a config with a witness or a block only
 
     return witness.valve_state_line(assembly.witness, assembly.session, assembly.config_path, time.time() * 1000)

@@ -145,32 +145,41 @@ def _ansi_c_quoted(line: str, open_at: int) -> tuple[str, int, bool, bool]:
             i += 1
             continue
         nxt = line[i + 1]
-        i += 2
         if nxt in _ANSI_C:
             out.append(_ANSI_C[nxt])
+            i += 2
             continue
-        code = None
-        if nxt in _OCTAL:
-            j = i
-            while j < n and j < i + 2 and line[j] in _OCTAL:
-                j += 1
-            code, i = int(line[i - 1 : j], 8) & 0xFF, j
-        elif nxt in _HEX_ESCAPES:
-            j = i
-            while j < n and j < i + _HEX_ESCAPES[nxt] and line[j] in _HEX:
-                j += 1
-            if j > i:
-                code, i = int(line[i:j], 16), j
-        elif nxt == "c" and i < n:
-            code, i = ord(line[i].upper()) ^ 0x40, i + 1
+        code, i = _ansi_c_code(line, i + 2, nxt)
         if code is None:
             out.append("\\" + nxt)
-            continue
-        if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        elif code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
             decoded = False
-            continue
-        out.append(chr(code))
+        else:
+            out.append(chr(code))
     return "".join(out), n, False, decoded
+
+
+def _ansi_c_code(line: str, i: int, escape: str) -> tuple[int | None, int]:
+    """The code of the escape `\\<escape>` whose digits (or letter) start at `i`, and the index
+    after it; None for an escape bash keeps as written."""
+    if escape in _OCTAL:
+        end = _run_end(line, i, 2, _OCTAL)
+        return int(line[i - 1 : end], 8) & 0xFF, end
+    width = _HEX_ESCAPES.get(escape)
+    if width is not None:
+        end = _run_end(line, i, width, _HEX)
+        return (int(line[i:end], 16), end) if end > i else (None, i)
+    if escape == "c" and i < len(line):
+        return ord(line[i].upper()) ^ 0x40, i + 1
+    return None, i
+
+
+def _run_end(line: str, i: int, most: int, digits: frozenset[str]) -> int:
+    """The end of the run of at most `most` characters of `digits` from `i`."""
+    end = i
+    while end < len(line) and end < i + most and line[end] in digits:
+        end += 1
+    return end
 
 
 def _matching_paren(line: str, open_at: int) -> tuple[int, bool]:
@@ -205,82 +214,104 @@ def _matching_paren(line: str, open_at: int) -> tuple[int, bool]:
     return n, False
 
 
-def _scan_word(line: str, start: int) -> tuple[Word, int, Unread | None]:
-    """One word from `start`: the word, the index after it, and an unread span if a quote never closed."""
-    out: list[str] = []
-    opaque = False
-    i = start
-    n = len(line)
+class _WordScan:
+    """One word of a line as it is read: its text so far, whether it is opaque (an expansion, a
+    substitution or a glob), and the span left unread when a quote never closed (`lost`)."""
 
-    def unclosed(open_at: int, text: str) -> tuple[Word, int, Unread]:
-        return Word("".join(out) + text, True), n, Unread(line[open_at:], "unclosed quote")
+    __slots__ = ("line", "n", "out", "opaque", "lost")
 
-    while i < n:
-        plain = _PLAIN_RUN.match(line, i)
-        if plain is not None:  # a run of characters with no meaning to the shell, in one step
-            out.append(plain.group())
-            i = plain.end()
-            continue
-        ch = line[i]
-        if ch in _WORD_END:
-            break
-        if ch == "\\":
-            nxt = line[i + 1] if i + 1 < n else ""
-            if nxt == "\n":
-                i += 2
-            elif nxt == "\r" and line[i + 2 : i + 3] == "\n":
-                i += 3
-            elif nxt:
-                out.append(nxt)
-                i += 2
-            else:
-                out.append(ch)
-                i += 1
-            continue
-        if ch == "'":
-            close = line.find("'", i + 1)
-            if close == -1:
-                return unclosed(i, line[i + 1 :])
-            out.append(line[i + 1 : close])
-            i = close + 1
-            continue
-        if ch == '"':
-            text, nxt, closed = _double_quoted(line, i)
-            if not closed:
-                return unclosed(i, text)
-            if "$" in text or "`" in text:
-                opaque = True
-            out.append(text)
-            i = nxt
-            continue
-        if ch == "$" and line[i + 1 : i + 2] == "'":
-            text, nxt, closed, decoded = _ansi_c_quoted(line, i + 1)
-            if not closed:
-                return unclosed(i, text)
-            opaque = opaque or not decoded
-            out.append(text)
-            i = nxt
-            continue
-        if ch == "$" and line[i + 1 : i + 2] == "(":
-            end, closed = _matching_paren(line, i + 1)
-            if not closed:
-                return unclosed(i, line[i:end])
-            out.append(line[i:end])
-            opaque = True
-            i = end
-            continue
-        if ch == "`":
-            close = line.find("`", i + 1)
-            end = n if close == -1 else close + 1
-            out.append(line[i:end])
-            opaque = True
-            i = end
-            continue
-        if ch in "$*?":
-            opaque = True
-        out.append(ch)
-        i += 1
-    return Word("".join(out), opaque), i, None
+    def __init__(self, line: str) -> None:
+        self.line, self.n = line, len(line)
+        self.out: list[str] = []
+        self.opaque = False
+        self.lost: Unread | None = None
+
+    def run(self, start: int) -> tuple[Word, int, Unread | None]:
+        """The word from `start`, the index after it, and an unread span if a quote never closed."""
+        i = start
+        while i < self.n:
+            plain = _PLAIN_RUN.match(self.line, i)
+            if plain is not None:  # a run of characters with no meaning to the shell, in one step
+                self.out.append(plain.group())
+                i = plain.end()
+                continue
+            ch = self.line[i]
+            if ch in _WORD_END:
+                break
+            i = _WORD_STEPS[ch](self, i)
+        return Word("".join(self.out), self.opaque), i, self.lost
+
+    def unclosed(self, open_at: int, text: str) -> int:
+        self.out.append(text)
+        self.opaque = True
+        self.lost = Unread(self.line[open_at:], "unclosed quote")
+        return self.n
+
+    def backslash(self, i: int) -> int:
+        line = self.line
+        nxt = line[i + 1] if i + 1 < self.n else ""
+        if nxt == "\n":
+            return i + 2  # a line continuation
+        if nxt == "\r" and line[i + 2 : i + 3] == "\n":
+            return i + 3
+        self.out.append(nxt or "\\")
+        return i + 2 if nxt else i + 1
+
+    def single_quoted(self, i: int) -> int:
+        close = self.line.find("'", i + 1)
+        if close == -1:
+            return self.unclosed(i, self.line[i + 1 :])
+        self.out.append(self.line[i + 1 : close])
+        return close + 1
+
+    def double_quoted(self, i: int) -> int:
+        text, nxt, closed = _double_quoted(self.line, i)
+        if not closed:
+            return self.unclosed(i, text)
+        self.opaque = self.opaque or "$" in text or "`" in text
+        self.out.append(text)
+        return nxt
+
+    def dollar(self, i: int) -> int:
+        after = self.line[i + 1 : i + 2]
+        if after == "'":
+            return self.ansi_c_quoted(i)
+        if after == "(":
+            return self.command_substitution(i)
+        return self.glob(i)  # an expansion: opaque like a glob
+
+    def ansi_c_quoted(self, i: int) -> int:
+        text, nxt, closed, decoded = _ansi_c_quoted(self.line, i + 1)
+        if not closed:
+            return self.unclosed(i, text)
+        self.opaque = self.opaque or not decoded
+        self.out.append(text)
+        return nxt
+
+    def command_substitution(self, i: int) -> int:
+        end, closed = _matching_paren(self.line, i + 1)
+        if not closed:
+            return self.unclosed(i, self.line[i:end])
+        self.out.append(self.line[i:end])
+        self.opaque = True
+        return end
+
+    def backticks(self, i: int) -> int:
+        close = self.line.find("`", i + 1)
+        end = self.n if close == -1 else close + 1
+        self.out.append(self.line[i:end])
+        self.opaque = True
+        return end
+
+    def glob(self, i: int) -> int:
+        self.out.append(self.line[i])
+        self.opaque = True
+        return i + 1
+
+
+# Every character `_PLAIN_RUN` stops at that does not end the word.
+_WORD_STEPS = {"\\": _WordScan.backslash, "'": _WordScan.single_quoted, '"': _WordScan.double_quoted,
+               "$": _WordScan.dollar, "`": _WordScan.backticks, "*": _WordScan.glob, "?": _WordScan.glob}
 
 
 def _redirect_operator(line: str, i: int) -> str | None:
@@ -316,118 +347,141 @@ def _consume_heredocs(
 ) -> int:
     """Read queued heredoc bodies from `start` (just after a newline); returns the index after them."""
     i = start
-    n = len(line)
     for delimiter, strip_tabs, literal, owner in pending:
-        body: list[str] = []
-        body_start = end_of_body = i
-        while i < n:
-            end = line.find("\n", i)
-            if end == -1:
-                end = n
-            text = line[i:end]
-            if text.endswith("\r"):
-                text = text[:-1]
-            line_start = i
-            i = end + 1
-            if strip_tabs:
-                text = text.lstrip("\t")
-            if text == delimiter:
-                end_of_body = line_start
-                break
-            body.append(text + "\n")
-            end_of_body = min(i, n)
-        body_text = "".join(body)
+        body_text, end_of_body, after = _heredoc_body(line, i, delimiter, strip_tabs)
         # An unquoted delimiter expands $ and backticks first: that body is executed text, not data.
         expands = not literal and ("$" in body_text or "`" in body_text)
-        if end_of_body > body_start and not expands:
-            data.append((body_start, end_of_body))
+        if end_of_body > i and not expands:
+            data.append((i, end_of_body))
         owner.heredocs.append(Heredoc(body_text, literal))
-    return min(i, n)
+        i = after
+    return min(i, len(line))
+
+
+def _heredoc_body(line: str, start: int, delimiter: str, strip_tabs: bool) -> tuple[str, int, int]:
+    """The body of one heredoc from `start`: its text, where it ends, and the index after its delimiter line."""
+    body: list[str] = []
+    i = end_of_body = start
+    n = len(line)
+    while i < n:
+        end = line.find("\n", i)
+        if end == -1:
+            end = n
+        text = line[i:end].removesuffix("\r")
+        if strip_tabs:
+            text = text.lstrip("\t")
+        line_start = i
+        i = end + 1
+        if text == delimiter:
+            return "".join(body), line_start, i
+        body.append(text + "\n")
+        end_of_body = min(i, n)
+    return "".join(body), end_of_body, i
 
 
 def tokenize(line: str) -> Tokenized:
     """Tokenize one shell command line (which may hold several physical lines). Never raises."""
-    commands: list[_Builder] = []
-    unread: list[Unread] = []
-    data: list[tuple[int, int]] = []
-    current = _Builder()
-    pending: list[tuple[str, bool, bool, _Builder]] = []
-    i = 0
-    n = len(line)
+    return _Tokenizer(line).run()
 
-    while i < n:
-        ch = line[i]
-        if ch in " \t":
-            i += 1
-            continue
-        if ch in "\n\r":
-            commands.append(current)
-            current = _Builder()
-            i += 2 if line[i : i + 2] == "\r\n" else 1
-            i = _consume_heredocs(line, i, pending, data)
-            pending = []
-            continue
-        if ch in "<>" and line[i + 1 : i + 2] == "(":
-            # Process substitution is a word bash executes, never a redirect.
-            end, closed = _matching_paren(line, i + 1)
-            current.words.append(Word(line[i:end], True))
-            if not closed:
-                unread.append(Unread(line[i:], "unclosed quote"))
-            i = end
-            continue
-        operator = _redirect_operator(line, i)
+
+class _Tokenizer:
+    """One line as it is read: the commands ended so far and the one being read (`current`), the
+    spans left unread, the stdin-data spans, and the heredocs whose bodies follow the next newline."""
+
+    __slots__ = ("line", "n", "commands", "unread", "data", "current", "pending")
+
+    def __init__(self, line: str) -> None:
+        self.line, self.n = line, len(line)
+        self.commands: list[_Builder] = []
+        self.unread: list[Unread] = []
+        self.data: list[tuple[int, int]] = []
+        self.current = _Builder()
+        self.pending: list[tuple[str, bool, bool, _Builder]] = []
+
+    def run(self) -> Tokenized:
+        line, i = self.line, 0
+        while i < self.n:
+            ch = line[i]
+            if ch in " \t":
+                i += 1
+            elif ch in "\n\r":
+                i = self.newline(i)
+            elif ch in "<>" and line[i + 1 : i + 2] == "(":
+                # Process substitution is a word bash executes, never a redirect.
+                word, i = self.substitution(i)
+                self.current.words.append(word)
+            else:
+                i = self.operator_or_word(i)
+        self.commands.append(self.current)
+        return Tokenized(
+            tuple(c.freeze() for c in self.commands if c.words or c.redirects),
+            tuple(self.unread),
+            tuple(self.data),
+        )
+
+    def end_command(self) -> None:
+        self.commands.append(self.current)
+        self.current = _Builder()
+
+    def newline(self, i: int) -> int:
+        self.end_command()
+        i += 2 if self.line[i : i + 2] == "\r\n" else 1
+        i = _consume_heredocs(self.line, i, self.pending, self.data)
+        self.pending = []
+        return i
+
+    def substitution(self, open_at: int) -> tuple[Word, int]:
+        """The process substitution `<(…)` or `>(…)` at `open_at`, an opaque word, and the index after it."""
+        end, closed = _matching_paren(self.line, open_at + 1)
+        if not closed:
+            self.unread.append(Unread(self.line[open_at:], "unclosed quote"))
+        return Word(self.line[open_at:end], True), end
+
+    def operator_or_word(self, i: int) -> int:
+        operator = _redirect_operator(self.line, i)
         if operator is not None:
-            j = i + len(operator)
-            while j < n and line[j] in " \t":
-                j += 1
-            if line[j : j + 1] in ("<", ">") and line[j + 1 : j + 2] == "(":
-                end, closed = _matching_paren(line, j + 1)
-                current.redirects.append(Redirect(operator, Word(line[j:end], True)))
-                if not closed:
-                    unread.append(Unread(line[j:], "unclosed quote"))
-                i = end
-                continue
-            word, nxt, lost = _scan_word(line, j)
-            if lost is not None:
-                unread.append(lost)
-                i = nxt
-                continue
-            if word.text == "":
-                unread.append(Unread(line[i:j], "missing redirect target"))
-                i = j
-                continue
-            if operator in ("<<", "<<-"):
-                # bash never expands a delimiter; any quoting character in it makes the body literal.
-                raw = line[j:nxt]
-                literal = any(q in raw for q in "'\"\\")
-                pending.append((word.text, operator == "<<-", literal, current))
-                i = nxt
-                continue
-            if word.text.startswith("(") and not word.opaque:
-                word = Word(word.text, True)
-            if operator == "<<<" and not word.opaque:
-                data.append((j, nxt))
-            current.redirects.append(Redirect(operator, word))
-            i = nxt
-            continue
-        control = _control_operator(line, i)
+            return self.redirect(i, operator)
+        control = _control_operator(self.line, i)
         if control is not None:
-            commands.append(current)
-            current = _Builder()
-            i += len(control)
-            continue
-        word, nxt, lost = _scan_word(line, i)
+            self.end_command()
+            return i + len(control)
+        word, nxt, lost = _WordScan(self.line).run(i)
         if lost is not None:
-            unread.append(lost)
-        current.words.append(word)
-        i = nxt
+            self.unread.append(lost)
+        self.current.words.append(word)
+        return nxt
 
-    commands.append(current)
-    return Tokenized(
-        tuple(c.freeze() for c in commands if c.words or c.redirects),
-        tuple(unread),
-        tuple(data),
-    )
+    def redirect(self, i: int, operator: str) -> int:
+        line = self.line
+        j = i + len(operator)
+        while j < self.n and line[j] in " \t":
+            j += 1
+        if line[j : j + 1] in ("<", ">") and line[j + 1 : j + 2] == "(":
+            target, end = self.substitution(j)
+            self.current.redirects.append(Redirect(operator, target))
+            return end
+        word, nxt, lost = _WordScan(line).run(j)
+        if lost is not None:
+            self.unread.append(lost)
+            return nxt
+        if word.text == "":
+            self.unread.append(Unread(line[i:j], "missing redirect target"))
+            return j
+        self.target(operator, word, j, nxt)
+        return nxt
+
+    def target(self, operator: str, word: Word, j: int, nxt: int) -> None:
+        """A redirect's target word, spanning line[j:nxt]: a heredoc's delimiter, a herestring's data or a file."""
+        if operator in ("<<", "<<-"):
+            # bash never expands a delimiter; any quoting character in it makes the body literal.
+            literal = any(q in self.line[j:nxt] for q in "'\"\\")
+            self.pending.append((word.text, operator == "<<-", literal, self.current))
+            return
+        if word.text.startswith("(") and not word.opaque:
+            word = Word(word.text, True)
+        if operator == "<<<" and not word.opaque:
+            self.data.append((j, nxt))
+        self.current.redirects.append(Redirect(operator, word))
 
 
 def executed_text(line: str) -> str:
@@ -485,10 +539,7 @@ def inline_programs(command: Command) -> tuple[str, list[Word]]:
 
     A flag letter ending a short-option cluster takes the next word; one starting it with more
     letters after it carries the program attached (`-cCODE`)."""
-    words = list(command.words)
-    # NAME=VALUE, `env` and its options before the interpreter
-    while words and (_ASSIGNMENT.match(words[0].text) or words[0].text.startswith("-") or basename(words[0].text) == "env"):
-        words.pop(0)
+    words = _past_env(command.words)
     if not words or words[0].opaque:
         return "", []
     name = basename(words[0].text)
@@ -497,24 +548,43 @@ def inline_programs(command: Command) -> tuple[str, list[Word]]:
     letters = "".join(letter for pattern, letter in _INLINE_FLAGS if pattern.fullmatch(name))
     if not letters:
         return "", []
-    programs: list[Word] = []
+    return name, _flag_programs(words, letters) or _stdin_programs(command)
+
+
+def _flag_programs(words: list[Word], letters: str) -> list[Word]:
+    programs = []
     for index, word in enumerate(words[1:], start=1):
-        text = word.text
-        following = words[index + 1] if index + 1 < len(words) else None
-        if text in _LONG_INLINE_FLAGS or text.split("=", 1)[0] in _LONG_INLINE_FLAGS:
-            if "=" in text:
-                programs.append(Word(text.split("=", 1)[1], word.opaque))
-            elif following is not None:
-                programs.append(following)
-        elif len(text) > 1 and text[0] == "-" and text[1] != "-":
-            if text[-1] in letters and following is not None:
-                programs.append(following)
-            elif text[1] in letters and len(text) > 2:
-                programs.append(Word(text[2:], word.opaque))
-    if not programs:
-        programs = [Word(heredoc.body) for heredoc in command.heredocs]
-        programs += [r.target for r in command.redirects if r.operator == "<<<"]
-    return name, programs
+        program = _flag_program(word, words[index + 1] if index + 1 < len(words) else None, letters)
+        if program is not None:
+            programs.append(program)
+    return programs
+
+
+def _stdin_programs(command: Command) -> list[Word]:
+    """An interpreter given no program on its command line reads its heredocs and herestrings."""
+    return [Word(heredoc.body) for heredoc in command.heredocs] + [
+        r.target for r in command.redirects if r.operator == "<<<"]
+
+
+def _past_env(words: tuple[Word, ...]) -> list[Word]:
+    """The words from the interpreter on: NAME=VALUE, `env` and its options dropped."""
+    words = list(words)
+    while words and (_ASSIGNMENT.match(words[0].text) or words[0].text.startswith("-") or basename(words[0].text) == "env"):
+        words.pop(0)
+    return words
+
+
+def _flag_program(word: Word, following: Word | None, letters: str) -> Word | None:
+    """The program an interpreter's option word gives (`--eval=X`, `--eval X`, `-c X`, `-cX`), or None."""
+    text = word.text
+    if text.split("=", 1)[0] in _LONG_INLINE_FLAGS:
+        return Word(text.split("=", 1)[1], word.opaque) if "=" in text else following
+    if len(text) > 1 and text[0] == "-" and text[1] != "-":
+        if text[-1] in letters and following is not None:
+            return following
+        if text[1] in letters and len(text) > 2:
+            return Word(text[2:], word.opaque)
+    return None
 
 
 # Deliberately not git diff/log/show: each can write through --output=.
@@ -554,16 +624,26 @@ def _matches_prefix(words: tuple[Word, ...], prefix: tuple[str, ...]) -> bool:
 def _conditional_reader(words: tuple[Word, ...]) -> bool:
     if any(w.opaque for w in words) or not words:
         return False
-    name = basename(words[0].text)
-    if name == "git" and len(words) > 1 and words[1].text == "ls-files":
-        return True
-    if name == "find":
-        return not any(w.text in _FIND_WRITERS for w in words[1:])
-    if name == "sed" and len(words) > 3 and words[1].text == "-n":
-        return bool(_SED_PRINT.fullmatch(words[2].text)) and not any(
-            w.text.startswith("-") for w in words[3:]
-        )
-    return False
+    reads = _CONDITIONAL_READERS.get(basename(words[0].text))
+    return reads is not None and reads(words)
+
+
+def _lists_files(words: tuple[Word, ...]) -> bool:
+    return len(words) > 1 and words[1].text == "ls-files"
+
+
+def _finds_only(words: tuple[Word, ...]) -> bool:
+    return not any(w.text in _FIND_WRITERS for w in words[1:])
+
+
+def _prints_lines(words: tuple[Word, ...]) -> bool:
+    """`sed -n 'Np' FILE…`: prints lines, with no further option."""
+    if len(words) <= 3 or words[1].text != "-n":
+        return False
+    return bool(_SED_PRINT.fullmatch(words[2].text)) and not any(w.text.startswith("-") for w in words[3:])
+
+
+_CONDITIONAL_READERS = {"git": _lists_files, "find": _finds_only, "sed": _prints_lines}
 
 
 def proves_read_only(command: Command, tokenized: Tokenized) -> bool:
@@ -597,13 +677,18 @@ def _redirect_targets(command: Command) -> list[Word]:
     return found
 
 
-def _tee_targets(command: Command) -> list[Word]:
+def _runs(command: Command, name: str) -> bool:
+    """The command's first word names `name` (by basename, not opaque)."""
     words = command.words
-    if not words or words[0].opaque or basename(words[0].text) != "tee":
+    return bool(words) and not words[0].opaque and basename(words[0].text) == name
+
+
+def _tee_targets(command: Command) -> list[Word]:
+    if not _runs(command, "tee"):
         return []
     found = []
     after_dashes = False
-    for word in words[1:]:
+    for word in command.words[1:]:
         if word.opaque:
             continue
         if not after_dashes and word.text == "--":
@@ -624,33 +709,31 @@ def _script_flag(text: str) -> bool:
 
 
 def _sed_targets(command: Command) -> list[Word]:
-    words = command.words
-    if not words or words[0].opaque or basename(words[0].text) != "sed":
+    if not _runs(command, "sed"):
         return []
-    args = words[1:]
+    args = command.words[1:]
     if not any(_in_place_flag(w.text) for w in args):
         return []
-    found = []
+    operands = _sed_operands(args)
+    if not any(_script_flag(w.text) for w in args):
+        operands = operands[1:]  # without a script flag the first operand is the script itself, never a file
+    return [word for word in operands if not word.opaque]
+
+
+def _sed_operands(args: tuple[Word, ...]) -> list[Word]:
+    """sed's operands: its words past the options and the values `-e`, `-f` take."""
+    operands = []
     options_ended = skip_next = False
-    # Without a script flag the first positional operand is the script itself, never a file.
-    script_seen = any(_script_flag(w.text) for w in args)
     for word in args:
         if skip_next:
             skip_next = False
-            continue
-        if not options_ended:
-            if word.text == "--":
-                options_ended = True
-                continue
-            if word.text.startswith("-") and word.text != "-":
-                skip_next = word.text in _SED_SCRIPT_FLAGS
-                continue
-        if not script_seen:
-            script_seen = True
-            continue
-        if not word.opaque:
-            found.append(word)
-    return found
+        elif not options_ended and word.text == "--":
+            options_ended = True
+        elif not options_ended and word.text.startswith("-") and word.text != "-":
+            skip_next = word.text in _SED_SCRIPT_FLAGS
+        else:
+            operands.append(word)
+    return operands
 
 
 MUTATION_RULES = (

@@ -82,24 +82,12 @@ def _content(command: Command) -> tuple[str | None, str | None]:
         return "", None
     reads = [r for r in command.redirects if not r.writes]
     if reads or command.heredocs:
-        first = command.words[0]
-        if first.opaque or len(command.words) > 1:
-            return None, "stdin is transformed by the command, not copied verbatim"
-        if basename(first.text) != "cat":
-            return None, f"stdin of {first.text} is not copied verbatim"
-        if len(command.heredocs) + len(reads) > 1:
-            return None, "more than one stdin source"
-        if command.heredocs:
-            heredoc = command.heredocs[0]
-            if not heredoc.literal and any(c in heredoc.body for c in "$`\\"):
-                return None, "an unquoted heredoc body carries an expansion or escape"
-            return heredoc.body, None
-        read = reads[0]
-        if read.operator != "<<<":
-            return None, f"stdin comes from file {read.target.text}"
-        if read.target.opaque:
-            return None, "the herestring is opaque"
-        return read.target.text + "\n", None
+        return _stdin_content(command, reads)
+    return _echo_content(command)
+
+
+def _echo_content(command: Command) -> tuple[str | None, str | None]:
+    """What a plain `echo` of plain words writes."""
     first = command.words[0]
     if first.opaque:
         return None, "the writing command is opaque"
@@ -113,45 +101,86 @@ def _content(command: Command) -> tuple[str | None, str | None]:
     return " ".join(w.text for w in args) + "\n", None
 
 
+def _stdin_content(command: Command, reads: list[Redirect]) -> tuple[str | None, str | None]:
+    """What a bare `cat` copies from its one stdin source (a heredoc or a herestring)."""
+    first = command.words[0]
+    if first.opaque or len(command.words) > 1:
+        return None, "stdin is transformed by the command, not copied verbatim"
+    if basename(first.text) != "cat":
+        return None, f"stdin of {first.text} is not copied verbatim"
+    if len(command.heredocs) + len(reads) > 1:
+        return None, "more than one stdin source"
+    if command.heredocs:
+        heredoc = command.heredocs[0]
+        if not heredoc.literal and any(c in heredoc.body for c in "$`\\"):
+            return None, "an unquoted heredoc body carries an expansion or escape"
+        return heredoc.body, None
+    return _herestring(reads[0])
+
+
+def _herestring(read: Redirect) -> tuple[str | None, str | None]:
+    if read.operator != "<<<":
+        return None, f"stdin comes from file {read.target.text}"
+    if read.target.opaque:
+        return None, "the herestring is opaque"
+    return read.target.text + "\n", None
+
+
 def _derive_command(command: Command, moves: bool, derivation: Derivation) -> None:
     name = command_name(command)
     if is_nested_shell(command):
         derivation.uncomputable.append(Uncomputable(None, f"nested shell execution: {name.text}"))
         return
     writes = _write_redirects(command)
-    # Redirect targets count too (`(cd x && echo a > b)` ends on the target), which only ever
-    # turns a computed write into an uncomputable one.
-    tokens = (*command.words, *(r.target for r in command.redirects))
-    if any(t.text.startswith("(") or t.text.endswith(")") for t in tokens):
+    if _grouped(command):
         reason = "subshell group syntax is not parsed here"
         if not writes:
             derivation.uncomputable.append(Uncomputable(None, reason))
         for redirect in writes:
             _file(derivation, redirect.target.text, redirect.target.opaque, moves, reason)
         return
+    _derive_redirects(command, writes, moves, derivation)
+    detected = [(rule, word) for rule, word in mutation_targets(command) if rule != "redirect-write"]
+    for rule, word in detected:
+        _file(derivation, word.text, False, moves, f"{rule} writes content this layer does not compute")
+    if not writes and not detected:
+        _opaque_unproven(command, derivation)
+
+
+def _grouped(command: Command) -> bool:
+    """A word or redirect target opens or closes a subshell group. Redirect targets count too
+    (`(cd x && echo a > b)` ends on the target), which only ever turns a computed write into an
+    uncomputable one."""
+    tokens = (*command.words, *(r.target for r in command.redirects))
+    return any(t.text.startswith("(") or t.text.endswith(")") for t in tokens)
+
+
+def _derive_redirects(command: Command, writes: list[Redirect], moves: bool, derivation: Derivation) -> None:
     if len(writes) > 1:
         for redirect in writes:
             _file(derivation, redirect.target.text, redirect.target.opaque, moves, "the command carries more than one write")
     elif writes:
-        redirect = writes[0]
-        path, why = _resolve_target(redirect.target.text, redirect.target.opaque, moves)
-        if path is None:
-            derivation.uncomputable.append(Uncomputable(None, why))
-        elif redirect.operator not in _STDOUT_WRITES:
-            derivation.uncomputable.append(
-                Uncomputable(path, f"redirect {redirect.operator} does not carry stdout")
-            )
-        else:
-            content, reason = _content(command)
-            if content is None:
-                derivation.uncomputable.append(Uncomputable(path, reason))
-            else:
-                derivation.writes.append(ShellWrite(path, content, redirect.operator.endswith(">>")))
-    detected = [(rule, word) for rule, word in mutation_targets(command) if rule != "redirect-write"]
-    for rule, word in detected:
-        _file(derivation, word.text, False, moves, f"{rule} writes content this layer does not compute")
-    if writes or detected:
+        _derive_write(command, writes[0], moves, derivation)
+
+
+def _derive_write(command: Command, redirect: Redirect, moves: bool, derivation: Derivation) -> None:
+    """The one write redirect of a command: computed when it carries stdout of computable content."""
+    path, why = _resolve_target(redirect.target.text, redirect.target.opaque, moves)
+    if path is None:
+        derivation.uncomputable.append(Uncomputable(None, why))
         return
+    if redirect.operator not in _STDOUT_WRITES:
+        derivation.uncomputable.append(Uncomputable(path, f"redirect {redirect.operator} does not carry stdout"))
+        return
+    content, reason = _content(command)
+    if content is None:
+        derivation.uncomputable.append(Uncomputable(path, reason))
+    else:
+        derivation.writes.append(ShellWrite(path, content, redirect.operator.endswith(">>")))
+
+
+def _opaque_unproven(command: Command, derivation: Derivation) -> None:
+    """A command writing nothing this layer sees, with an opaque word and no read-only head."""
     if any(w.opaque for w in command.words) and not read_only_head(command):
         first = command.words[0].text if command.words else "a command"
         derivation.uncomputable.append(
@@ -223,14 +252,18 @@ def shell_evidence(call: dict[str, Any], assembly: Any) -> ShellEvidence:
         for write in derivation.writes:
             if assembly.session is None:
                 evidence.uncomputable.append((_repo_relative(write.path, root), NO_PRE_STATE))
-                continue
-            if write.path not in current:
-                current[write.path] = _read_pre(root, write.path)
-            pre = current[write.path]
-            post = (pre or "") + write.content if write.append else write.content
-            current[write.path] = post
-            if pre is None:
-                evidence.changes.append({"kind": "create", "path": write.path, "post": post})
             else:
-                evidence.changes.append({"kind": "modify", "path": write.path, "pre": pre, "post": post})
+                evidence.changes.append(_change(write, root, current))
     return evidence
+
+
+def _change(write: ShellWrite, root: Path, current: dict[str, str | None]) -> dict[str, Any]:
+    """The FileChange of one computed write, from the text the writes before it left (`current`)."""
+    if write.path not in current:
+        current[write.path] = _read_pre(root, write.path)
+    pre = current[write.path]
+    post = (pre or "") + write.content if write.append else write.content
+    current[write.path] = post
+    if pre is None:
+        return {"kind": "create", "path": write.path, "post": post}
+    return {"kind": "modify", "path": write.path, "pre": pre, "post": post}

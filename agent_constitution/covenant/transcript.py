@@ -44,13 +44,22 @@ def timestamp_ms(value: Any) -> int | None:
     if match is None:
         return None
     year, month, day, hour, minute, second = (int(g or 0) for g in match.groups()[:6])
-    if not 1 <= month <= 12 or not 1 <= day <= _MONTH_DAYS[month - 1] or hour > 23 or minute > 59 or second > 59:
+    if not _valid(month, day, hour, minute, second):
         return None
     millis = int((match.group(7) or "0").ljust(3, "0")[:3])
-    zone = match.group(8)
-    offset = 0 if zone in (None, "Z") else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[4:6]))
-    minutes = (_days_from_civil(year, month, day) * 24 + hour) * 60 + minute - offset
+    minutes = (_days_from_civil(year, month, day) * 24 + hour) * 60 + minute - _offset_minutes(match.group(8))
     return (minutes * 60 + second) * 1000 + millis
+
+
+def _valid(month: int, day: int, hour: int, minute: int, second: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month - 1] and hour <= 23 and minute <= 59 and second <= 59
+
+
+def _offset_minutes(zone: str | None) -> int:
+    """Minutes east of UTC of a `+hh:mm`/`-hh:mm` zone; 0 for `Z` or none."""
+    if zone in (None, "Z"):
+        return 0
+    return (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[4:6]))
 
 
 # `json.loads` per line spends most of its time in Python-level layers around the C scanner, so
@@ -86,14 +95,20 @@ def _human_text(entry: dict[str, Any], content: Any) -> str | None:
         return None
     if any(key in entry for key in _TOOL_OUTPUT):
         return None
+    return _text_of(content)
+
+
+def _text_of(content: Any) -> str | None:
+    """A string content, or the lines of a content of text blocks only; else None."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and content and all(
-        isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        for block in content
-    ):
+    if isinstance(content, list) and content and all(_text_block(block) for block in content):
         return "\n".join(block["text"] for block in content)
     return None
+
+
+def _text_block(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -107,12 +122,8 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
         text = read_regular(path, TRANSCRIPT_LIMIT, "the transcript").decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return [], []
-    lines = lines_of(text)
-    messages: list[tuple[bool, dict[str, Any]]] = []
-    any_marked = False  # a transcript that marks provenance anywhere is read by its marks alone
-    calls: list[tuple[str, dict[str, Any]]] = []
-    results: dict[str, bool] = {}
-    for line in lines:
+    reading = _Reading()
+    for line in lines_of(text):
         # Every entry this reader keeps is a user entry or carries a tool use; skip the rest
         # unparsed (`userType: "external"` is on every line of a 2.0 transcript, so not that).
         if '"user"' not in line and '"tool_use"' not in line:
@@ -121,41 +132,72 @@ def read_transcript(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any
             entry = json_line(line)
         except ValueError:
             continue
-        if not isinstance(entry, dict):
-            continue
+        if isinstance(entry, dict):
+            reading.entry(entry)
+    return reading.evidence()
+
+
+class _Reading:
+    """What a transcript has said so far: human messages (each with whether its entry marks
+    provenance), tool calls with their ids, and per tool-use id whether its first result succeeded."""
+
+    __slots__ = ("messages", "any_marked", "calls", "results")
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[bool, dict[str, Any]]] = []
+        self.any_marked = False  # a transcript that marks provenance anywhere is read by its marks alone
+        self.calls: list[tuple[Any, dict[str, Any]]] = []
+        self.results: dict[str, bool] = {}
+
+    def entry(self, entry: dict[str, Any]) -> None:
         message = entry.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         kind = entry.get("type")
         if kind == "user":
-            marked = "origin" in entry
-            any_marked = any_marked or marked
-            # a tool result's list opens with its tool_result block: no person's text there
-            first = content[0] if isinstance(content, list) and content else None
-            text = _human_text(entry, content) if isinstance(content, str) or (
-                isinstance(first, dict) and first.get("type") == "text"
-            ) else None
-            if text is not None:
-                human: dict[str, Any] = {"text": text}
-                stamp = timestamp_ms(entry.get("timestamp"))
-                if stamp is not None:
-                    human["timestampMs"] = stamp
-                messages.append((marked, human))
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    use_id = block.get("tool_use_id")
-                    if isinstance(use_id, str) and use_id not in results:
-                        results[use_id] = block.get("is_error") in (None, False)
-        elif kind == "assistant":
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                    args = block.get("input")
-                    call = {"name": block["name"], "args": args if isinstance(args, dict) else {}}
-                    calls.append((block.get("id"), call))
-    tool_calls = []
-    for use_id, call in calls:
-        call["succeeded"] = results.get(use_id, False) if isinstance(use_id, str) else False
-        tool_calls.append(call)
-    return [human for marked, human in messages if marked or not any_marked], tool_calls
+            self.user(entry, content)
+        elif kind == "assistant" and isinstance(content, list):
+            self.tool_uses(content)
+
+    def user(self, entry: dict[str, Any], content: Any) -> None:
+        marked = "origin" in entry
+        self.any_marked = self.any_marked or marked
+        # a tool result's list opens with its tool_result block: no person's text there
+        first = content[0] if isinstance(content, list) and content else None
+        if isinstance(content, str) or (isinstance(first, dict) and first.get("type") == "text"):
+            self.human(marked, entry, content)
+        if isinstance(content, list):
+            self.tool_results(content)
+
+    def human(self, marked: bool, entry: dict[str, Any], content: Any) -> None:
+        text = _human_text(entry, content)
+        if text is None:
+            return
+        human: dict[str, Any] = {"text": text}
+        stamp = timestamp_ms(entry.get("timestamp"))
+        if stamp is not None:
+            human["timestampMs"] = stamp
+        self.messages.append((marked, human))
+
+    def tool_results(self, content: list[Any]) -> None:
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                use_id = block.get("tool_use_id")
+                if isinstance(use_id, str) and use_id not in self.results:
+                    self.results[use_id] = block.get("is_error") in (None, False)
+
+    def tool_uses(self, content: list[Any]) -> None:
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+                args = block.get("input")
+                self.calls.append((block.get("id"), {"name": block["name"], "args": args if isinstance(args, dict) else {}}))
+
+    def evidence(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(human messages, tool calls), each call `succeeded` or not by its result."""
+        tool_calls = []
+        for use_id, call in self.calls:
+            call["succeeded"] = self.results.get(use_id, False) if isinstance(use_id, str) else False
+            tool_calls.append(call)
+        return [human for marked, human in self.messages if marked or not self.any_marked], tool_calls
 
 
 def read_sidecar(transcript_path: str) -> str | None:
@@ -163,16 +205,10 @@ def read_sidecar(transcript_path: str) -> str | None:
     channel (a relative transcript path, or no such directory). A refused read raises."""
     if not os.path.isabs(transcript_path):
         return None
-    session_id = os.path.basename(transcript_path)
-    if session_id.endswith(".jsonl"):
-        session_id = session_id[: -len(".jsonl")]
+    session_id = os.path.basename(transcript_path).removesuffix(".jsonl")
     directory = os.path.join(os.path.dirname(transcript_path), session_id, "subagents")
     try:
-        names = sorted(
-            entry.name
-            for entry in os.scandir(directory)
-            if entry.is_file() and entry.name.startswith("agent-") and entry.name.endswith(".meta.json")
-        )
+        names = sorted(entry.name for entry in os.scandir(directory) if _subagent_record(entry))
     except (FileNotFoundError, NotADirectoryError):
         return None
     records = []
@@ -186,6 +222,10 @@ def read_sidecar(transcript_path: str) -> str | None:
         except ValueError:
             continue
     return cjson.dumps(records, ensure_ascii=False, separators=(",", ":"))
+
+
+def _subagent_record(entry: os.DirEntry[str]) -> bool:
+    return entry.is_file() and entry.name.startswith("agent-") and entry.name.endswith(".meta.json")
 
 
 def check_readable(path: str) -> None:

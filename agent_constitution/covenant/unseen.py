@@ -128,41 +128,63 @@ class Context:
                 return path
         return None
 
+    def holding_glob(self, path: str) -> str | None:
+        """`holding`, or for a path with glob characters the protected path the glob reaches."""
+        if any(c in path for c in "*?[") and self.reach is not None:
+            return self.reach.glob_names(path, self.anchored)
+        return self.holding(path)
+
 
 def unwrap(words: tuple[Word, ...]) -> tuple[Word, ...]:
     """The words of the command a wrapper runs (`sudo -u x cp …` -> `cp …`), assignments dropped."""
     words = list(words)
     while words:
         text = words[0].text
-        if "=" in text and not text.startswith("-") and text.split("=", 1)[0].isidentifier():
+        if _assignment(text):
             words.pop(0)
             continue
         name = basename(text)
         if words[0].opaque or name not in _WRAPPERS:
             break
         words.pop(0)
-        takes = _WRAPPER_ARGS.get(name, "")
-        while words and words[0].text.startswith("-") and words[0].text != "-":
-            flag = words.pop(0).text
-            if len(flag) == 2 and flag[1] in takes and words:
-                words.pop(0)
-        if name == "timeout" and words:
-            words.pop(0)  # the duration
+        _drop_wrapper_options(name, words)
     return tuple(words)
+
+
+def _assignment(text: str) -> bool:
+    return "=" in text and not text.startswith("-") and text.split("=", 1)[0].isidentifier()
+
+
+def _drop_wrapper_options(name: str, words: list[Word]) -> None:
+    """Pops a wrapper's options, the values they take and `timeout`'s duration off `words`."""
+    takes = _WRAPPER_ARGS.get(name, "")
+    while words and words[0].text.startswith("-") and words[0].text != "-":
+        flag = words.pop(0).text
+        if len(flag) == 2 and flag[1] in takes and words:
+            words.pop(0)
+    if name == "timeout" and words:
+        words.pop(0)  # the duration
+
+
+def _short_flags(text: str) -> str:
+    """The letters of a short-option word (`-xvf` -> `xvf`); empty for anything else."""
+    return text[1:] if text.startswith("-") and not text.startswith("--") else ""
 
 
 def _proven_reader(words: tuple[Word, ...]) -> bool:
     if not words or any(w.opaque for w in words):
         return False
-    name = basename(words[0].text)
-    if name == "find":
-        return not any(w.text in _FIND_EXEC or w.text in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
-                       for w in words[1:])
-    return any(
-        len(words) >= len(prefix) and basename(words[0].text) == prefix[0]
-        and all(words[i].text == prefix[i] for i in range(1, len(prefix)))
-        for prefix in READ_ONLY_ALLOWLIST
-    )
+    if basename(words[0].text) == "find":
+        return not any(w.text in _FIND_EXEC or w.text in _FIND_WRITES for w in words[1:])
+    return any(_starts_with(words, prefix) for prefix in READ_ONLY_ALLOWLIST)
+
+
+_FIND_WRITES = ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
+
+
+def _starts_with(words: tuple[Word, ...], prefix: tuple[str, ...]) -> bool:
+    return (len(words) >= len(prefix) and basename(words[0].text) == prefix[0]
+            and all(words[i].text == prefix[i] for i in range(1, len(prefix))))
 
 
 def plainly_unseen_free(command: Command) -> bool:
@@ -180,32 +202,42 @@ def plainly_unseen_free(command: Command) -> bool:
 
 def unseen_write(command: Command, context: Context) -> tuple[str, str] | None:
     """(protected path, reason) when `command` may write a protected path its words do not name."""
-    for redirect in command.redirects:
-        if redirect.writes and computed(redirect.target) and not redirect.operator.endswith(">&"):
-            return context.every(f"a redirect writes to the computed target {redirect.target.text}")
+    redirect = next((r for r in command.redirects
+                     if r.writes and computed(r.target) and not r.operator.endswith(">&")), None)
+    if redirect is not None:
+        return context.every(f"a redirect writes to the computed target {redirect.target.text}")
     words = unwrap(command.words)
     if not words:
         return None
     head = words[0]
     if computed(head):
         return context.every(f"the command name {head.text} is computed")
-    name = basename(head.text)
-    args = words[1:]
+    return _written_by(basename(head.text), words[1:], command, context)
+
+
+def _written_by(name: str, args: tuple[Word, ...], command: Command, context: Context) -> tuple[str, str] | None:
+    """What the command `name` may write unseen: its own judge's finding, a computed operand, a
+    patch's files or an inline program's targets."""
     judge = _JUDGES.get(name)
-    if judge is not None:
-        found = judge(name, args, context)
-        if found is not None:
-            return found
-    if name in WRITERS and (name not in ("sed", "perl") or any(w.text.startswith(("-i", "--in-place")) for w in args)):
-        operand = next((w for w in args if computed(w)), None)
-        if operand is not None:
-            return context.every(f"{name} has the computed operand {operand.text}")
-    if name in _PATCHERS:
+    found = None if judge is None else judge(name, args, context)
+    if found is None:
+        found = _computed_operand(name, args, context)
+    if found is None and name in _PATCHERS:
         return context.every(f"{name} writes the files its patch names")
     language = _language(name)
-    if language is not None:
+    if found is None and language is not None:
         return _program(command, language, context)
-    return None
+    return found
+
+
+def _computed_operand(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+    """A writer (`sed` and `perl` only in place) with an operand computed when it runs."""
+    if name not in WRITERS:
+        return None
+    if name in ("sed", "perl") and not any(w.text.startswith(("-i", "--in-place")) for w in args):
+        return None
+    operand = next((w for w in args if computed(w)), None)
+    return None if operand is None else context.every(f"{name} has the computed operand {operand.text}")
 
 
 # --- archives ----------------------------------------------------------------------------------
@@ -222,41 +254,52 @@ def _extracting(name: str, args: tuple[Word, ...], destination: str | None, cont
 
 
 def _tar(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
-    extract = False
-    destination = None
-    for index, word in enumerate(args):
-        text = word.text
-        following = args[index + 1] if index + 1 < len(args) else None
-        if text in ("--extract", "--get") or (index == 0 and not text.startswith("-") and "x" in text):
-            extract = True
-        elif text.startswith("-") and not text.startswith("--") and "x" in text[1:]:
-            extract = True
-        if text in ("-C", "--directory") and following is not None:
-            destination = following
-        elif text.startswith("--directory="):
-            destination = Word(text.split("=", 1)[1], word.opaque)
-        elif text.startswith("-C") and len(text) > 2 and not text.startswith("--"):
-            destination = Word(text[2:], word.opaque)
-    if not extract:
+    if not any(_tar_extracts(index, word.text) for index, word in enumerate(args)):
         return None
+    destination = _tar_destination(args)
     if destination is not None and computed(destination):
         return context.every(f"{name} extracts into the computed folder {destination.text}")
     return _extracting(name + " -x", args, None if destination is None else destination.text, context)
 
 
-def _unzip(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+def _tar_extracts(index: int, text: str) -> bool:
+    """`--extract`, `--get`, a short option bundle holding `x`, or an old-style first word (`tar xf`)."""
+    old_style = index == 0 and not text.startswith("-") and "x" in text
+    return text in ("--extract", "--get") or old_style or "x" in _short_flags(text)
+
+
+def _tar_destination(args: tuple[Word, ...]) -> Word | None:
+    """The folder of tar's last `-C`, `--directory` or `--directory=`."""
     destination = None
     for index, word in enumerate(args):
         text = word.text
-        if text.startswith("-") and not text.startswith("--") and any(c in _UNZIP_READS for c in text[1:]):
-            return None
-        if text == "-d" and index + 1 < len(args):
+        if text in ("-C", "--directory") and index + 1 < len(args):
             destination = args[index + 1]
-        elif text.startswith("-d") and len(text) > 2:
+        elif text.startswith("--directory="):
+            destination = Word(text.split("=", 1)[1], word.opaque)
+        elif text.startswith("-C") and len(text) > 2 and not text.startswith("--"):
             destination = Word(text[2:], word.opaque)
+    return destination
+
+
+def _unzip(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+    if any(c in _UNZIP_READS for word in args for c in _short_flags(word.text)):
+        return None
+    destination = _unzip_destination(args)
     if destination is not None and computed(destination):
         return context.every(f"unzip extracts into the computed folder {destination.text}")
     return _extracting(name, args, None if destination is None else destination.text, context)
+
+
+def _unzip_destination(args: tuple[Word, ...]) -> Word | None:
+    """The folder of unzip's last `-d`."""
+    destination = None
+    for index, word in enumerate(args):
+        if word.text == "-d" and index + 1 < len(args):
+            destination = args[index + 1]
+        elif word.text.startswith("-d") and len(word.text) > 2:
+            destination = Word(word.text[2:], word.opaque)
+    return destination
 
 
 def _seven_zip(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
@@ -305,28 +348,8 @@ def _xargs(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, st
 
 
 def _find(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
-    index = 0
-    while index < len(args) and args[index].text in ("-H", "-L", "-P") or (
-        index < len(args) and args[index].text.startswith(("-O", "-D"))
-    ):
-        index += 2 if args[index].text == "-D" else 1
-    starts = []
-    while index < len(args) and not args[index].text.startswith(("-", "(", "!", ")")):
-        starts.append(args[index])
-        index += 1
-    expression = args[index:]
-    action = None
-    for position, word in enumerate(expression):
-        if word.text == "-delete":
-            action = "-delete"
-            break
-        if word.text in _FIND_EXEC:
-            end = next((i for i in range(position + 1, len(expression)) if expression[i].text in (";", "+")),
-                       len(expression))
-            inner = unwrap(expression[position + 1 : end])
-            if not _proven_reader(tuple(w for w in inner if w.text != "{}")):
-                action = f"{word.text} {inner[0].text if inner else ''}".rstrip()
-                break
+    starts, expression = _find_parts(args)
+    action = _find_action(expression)
     if action is None:
         return None
     for start in starts or [Word(".")]:
@@ -339,58 +362,113 @@ def _find(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str
     return None
 
 
+def _find_parts(args: tuple[Word, ...]) -> tuple[list[Word], tuple[Word, ...]]:
+    """find's start folders and its expression, past the leading `-H`, `-L`, `-P`, `-O…`, `-D x`."""
+    index = 0
+    while index < len(args) and (args[index].text in ("-H", "-L", "-P") or args[index].text.startswith(("-O", "-D"))):
+        index += 2 if args[index].text == "-D" else 1
+    starts = []
+    while index < len(args) and not args[index].text.startswith(("-", "(", "!", ")")):
+        starts.append(args[index])
+        index += 1
+    return starts, args[index:]
+
+
+def _find_action(expression: tuple[Word, ...]) -> str | None:
+    """The first action of a find expression that may write: `-delete`, or an `-exec` of no proven reader."""
+    for position, word in enumerate(expression):
+        if word.text == "-delete":
+            return "-delete"
+        if word.text in _FIND_EXEC:
+            end = next((i for i in range(position + 1, len(expression)) if expression[i].text in (";", "+")),
+                       len(expression))
+            inner = unwrap(expression[position + 1 : end])
+            if not _proven_reader(tuple(w for w in inner if w.text != "{}")):
+                return f"{word.text} {inner[0].text if inner else ''}".rstrip()
+    return None
+
+
 _RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
 
 
 def _tree_copy(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
-    taking = _RSYNC_ARGS if name == "rsync" else frozenset({"-t", "-S", "--suffix", "--target-directory"})
-    operands: list[Word] = []
-    target = None
-    recursive = name == "mv"
-    whole = False  # -T: the destination is the tree itself
-    index = 0
-    while index < len(args):
-        word = args[index]
-        text = word.text
-        if text == "--":
-            operands.extend(args[index + 1 :])
-            break
-        if text.startswith("-") and text != "-":
-            if text in ("-t", "--target-directory") and index + 1 < len(args):
-                target = args[index + 1]
-            elif text.startswith("--target-directory="):
-                target = Word(text.split("=", 1)[1], word.opaque)
-            if text in _RECURSIVE or (not text.startswith("--") and any(c in "rRa" for c in text[1:])):
-                recursive = True
-            whole = whole or text in ("-T", "--no-target-directory") and name != "rsync"
-            index += 2 if text in taking else 1
-            continue
-        operands.append(word)
-        index += 1
-    if not recursive:
+    copy = _Copy(name, args)
+    placed = copy.placed()
+    if not copy.recursive or placed is None:
         return None
-    if target is None:
-        if len(operands) < 2:
-            return None
-        target, operands = operands[-1], operands[:-1]
+    target, operands = placed
     if computed(target) or any(computed(o) for o in operands):
         return None  # the computed-operand rule names it
     folder = target.text
-    is_dir = not whole and os.path.isdir(os.path.join(context.root, folder)) if context.anchored or folder.startswith("/") else True
+    is_dir = _is_folder(folder, copy.whole, context)
     for source in operands:
-        text = source.text
-        tail = basename(text.rstrip("/"))
-        contents = tail in (".", "..", "") or (name == "rsync" and text.endswith("/"))
-        landing = folder if not is_dir or contents else folder.rstrip("/") + "/" + tail
-        if any(c in landing for c in "*?[") and context.reach is not None:
-            held = context.reach.glob_names(landing, context.anchored)
-        else:
-            held = context.holding(landing)
+        landing = _landing(name, source.text, folder, is_dir)
+        held = context.holding_glob(landing)
         if held is not None:
             verb = "moves" if name == "mv" else "copies"
             return held, (f"{name} {verb} a tree onto {landing}, which holds protected path {held}; what the"
                           " tree holds is not read here")
     return None
+
+
+class _Copy:
+    """What the words of `cp`, `mv` or `rsync` say: the operands, the target folder (`-t`), whether
+    it copies a tree, and `-T` (`whole`: the destination is the tree itself)."""
+
+    __slots__ = ("operands", "target", "recursive", "whole")
+
+    def __init__(self, name: str, args: tuple[Word, ...]) -> None:
+        taking = _RSYNC_ARGS if name == "rsync" else frozenset({"-t", "-S", "--suffix", "--target-directory"})
+        self.operands: list[Word] = []
+        self.target: Word | None = None
+        self.recursive = name == "mv"
+        self.whole = False
+        index = 0
+        while index < len(args):
+            text = args[index].text
+            if text == "--":
+                self.operands.extend(args[index + 1 :])
+                break
+            if text.startswith("-") and text != "-":
+                self._option(name, args, index)
+                index += 2 if text in taking else 1
+                continue
+            self.operands.append(args[index])
+            index += 1
+
+    def placed(self) -> tuple[Word, tuple[Word, ...]] | None:
+        """The target folder and what is copied onto it (the last operand without `-t`), or None."""
+        if self.target is not None:
+            return self.target, tuple(self.operands)
+        if len(self.operands) < 2:
+            return None
+        return self.operands[-1], tuple(self.operands[:-1])
+
+    def _option(self, name: str, args: tuple[Word, ...], index: int) -> None:
+        word = args[index]
+        text = word.text
+        if text in ("-t", "--target-directory") and index + 1 < len(args):
+            self.target = args[index + 1]
+        elif text.startswith("--target-directory="):
+            self.target = Word(text.split("=", 1)[1], word.opaque)
+        if text in _RECURSIVE or any(c in "rRa" for c in _short_flags(text)):
+            self.recursive = True
+        self.whole = self.whole or text in ("-T", "--no-target-directory") and name != "rsync"
+
+
+def _is_folder(folder: str, whole: bool, context: Context) -> bool:
+    """Whether a copy lands inside `folder` (not onto it: `-T`); a folder this layer cannot place
+    (relative after a `cd`) may be one."""
+    if context.anchored or folder.startswith("/"):
+        return not whole and os.path.isdir(os.path.join(context.root, folder))
+    return True
+
+
+def _landing(name: str, source: str, folder: str, is_dir: bool) -> str:
+    """Where a copied tree lands: in `folder`, or `folder` itself for contents (`x/.`, rsync's `x/`)."""
+    tail = basename(source.rstrip("/"))
+    contents = tail in (".", "..", "") or (name == "rsync" and source.endswith("/"))
+    return folder if not is_dir or contents else folder.rstrip("/") + "/" + tail
 
 
 # --- git ----------------------------------------------------------------------------------------
@@ -403,103 +481,162 @@ _GIT_ARGS = frozenset({"-b", "-B", "-c", "-C", "--orphan", "-s", "--source", "--
 
 
 def _git(name: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
-    index = 0
-    while index < len(args) and args[index].text.startswith("-"):
-        text = args[index].text
-        if text in ("-C", "-c", "--git-dir", "--work-tree") or text.startswith(("--git-dir=", "--work-tree=")):
-            sub = next((w.text for w in args[index:] if w.text in _GIT_TREE_WRITERS | _GIT_BLIND), None)
-            if sub is None:
-                return None
-            return context.every(f"git {text} {sub} works on a tree this layer does not place")
-        index += 1
+    index = next((i for i, w in enumerate(args) if not w.text.startswith("-")), len(args))
+    elsewhere = next((w.text for w in args[:index] if _git_elsewhere(w.text)), None)
+    if elsewhere is not None:
+        return _git_elsewhere_writes(elsewhere, args, context)
     if index >= len(args):
         return None
     sub, rest = args[index].text, args[index + 1 :]
     if sub in _GIT_BLIND:
-        action = rest[0].text if rest else ""
-        if sub == "stash" and action not in ("pop", "apply", "branch"):
-            return None
-        if sub == "apply" and any(w.text in ("--check", "--stat", "--numstat", "--summary", "--cached") for w in rest):
-            return None
-        if sub == "clean" and any(w.text in ("-n", "--dry-run") or (w.text.startswith("-") and "n" in w.text[1:]
-                                  and not w.text.startswith("--")) for w in rest):
-            return None
-        if sub in ("am", "cherry-pick", "revert", "rebase") and action in ("--abort", "--quit", "--show-current-patch"):
-            return None
-        return context.every(f"git {sub} {action}".rstrip() + " writes files this layer does not list")
+        return _git_blind(sub, rest, context)
     if sub not in _GIT_TREE_WRITERS:
         return None
-    if any(computed(w) for w in rest):
-        return context.every(f"git {sub} has a computed argument")
-    flags, positional, after_dashes = [], [], False
-    index = 0
-    while index < len(rest):
-        text = rest[index].text
-        if after_dashes:
-            positional.append(("path", text))
-        elif text == "--":
-            after_dashes = True
-        elif text.startswith("-") and text != "-":
-            flags.append(text.split("=", 1)[0])
-            if "=" in text:
-                positional.append(("value " + text.split("=", 1)[0], text.split("=", 1)[1]))
-            elif text in _GIT_ARGS and index + 1 < len(rest):
-                positional.append(("value " + text, rest[index + 1].text))
-                index += 1
-        else:
-            positional.append(("word", text))
-        index += 1
-    return _git_tree(sub, flags, positional, context)
+    return _git_tree(sub, rest, context)
+
+
+def _git_elsewhere_writes(option: str, args: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+    sub = next((w.text for w in args if w.text in _GIT_TREE_WRITERS | _GIT_BLIND), None)
+    return None if sub is None else context.every(f"git {option} {sub} works on a tree this layer does not place")
+
+
+def _git_elsewhere(text: str) -> bool:
+    """A git option that moves the repository or its tree elsewhere (`-C`, `--work-tree`, …)."""
+    return text in ("-C", "-c", "--git-dir", "--work-tree") or text.startswith(("--git-dir=", "--work-tree="))
+
+
+def _git_blind(sub: str, rest: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+    """A git subcommand writing files this layer does not list, unless its words say it writes none."""
+    action = rest[0].text if rest else ""
+    writes_nothing = _GIT_BLIND_READS.get(sub)
+    if writes_nothing is not None and writes_nothing(action, rest):
+        return None
+    return context.every(f"git {sub} {action}".rstrip() + " writes files this layer does not list")
+
+
+def _stash_reads(action: str, rest: tuple[Word, ...]) -> bool:
+    return action not in ("pop", "apply", "branch")
+
+
+def _apply_reads(action: str, rest: tuple[Word, ...]) -> bool:
+    return any(w.text in ("--check", "--stat", "--numstat", "--summary", "--cached") for w in rest)
+
+
+def _clean_reads(action: str, rest: tuple[Word, ...]) -> bool:
+    return any(w.text in ("-n", "--dry-run") or "n" in _short_flags(w.text) for w in rest)
+
+
+def _sequencer_stops(action: str, rest: tuple[Word, ...]) -> bool:
+    return action in ("--abort", "--quit", "--show-current-patch")
+
+
+_GIT_BLIND_READS = {"stash": _stash_reads, "apply": _apply_reads, "clean": _clean_reads,
+                    **dict.fromkeys(("am", "cherry-pick", "revert"), _sequencer_stops)}
+
+
+class _GitArgs:
+    """The words after a tree-writing git subcommand: its flags, its plain words (refs, or paths
+    for `checkout`), the paths after `--`, and the values its options take."""
+
+    __slots__ = ("flags", "words", "paths", "values")
+
+    def __init__(self, rest: tuple[Word, ...]) -> None:
+        self.flags: list[str] = []
+        self.words: list[str] = []
+        self.paths: list[str] = []
+        self.values: dict[str, str] = {}
+        index = 0
+        while index < len(rest):
+            text = rest[index].text
+            if text == "--":
+                self.paths.extend(w.text for w in rest[index + 1 :])
+                break
+            if text.startswith("-") and text != "-":
+                index += self._option(text, rest[index + 1].text if index + 1 < len(rest) else None)
+            else:
+                self.words.append(text)
+            index += 1
+
+    def _option(self, text: str, following: str | None) -> int:
+        """Records one option; 1 when it took the next word as its value."""
+        flag, equals, value = text.partition("=")
+        self.flags.append(flag)
+        if equals:
+            self.values[flag] = value
+        elif text in _GIT_ARGS and following is not None:
+            self.values[text] = following
+            return 1
+        return 0
+
+    def has(self, *flags: str) -> bool:
+        return any(f in self.flags for f in flags)
 
 
 def _named(ref: str) -> str:
     return "@{-1}" if ref == "-" else ref  # `git checkout -`: the branch before
 
 
-def _git_tree(sub: str, flags: list[str], positional: list[tuple[str, str]], context: Context) -> tuple[str, str] | None:
-    words = [text for kind, text in positional if kind == "word"]
-    paths = [text for kind, text in positional if kind == "path"]
-    values = {kind[6:]: text for kind, text in positional if kind.startswith("value ")}
-    if any(f in flags for f in ("--pathspec-from-file", "-p", "--patch", "--continue", "--skip", "--edit-todo")):
-        if sub in ("rebase", "merge") and any(f in flags for f in ("--continue", "--skip", "--edit-todo")):
-            return context.every(f"git {sub} {next(f for f in flags if f.startswith('--'))} applies commits this layer does not list")
-        if "--pathspec-from-file" in flags:
-            return context.every(f"git {sub} reads its paths from a file")
-    if sub in ("merge", "rebase"):
-        if any(f in flags for f in ("--abort", "--quit")):
-            return None
-        refs = words + ([values["--onto"]] if "--onto" in values else [])
-        if not refs:
-            return context.every(f"git {sub} with no named commit")
-        for ref in refs:
-            found = _differing(context, ref, f"git {sub} {ref}")
-            if found is not None:
-                return found
+def _git_tree(sub: str, rest: tuple[Word, ...], context: Context) -> tuple[str, str] | None:
+    if any(computed(w) for w in rest):
+        return context.every(f"git {sub} has a computed argument")
+    git = _GitArgs(rest)
+    if sub in ("rebase", "merge") and git.has("--continue", "--skip", "--edit-todo"):
+        resumed = next(f for f in git.flags if f.startswith("--"))
+        return context.every(f"git {sub} {resumed} applies commits this layer does not list")
+    if git.has("--pathspec-from-file"):
+        return context.every(f"git {sub} reads its paths from a file")
+    return _GIT_TREE_JUDGES[sub](sub, git, context)
+
+
+def _git_merge(sub: str, git: _GitArgs, context: Context) -> tuple[str, str] | None:
+    if git.has("--abort", "--quit"):
         return None
-    if sub == "reset":
-        if not any(f in flags for f in ("--hard", "--merge", "--keep")):
-            return None  # the index and HEAD move; the working tree is left as it is
-        return _differing(context, words[0] if words else "HEAD", f"git reset {flags[0]} {words[0] if words else 'HEAD'}")
-    if sub == "restore":
-        staged = any(f in flags for f in ("--staged", "-S"))
-        worktree = any(f in flags for f in ("--worktree", "-W"))
-        if staged and not worktree:
-            return None
-        source = values.get("--source") or values.get("-s") or ("HEAD" if staged else None)
-        return _differing(context, source, f"git restore {' '.join(paths + words)}".rstrip())
-    # checkout / switch
-    start = values.get("-b") or values.get("-B") or values.get("-c") or values.get("-C") or values.get("--orphan")
-    if start is not None or "--orphan" in values:
-        if "--orphan" in values and sub == "switch":
-            return context.every("git switch --orphan empties the working tree")
-        ref = words[0] if words else None
-        return None if ref is None else _differing(context, ref, f"git {sub} {ref}")
-    if not words:
-        return None if not paths else _differing(context, None, f"git {sub} -- {' '.join(paths)}")
-    ref = words[0]
+    refs = git.words + ([git.values["--onto"]] if "--onto" in git.values else [])
+    if not refs:
+        return context.every(f"git {sub} with no named commit")
+    for ref in refs:
+        found = _differing(context, ref, f"git {sub} {ref}")
+        if found is not None:
+            return found
+    return None
+
+
+def _git_reset(sub: str, git: _GitArgs, context: Context) -> tuple[str, str] | None:
+    if not git.has("--hard", "--merge", "--keep"):
+        return None  # the index and HEAD move; the working tree is left as it is
+    ref = git.words[0] if git.words else "HEAD"
+    return _differing(context, ref, f"git reset {git.flags[0]} {ref}")
+
+
+def _git_restore(sub: str, git: _GitArgs, context: Context) -> tuple[str, str] | None:
+    staged = git.has("--staged", "-S")
+    if staged and not git.has("--worktree", "-W"):
+        return None
+    source = git.values.get("--source") or git.values.get("-s") or ("HEAD" if staged else None)
+    return _differing(context, source, f"git restore {' '.join(git.paths + git.words)}".rstrip())
+
+
+def _git_checkout(sub: str, git: _GitArgs, context: Context) -> tuple[str, str] | None:
+    """`git checkout` and `git switch`: a branch made, a commit switched to, or paths restored."""
+    if "--orphan" in git.values or any(git.values.get(f) for f in ("-b", "-B", "-c", "-C")):
+        return _git_new_branch(sub, git, context)
+    if not git.words:
+        return None if not git.paths else _differing(context, None, f"git {sub} -- {' '.join(git.paths)}")
+    ref = git.words[0]
     if sub == "checkout" and _commit(context, ref) is None and not _remote_branch(context, ref):
-        return _differing(context, None, f"git checkout {' '.join(words + paths)}")  # paths, from the index
+        return _differing(context, None, f"git checkout {' '.join(git.words + git.paths)}")  # paths, from the index
     return _differing(context, ref, f"git {sub} {ref}")
+
+
+def _git_new_branch(sub: str, git: _GitArgs, context: Context) -> tuple[str, str] | None:
+    if "--orphan" in git.values and sub == "switch":
+        return context.every("git switch --orphan empties the working tree")
+    ref = git.words[0] if git.words else None
+    return None if ref is None else _differing(context, ref, f"git {sub} {ref}")
+
+
+_GIT_TREE_JUDGES = {"merge": _git_merge, "rebase": _git_merge, "reset": _git_reset, "restore": _git_restore,
+                    "checkout": _git_checkout, "switch": _git_checkout}
 
 
 def _run_git(context: Context, *args: str) -> tuple[int, str]:
@@ -536,16 +673,20 @@ def _differing(context: Context, ref: str | None, action: str) -> tuple[str, str
         commit = _commit(context, ref) or _remote_branch(context, ref)
         if commit is None:
             return context.every(f"{action}: {ref} names no commit here, so what it writes is not known")
+    return _rewritten(context, commit, action)
+
+
+def _rewritten(context: Context, commit: str | None, action: str) -> tuple[str, str] | None:
+    """The first protected path git lists as differing between the working tree and `commit` (the index's when None)."""
     specs = [":(literal)" + path for path in context.protected]
     code, out = _run_git(context, "diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv",
                          *([commit] if commit else []), "--", *specs)
     if code != 0:
-        return context.every(f"{action}: git could not list what it changes ({out.strip().splitlines()[0] if out.strip() else code})")
-    for name in out.split("\0"):
-        for path in context.protected:
-            if name and context.names(name, path):
-                return path, f"{action} rewrites protected path {name} (it differs from the working tree)"
-    return None
+        said = out.strip().splitlines()[0] if out.strip() else code
+        return context.every(f"{action}: git could not list what it changes ({said})")
+    return next(((path, f"{action} rewrites protected path {name} (it differs from the working tree)")
+                 for name in out.split("\0") if name for path in context.protected if context.names(name, path)),
+                None)
 
 
 # --- inline programs ----------------------------------------------------------------------------
@@ -566,22 +707,27 @@ def _identifiers(text: str) -> set[str]:
 
 def _program(command: Command, language: str, context: Context) -> tuple[str, str] | None:
     name, programs = inline_programs(command)
-    powers = _PROGRAM_POWERS[language]
     for program in programs:
         if computed(program):
             return context.every(f"an inline {name} program is computed ({program.text[:60]})")
-        text = program.text
-        if language == "node":  # require('fs') names its module in a literal; anything else is code
-            text = _literal_requires(text)
-        names = _identifiers(text)
-        power = next((n for n in sorted(names) if n in powers or (n.startswith("__") and n.endswith("__"))), None)
-        if power is None and "`" in text and language in ("perl", "ruby"):
-            power = "`"
+        power = _power(program.text, language)
         if power is not None:
             return context.every(
                 f"an inline {name} program can write through {power}, to a target this layer does not read"
             )
     return None
+
+
+def _power(text: str, language: str) -> str | None:
+    """The first identifier (sorted) through which a program in `language` can write, or None."""
+    if language == "node":  # require('fs') names its module in a literal; anything else is code
+        text = _literal_requires(text)
+    powers = _PROGRAM_POWERS[language]
+    power = next((n for n in sorted(_identifiers(text)) if n in powers or (n.startswith("__") and n.endswith("__"))),
+                 None)
+    if power is None and "`" in text and language in ("perl", "ruby"):
+        power = "`"
+    return power
 
 
 def _literal_requires(text: str) -> str:

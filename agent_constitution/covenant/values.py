@@ -76,16 +76,15 @@ def js_number(value: int | float) -> str:
     return sign + text
 
 
+_JS_NAMES = {None: "null", UNDEFINED: "undefined", True: "true", False: "false"}
+
+
 def js_string(value: Any) -> str:
     """String(value) as JavaScript computes it."""
     if isinstance(value, str):
         return value
-    if value is None:
-        return "null"
-    if value is UNDEFINED:
-        return "undefined"
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if value is None or value is UNDEFINED or isinstance(value, bool):
+        return _JS_NAMES[value]
     if is_number(value):
         return js_number(value)
     if isinstance(value, list):

@@ -113,15 +113,20 @@ class Stop:
 
 
 class Scoped:
-    """A path-scoped rule file: where it goes and the front matter that scopes it to a folder."""
+    """A path-scoped rule file: where it goes, the front matter that scopes it to a folder, and
+    whose text it holds (`parent`: the parent segment's, for an agent that reads only the nearest
+    AGENTS.md; else the segment's own); `unreached`: written only for the segments whose AGENTS.md
+    the agent's own search never reaches (Cline's)."""
 
-    __slots__ = ("folder", "suffix", "front", "keys")
+    __slots__ = ("folder", "suffix", "front", "keys", "parent", "unreached")
 
-    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str]) -> None:
+    def __init__(self, folder: str, suffix: str, front: str, keys: frozenset[str], parent: bool = False,
+                 unreached: bool = False) -> None:
         self.folder = folder  # relative to the repository root
         self.suffix = suffix  # after the segment's slug
         self.front = front  # front matter with `{glob}` for the segment's files
         self.keys = keys  # the front-matter keys the agent's documentation defines
+        self.parent, self.unreached = parent, unreached
 
 
 class Host:
@@ -185,6 +190,29 @@ COPILOT = Scoped(
     '---\napplyTo: "{glob}"\nexcludeAgent: "coding-agent"\n---\n',
     frozenset({"applyTo", "excludeAgent", "description", "name"}),
 )
+# The coding agent reads only the nearest AGENTS.md: for a nested segment, the text of the segment
+# above it (the root's, or a nested parent's delta), scoped to the segment's files; hidden from code
+# review, which reads the root AGENTS.md and the segment's own file (COPILOT) instead.
+COPILOT_ABOVE = Scoped(
+    ".github/instructions",
+    ".above.instructions.md",
+    '---\napplyTo: "{glob}"\nexcludeAgent: "code-review"\n---\n',
+    frozenset({"applyTo", "excludeAgent", "description", "name"}),
+    parent=True,
+)
+# Cline reads every AGENTS.md its file listing finds, but the listing never enters `pkg/`, `dist/`,
+# `vendor/`, hidden folders and a few more (hosts/loaders/others.py): a segment there gets a
+# conditional rule (`paths:`), which Cline applies to the files it matches.
+CLINE = Scoped(
+    ".clinerules",
+    ".md",
+    '---\npaths:\n  - "{glob}"\n---\n',
+    frozenset({"paths"}),
+    unreached=True,
+)
+# `[compile] copilot` → the path-scoped files it needs (hosts/loaders/copilot.py LAYOUTS: the products
+# each serves). The CLI reads every folder's AGENTS.md on the path itself: nothing more.
+COPILOT_LAYOUTS = {"editor": (COPILOT,), "cloud": (COPILOT, COPILOT_ABOVE), "cli": ()}
 KIRO = Scoped(
     ".kiro/steering",
     ".md",
@@ -201,13 +229,11 @@ CONTINUE = Scoped(
 
 TABLE: list[Host] = [
     Host(AGENTS_MD, skills=(".agents/skills",)),
-    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all. Claude
-    # Code (2.1.295 and later) blocks the call when a handler with `onFailure: block` cannot
-    # start, times out or exits with a status other than 0 and 2: no wrapper can catch a timeout.
+    # `mcp__.*`: an MCP tool that writes files must reach the judge to be judged at all.
     Host("claude-code", shim="CLAUDE.md", skills=(".claude/skills",), markers=(".claude", "CLAUDE.md"),
          hook="claude-code", adapter="claude_code", file=".claude/settings.json",
          events=(("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*"),),
-         handler={"type": "command", "onFailure": "block"}, project="CLAUDE_PROJECT_DIR",
+         handler={"type": "command"}, project="CLAUDE_PROJECT_DIR",
          stop=Stop("Stop", record="transcript_path")),
     Host("codex", skills=(".agents/skills",), markers=(".codex",),
          hook="codex", adapter="codex", file=".codex/hooks.json", events=(("PreToolUse", "apply_patch|Bash"),),
@@ -252,7 +278,7 @@ TABLE: list[Host] = [
     # Cline runs the executable named after the hook in `.clinerules/hooks/`. `TaskComplete` runs
     # after the task completed, so it cannot hold it: the lines go to the model as
     # `contextModification` (the next request sees them), with `cancel: false`.
-    Host("cline", skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",),
+    Host("cline", scoped=CLINE, skills=(".cline/skills", ".clinerules/skills"), markers=(".clinerules",),
          hook="cline", adapter="cline", file=".clinerules/hooks/PreToolUse", events=(("PreToolUse", None),),
          script=True, deny=lambda text: (_json({"cancel": True, "errorMessage": text}), 0),
          stop=Stop("TaskComplete", file=".clinerules/hooks/TaskComplete", roots=("workspaceRoots",),
@@ -303,6 +329,14 @@ _index()
 def names() -> tuple[str, ...]:
     """The agent names, in the table's order."""
     return tuple(AGENTS)
+
+
+def scopes(name: str, copilot: str = "editor") -> tuple[Scoped, ...]:
+    """The path-scoped rule files an agent gets per nested segment (Copilot's per `[compile] copilot`)."""
+    host = AGENTS[name]
+    if host.scoped is COPILOT:
+        return COPILOT_LAYOUTS[copilot]
+    return (host.scoped,) if host.scoped else ()
 
 
 def shims() -> tuple[str, ...]:
@@ -359,4 +393,5 @@ class _Registration:
 
 
 __all__ = ["AGENTS", "AGENTS_MD", "CHAIN_LIMIT", "HOOK_ORDER", "HOSTS", "PROJECT_RESERVE", "TABLE", "Answer", "Host",
-           "Scoped", "Stop", "folder", "hook_of", "names", "registered", "shims", "skill_folders", "stop_hosts"]
+           "Scoped", "Stop", "folder", "hook_of", "names", "registered", "scopes", "shims", "skill_folders",
+           "stop_hosts"]

@@ -18,6 +18,13 @@ from agent_constitution.hosts import host_files as hook_scripts  # `host_files` 
 from agent_constitution.layout import has_covenant
 
 
+# Keys older versions wrote on our handler, taken off it. Claude Code's `onFailure`: SchemaStore's
+# settings schema (vendored in tests/compile/schemastore/) forbids it and Claude Code's hook
+# reference does not list it; the launcher's wrapper and the judge's own time budget fail closed
+# without it (docs/compile.md, "Claude Code's onFailure").
+RETIRED = {"claude-code": ("onFailure",)}
+
+
 def default_command(root: Path, host: str) -> str:
     """The command compile and `pdks init` write (`launcher`): independent of the host's PATH, and a
     missing tool blocks with the fix instead of letting the call through."""
@@ -64,7 +71,7 @@ def merge_hook_settings(settings_path: Path | str, host: str, command: str, *, f
             wrote = settings_file.merge_hook(
                 settings_path, event, handler_of(host, command), matcher=matcher,
                 runs=lambda text: runs_judge(host, text), ours=lambda text: launcher.generated(program, text),
-                force=force, grouped=spec.grouped, key=spec.command_key, top=spec.top,
+                force=force, grouped=spec.grouped, key=spec.command_key, top=spec.top, retired=RETIRED.get(host, ()),
             ) or wrote
         return wrote
     except UserError as error:

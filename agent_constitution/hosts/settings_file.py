@@ -1,16 +1,16 @@
 """The one reader and writer of an agent host's JSON settings file (`.claude/settings.json`,
-`.codex/hooks.json`, a `.grok/hooks/*.json`), shared by compile and `pdks init`.
+`.codex/hooks.json`, `.gemini/settings.json`, `.cursor/hooks.json`, a `.grok/hooks/*.json`), shared
+by compile and `pdks init`.
 
-The file belongs to the user: a writer changes only the handlers it owns and leaves the file's
-bytes alone when nothing of ours changed. When it must write, it writes with the indentation found
-in the file (spaces or a tab), the same escaping of non-ASCII text and the same final newline, so a
-file that was laid out the way `json.dumps` lays out JSON (what every host and editor writes)
-differs only in our entries. These files have no comments (JSON has none) to keep.
+The file belongs to the user: a writer edits only the handlers it owns, in the text itself
+(`json_edit`), so compact arrays, the indentation (spaces or a tab), the key order, the escaping of
+non-ASCII text and the final newline outside our entries keep every byte, and taking our entries
+out again gives back the bytes the file had before. A file compile creates is laid out as
+`json.dumps(..., indent=2)` lays it out. These files have no comments (JSON has none) to keep.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -19,70 +19,77 @@ from pathlib import Path
 from typing import Any
 
 from agent_constitution.errors import UserError
-from agent_constitution.fsio import write_atomic
+from agent_constitution.hosts import json_edit
+from agent_constitution.fsio import remove, write_atomic
 
 FIX = "repair the JSON by hand, then run the command again; the file is never overwritten"
-_INDENT = re.compile(r"\{\s*?\n([ \t]+)\S")
+_INDENT = re.compile(r"\n([ \t]+)\S")
+NEW_FILE = "{}\n"  # what a file compile creates starts from
 
 
 @dataclass(frozen=True)
 class Layout:
-    """How the file is written: what `json.dumps` needs to write it back the same way."""
+    """How new entries are written: the file's indentation unit (None: the file is on one line) and
+    whether it escapes non-ASCII text."""
 
-    indent: str = "  "
+    indent: str | None = "  "
     ascii: bool = False
-    newline: bool = True
 
 
 def layout_of(text: str) -> Layout:
-    found = _INDENT.match(text.lstrip("\ufeff"))
+    found = _INDENT.search(text.strip())
     escaped = "\\u" in text and not any(ord(char) > 127 for char in text)
-    return Layout(found.group(1) if found else "  ", escaped, text.endswith("\n") or not text)
+    return Layout(found.group(1) if found else None if text.strip() else "  ", escaped)
 
 
-def dumps(data: Any, layout: Layout) -> str:
-    return json.dumps(data, indent=layout.indent, ensure_ascii=layout.ascii) + ("\n" if layout.newline else "")
-
-
-def read(path: Path) -> tuple[dict[str, Any], Layout]:
-    """The settings object and its layout; an absent or empty file is `{}`."""
+def read(path: Path) -> tuple[dict[str, Any], str]:
+    """The settings object and the file's text; an absent or blank file is `{}` and `""`."""
     from agent_constitution.readers import parse_json, read_text
 
     if not os.path.lexists(path):
-        return {}, Layout()
+        return {}, ""
     try:  # a folder, FIFO or device, bytes that are not UTF-8, JSON too deep: one message each
         text = read_text(path)
         if not text.strip():
-            return {}, layout_of(text)
+            return {}, text
         data = parse_json(text, path)
     except UserError as error:
         error.fix = error.fix or FIX
         raise
     if not isinstance(data, dict):
         raise UserError("a settings file is a JSON object", file=path, fix=FIX)
-    return data, layout_of(text)
+    return data, text
 
 
-def _groups(data: dict[str, Any], event: str, path: Path, create: bool) -> list | None:
-    hooks = data.setdefault("hooks", {}) if create else data.get("hooks", {})
+def _document(path: Path, text: str) -> json_edit.Document:
+    if not text.strip():
+        return json_edit.Document(NEW_FILE, indent=Layout().indent, ascii=False)
+    layout = layout_of(text)
+    try:
+        return json_edit.Document(text, indent=layout.indent, ascii=layout.ascii)
+    except RecursionError:
+        raise UserError("values are nested too deeply to edit", file=path, fix=FIX) from None
+
+
+def _check_shape(data: dict[str, Any], event: str, path: Path) -> None:
+    hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise UserError("'hooks' is not an object", file=path, field="hooks", fix=FIX)
-    groups = hooks.setdefault(event, []) if create else hooks.get(event)
-    if groups is not None and not isinstance(groups, list):
+    if not isinstance(hooks.get(event, []), list):
         raise UserError(f"'hooks.{event}' is not a list", file=path, field=f"hooks.{event}", fix=FIX)
-    return groups
 
 
-def _handlers(groups: list, grouped: bool = True, key: str = "command") -> list[dict[str, Any]]:
-    """The handlers under one event: inside matcher groups (`{matcher, hooks: [...]}`: Claude Code,
-    Codex, Grok, Gemini CLI), or listed under the event itself (Cursor, Copilot)."""
+def _handlers(groups: list, grouped: bool = True, key: str = "command") -> list[tuple[tuple[int, ...], dict[str, Any]]]:
+    """The handlers under one event with their places in it: inside matcher groups (`{matcher,
+    hooks: [...]}`: Claude Code, Codex, Grok, Gemini CLI), or listed under the event itself
+    (Cursor, Copilot)."""
     if not grouped:
-        return [h for h in groups if isinstance(h, dict) and isinstance(h.get(key), str)]
+        return [((i,), h) for i, h in enumerate(groups) if isinstance(h, dict) and isinstance(h.get(key), str)]
     return [
-        handler
-        for group in groups
+        ((i, "hooks", j), handler)
+        for i, group in enumerate(groups)
         if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for handler in group["hooks"]
+        for j, handler in enumerate(group["hooks"])
         if isinstance(handler, dict) and isinstance(handler.get(key), str)
     ]
 
@@ -99,6 +106,7 @@ def merge_hook(
     grouped: bool = True,
     key: str = "command",
     top: dict[str, Any] | None = None,
+    retired: tuple[str, ...] = (),
 ) -> bool:
     """Make `hooks.<event>` hold `handler`; True when the file was written.
 
@@ -107,68 +115,82 @@ def merge_hook(
     and is kept as it is, unless `force` (the user just named a command: `pdks init --command`).
     `grouped`: the file nests handlers in matcher groups; otherwise they are listed under the
     event, the matcher on the handler. `key`: the handler's command key; `top`: keys the file needs
-    at its top level (`version: 1`), added when missing and never changed.
+    at its top level (`version: 1`), added when missing and never changed; `retired`: keys an older
+    version wrote on our handler, taken off it.
     """
-    data, layout = read(path)
-    before = dumps(data, layout)
+    data, text = read(path)
+    _check_shape(data, event, path)
+    document = _document(path, text)
     for name, value in (top or {}).items():
-        data.setdefault(name, value)
-    groups = _groups(data, event, path, create=True)
-    found = [h for h in _handlers(groups, grouped, key) if runs(h[key])]
-    mine = [h for h in found if force or ours(h[key]) or h[key] == handler[key]]
+        if name not in data:
+            document.add((), value, name)
+    if grouped:
+        entry: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
+        entry["hooks"] = [handler]
+    else:
+        entry = {**handler, **({"matcher": matcher} if matcher is not None else {})}
+    groups = data.get("hooks", {}).get(event)
+    found = [(place, h) for place, h in _handlers(groups or [], grouped, key) if runs(h[key])]
+    mine = [(place, h) for place, h in found if force or ours(h[key]) or h[key] == handler[key]]
     if found and not mine:
         return False  # somebody chose another command for our program: theirs to keep
     if mine:
-        mine[0].update(handler)  # the user's other keys on our handler (an `if`, say) stay
-    elif not grouped:
-        groups.append({**handler, **({"matcher": matcher} if matcher is not None else {})})
+        place, current = mine[0]
+        at = ("hooks", event, *place)
+        for name in reversed([name for name in current if name in retired]):
+            document.delete((*at, name))
+        for name, value in handler.items():  # the user's other keys on our handler (an `if`, say) stay
+            if name not in current:
+                document.add(at, value, name)
+            elif current[name] != value:
+                document.replace((*at, name), value)
+    elif "hooks" not in data:
+        document.add((), {event: [entry]}, "hooks")
+    elif groups is None:
+        document.add(("hooks",), [entry], event)
     else:
-        group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
-        group["hooks"] = [handler]
-        groups.append(group)
-    after = dumps(data, layout)
-    if after == before:
+        document.add(("hooks", event), entry)
+    if document.text == text:
         return False
-    write_atomic(path, after)
+    write_atomic(path, document.text)
     return True
 
 
 def remove_hooks(path: Path, ours: Callable[[str], bool], *, grouped: bool = True, key: str = "command",
                  top: dict[str, Any] | None = None) -> bool:
-    """Take every handler whose command is ours out of the file; delete the file when nothing of
-    the user's is left (the `top` keys compile added are not the user's). True when it changed."""
+    """Take every handler whose command is ours out of the file, with the group, event and `hooks`
+    object that held only ours; delete the file when nothing of the user's is left (the `top` keys
+    compile added are not the user's). True when it changed."""
     if not path.exists():
         return False
-    data, layout = read(path)
+    data, text = read(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         return False
-    changed = False
-    for event in list(hooks):
-        groups = hooks[event] if isinstance(hooks[event], list) else []
-        if not grouped:
-            kept = [h for h in groups if not (isinstance(h, dict) and isinstance(h.get(key), str) and ours(h[key]))]
-            changed = changed or len(kept) != len(groups)
-            groups[:] = kept
-        for group in list(groups) if grouped else ():
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                continue
-            kept = [h for h in group["hooks"] if not (isinstance(h, dict) and isinstance(h.get("command"), str)
-                                                     and ours(h["command"]))]
-            if len(kept) != len(group["hooks"]):
-                changed = True
-                if kept:
-                    group["hooks"] = kept
-                else:
-                    groups.remove(group)
-        if isinstance(hooks[event], list) and not hooks[event]:
-            del hooks[event]
-    if not changed:
+    doomed: list[tuple[str | int, ...]] = []
+    emptied = 0
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            continue
+        places = [place for place, h in _handlers(groups, grouped, key) if ours(h[key])]
+        gone = {place[0] for place in places if not grouped or len(groups[place[0]]["hooks"]) == sum(
+            1 for other in places if other[0] == place[0])}
+        if places and len(gone) == len(groups):
+            doomed.append(("hooks", event))
+            emptied += 1
+            continue
+        doomed += [("hooks", event, i) for i in sorted(gone)]
+        doomed += [("hooks", event, *place) for place in places if place[0] not in gone]
+    if not doomed:
         return False
-    if not hooks:
-        data.pop("hooks", None)
-    if not data or data == (top or {}):
-        path.unlink()
-    else:
-        write_atomic(path, dumps(data, layout))
+    rest = {name: value for name, value in data.items() if name != "hooks" or emptied < len(hooks)}
+    if not rest or rest == (top or {}):
+        remove(path, within=path.parent)  # through fsio: a compile that fails later puts it back
+        return True
+    if emptied == len(hooks):
+        doomed = [("hooks",)]
+    document = _document(path, text)
+    for place in sorted(doomed, key=lambda place: document.node(place).start, reverse=True):
+        document.delete(place)
+    write_atomic(path, document.text)
     return True

@@ -414,6 +414,9 @@ def _spec(value: Any) -> Any:
 class CompileSettings(Model):
     max_tokens: Annotated[StrictInt, Field(gt=0, alias="max-tokens")] = 8000
     claude: Literal["import", "link", "none"] = "import"
+    # The Copilot products the layout serves (docs/compile.md, "Copilot"): "editor" (VS Code and code
+    # review), "cloud" (the coding agent and code review) or "cli" (Copilot CLI).
+    copilot: Literal["editor", "cloud", "cli"] = "editor"
     git_hook: Literal["auto", "plain"] = Field("auto", alias="git-hook")
     # When the Stop hook's program is missing on a machine: "warn" (a teammate without the tool:
     # the session ends, said on stderr) or "block" (the repository's own CI: block once, then end).

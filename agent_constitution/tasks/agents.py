@@ -75,6 +75,9 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     over_limit = table.get("over-limit", default.over_limit)
     if over_limit not in ("warn", "error"):
         over_limit = default.over_limit
+    copilot = table.get("copilot", default.copilot)
+    if copilot not in ("editor", "cloud", "cli"):
+        copilot = default.copilot
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in hosts.AGENTS for name in enabled)):
         enabled = default.agents
@@ -82,7 +85,8 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
     from agent_constitution.wiring import command
 
-    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit),
+    return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit,
+                     copilot),
             list(segments))
 
 
@@ -281,7 +285,10 @@ def _run(output, plan, job):
     """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
     from agent_constitution.wiring import spoken
 
-    result = output.run(plan, job, locked=locked())
+    from agent_constitution.compile import changed
+
+    with changed.watch() as absent:
+        result = output.run(plan, job, locked=locked())
     for line in result.lines:
         if line.startswith("warning:"):
             print(spoken(line, plan.root), file=sys.stderr)
@@ -289,10 +296,8 @@ def _run(output, plan, job):
             console.detail(spoken(line, plan.root))
     for line in result.notes:
         print(spoken(line, plan.root), file=sys.stderr)
-    for path in result.written:
-        console.say(f"updated {path}")
-    for path in result.removed:
-        console.say(f"removed {path}")
+    for line in changed.lines(plan.root, result.written, result.removed, absent):
+        console.say(line)
     from agent_constitution.compile import git_add
 
     git_add.record(plan.root, job.name, result.written, result.removed)

@@ -99,7 +99,7 @@ def tasks(project):
             rule = group.pairs[0][1]
             doc = f"{rule.title} [{', '.join(segment for segment, _ in group.pairs[:3])}" + (
                 f" and {len(group.pairs) - 3} more]" if len(group.pairs) > 3 else "]")
-            uptodate = [config_changed(group.config), retry_undecidable]
+            uptodate = [config_changed(group.task_config), retry_undecidable]
         yield {
             "name": group.name,
             "doc": doc,
@@ -139,7 +139,7 @@ def tasks(project):
     yield {
         "name": "summary",
         "doc": "Print the counts of the report (cache/checks/report.json), also when nothing changed",
-        "actions": [(_summary, [project.cache])],
+        "actions": [(_summary, [project.cache, list(run.selection.review)])],
         "task_dep": [f"{NAME}:report"],
         "uptodate": [False],
         "verbosity": 2,
@@ -190,10 +190,10 @@ def _compiled(root, cache):
 
 
 @reported
-def _summary(cache):
+def _summary(cache, groups):
     from agent_constitution.checks.stage import summary_line
 
-    return failed(summary_line(cache))
+    return failed(summary_line(cache, groups))
 
 
 @reported

@@ -67,9 +67,9 @@ def _readback(root, cache, explain, agent):
             path = readback.probe(path)  # a folder: a file in it
         wanted = rules[readback.segment_of(path, segments)]
         for name in agents:
-            print(readback.explained(readback.explain(root, name, path), path, wanted))
+            print(readback.explained(readback.explain(root, name, path, settings.copilot), path, wanted))
         return None
-    findings = readback.prove(root, agents, rules)
+    findings = readback.prove(root, agents, rules, settings.copilot)
     print(readback.table(findings))
     failing = readback.problems(findings)
     if failing:

@@ -19,6 +19,7 @@ reached for, with the reason. The server is `GITHUB_SERVER_URL` (GitHub Enterpri
 
 import os
 import re
+import textwrap
 
 from agent_constitution.checks.api import Finding, Fix, Repository, Undecidable, Unfixed
 
@@ -77,6 +78,7 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
         lines = text.splitlines(keepends=True)
         rows = sorted({finding.line for finding in findings if finding.path == path and finding.line})
         pinned = commented = 0
+        unread: list[str] = []  # the actions whose repositories' tags could not be read, with why
         for number in rows:
             line = lines[number - 1]
             match = USES_LINE.match(line.rstrip("\r\n"))
@@ -91,7 +93,7 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
                 refs = remotes[name] = ls_remote(f"{server}/{name}")
             if isinstance(refs, str):
                 if refs:  # said once per action repository
-                    answers.append(Unfixed(f"{reference}: {refs}", path))
+                    unread.append(f"{reference}: {refs}")
                     remotes[name] = ""
                 continue
             if SHA.fullmatch(ref):
@@ -111,12 +113,24 @@ def fix(repo: Repository, findings: list[Finding]) -> list[Fix | Unfixed]:
             start, end = match.span(1)
             lines[number - 1] = _with_comment(line[:start] + f"{action}@{sha}" + line[end:], match, tag)
             pinned += 1
+        if unread:
+            answers.append(Unfixed(_unread(unread), path))
         if pinned or commented:
             done = ", ".join(part for part in (pinned and f"{pinned} pinned to a commit SHA",
                                                commented and f"{commented} version comment{'s' if commented > 1 else ''}")
                              if part)
             answers.append(Fix(path, "".join(lines), unsafe=bool(pinned), note=done))
     return answers
+
+
+def _unread(reasons: list[str]) -> str:
+    """One note for a file's actions whose tags could not be read (offline, say): a line saying so,
+    then each action on its own line, wrapped, rather than one long line per action."""
+    many = len(reasons) > 1
+    head = (f"the tags of {len(reasons)} action repositories could not be read, so these stay as written:" if many
+            else "the tags of its action repository could not be read, so this stays as written:")
+    return "\n".join([head, *(textwrap.fill(reason, 100, initial_indent="    ", subsequent_indent="      ",
+                                              break_on_hyphens=False, break_long_words=False) for reason in reasons)])
 
 
 def _with_comment(line: str, match: re.Match, tag: str) -> str:

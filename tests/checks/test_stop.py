@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -93,17 +92,15 @@ def test_a_stop_that_cannot_judge_blocks(project: Path):
     assert run.returncode == 2 and "could not run the checks" in run.stderr and "rules.toml" in run.stderr
 
 
-def test_the_stop_hook_on_this_repository_is_fast():
-    """Target: under 1 s on this repository (the measurement is in docs/compile.md)."""
+def test_the_stop_hook_runs_on_this_repository():
+    """It judges this repository from its memo, twice the same. Its speed is no test's business (the
+    machines are shared): `bench/regress.py`, which CI runs, holds it to its committed ratio."""
     root = Path(__file__).resolve().parents[2]
-    subprocess.run([sys.executable, "-m", "agent_constitution.checks.stop"], input="{}", text=True,
-                   env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)}, capture_output=True)  # warm the memo
-    started = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "agent_constitution.checks.stop"], input="{}", text=True,
-                         env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)}, capture_output=True)
-    elapsed = time.perf_counter() - started
-    assert run.returncode in (0, 2), run.stderr
-    assert elapsed < 2.0, f"{elapsed:.2f} s"  # twice the target: the suite runs on shared, loaded machines
+    runs = [subprocess.run([sys.executable, "-m", "agent_constitution.checks.stop"], input="{}", text=True,
+                           env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)}, capture_output=True)
+            for _ in range(2)]
+    assert all(run.returncode in (0, 2) for run in runs), runs[-1].stderr
+    assert runs[0].returncode == runs[1].returncode and runs[0].stderr == runs[1].stderr
 
 
 def test_recorded_verdicts_decide_the_stop(project: Path, tmp_path: Path):

@@ -153,6 +153,20 @@ def test_parallel_run_gives_the_same_report(project: Path):
     assert (project / "cache/checks/report.json").read_text() == parallel
 
 
+def test_an_up_to_date_report_prints_what_a_fresh_run_lists(project: Path):
+    def said(run: subprocess.CompletedProcess) -> list[str]:
+        return [line for line in run.stdout.splitlines() if not line.startswith((".  ", "-- "))]
+
+    (project / "src/a.py").write_text("x = 1\n")
+    fresh = doit(project, "checks", "change=staged")
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    again = doit(project, "checks", "change=staged")
+    assert "-- checks:report" in again.stdout  # up to date: nothing but the summary task ran it
+    assert "undecidable (1)" in said(fresh) and "  ac:4 Rule 4" in said(fresh)
+    assert "review queue: cache/review/default.md" in said(fresh)
+    assert said(again) == said(fresh)
+
+
 def test_undecidable_policy(project: Path):
     (project / "src/a.py").write_text("x = 1\n")
     assert doit(project, "checks").returncode == 0

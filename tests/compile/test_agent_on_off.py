@@ -65,3 +65,41 @@ def test_a_judge_pdks_init_wrote_stays_when_the_agent_is_dropped(tmp_path, monke
     compiled(repo, monkeypatch, [hosts.AGENTS_MD, "codex"])
     compiled(repo, monkeypatch, [hosts.AGENTS_MD])
     assert judges.has_judge(repo, "codex") and judges.added(repo) == set()
+
+
+def compiled_with(repo: Path, monkeypatch, enabled: list[str], extra: str) -> dict[str, bytes | None]:
+    from agent_constitution.cli import main
+
+    listed = ", ".join(f'"{name}"' for name in enabled)
+    (repo / "rules.toml").write_text(MANIFEST.replace("{compile}", f"\n[compile]\nagents = [{listed}]\n{extra}"))
+    monkeypatch.chdir(repo)
+    assert main(["compile"]) == 0
+    return files(repo)
+
+
+def test_aider_added_to_the_users_configuration_and_removed_leaves_it_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
+    repo = make_repo(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    mine = "# my settings\nmodel: gpt-4o\nauto-commits: false\n"
+    (repo / ".aider.conf.yml").write_text(mine)
+    before = compiled(repo, monkeypatch, [hosts.AGENTS_MD])
+    compiled(repo, monkeypatch, [hosts.AGENTS_MD, "aider"])
+    assert (repo / ".aider.conf.yml").read_text() == mine + "read: CONVENTIONS.md  # added by agent-constitution compile\n"
+    assert (repo / "CONVENTIONS.md").is_file()
+    assert compiled(repo, monkeypatch, [hosts.AGENTS_MD]) == before
+    # a `read:` of the user's stays the user's: the proof names the line to add instead
+    (repo / ".aider.conf.yml").write_text("read: NOTES.md\n")
+    compiled(repo, monkeypatch, [hosts.AGENTS_MD, "aider"])
+    assert (repo / ".aider.conf.yml").read_text() == "read: NOTES.md\n"
+
+
+@pytest.mark.parametrize("layout", ["cloud", "cli"])
+def test_a_copilot_layout_enabled_and_removed_leaves_every_file_as_it_was(tmp_path, monkeypatch, layout):
+    monkeypatch.setenv("AGENT_CONSTITUTION_CACHE", str(tmp_path / "user-cache"))
+    repo = make_repo(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    before = compiled(repo, monkeypatch, [hosts.AGENTS_MD])
+    during = compiled_with(repo, monkeypatch, [hosts.AGENTS_MD, "copilot"], f'copilot = "{layout}"\n')
+    assert during != before
+    assert compiled(repo, monkeypatch, [hosts.AGENTS_MD]) == before

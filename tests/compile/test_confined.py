@@ -217,7 +217,7 @@ def test_a_failed_first_compile_leaves_no_folder_it_created(tmp_path):
     before = {path: data for path, data in tree(root).items() if not path.startswith("cache")}
     failed = doit(root, "compile", check=False)
     assert failed.returncode != 0 and "load at most 32768 bytes" in failed.stdout + failed.stderr
-    assert "updated .windsurf/skills/uv-project" in failed.stdout  # the skills were installed before it failed
+    assert "created .windsurf/skills/uv-project" in failed.stdout  # the skills were installed before it failed
     assert {path: data for path, data in tree(root).items() if not path.startswith("cache")} == before
     (root / "AGENTS.md").write_text("# Notes\n")
     doit(root, "compile")  # nothing left behind is taken for a hand-made skill folder

@@ -131,6 +131,6 @@ def test_compile_and_init_write_the_same_command(repo: Path):
     data = json.loads((repo / ".claude" / "settings.json").read_text())
     assert [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]] == [pre_tool_command(repo)]
     assert json.loads(before)["hooks"]["PreToolUse"] == data["hooks"]["PreToolUse"]
-    # A timeout is the one failure the wrapper cannot turn into 2: Claude Code's own switch does.
-    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"] == "block"
+    # No `onFailure`: SchemaStore's schema forbids it; the wrapper and the judge's budget fail closed.
+    assert "onFailure" not in data["hooks"]["PreToolUse"][0]["hooks"][0]
     assert sys.executable in hooks.stop_command(repo) or os.path.realpath(sys.executable) in hooks.stop_command(repo)

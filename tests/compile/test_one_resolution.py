@@ -55,7 +55,7 @@ def _counting(monkeypatch) -> tuple[list, collections.Counter]:
 def test_one_compile_resolves_once_and_parses_each_rule_file_once(repo, capfd, monkeypatch):
     resolved, parsed = _counting(monkeypatch)
     out = _compile(repo, capfd)
-    assert "updated AGENTS.md" in out and "updated svc/AGENTS.md" in out
+    assert "created AGENTS.md" in out and "created svc/AGENTS.md" in out
     rule_files = sorted(path.name for path in (repo / "src" / "rules").glob("[0-9]*.toml"))
     assert resolved == [repo] and sorted(parsed) == rule_files and set(parsed.values()) == {1}
 
@@ -80,7 +80,7 @@ def test_the_compile_tasks_load_no_source(repo, capfd, monkeypatch):
     monkeypatch.setattr(lock, "sync_lock", counting_sync)
     monkeypatch.setattr(source, "_signature", counting_signature)
     out = _compile(repo, capfd)
-    assert "updated AGENTS.md" in out and "updated svc/AGENTS.md" in out
+    assert "created AGENTS.md" in out and "created svc/AGENTS.md" in out
     assert loads["lock stage"] > 0 and loads["elsewhere"] == 0
 
 

@@ -433,3 +433,35 @@ def test_engine_judges_any_value(steps, value, relation):
     assert verdict.kind in ("pass", "broken", "supply-error")
     if verdict.kind == "broken":
         engine.witness_field(verdict.breaks)
+
+
+_BLOCKS = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "image"])}, optional={
+    "text": st.one_of(st.text(max_size=3), st.integers()), "name": st.one_of(st.just("Bash"), st.integers()),
+    "input": st.one_of(st.dictionaries(st.text(max_size=2), st.integers(), max_size=2), st.integers()),
+    "id": st.sampled_from(["a", "b", 1]), "tool_use_id": st.sampled_from(["a", "b", 1]),
+    "is_error": st.sampled_from([None, False, True])})
+_ENTRIES = st.fixed_dictionaries({"type": st.sampled_from(["user", "assistant", "system"])}, optional={
+    "message": st.one_of(st.fixed_dictionaries({}, optional={
+        "content": st.one_of(st.text(max_size=4), st.lists(st.one_of(_BLOCKS, st.integers()), max_size=3), st.none())}),
+        st.integers()),
+    "origin": st.one_of(st.fixed_dictionaries({"kind": st.sampled_from(["human", "peer"])}), st.text(max_size=2)),
+    "userType": st.sampled_from(["external", "internal"]), "isMeta": st.booleans(), "toolUseResult": st.integers(),
+    "timestamp": st.one_of(st.sampled_from(["2025-01-02T03:04:05.123Z", "2025-02-30", "2024-02-29T23:59:59+05:30"]),
+                           st.integers())})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(_ENTRIES.map(json.dumps), st.sampled_from(['{"user"', '"tool_use"', "[]", ""])), max_size=8))
+def test_any_transcript_reads_as_messages_and_calls(tmp_path, lines):
+    """A transcript of any entries reads as text messages and named calls that succeeded or not;
+    a call succeeds only when a result for its id says so."""
+    from agent_constitution.covenant.transcript import read_transcript
+
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    messages, calls = read_transcript(str(path))
+    assert all(isinstance(m["text"], str) and set(m) <= {"text", "timestampMs"} for m in messages)
+    assert all(isinstance(c["name"], str) and isinstance(c["args"], dict) and c["succeeded"] in (True, False)
+               for c in calls)
+    if '"tool_result"' not in "".join(lines):
+        assert not any(c["succeeded"] for c in calls)

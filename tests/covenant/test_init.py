@@ -61,7 +61,7 @@ def test_claude_hook_is_merged_into_existing_settings(project, capsys):
     assert merged["model"] == "opus" and merged["hooks"]["Stop"] == existing["hooks"]["Stop"]
     assert merged["hooks"]["PreToolUse"] == existing["hooks"]["PreToolUse"] + [
         {"matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*",
-         "hooks": [{"type": "command", "command": default_command(project, "claude-code"), "onFailure": "block"}]}]
+         "hooks": [{"type": "command", "command": default_command(project, "claude-code")}]}]
     assert main(["--host", "claude-code"]) == 0
     assert "skipped .claude/settings.json (already present)" in capsys.readouterr().out
     assert json.loads(settings.read_text()) == merged
@@ -112,3 +112,17 @@ def test_usage_errors(project, capsys):
     assert main(["--host", "vim"]) == 2
     assert main(["--command", "x"]) == 2
     assert "needs --host" in capsys.readouterr().err
+
+
+def test_a_json_config_keeps_its_layout_when_the_settings_file_is_protected(tmp_path):
+    from agent_constitution.covenant.init import protect_settings
+
+    config = tmp_path / "polydeukes.config.json"
+    config.write_text('{\n    "languages": {},\n    "protectedPaths": [".env", "secrets/**"]\n}\n')
+    assert protect_settings(config, ".claude/settings.json")
+    assert config.read_text() == (
+        '{\n    "languages": {},\n    "protectedPaths": [".env", "secrets/**", ".claude/settings.json"]\n}\n')
+    assert not protect_settings(config, ".claude/settings.json")
+    config.write_text('{"languages": {}}')
+    assert protect_settings(config, ".codex/hooks.json")
+    assert config.read_text() == '{"languages": {}, "protectedPaths": [".codex/hooks.json"]}'

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_constitution.hosts.loaders import LOADERS, views
+from agent_constitution.hosts.loaders.copilot import LAYOUTS
 from agent_constitution.hosts.loaders.common import Piece, cut_bytes, glob_match, imports
 from agent_constitution.hosts import names
 
@@ -73,6 +74,9 @@ def test_gemini_reads_its_file_names_and_expands_imports_inline(tmp_path):
     tree(tmp_path, {".gemini/settings.json": "{not json"})
     (view,) = views(tmp_path, "gemini", "svc/file")
     assert paths(view) == ["svc/GEMINI.md"] and view.unknown
+    tree(tmp_path, {".gemini/settings.json": '{"hooks": {}}'})  # settings without a context: the default name
+    (view,) = views(tmp_path, "gemini", "svc/file")
+    assert paths(view) == ["svc/GEMINI.md"] and not view.unknown
 
 
 def test_copilot_coding_agent_reads_the_nearest_agents_md_and_matching_instructions(tmp_path):
@@ -80,12 +84,24 @@ def test_copilot_coding_agent_reads_the_nearest_agents_md_and_matching_instructi
     tree(tmp_path, {"AGENTS.md": "root\n", "svc/AGENTS.md": "svc\n",
                     ".github/copilot-instructions.md": "wide\n",
                     ".github/instructions/svc.instructions.md": '---\napplyTo: "svc/**"\nexcludeAgent: "coding-agent"\n---\nscoped\n',
-                    ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py,docs/**"\n---\npython\n'})
-    cloud, editor, cli = views(tmp_path, "copilot", "svc/a/x.py")
-    assert paths(cloud) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md", "svc/AGENTS.md"]
-    assert paths(editor) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md",
+                    ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py,docs/**"\n---\npython\n',
+                    ".github/instructions/above.instructions.md":
+                        '---\napplyTo: "svc/**"\nexcludeAgent: "code-review"\n---\nabove\n'})
+    cloud, review, editor, cli = views(tmp_path, "copilot", "svc/a/x.py")
+    assert paths(cloud) == [".github/copilot-instructions.md", ".github/instructions/above.instructions.md",
+                            ".github/instructions/py.instructions.md", "svc/AGENTS.md"]
+    # code review: the repository-level (root) AGENTS.md, the files not hidden from it
+    assert paths(review) == [".github/copilot-instructions.md", ".github/instructions/py.instructions.md",
                              ".github/instructions/svc.instructions.md", "AGENTS.md"]
-    assert paths(cli)[-2:] == ["AGENTS.md", "svc/AGENTS.md"]
+    # no excludeAgent value names VS Code or the CLI: they read every matching file
+    assert paths(editor) == [".github/copilot-instructions.md", ".github/instructions/above.instructions.md",
+                             ".github/instructions/py.instructions.md", ".github/instructions/svc.instructions.md",
+                             "AGENTS.md"]
+    assert paths(cli)[-2:] == ["AGENTS.md", "svc/AGENTS.md"] and len(paths(cli)) == 6
+    # `[compile] copilot` picks the products the layout serves
+    products = {layout: [v.product for v in views(tmp_path, "copilot", "svc/x", layout)] for layout in LAYOUTS}
+    assert products == {"editor": ["Copilot code review", "Copilot in VS Code"],
+                        "cloud": ["Copilot coding agent", "Copilot code review"], "cli": ["Copilot CLI"]}
 
 
 def test_cursor_windsurf_kiro_rule_engines(tmp_path):
@@ -110,6 +126,37 @@ def test_zed_takes_the_first_name_and_nothing_nested(tmp_path):
     assert paths(view) == ["AGENTS.md"]
     tree(tmp_path, {".rules": "rules\n"})
     assert paths(views(tmp_path, "zed", "svc/x")[0]) == [".rules"]
+
+
+def test_cline_reads_conditional_rules_and_every_agents_md_its_listing_reaches(tmp_path):
+    # docs.cline.bot conditional-rules: `paths:`; cline/cline external-rules.ts and list-files.ts
+    tree(tmp_path, {".clinerules/a.md": '---\npaths:\n  - "svc/**"\n---\nfor svc\n',
+                    ".clinerules/b.md": "always\n", "svc/AGENTS.md": "svc\n", "web/x/AGENTS.md": "web\n",
+                    "pkg/p1/AGENTS.md": "never listed\n", ".hidden/AGENTS.md": "hidden\n"})
+    (view,) = views(tmp_path, "cline", "web/x/y.py")
+    assert paths(view) == [".clinerules/b.md"]  # nested AGENTS.md only beside a root one
+    tree(tmp_path, {"AGENTS.md": "root\n"})
+    (view,) = views(tmp_path, "cline", "svc/y.py")
+    assert paths(view) == [".clinerules/a.md", ".clinerules/b.md", "AGENTS.md", "svc/AGENTS.md", "web/x/AGENTS.md"]
+    assert view.pieces[0].text == "for svc\n" and not view.unknown
+    # past 1,000 entries, breadth first: what lies at the crossing level and below is not counted
+    tree(tmp_path, {f"web/many/f{i}": "" for i in range(1000)})
+    (view,) = views(tmp_path, "cline", "svc/y.py")
+    assert "web/x/AGENTS.md" not in paths(view) and "svc/AGENTS.md" in paths(view) and view.unknown
+
+
+def test_aider_reads_what_read_names_and_junie_its_guidelines(tmp_path):
+    # aider.chat conventions and aider_conf (a name or a list); jetbrains.com Junie guidelines
+    (view,) = views(tmp_path, "aider", "svc/x")
+    assert paths(view) == []
+    tree(tmp_path, {"CONVENTIONS.md": "c\n", "more.md": "m\n", ".aider.conf.yml": "read: [CONVENTIONS.md, more.md, gone.md]\n"})
+    (view,) = views(tmp_path, "aider", "svc/x")
+    assert paths(view) == ["CONVENTIONS.md", "more.md"]
+    tree(tmp_path, {".aider.conf.yml": "read: [unclosed\n"})
+    assert views(tmp_path, "aider", "x")[0].pieces == ()
+    tree(tmp_path, {".junie/guidelines.md": "g\n", "AGENTS.md": "root\n"})
+    (view,) = views(tmp_path, "junie", "svc/x")
+    assert paths(view) == [".junie/guidelines.md"] and view.unknown
 
 
 def test_links_that_leave_the_repository_are_not_read(tmp_path):
@@ -142,3 +189,25 @@ def test_folder_globs_match_every_file_below_and_nothing_beside(path):
 
 def test_imports_skip_code_fences_and_spans():
     assert imports("@a.md\n`@b.md`\n```\n@c.md\n```\nsee @./d.md and mail@e.md\n") == ["a.md", "./d.md"]
+
+
+_TEXT = st.text(st.characters(blacklist_characters='"\\', blacklist_categories=("Cc", "Cs")), max_size=12)
+_VALUE = st.one_of(_TEXT.map(lambda t: f'"{t}"'), st.sampled_from(["true", "false", "fileMatch", "always", "null"]))
+
+
+@given(st.lists(st.tuples(st.sampled_from(["applyTo", "paths", "globs", "alwaysApply", "inclusion", "a-b"]),
+                          st.one_of(_VALUE, st.lists(_TEXT.map(lambda t: f'"{t}"'), min_size=0, max_size=3))),
+                max_size=4))
+def test_front_matter_without_yaml_agrees_with_yaml(entries):
+    # the fast path (the shapes compile writes) and ruamel's safe loader read every such text alike
+    from ruamel.yaml import YAML
+
+    from agent_constitution.hosts.loaders.common import _simple_front
+
+    lines = []
+    for key, value in entries:
+        lines += [f"{key}:", *(f"  - {item}" for item in value)] if isinstance(value, list) else [f"{key}: {value}"]
+    head = "".join(line + "\n" for line in lines)
+    fast = _simple_front(head)
+    if fast is not None:
+        assert fast == YAML(typ="safe", pure=True).load(head)

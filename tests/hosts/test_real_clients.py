@@ -6,6 +6,8 @@ loaded from the repository's instruction files.
   instruction file it loads; with no credentials it stops before any model call.
 - Gemini CLI: `gemini -d` logs the context files it loads (MemoryDiscovery) before its first request,
   which goes to a closed port on 127.0.0.1 (HTTPS_PROXY); the test stops it once the files are logged.
+- Aider (from PyPI, `.ci/pypi-tools.txt`): `aider --exit` with a placeholder key starts, names each
+  read-only file it added to the chat, and exits before any model call.
 
 Each runs with HOME in the test's folder, so no user's configuration is read or written.
 """
@@ -19,7 +21,7 @@ import time
 from pathlib import Path
 
 from agent_constitution.hosts.loaders import views
-from tests.consumers import npm_bin
+from tests.consumers import npm_bin, pypi_bin
 
 DEAD = "http://127.0.0.1:9"  # nothing listens there: a request fails at once, on this machine
 
@@ -127,3 +129,31 @@ def test_gemini_cli_loads_what_the_model_says(tmp_path):
     assert seen == [p.path for p in view.pieces] == ["GEMINI.md", "svc/GEMINI.md"]
     assert lengths[0] == len(view.pieces[0].text)  # the root's file, as is
     assert lengths[1] >= len("GEM-SVC MORE")  # svc's, its import expanded
+
+
+def _aider(aider: Path, cwd: Path, home: Path) -> str:
+    flags = ["--exit", "--model", "gpt-4o", "--openai-api-key", "offline-test-no-key", "--no-check-update",
+             "--no-analytics", "--no-show-release-notes", "--no-gitignore", "--yes-always", "--no-pretty",
+             "--map-tokens", "0", "--no-auto-commits"]
+    done = subprocess.run([str(aider), *flags], cwd=cwd, env=offline(home), capture_output=True, text=True,
+                          timeout=180, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout + done.stderr
+
+
+def test_aider_reads_the_conventions_compile_names_in_its_configuration(tmp_path):
+    from agent_constitution.compile.outputs.aider_read import CONFIG, CONVENTIONS, wanted_text
+
+    aider = pypi_bin("aider")
+    root = tmp_path / "repo"
+    (root / "svc").mkdir(parents=True)
+    (root / CONVENTIONS).write_text("- ac:1 Be kind\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for mine in (None, "map-tokens: 0\nvim: false\n"):  # compile's own file; a line added to the user's
+        (root / CONFIG).write_text(wanted_text(mine, True))
+        said = _aider(aider, root, tmp_path / "home")
+        (view,) = views(root, "aider", "svc/file")
+        assert [p.path for p in view.pieces] == [CONVENTIONS]
+        assert f"Added {CONVENTIONS} to the chat (read-only)" in said
+    # started in a subfolder, the relative name resolves there: nothing is read (docs/compile.md)
+    assert "to the chat (read-only)" not in _aider(aider, root / "svc", tmp_path / "home")

@@ -118,6 +118,28 @@ def test_zizmor_1_32_findings_keep_their_file(tmp_path, monkeypatch):
     assert artipacked.line == 6  # zizmor's rows count from 0
 
 
+def test_zizmor_leaves_to_ac31_and_ac32_the_audits_they_judge(tmp_path, monkeypatch):
+    import dataclasses
+
+    _fake_tool(tmp_path / "bin", "zizmor", 14, (FIXTURES / "zizmor-1.32.0.json").read_text(encoding="utf-8"))
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    repo = repository(tmp_path / "repo", {".github/workflows/ci.yml": "on: push\njobs: {}\n"})
+    audits = lambda found: sorted(finding.reason.split(":")[0] for finding in found)  # noqa: E731
+    assert audits(check_module(75).check(dataclasses.replace(repo, in_force=frozenset({31, 32, 75})))) == [
+        "zizmor artipacked", "zizmor template-injection"]
+    assert audits(check_module(75).check(dataclasses.replace(repo, in_force=frozenset({32, 75})))) == [
+        "zizmor artipacked", "zizmor template-injection", "zizmor unpinned-uses"]
+    assert len(check_module(75).check(repo)) == 4  # neither in force: zizmor reports them
+
+
+def test_the_runner_tells_a_check_which_rules_of_its_source_are_in_force(tmp_path):
+    from agent_constitution.checks.runner import Subjects, in_force
+    from agent_constitution.checks.scan import Scan
+
+    subjects = Subjects(scan=Scan(tmp_path, ()), in_force={".": frozenset({"ac:31", "ac:75", "team:32", "ac:x"})})
+    assert in_force(subjects, ".", "ac") == {31, 75} and in_force(subjects, "svc", "ac") == frozenset()
+
+
 # --- ac:31: the repository's own version-comment form ----------------------------------------------------
 
 def test_version_comment_in_the_repositorys_own_form(tmp_path):

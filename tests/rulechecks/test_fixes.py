@@ -259,8 +259,8 @@ def test_31_pins_cobras_checkout_to_the_tags_commit(corpus, git_server, monkeypa
     assert text.count(f"actions/checkout@{git_server['v4']} # v4.2.2") == len(rows) == 4
     # The actions this server does not hold are left, each said once with the reason.
     unfixed = [answer.reason for answer in answers if isinstance(answer, Unfixed)]
-    assert any(reason.startswith("actions/setup-go@v6: git ls-remote") for reason in unfixed)
-    assert len([reason for reason in unfixed if "setup-go" in reason]) == 1
+    assert any("\n    actions/setup-go@v6: git ls-remote" in reason for reason in unfixed)
+    assert sum(reason.count("actions/setup-go@") for reason in unfixed) == 1
     assert all(answer.unsafe for answer in answers if isinstance(answer, Fix))
     left = checked_after(31, root, repo, after, tmp_path / "after")
     assert not [finding for finding in left if "actions/checkout" in finding.reason]
@@ -292,7 +292,20 @@ def test_31_offline_says_why(monkeypatch, tmp_path):
     assert after == {}
     (answer,) = answers
     assert isinstance(answer, Unfixed) and "git ls-remote git://127.0.0.1:" in answer.reason
-    assert "offline, or no access" in answer.reason
+    assert "offline, or no access" in " ".join(answer.reason.split())  # wrapped
+
+
+def test_31_offline_notes_are_one_per_file_an_action_a_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("GITHUB_SERVER_URL", f"git://127.0.0.1:{_free_port()}")
+    steps = "".join(f"      - uses: {action}\n" for action in (
+        "actions/checkout@v4", "actions/setup-python@v5", "actions/checkout@v4.1.0", "astral-sh/setup-uv@v6"))
+    _, answers, _ = mended(31, tmp_path, {".github/workflows/a.yml": f"on: push\njobs:\n  a:\n    steps:\n{steps}"})
+    (answer,) = answers
+    head, *lines = answer.reason.splitlines()
+    assert head == "the tags of 3 action repositories could not be read, so these stay as written:"
+    assert [line.split(":")[0].strip() for line in lines if not line.startswith("      ")] == [
+        "actions/checkout@v4", "actions/setup-python@v5", "astral-sh/setup-uv@v6"]
+    assert all(line.startswith("    ") and (len(line) <= 100 or " " not in line.strip()) for line in lines)
 
 
 # --- ac:73 a Dependabot file (unsafe) ---------------------------------------------------------------------

@@ -3,8 +3,8 @@ iterates this list and calls each entry directly). Each entry follows `base.Outp
 costs only the standard library, since their steps import what they need when they run."""
 
 from agent_constitution.compile.outputs import (
-    chains, hook_files, preflight, prune, readback, scoped, segment, shims, skill_folders, summary, tools,
-    windsurf_rest,
+    aider_read, chains, hook_files, preflight, prune, readback, scoped, segment, shims, skill_folders, summary,
+    tools, windsurf_rest,
 )
 
 REGISTRY = (
@@ -16,6 +16,7 @@ REGISTRY = (
     hook_files.OUTPUT,
     prune.OUTPUT,
     summary.OUTPUT,
+    aider_read.OUTPUT,
     windsurf_rest.OUTPUT,
     chains.OUTPUT,
     readback.OUTPUT,

@@ -29,7 +29,8 @@ class Prune:
             name="prune",
             doc="Remove what compile wrote in folders the manifest no longer has as segments",
             task_dep=("resolution",),  # never on a manifest that did not resolve (it would list no segments)
-            config={"segments": sorted(plan.segments), "agents": list(plan.settings.agents)},
+            config={"segments": sorted(plan.segments), "agents": list(plan.settings.agents),
+                    "copilot": plan.settings.copilot},  # a Copilot layout dropped leaves path-scoped files
             checked=False,
             cleaned=False,
         )]

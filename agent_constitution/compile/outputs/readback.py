@@ -16,10 +16,10 @@ class ReadBack:
     name = "readback"
 
     def jobs(self, plan: Plan) -> list[Job]:
-        from agent_constitution.compile.outputs import scoped, shims, summary, windsurf_rest
+        from agent_constitution.compile.outputs import aider_read, scoped, shims, summary, windsurf_rest
 
-        before = [f"agents:{job.name}" for output in (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, windsurf_rest.OUTPUT)
-                  for job in plan.jobs_of(output)]
+        outputs = (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, aider_read.OUTPUT, windsurf_rest.OUTPUT)
+        before = [f"agents:{job.name}" for output in outputs for job in plan.jobs_of(output)]
         before += ["agents:chains"]
         return [Job(name="readback", doc="Read the outputs back as each enabled agent loads them; warn (or fail) "
                                          "when one misses a rule in force", task_dep=tuple(before), cleaned=False)]
@@ -28,7 +28,8 @@ class ReadBack:
         from agent_constitution.compile import readback
         from agent_constitution.errors import UserError
 
-        findings = readback.prove(plan.root, plan.settings.agents, readback.in_force(plan.cache, list(plan.segments)))
+        findings = readback.prove(plan.root, plan.settings.agents, readback.in_force(plan.cache, list(plan.segments)),
+                                  plan.settings.copilot)
         failing = readback.problems(findings)
         if failing and plan.settings.over_limit == "error":
             raise UserError("; ".join(failing), file=plan.root / "AGENTS.md",
@@ -56,11 +57,11 @@ def _state(plan: Plan) -> str:
     for segment in plan.segments:
         document = resolved_path(plan.cache, segment)
         files[str(document)] = hashlib.sha256(document.read_bytes()).hexdigest() if document.is_file() else None
-    return digest([files, list(plan.settings.agents), plan.settings.over_limit])
+    return digest([files, list(plan.settings.agents), plan.settings.over_limit, plan.settings.copilot])
 
 
 _NAMES = {"AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".rules",
-          ".cursorrules", ".windsurfrules", ".clinerules"}
+          ".cursorrules", ".windsurfrules", ".clinerules", "CONVENTIONS.md"}
 _FOLDERS = (".github", ".cursor/rules", ".windsurf/rules", ".kiro/steering", ".claude/rules", ".roo/rules",
             ".clinerules", ".grok/rules", ".junie", ".gemini")
 

@@ -7,6 +7,13 @@ one rule file scoped to its folder (`<folder>/**`), holding the same text as the
 region (read from it, so it is one compiled document): front matter first, as the format wants,
 then the banner, whose digest covers both. Links to the segment's part files are made relative to
 the rule file's folder. The root segment gets none: these agents read the root AGENTS.md.
+
+The Copilot coding agent is the other way round: it reads the nearest AGENTS.md only, so with
+`[compile] copilot = "cloud"` each nested segment also gets a file holding the text of the segment
+above it (`<slug>.above.instructions.md`, hidden from code review): the files of a segment's
+ancestors all match its files, so the chain of deltas arrives whole, each once (`hosts.scopes`).
+Cline finds every AGENTS.md its file listing reaches; a segment below a folder the listing skips
+(`pkg/`, `dist/`, hidden ones) gets a conditional rule in `.clinerules/` (`paths:`) instead.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from agent_constitution.hosts import AGENTS
+from agent_constitution.hosts import scopes
 from agent_constitution.hosts.agents import slug
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
@@ -25,16 +32,22 @@ _PART_LINK = re.compile(r"\]\((AGENTS\.[^)\s]*)\)")
 
 def planned(plan: Plan) -> set[str]:
     """The relative paths of every scoped file the plan may write."""
-    return {path for _, path, _ in _files(plan)}
+    return {path for _, path, _, _ in _files(plan)}
 
 
 def _files(plan: Plan):
     for name in plan.settings.agents:
-        scoped = AGENTS[name].scoped
-        if scoped is None:
-            continue
-        for segment in plan.segments[1:]:
-            yield name, f"{scoped.folder}/{slug(segment)}{scoped.suffix}", segment
+        for scoped in scopes(name, plan.settings.copilot):
+            for segment in plan.segments[1:]:
+                if scoped.unreached and not _unreached(segment):
+                    continue
+                yield name, f"{scoped.folder}/{slug(segment)}{scoped.suffix}", segment, scoped
+
+
+def _unreached(segment: str) -> bool:
+    from agent_constitution.hosts.loaders.others import cline_skips
+
+    return cline_skips(segment.split("/"))
 
 
 class ScopedRules:
@@ -44,25 +57,28 @@ class ScopedRules:
         return [
             Job(
                 name=path,
-                doc=f"The rules of {segment}/ for {name} ({path}, scoped to {segment}/**)",
-                subject=(name, path, segment),
-                task_dep=(f"agents:{plan.shown(plan.file(segment, FILE))}",),
-                before_root=True,
+                doc=f"The rules {'above' if scoped.parent else 'of'} {segment}/ for {name} ({path}, scoped to "
+                    f"{segment}/**)",
+                subject=(name, path, segment, scoped),
+                task_dep=tuple(dict.fromkeys(f"agents:{plan.shown(plan.file(s, FILE))}"
+                                             for s in (segment, _source(plan, segment, scoped)))),
+                # One holding the root's text waits for the root AGENTS.md, which is written last.
+                before_root=_source(plan, segment, scoped) != ".",
             )
-            for name, path, segment in _files(plan)
+            for name, path, segment, scoped in _files(plan)
         ]
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
         from agent_constitution.compile import owned
         from agent_constitution.fsio import confine
 
-        name, relative, segment = job.subject
+        name, relative, segment, _ = job.subject
         path = confine(plan.root / relative, plan.root)
         front, body = _text(plan, job)
         state = digest([front, body])
         if body is None:  # the segment has no file of its own: nothing to scope
             return Step(state=state, removed=(relative,) if owned.remove_owned(path, root=plan.root, locked=locked) else ())
-        what = f"the rules of {segment}/ for {name}"
+        what = f"the rules {'above' if job.subject[3].parent else 'of'} {segment}/ for {name}"
         changed = owned.write_owned(path, body, plan.settings.origin, root=plan.root, locked=locked, what=what,
                                     front=front)
         return Step((relative,) if changed else (), (), {relative: owned.owned_digest(path, False)}, state)
@@ -89,14 +105,22 @@ def _text(plan: Plan, job: Job) -> tuple[str, str | None]:
     from agent_constitution.compile import owned, region
     from agent_constitution.readers import read_text
 
-    name, relative, segment = job.subject
-    front = AGENTS[name].scoped.front.format(glob=f"{segment}/**")
-    source = plan.file(segment, FILE)
-    if not owned.is_owned_region(source):
+    name, relative, segment, scoped = job.subject
+    front = scoped.front.format(glob=f"{segment}/**")
+    source_segment = _source(plan, segment, scoped)
+    source = plan.file(source_segment, FILE)
+    if not owned.is_owned_region(plan.file(segment, FILE)) or not owned.is_owned_region(source):
         return front, None
     inside = region.Region.parse(read_text(source), source).inside
-    here = os.path.relpath(plan.file(segment, "."), (plan.root / relative).parent).replace(os.sep, "/")
+    here = os.path.relpath(plan.file(source_segment, "."), (plan.root / relative).parent).replace(os.sep, "/")
     return front, _PART_LINK.sub(lambda m: f"]({here}/{m[1]})", region.body(inside))
+
+
+def _source(plan: Plan, segment: str, scoped) -> str:
+    """The segment whose AGENTS.md region the file holds: its own, or the one above it."""
+    if not scoped.parent:
+        return segment
+    return next(job.parent for job in plan.segment_jobs() if job.path == segment)
 
 
 OUTPUT = ScopedRules()

@@ -6,6 +6,9 @@ reads nothing below the root and has a file of its own that no other agent reads
   heading per folder, each nested segment's compiled text.
 - Roo Code reads `.roo/rules/` (recursively) and the root `AGENTS.md`: compile writes
   `.roo/rules/agent-constitution.md` holding the nested segments' texts only.
+- Junie reads `.junie/guidelines.md` (its default guidelines path): compile writes it as Zed's `.rules`.
+- Aider reads what `.aider.conf.yml` names under `read:`: compile writes `CONVENTIONS.md` as Zed's
+  `.rules`, and `aider_read.py` makes the configuration read it.
 
 No other agent reads these names, so no agent loads a text twice. A repository without nested
 segments gets only Zed's file (Zed would read the root `AGENTS.md` anyway, but a `CLAUDE.md` link or
@@ -33,6 +36,8 @@ class Summary:
 SUMMARIES = (
     Summary("zed", ".rules", with_root=True, always=True),
     Summary("roo", ".roo/rules/agent-constitution.md", with_root=False, always=False),
+    Summary("junie", ".junie/guidelines.md", with_root=True, always=True),
+    Summary("aider", "CONVENTIONS.md", with_root=True, always=True),
 )
 
 

@@ -18,6 +18,7 @@ import os
 import sys
 
 from agent_constitution.covenant import budget
+from agent_constitution.covenant.adapters import grok
 from agent_constitution.covenant.adapters.common import EXIT_CODE, hook, parse_payload, refuse
 from agent_constitution.hosts import HOSTS
 from agent_constitution.layout import CONFIG_NAMES
@@ -81,8 +82,6 @@ def main(argv: list[str]) -> int:
         context = host == "claude-code"
         translate = module.translate
         if context:
-            from agent_constitution.covenant.adapters import grok
-
             if grok.is_envelope(_parsed(raw)):
                 module, host, context = grok, "grok", False
                 translate = grok.translate

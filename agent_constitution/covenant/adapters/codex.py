@@ -97,19 +97,25 @@ def _apply_chunks(pre: str, chunks: list[tuple[str | None, list[str], bool]], pa
             if found is None:
                 raise Refusal(f"apply_patch context '{anchor}' is not in {path}")
             at = found + 1
-        old = [line[1:] for line in body if line[:1] in (" ", "-")]
-        new = [line[1:] for line in body if line[:1] in (" ", "+")]
-        found = seek(lines, old, at, at_end)
-        if found is None and old and old[-1] == "":
-            # Codex retries a block whose last old line is blank without it
-            old = old[:-1]
-            new = new[:-1] if new and new[-1] == "" else new
-            found = seek(lines, old, at, at_end)
+        found, old, new = _located(lines, body, at, at_end)
         if found is None:
             raise Refusal(f"apply_patch lines to change are not in {path}")
         lines[found : found + len(old)] = new
         at = found + len(new)
     return "\n".join(lines) + "\n"
+
+
+def _located(lines: list[str], body: list[str], at: int, at_end: bool) -> tuple[int | None, list[str], list[str]]:
+    """Where a chunk's old lines stand from `at` (None when nowhere), its old lines and its new ones."""
+    old = [line[1:] for line in body if line[:1] in (" ", "-")]
+    new = [line[1:] for line in body if line[:1] in (" ", "+")]
+    found = seek(lines, old, at, at_end)
+    if found is None and old and old[-1] == "":
+        # Codex retries a block whose last old line is blank without it
+        old = old[:-1]
+        new = new[:-1] if new and new[-1] == "" else new
+        found = seek(lines, old, at, at_end)
+    return found, old, new
 
 
 def parse_patch(text: str, cwd: Path, root: Path) -> list[dict[str, Any]]:
@@ -120,69 +126,112 @@ def parse_patch(text: str, cwd: Path, root: Path) -> list[dict[str, Any]]:
     body = lines[1:-1]
     if body and body[0].startswith("*** Environment ID:"):
         body = body[1:]
-    changes: list[dict[str, Any]] = []
-    i = 0
-    while i < len(body):
-        header = body[i]
-        i += 1
-        if header.startswith("*** Add File: "):
-            path = _project_path(header[len("*** Add File: ") :], cwd, root)
-            post = []
-            while i < len(body) and not body[i].startswith("*** "):
-                if not body[i].startswith("+"):
-                    raise Refusal(f"apply_patch Add File line does not start with '+': {body[i]}")
-                post.append(body[i][1:] + "\n")
-                i += 1
-            changes.append(file_change(path, None, "".join(post)))
-        elif header.startswith("*** Delete File: "):
-            path = _project_path(header[len("*** Delete File: ") :], cwd, root)
-            pre = read_pre_state(path, root)
-            if pre is None:
-                raise Refusal(f"apply_patch deletes a file that does not exist: {path}")
-            changes.append({"kind": "delete", "path": path, "pre": pre})
-        elif header.startswith("*** Update File: "):
-            path = _project_path(header[len("*** Update File: ") :], cwd, root)
-            target = path
-            if i < len(body) and body[i].startswith("*** Move to: "):
-                target = _project_path(body[i][len("*** Move to: ") :], cwd, root)
-                i += 1
-            chunks: list[tuple[str | None, list[str], bool]] = []
-            while i < len(body) and (not body[i].startswith("*** ") or body[i] == "*** End of File"):
-                line = body[i]
-                i += 1
-                if line == "*** End of File":
-                    if chunks:
-                        chunks[-1] = (chunks[-1][0], chunks[-1][1], True)
-                    continue
-                if line.startswith("@@"):
-                    # `@@ <text>`: the text as written (indentation included) is the anchor
-                    chunks.append((line[3:] if line.startswith("@@ ") else None, [], False))
-                    continue
-                if not chunks:
-                    chunks.append((None, [], False))
-                if line == "":
-                    line = " "
-                if line[:1] not in (" ", "-", "+"):
-                    raise Refusal(f"apply_patch hunk line is not context, removal or addition: {line}")
-                chunks[-1][1].append(line)
-            pre = read_pre_state(path, root)
-            if pre is None:
-                raise Refusal(f"apply_patch updates a file that does not exist: {path}")
-            post = _apply_chunks(pre, chunks, path)
-            if target == path:
-                changes.append(file_change(path, pre, post))
-            else:
-                changes.append({"kind": "delete", "path": path, "pre": pre})
-                changes.append(file_change(target, read_pre_state(target, root), post))
-        else:
-            raise Refusal(f"apply_patch line is not a file operation: {header}")
+    changes = _Patch(body, cwd, root).read()
     if not changes:
         # an envelope around no file proves no change: passing it would be an unrouted pass
         raise Refusal("the patch names no file to change")
     return changes
 
 
+class _Patch:
+    """One pass over a V4A patch's body: the line read next (`i`) and the changes so far."""
+
+    __slots__ = ("body", "cwd", "root", "i", "changes")
+
+    def __init__(self, body: list[str], cwd: Path, root: Path) -> None:
+        self.body, self.cwd, self.root = body, cwd, root
+        self.i = 0
+        self.changes: list[dict[str, Any]] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        while self.i < len(self.body):
+            header = self.body[self.i]
+            self.i += 1
+            operation = next(((prefix, read) for prefix, read in _OPERATIONS if header.startswith(prefix)), None)
+            if operation is None:
+                raise Refusal(f"apply_patch line is not a file operation: {header}")
+            prefix, read = operation
+            read(self, _project_path(header[len(prefix) :], self.cwd, self.root))
+        return self.changes
+
+    def add(self, path: str) -> None:
+        post = []
+        while self.i < len(self.body) and not self.body[self.i].startswith("*** "):
+            line = self.body[self.i]
+            if not line.startswith("+"):
+                raise Refusal(f"apply_patch Add File line does not start with '+': {line}")
+            post.append(line[1:] + "\n")
+            self.i += 1
+        self.changes.append(file_change(path, None, "".join(post)))
+
+    def delete(self, path: str) -> None:
+        pre = read_pre_state(path, self.root)
+        if pre is None:
+            raise Refusal(f"apply_patch deletes a file that does not exist: {path}")
+        self.changes.append({"kind": "delete", "path": path, "pre": pre})
+
+    def update(self, path: str) -> None:
+        target = path
+        if self.i < len(self.body) and self.body[self.i].startswith("*** Move to: "):
+            target = _project_path(self.body[self.i][len("*** Move to: ") :], self.cwd, self.root)
+            self.i += 1
+        chunks = self.chunks()
+        pre = read_pre_state(path, self.root)
+        if pre is None:
+            raise Refusal(f"apply_patch updates a file that does not exist: {path}")
+        post = _apply_chunks(pre, chunks, path)
+        if target == path:
+            self.changes.append(file_change(path, pre, post))
+        else:
+            self.changes.append({"kind": "delete", "path": path, "pre": pre})
+            self.changes.append(file_change(target, read_pre_state(target, self.root), post))
+
+    def chunks(self) -> list[tuple[str | None, list[str], bool]]:
+        """An Update File's chunks: (anchor or None, lines, whether it ends at the end of the file)."""
+        chunks: list[tuple[str | None, list[str], bool]] = []
+        while self.i < len(self.body) and (not self.body[self.i].startswith("*** ") or self.body[self.i] == "*** End of File"):
+            line = self.body[self.i]
+            self.i += 1
+            if line == "*** End of File":
+                if chunks:
+                    chunks[-1] = (chunks[-1][0], chunks[-1][1], True)
+            elif line.startswith("@@"):
+                # `@@ <text>`: the text as written (indentation included) is the anchor
+                chunks.append((line[3:] if line.startswith("@@ ") else None, [], False))
+            else:
+                if not chunks:
+                    chunks.append((None, [], False))
+                chunks[-1][1].append(_hunk_line(line))
+        return chunks
+
+
+def _hunk_line(line: str) -> str:
+    line = line or " "  # an empty line is an empty context line
+    if line[:1] not in (" ", "-", "+"):
+        raise Refusal(f"apply_patch hunk line is not context, removal or addition: {line}")
+    return line
+
+
+_OPERATIONS = (("*** Add File: ", _Patch.add), ("*** Delete File: ", _Patch.delete),
+               ("*** Update File: ", _Patch.update))
+
+
 ROSTER = ("apply_patch", "Bash")
+
+
+def _pre_tool_use(event: Any) -> None:
+    if event != "PreToolUse":
+        shown = "null" if event is None else json.dumps(event) if not isinstance(event, str) else event
+        raise Refusal(f"the payload is a {shown} event, not PreToolUse")
+
+
+def _check_roster(name: str, mutating: tuple[str, ...]) -> None:
+    roster = (*ROSTER, *(extra for extra in mutating if extra not in ROSTER))
+    if name not in roster:
+        raise Refusal(
+            f"this adapter does not translate tool '{name}'; the roster is {', '.join(roster)} — "
+            "see the package README, What this surface does not observe"
+        )
 
 
 def _envelope(payload: Any, mutating: tuple[str, ...]) -> tuple[str, str, Any]:
@@ -195,21 +244,13 @@ def _envelope(payload: Any, mutating: tuple[str, ...]) -> tuple[str, str, Any]:
     for key in REQUIRED:
         if key not in payload:
             raise Refusal(f"the payload is missing the required key '{key}'")
-    event = payload["hook_event_name"]
-    if event != "PreToolUse":
-        shown = "null" if event is None else json.dumps(event) if not isinstance(event, str) else event
-        raise Refusal(f"the payload is a {shown} event, not PreToolUse")
+    _pre_tool_use(payload["hook_event_name"])
     if not isinstance(payload["cwd"], str):
         raise Refusal("the payload cwd is not a string")
     name = payload["tool_name"]
     if not isinstance(name, str):
         raise Refusal("the payload tool_name is not a string")
-    roster = (*ROSTER, *(extra for extra in mutating if extra not in ROSTER))
-    if name not in roster:
-        raise Refusal(
-            f"this adapter does not translate tool '{name}'; the roster is {', '.join(roster)} — "
-            "see the package README, What this surface does not observe"
-        )
+    _check_roster(name, mutating)
     if not isinstance(payload["tool_input"], dict):
         raise Refusal("the payload tool_input is not a non-null object")
     if name not in ROSTER:  # a configured mutating tool: judged on its arguments

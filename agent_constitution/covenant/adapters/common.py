@@ -16,6 +16,7 @@ import sys
 
 from agent_constitution.covenant import FailClosed, cjson
 from agent_constitution.covenant.budget import FILE_LIMIT, OverBudget, Refused, read_regular
+from agent_constitution.covenant.plan import PlanError, load_plan
 
 TYPE_CHECKING = False  # hot path: importing `typing` costs every hook call about 3 ms
 if TYPE_CHECKING:
@@ -56,14 +57,19 @@ def read_pre_state(path: str, base: str | Path) -> str | None:
         raise Refusal(f"the pre-state of the target could not be read ({error})") from None
 
 
+def _edit_accepted(old: Any, new: Any, replace_all: Any) -> bool:
+    """Texts the Edit tool takes: a non-empty old_string, a different new_string, a boolean replace_all."""
+    if not isinstance(old, str) or not isinstance(new, str) or old == "" or old == new:
+        return False
+    return replace_all is None or isinstance(replace_all, bool)
+
+
 def apply_edit(content: str, edit: dict[str, Any]) -> str | None:
     """One old_string -> new_string substitution under the Edit tool's own acceptance rules
     (non-empty old_string, different new_string, exactly one occurrence unless replace_all),
     or None when the tool itself would refuse it. The replacement is literal."""
     old, new, replace_all = edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
-    if not isinstance(old, str) or not isinstance(new, str) or old == "" or old == new:
-        return None
-    if replace_all is not None and not isinstance(replace_all, bool):
+    if not _edit_accepted(old, new, replace_all):
         return None
     count = content.count(old)
     if count == 0 or (count > 1 and replace_all is not True):
@@ -103,7 +109,7 @@ def run_check(stdin_text: str | None, root: str | Path, *, context: bool = False
     `context`: what the judge says on a call it lets through also goes to stdout as Claude Code's
     `hookSpecificOutput.additionalContext`, which reaches the model (stderr at exit 0 does not)."""
     try:
-        from agent_constitution.covenant.check import judge  # the judge's modules: after the payload was read
+        from agent_constitution.covenant.check import judge  # lazy: the judge (7 ms) loads after the payload was read
 
         verdict = judge(root, stdin_text or "", change_set=False, posture="block", ir=ir, plan=plan)
     except Exception as error:  # the judge could not even start: no verdict, so block
@@ -137,8 +143,6 @@ def _answer(status: int, reason: str | None, answer: Answer) -> int:
 def load(root: str | Path) -> dict[str, Any] | None:
     """The plan of the config in `root`, loaded once per hook call for the adapter and the judge;
     None when it does not load (the judge then loads it again and fails closed on its message)."""
-    from agent_constitution.covenant.plan import PlanError, load_plan
-
     try:
         return load_plan(root)
     except (PlanError, OSError):

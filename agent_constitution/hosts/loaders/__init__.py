@@ -9,9 +9,12 @@ and the citations. One module per agent family; `common` holds what they share.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
-from agent_constitution.hosts.loaders import claude, codex, copilot, gemini, others, rules_engines
+from agent_constitution.hosts.loaders import claude, codex, gemini, others, rules_engines
+from agent_constitution.hosts.loaders import copilot as _copilot
 from agent_constitution.hosts.loaders.common import Repo, View
 
 LOADERS = {
@@ -19,7 +22,7 @@ LOADERS = {
     "claude-code": claude.views,
     "codex": codex.views,
     "gemini": gemini.views,
-    "copilot": copilot.views,
+    "copilot": _copilot.views,
     "cursor": rules_engines.cursor,
     "windsurf": rules_engines.windsurf,
     "cline": others.cline,
@@ -35,6 +38,13 @@ LOADERS = {
 }
 
 
-def views(root: Path | Repo, agent: str, file: str) -> list[View]:
+def loader(agent: str, copilot: str | None = None) -> Callable[[Repo, str], list[View]]:
+    """The loader model of `agent`; Copilot's with the products `[compile] copilot` serves (None: all)."""
+    if agent == "copilot" and copilot is not None:
+        return functools.partial(_copilot.views, layout=copilot)
+    return LOADERS[agent]
+
+
+def views(root: Path | Repo, agent: str, file: str, copilot: str | None = None) -> list[View]:
     repo = root if isinstance(root, Repo) else Repo(root)
-    return LOADERS[agent](repo, file)
+    return loader(agent, copilot)(repo, file)

@@ -12,7 +12,7 @@ folder's own file and lazily loaded ones have theirs followed).
 from __future__ import annotations
 
 from agent_constitution.hosts.loaders.common import (
-    Cite, Piece, Repo, View, folders, front_matter, glob_match, globs_of, imports, join, resolve, shown,
+    Cite, Piece, Repo, View, folders, imports, join, resolve, shown,
 )
 
 DEPTH = 5
@@ -63,13 +63,9 @@ def _own(repo: Repo, folder: str) -> list[str]:
 
 
 def _rules(repo: Repo, folder: str, file: str) -> list[Piece]:
-    pieces = []
-    for path in repo.files(join(folder, ".claude/rules"), ".md", recursive=True):
-        meta, _ = front_matter(repo.text(path) or "")
-        paths = globs_of((meta or {}).get("paths"))
-        if not paths or any(glob_match(p, file) for p in paths):
-            pieces.append(Piece(path, repo.text(path) or "", "a .claude/rules file for this file"))
-    return pieces
+    return [Piece(rule.path, rule.text, "a .claude/rules file for this file")
+            for rule in repo.rule_files(join(folder, ".claude/rules"), ".md", recursive=True)
+            if not rule.globs("paths") or rule.matches("paths", file)]
 
 
 def _fallback(repo: Repo, chain: list[str]) -> bool:

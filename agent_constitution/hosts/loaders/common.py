@@ -97,6 +97,57 @@ class Repo:
             self._texts[key] = sorted(p.relative_to(self.root).as_posix() for p in found if p.is_file())
         return self._texts[key]
 
+    def rule_files(self, folder: str, suffix: str, recursive: bool = False) -> list[RuleFile]:
+        """The rule files ending in `suffix` in `folder`, each parsed once per proof (front matter and body)."""
+        key = ("rule-files", folder, suffix, recursive)
+        if key not in self._texts:
+            found = []
+            for path in self.files(folder, suffix, recursive):
+                text = self.text(path) or ""
+                meta, body = front_matter(text)
+                found.append(RuleFile(path, text, meta, body))
+            self._texts[key] = found
+        return self._texts[key]
+
+    def candidates(self, folder: str, suffix: str, key: str, file: str, recursive: bool = False) -> list[RuleFile]:
+        """The rule files of `folder` that may apply to `file` by their `key` globs, in order: those whose
+        globs are all a folder's files (`svc/**`) only when `file` is in one of those folders (an index
+        built once: a proof asks for every segment), every other one always."""
+        index_key = ("rule-index", folder, suffix, key, recursive)
+        if index_key not in self._texts:
+            by_folder: dict[str, list[int]] = {}
+            rest: list[int] = []
+            rules = self.rule_files(folder, suffix, recursive)
+            for number, rule in enumerate(rules):
+                prefixes = [_folder(glob) for glob in rule.globs(key)]
+                if prefixes and all(prefixes):
+                    for prefix in prefixes:
+                        by_folder.setdefault(prefix, []).append(number)
+                else:
+                    rest.append(number)
+            self._texts[index_key] = (rules, by_folder, rest)
+        rules, by_folder, rest = self._texts[index_key]
+        parts = file.split("/")
+        found = set(rest)
+        for depth in range(1, len(parts)):
+            found.update(by_folder.get("/".join(parts[:depth]) + "/", ()))
+        return [rules[number] for number in sorted(found)]
+
+    def yaml(self, path: str):
+        """The YAML data of `path` (safe loader), parsed once per proof; None when absent or not YAML."""
+        key = ("yaml", path)
+        if key not in self._texts:
+            text, data = self.text(path), None
+            if text is not None:
+                from ruamel.yaml import YAML
+
+                try:
+                    data = YAML(typ="safe", pure=True).load(text)
+                except Exception:  # ruamel raises many types; the agent cannot read the file either
+                    data = None
+            self._texts[key] = data
+        return self._texts[key]
+
     def walk(self, name: str) -> list[str]:
         """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
         key = ("walk", name)
@@ -108,6 +159,28 @@ class Repo:
                     found.append(rel.as_posix())
             self._texts[key] = sorted(found)
         return self._texts[key]
+
+
+class RuleFile:
+    """A rule file as a rules engine reads it: its text, front matter (None: none, or not a mapping),
+    body, and the glob lists of its keys (parsed once)."""
+
+    __slots__ = ("path", "text", "meta", "body", "_globs")
+
+    def __init__(self, path: str, text: str, meta: dict | None, body: str) -> None:
+        self.path, self.text, self.meta, self.body, self._globs = path, text, meta, body, {}
+
+    def get(self, key: str):
+        return (self.meta or {}).get(key)
+
+    def globs(self, key: str) -> list[str]:
+        if key not in self._globs:
+            self._globs[key] = globs_of(self.get(key))
+        return self._globs[key]
+
+    def matches(self, key: str, file: str) -> bool:
+        """Whether a glob of `key` matches `file`."""
+        return any(glob_match(glob, file) for glob in self.globs(key))
 
 
 def folders(file: str) -> list[str]:
@@ -162,7 +235,17 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.[\w]+)")
 
 
+@lru_cache(maxsize=4096)  # one proof reads each file's imports once, not once per folder
+def _imports(text: str) -> tuple[str, ...]:
+    return tuple(_scan_imports(text))
+
+
 def imports(text: str) -> list[str]:
+    """The `@path` imports of a text outside code fences and code spans, in order."""
+    return list(_imports(text))
+
+
+def _scan_imports(text: str) -> list[str]:
     """The `@path` imports of a text outside code fences and code spans, in order."""
     found: list[str] = []
     fenced = False
@@ -221,7 +304,17 @@ def _glob_regex(pattern: str) -> re.Pattern:
     return re.compile(("(?:.*/)?" if anywhere else "") + out + r"\Z")
 
 
+@lru_cache(maxsize=8192)
+def _folder(pattern: str) -> str | None:
+    """`svc/` for `svc/**` (a folder's files, the glob every layout writes), else None."""
+    plain = pattern.endswith("/**") and pattern == pattern.strip() and not pattern.startswith(("/", "./"))
+    return pattern[:-2] if plain and not any(c in pattern[:-3] for c in "*?{[") else None
+
+
 def glob_match(pattern: str, path: str) -> bool:
+    folder = _folder(pattern)
+    if folder is not None:
+        return path.startswith(folder)  # no regex for the common case: a proof matches it ~10^5 times
     return bool(pattern.strip()) and _glob_regex(pattern).match(path) is not None
 
 
@@ -238,6 +331,9 @@ def front_matter(text: str) -> tuple[dict | None, str]:
             head, body = "".join(lines[1:index]), "".join(lines[index + 1:])
             if len(head) > 64 * 1024:
                 return None, body
+            simple = _simple_front(head)
+            if simple is not None:
+                return simple, body
             from ruamel.yaml import YAML, YAMLError
 
             try:
@@ -246,6 +342,44 @@ def front_matter(text: str) -> tuple[dict | None, str]:
                 return None, body
             return (data if isinstance(data, dict) else None), body
     return None, text
+
+
+_KEY = r"[A-Za-z][\w-]*"
+_QUOTED = r'"[^"\\\x00-\x1f\x7f]*"'
+_WORD = r"[A-Za-z][A-Za-z_-]*"  # a plain scalar that is a string (not a YAML 1.2 null or bool)
+_SIMPLE_LINE = re.compile(rf"^({_KEY}): (?:({_QUOTED})|({_WORD}))$|^({_KEY}):$|^  - ({_QUOTED})$")
+_NOT_STRINGS = {"true": True, "false": False, "True": True, "False": False, "TRUE": True, "FALSE": False}
+_NULLS = {"null", "Null", "NULL"}
+
+
+def _simple_front(head: str) -> dict | None:
+    """The front matter compile writes (`key: "text"`, `key: word`, `key:` and `  - "text"` items),
+    read without YAML's parser, which takes milliseconds per file; None for anything else (then
+    YAML reads it: the two agree on every text this accepts, tests/hosts/test_loaders.py)."""
+    data: dict = {}
+    items: list | None = None
+    for line in head.splitlines():
+        match = _SIMPLE_LINE.match(line)
+        if match is None:
+            return None
+        key, quoted, word, list_key, item = match.groups()
+        if item is not None:
+            if items is None:
+                return None
+            items.append(item[1:-1])
+        elif list_key is not None:
+            if list_key in data:
+                return None
+            items = data[list_key] = []
+        else:
+            if key in data:
+                return None
+            if word in _NULLS:
+                return None
+            data[key], items = (quoted[1:-1] if quoted is not None else _NOT_STRINGS.get(word, word)), None
+    if not data or any(value == [] for value in data.values()):
+        return None
+    return data
 
 
 def globs_of(value) -> list[str]:

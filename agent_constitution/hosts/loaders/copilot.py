@@ -1,19 +1,24 @@
-"""GitHub Copilot: three products read a repository's instructions differently.
+"""GitHub Copilot: four products read a repository's instructions differently.
 
 - the coding agent (cloud): `.github/copilot-instructions.md`, the `.github/instructions/**/*.instructions.md`
   whose `applyTo` matches the file (unless `excludeAgent: "coding-agent"`), and the nearest `AGENTS.md`
   only (no ancestors);
-- Copilot in VS Code: the same two files (every `excludeAgent` value names another product) and the
-  root `AGENTS.md`; nested ones only behind an experimental setting, off by default (not counted);
-- Copilot CLI: `copilot-instructions.md`, the matching `.instructions.md` files and the `AGENTS.md` of
-  every folder from the working folder up to the git root.
+- code review: the same two files (unless `excludeAgent: "code-review"`) and the repository's root
+  `AGENTS.md` ("repository-level"; whether it reads nested ones is not documented: not counted);
+- Copilot in VS Code: the same two files (`excludeAgent` has no value naming it) and the root
+  `AGENTS.md`; nested ones only behind an experimental setting, off by default (not counted);
+- Copilot CLI: `copilot-instructions.md`, every matching `.instructions.md` (no `excludeAgent` value
+  names it either) and the `AGENTS.md` of every folder from the git root down to the working folder.
+
+Whatever the coding agent reads, Copilot CLI and Copilot in VS Code read too, and the CLI reads
+everything the editor does: no one layout serves them all without a text loaded twice (docs/compile.md,
+"Copilot"). `[compile] copilot` chooses the products a repository's layout serves, and the proof
+proves those (`LAYOUTS`).
 """
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import (
-    Cite, Piece, Repo, View, folders, front_matter, glob_match, globs_of, join, shown,
-)
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, RuleFile, View, folders, join, shown
 
 REPOSITORY_WIDE = ".github/copilot-instructions.md"
 SCOPED = ".github/instructions"
@@ -22,32 +27,42 @@ CITES = (
     Cite("https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions",
          "2026-12-02", "repository-wide .github/copilot-instructions.md; path-specific "
          ".github/instructions/**/NAME.instructions.md with `applyTo` globs and `excludeAgent` "
-         "(\"code-review\" or \"coding-agent\"); for the coding agent the nearest AGENTS.md in the tree takes "
-         "precedence"),
+         "(\"code-review\" or \"coding-agent\": no value names VS Code or the CLI, which read every file); for "
+         "the coding agent the nearest AGENTS.md in the tree takes precedence"),
     Cite("https://github.blog/changelog/2025-08-28-copilot-coding-agent-now-supports-agents-md-custom-instructions",
          "2026-12-02", "the coding agent reads AGENTS.md files; the nearest one to the work wins"),
     Cite("https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions",
-         "2026-12-02", "Copilot CLI reads AGENTS.md in the git root and the working folder and the folders "
-         "between, and the repository-wide and path-specific files"),
+         "2026-12-02", "Copilot CLI discovers instruction files (AGENTS.md among them) in the repository root, the "
+         "working folder, the folders between them and those on the path of a file it works on; the "
+         "repository-wide and path-specific files too"),
     Cite("https://github.com/github/copilot-cli/issues/2111", "2026-12-02",
          "truncation of long instruction files reported, at no documented limit (unknown: not applied)"),
     Cite("https://code.visualstudio.com/docs/copilot/customization/custom-instructions", "2026-12-02",
          "VS Code reads the root AGENTS.md; nested ones only with the experimental chat.useNestedAgentsMdFiles"),
+    Cite("https://wpnews.pro/news/agents-md-is-becoming-the-new-code-review-contract (on GitHub's changelog)",
+         "2026-12-02", "code review reads repository-level AGENTS.md instructions (June 2026)"),
+    Cite("https://devlery.com/en/blog/github-copilot-code-review-controls (on the 2026-06-12 changelog)", "2026-12-02",
+         "code review no longer stops at 4,000 characters of copilot-instructions.md and *.instructions.md"),
 )
 
+CODING, REVIEW, EDITOR, CLI = "Copilot coding agent", "Copilot code review", "Copilot in VS Code", "Copilot CLI"
+# `[compile] copilot` → the products its layout serves (compile/outputs/scoped.py writes the files).
+LAYOUTS = {"editor": (EDITOR, REVIEW), "cloud": (CODING, REVIEW), "cli": (CLI,)}
 
-def _scoped(repo: Repo, file: str, product: str) -> list[Piece]:
-    pieces = []
-    for path in repo.files(SCOPED, ".instructions.md", recursive=True):
-        meta, body = front_matter(repo.text(path) or "")
-        if meta is None:
-            continue
-        excluded = meta.get("excludeAgent")
-        if product in (excluded if isinstance(excluded, list) else [excluded]):
-            continue
-        if any(glob_match(glob, file) for glob in globs_of(meta.get("applyTo"))):
-            pieces.append(Piece(path, body, f"applyTo matches {file}"))
-    return pieces
+
+def _matching(repo: Repo, file: str) -> list[tuple[RuleFile, list]]:
+    """The path-specific files whose `applyTo` matches `file`, with the products they exclude."""
+    found = []
+    for rule in repo.candidates(SCOPED, ".instructions.md", "applyTo", file, recursive=True):
+        if rule.meta is not None and rule.matches("applyTo", file):
+            excluded = rule.get("excludeAgent")
+            found.append((rule, excluded if isinstance(excluded, list) else [excluded]))
+    return found
+
+
+def _scoped(matching: list[tuple[RuleFile, list]], file: str, product: str) -> list[Piece]:
+    return [Piece(rule.path, rule.body, f"applyTo matches {file}") for rule, excluded in matching
+            if product not in excluded]
 
 
 def _wide(repo: Repo) -> list[Piece]:
@@ -55,25 +70,33 @@ def _wide(repo: Repo) -> list[Piece]:
     return [Piece(REPOSITORY_WIDE, text, "repository-wide instructions")] if text is not None else []
 
 
-def views(repo: Repo, file: str) -> list[View]:
+def views(repo: Repo, file: str, layout: str | None = None) -> list[View]:
+    """Every product's view, or (with `layout`, a `[compile] copilot` value) those it serves."""
+    found = _views(repo, file)
+    return found if layout is None else [view for view in found if view.product in LAYOUTS[layout]]
+
+
+def _views(repo: Repo, file: str) -> list[View]:
     chain = folders(file)
+    matching = _matching(repo, file)
     folder = chain[-1]
     nearest = next((join(f, "AGENTS.md") for f in reversed(chain) if repo.text(join(f, "AGENTS.md")) is not None), None)
-    cloud = _wide(repo) + _scoped(repo, file, "coding-agent")
+    cloud = _wide(repo) + _scoped(matching, file, "coding-agent")
     if nearest:
         cloud.append(Piece(nearest, repo.text(nearest), "the nearest AGENTS.md"))
-    editor = _wide(repo) + _scoped(repo, file, "vscode")
-    if repo.text("AGENTS.md") is not None:
-        editor.append(Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md"))
-    cli = _wide(repo) + _scoped(repo, file, "cli")
+    root = [Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md")] if repo.text("AGENTS.md") is not None else []
+    editor = _wide(repo) + _scoped(matching, file, "vscode") + root
+    review = _wide(repo) + _scoped(matching, file, "code-review") + root
+    cli = _wide(repo) + _scoped(matching, file, "cli")
     cli += [Piece(join(f, "AGENTS.md"), repo.text(join(f, "AGENTS.md")), f"AGENTS.md of {shown(f)}")
             for f in chain if repo.text(join(f, "AGENTS.md")) is not None]
     return [
-        View("copilot", "Copilot coding agent", f"a task on a file in {shown(folder)}", tuple(cloud),
-             "not documented", cites=CITES),
-        View("copilot", "Copilot in VS Code", f"editing a file in {shown(folder)}", tuple(editor), "not documented",
-             cites=CITES),
-        View("copilot", "Copilot CLI", f"session started in {shown(folder)}", tuple(cli),
+        View("copilot", CODING, f"a task on a file in {shown(folder)}", tuple(cloud), "not documented", cites=CITES),
+        View("copilot", REVIEW, f"reviewing a change to a file in {shown(folder)}", tuple(review),
+             "none since June 2026 (4,000 characters per file before)",
+             ("whether code review reads a nested AGENTS.md is not documented: not counted",), CITES),
+        View("copilot", EDITOR, f"editing a file in {shown(folder)}", tuple(editor), "not documented", cites=CITES),
+        View("copilot", CLI, f"session started in {shown(folder)}", tuple(cli),
              "not documented (truncation reported, github/copilot-cli#2111)",
              ("a truncation of long files is reported at no documented limit: not applied",), CITES),
     ]

@@ -37,9 +37,11 @@ def names(repo: Repo) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if text is None:
         return DEFAULT, ()
     try:
-        value = json.loads(text).get("context", {}).get("fileName", DEFAULT)
+        value = json.loads(text).get("context", {}).get("fileName")
     except (ValueError, AttributeError):
         return DEFAULT, (".gemini/settings.json does not parse: Gemini CLI's own defaults are taken",)
+    if value is None:  # the settings compile writes hold hooks only: the default name
+        return DEFAULT, ()
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -3,9 +3,7 @@ rule files carry globs that attach them to the files being worked on."""
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import (
-    Cite, Piece, Repo, View, cut_chars, folders, front_matter, glob_match, globs_of, join, shown,
-)
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, cut_chars, folders, join, shown
 
 WINDSURF_CHARS = 12000
 
@@ -39,14 +37,13 @@ KIRO = (
 
 def cursor(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".cursor/rules", ".mdc", recursive=True):
-        meta, body = front_matter(repo.text(path) or "")
-        if meta is None:
+    for rule in repo.rule_files(".cursor/rules", ".mdc", recursive=True):
+        if rule.meta is None:
             continue
-        if meta.get("alwaysApply") is True:
-            pieces.append(Piece(path, body, "alwaysApply"))
-        elif any(glob_match(glob, file) for glob in globs_of(meta.get("globs"))):
-            pieces.append(Piece(path, body, f"globs match {file}"))
+        if rule.get("alwaysApply") is True:
+            pieces.append(Piece(rule.path, rule.body, "alwaysApply"))
+        elif rule.matches("globs", file):
+            pieces.append(Piece(rule.path, rule.body, f"globs match {file}"))
     for folder in folders(file):
         path = join(folder, "AGENTS.md")
         if repo.text(path) is not None:
@@ -58,11 +55,10 @@ def cursor(repo: Repo, file: str) -> list[View]:
 
 def windsurf(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".windsurf/rules", ".md", recursive=True):
-        meta, body = front_matter(repo.text(path) or "")
-        trigger = (meta or {}).get("trigger")
-        if trigger == "always_on" or (trigger == "glob" and any(glob_match(g, file) for g in globs_of(meta.get("globs")))):
-            pieces.append(cut_chars(Piece(path, body, f"trigger {trigger}"), WINDSURF_CHARS))
+    for rule in repo.rule_files(".windsurf/rules", ".md", recursive=True):
+        trigger = rule.get("trigger")
+        if trigger == "always_on" or (trigger == "glob" and rule.matches("globs", file)):
+            pieces.append(cut_chars(Piece(rule.path, rule.body, f"trigger {trigger}"), WINDSURF_CHARS))
     for folder in folders(file):
         path = join(folder, "AGENTS.md")
         if repo.text(path) is not None:
@@ -75,12 +71,10 @@ def windsurf(repo: Repo, file: str) -> list[View]:
 
 def kiro(repo: Repo, file: str) -> list[View]:
     pieces = []
-    for path in repo.files(".kiro/steering", ".md"):
-        meta, body = front_matter(repo.text(path) or "")
-        inclusion = (meta or {}).get("inclusion", "always")
-        if inclusion == "always" or (inclusion == "fileMatch" and any(
-                glob_match(g, file) for g in globs_of((meta or {}).get("fileMatchPattern")))):
-            pieces.append(Piece(path, body, f"inclusion {inclusion}"))
+    for rule in repo.candidates(".kiro/steering", ".md", "fileMatchPattern", file):
+        inclusion = rule.get("inclusion") or "always"
+        if inclusion == "always" or (inclusion == "fileMatch" and rule.matches("fileMatchPattern", file)):
+            pieces.append(Piece(rule.path, rule.body, f"inclusion {inclusion}"))
     if repo.text("AGENTS.md") is not None:
         pieces.append(Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md"))
     folder = folders(file)[-1]

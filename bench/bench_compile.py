@@ -18,7 +18,9 @@ wall seconds for:
 and 1, 20 and 200 segments, in CPU seconds of the doit process (the edit also in wall seconds), the
 peak resident memory of the largest doit process of the cell, the size of rules.lock, and `doit
 list` in the same repository as the reference the start-up targets are measured against (no-op
-within 0.1 s of it; a writing run's fixed cost, the edit at 1 segment, under 0.3 s over it). The
+within 0.1 s of it; a writing run's fixed cost, the edit at 1 segment, under 0.3 s over it), and
+the number of check tasks every doit command creates (`doit list --all checks`: one per rule with a
+check, one for the rules without; `doit list` < 1 s at 5,000 x 1,000). The
 full compile runs once per cell; no-op, list and edit take turns `--repeat` times (default 3) and
 the table shows medians, the differences as medians of each round's difference. Targets: 5,000 x
 200 full < 15 s and edit < 3 s; 500 x 200 edit < 1.5 s; edit time flat in the rule count at fixed
@@ -218,6 +220,9 @@ def cell(rules: int, segments: int, repeat: int = 3) -> dict:
         target = edit_target(rules)
         rule = root / "src" / "rules" / f"{target}.toml"
         texts = [rule.read_text(), rule.read_text().replace("reports each place", "reports every place")]
+        # The check tasks every doit command creates (one per rule with a check, one for the rules without).
+        _, listed, _, _ = timed(root, env, "list", "--all", "checks")
+        check_tasks = sum(1 for line in listed.splitlines() if line.startswith("checks:"))
         noops, listings, edits, walls, memory, rebuilt = [], [], [], [], full_memory, 0
         for turn in range(repeat):
             _, _, used, noop = timed(root, env, "compile")
@@ -237,7 +242,7 @@ def cell(rules: int, segments: int, repeat: int = 3) -> dict:
             "noop_minus_list": statistics.median(n - l for n, l in zip(noops, listings, strict=True)),
             "edit_minus_list": statistics.median(e - l for e, l in zip(edits, listings, strict=True)),
             "rebuilt": rebuilt, "enabling": len([s for s in _segments_with(root, target) if s != "."]),
-            "memory": memory / 1024,
+            "memory": memory / 1024, "check_tasks": check_tasks,
             "lock": (root / "rules.lock").stat().st_size / 1024,
         }
 
@@ -247,14 +252,15 @@ def table(cells: list[tuple[int, int]], repeat: int) -> None:
           f" CPU seconds (user + system) of each `python -m doit` process; the full compile once, the rest"
           f" medians of {repeat} interleaved rounds")
     print()
-    print("| rules | segments | full | no-op | one-rule edit | edit, wall | AGENTS.md rebuilt | doit list | no-op − list |"
-          " edit − list | peak memory | rules.lock |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| rules | segments | full | no-op | one-rule edit | edit, wall | AGENTS.md rebuilt | doit list | check tasks |"
+          " no-op − list | edit − list | peak memory | rules.lock |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for rules, segments in cells:
         row = cell(rules, segments, repeat)
         print(
             f"| {rules:,} | {segments} | {row['full']:.2f} | {row['noop']:.2f} | {row['edit']:.2f} | {row['edit_wall']:.2f} |"
-            f" {row['rebuilt']} of {row['enabling']} enabling | {row['list']:.2f} | {row['noop_minus_list']:+.2f} |"
+            f" {row['rebuilt']} of {row['enabling']} enabling | {row['list']:.2f} | {row['check_tasks']:,} |"
+            f" {row['noop_minus_list']:+.2f} |"
             f" {row['edit_minus_list']:+.2f} | {row['memory']:.0f} MiB | {row['lock']:.0f} KiB |",
             flush=True,
         )

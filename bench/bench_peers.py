@@ -1,12 +1,14 @@
-"""Compare `doit compile` with rulesync and ruler (npm) on the same generated workload.
+"""Compare `doit compile` with rulesync and ruler (npm) and Microsoft's APM (PyPI) on the same generated workload.
 
-    uv run python bench/bench_peers.py [--repeats 3] [--cases 50,500,500x200] [--npm-prefix DIR]
+    uv run python bench/bench_peers.py [--repeats 3] [--cases 50,500,500x200] [--npm-prefix DIR] [--apm-prefix DIR]
 
 Skipped (exit 0, with the reason) when `npm` or `node` is not on PATH or the pinned tools cannot be
-installed. The tools are installed with `npm install --prefix` into a temporary folder (or into
-`--npm-prefix DIR`, reused when it already holds the pinned versions), at the versions in `PEERS`.
+installed. The npm tools are installed with `npm install --prefix` into a temporary folder (or into
+`--npm-prefix DIR`, reused when it already holds the pinned versions), at the versions in `PEERS`;
+APM (`apm-cli` on PyPI, at `APM`) into a virtual environment made with uv (or `--apm-prefix DIR`,
+reused the same way); without uv, APM is left out and the rest still runs.
 
-The job is the same for all three: N rules, each a title and a three-sentence text, become the
+The job is the same for all four: N rules, each a title and a three-sentence text, become the
 instructions that AGENTS.md readers and Claude Code load, for the same two agents:
 
 - ours: a path source of N rule files (`rules/<id>.toml`, 10 domains) and a one-article
@@ -19,6 +21,9 @@ instructions that AGENTS.md readers and Claude Code load, for the same two agent
 - ruler: one `.ruler/<id>.md` per rule, `ruler apply --agents agentsmd,claude --no-mcp
   --no-gitignore --no-backup --no-skills --local-only`: AGENTS.md and CLAUDE.md, each holding every
   rule's full text.
+- APM: `apm.yml` and one `.apm/instructions/<id>.instructions.md` per rule (front matter
+  `description` and `applyTo: "**"`), `apm compile --target codex,claude --local-only`: AGENTS.md
+  and CLAUDE.md.
 
 Cases: `N` is one folder with N rules; `NxS` is a monorepo of S packages (`pkg/pNNN`) over a source
 of N rules: the root takes rules 1-20 and each package about 8 rules of its own (as
@@ -26,7 +31,8 @@ bench_compile.py's segments do). Ours declares a `[[segment]]` per package that 
 reference; ruler (`--nested`) gets a `.ruler/` folder per package with a copy of each of its rules;
 rulesync gets a copy of each package rule per package, as a non-root rule with
 `agentsmd.subprojectPath: pkg/pNNN` and `globs: ["pkg/pNNN/**/*"]` (so `pkg/pNNN/AGENTS.md` plus
-Claude Code's path-scoped `.claude/rules/*.md`).
+Claude Code's path-scoped `.claude/rules/*.md`); APM gets a copy of each package rule per package
+with `applyTo: "pkg/pNNN/**"`, which it places in `pkg/pNNN/AGENTS.md` and `CLAUDE.md`.
 
 Each repeat copies a fresh workspace per tool (not timed) and runs, as whole processes, in turn for
 every tool (interleaved, so a change of load hits all three alike): a full run, a no-op run (nothing
@@ -50,11 +56,13 @@ from pathlib import Path
 # The versions compared (the newest on npm when this script was written); rulesync 17 declares
 # node >= 22 but runs on node 20, which is what the figures in the README were measured with.
 PEERS = {"rulesync": "17.0.0", "@intellectronica/ruler": "0.3.44"}
+APM = "0.35.0"  # apm-cli on PyPI, Microsoft's Agent Package Manager
 DOMAINS = 10
 ROOT_RULES = 20
 AGENTS = '["agents-md", "claude-code"]'
 
 RULESYNC = ["generate", "--targets", "agentsmd,claudecode", "--features", "rules"]
+APM_COMPILE = ["compile", "--target", "codex,claude", "--local-only"]
 RULER = ["apply", "--agents", "agentsmd,claude", "--no-mcp", "--no-gitignore", "--no-backup", "--no-skills",
          "--local-only"]
 
@@ -152,6 +160,46 @@ def write_rulesync(root: Path, rules: int, segments: int, edit: int | None = Non
                     f"agentsmd:\n  subprojectPath: \"{path}\"\n---\n\n{_markdown(rule_id, edit is not None)}")
 
 
+def write_apm(root: Path, rules: int, segments: int, edit: int | None = None) -> None:
+    folder = root / ".apm" / "instructions"
+    if edit is None:
+        folder.mkdir(parents=True)
+        (root / "apm.yml").write_text("name: bench\nversion: 1.0.0\n")
+        (folder / "00000-constitution.instructions.md").write_text(
+            f'---\ndescription: "Bench Constitution"\napplyTo: "**"\n---\n\n{CONSTITUTION}')
+    for rule_id in range(1, (ROOT_RULES if segments else rules) + 1):
+        if edit is None or rule_id == edit:
+            (folder / f"{rule_id:05d}.instructions.md").write_text(
+                f'---\ndescription: "{title(rule_id)}"\napplyTo: "**"\n---\n\n{_markdown(rule_id, edit is not None)}')
+    for path, own in packages(rules, segments).items():
+        name = path.replace("/", "-")
+        if edit is None:
+            (root / path).mkdir(parents=True, exist_ok=True)
+            (root / path / "main.py").write_text("")  # a file the package's applyTo matches
+        for rule_id in own:
+            if edit is None or rule_id == edit:
+                (folder / f"{name}-{rule_id:05d}.instructions.md").write_text(
+                    f'---\ndescription: "{title(rule_id)}"\napplyTo: "{path}/**"\n---\n\n'
+                    f"{_markdown(rule_id, edit is not None)}")
+
+
+def install_apm(prefix: Path) -> str | None:
+    """APM into a virtual environment at `prefix` (uv venv, uv pip install); the reason when it cannot be."""
+    binary = prefix / "bin" / "apm"
+    if binary.is_file():
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+        if done.returncode == 0 and APM in done.stdout:
+            return None
+    if shutil.which("uv") is None:
+        return "uv is not on PATH"
+    for command in (["uv", "venv", "-q", "--allow-existing", str(prefix)],
+                    ["uv", "pip", "install", "-q", "--python", str(prefix / "bin" / "python"), f"apm-cli=={APM}"]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            return f"`{' '.join(command)}` failed: {done.stderr.strip()[-600:]}"
+    return None
+
+
 def run(command: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one process; exits with its output when it fails."""
     with tempfile.TemporaryFile("w+") as out:
@@ -184,28 +232,31 @@ def _installed(prefix: Path, name: str) -> str | None:
     return json.loads(manifest.read_text())["version"] if manifest.is_file() else None
 
 
-def tools(prefix: Path) -> dict[str, dict]:
+def tools(prefix: Path, apm: Path | None = None) -> dict[str, dict]:
     binaries = prefix / "node_modules" / ".bin"
-    return {
+    found = {
         "ours": {"write": write_ours, "command": [sys.executable, "-m", "doit", "compile"]},
         "rulesync": {"write": write_rulesync, "command": [str(binaries / "rulesync"), *RULESYNC]},
         "ruler": {"write": write_ruler, "command": [str(binaries / "ruler"), *RULER]},
     }
+    if apm is not None:
+        found["apm"] = {"write": write_apm, "command": [str(apm / "bin" / "apm"), *APM_COMPILE]}
+    return found
 
 
-def measure(case: str, prefix: Path, repeats: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
+def measure(case: str, prefix: Path, repeats: int, apm: Path | None = None) -> dict[str, dict[str, list[tuple[float, float]]]]:
     rules, _, segments_text = case.partition("x")
     rules, segments = int(rules), int(segments_text or 0)
     edit = edited_rule(rules, segments)
     found: dict[str, dict[str, list[tuple[float, float]]]] = {}
     with tempfile.TemporaryDirectory() as temp:
         templates = {}
-        for name, tool in tools(prefix).items():
+        for name, tool in tools(prefix, apm).items():
             templates[name] = Path(temp) / "templates" / name
             templates[name].mkdir(parents=True)
             tool["write"](templates[name], rules, segments)
         for repeat in range(repeats):
-            for name, tool in tools(prefix).items():
+            for name, tool in tools(prefix, apm).items():
                 root = Path(temp) / f"{name}-{repeat}"
                 shutil.copytree(templates[name], root)
                 if name == "ours":
@@ -229,7 +280,7 @@ def measure(case: str, prefix: Path, repeats: int) -> dict[str, dict[str, list[t
 
 def _outputs(root: Path) -> str:
     written = [path for path in root.rglob("*") if path.is_file() and path.name.endswith(".md")
-               and not any(part in (".ruler", ".rulesync", "src", "cache") for part in path.relative_to(root).parts)]
+               and not any(part in (".ruler", ".rulesync", ".apm", "src", "cache") for part in path.relative_to(root).parts)]
     size = sum(path.stat().st_size for path in written)
     agents = root / "AGENTS.md"
     return (f"{len(written)} Markdown files written, {size / 1024:.0f} KiB; root AGENTS.md"
@@ -241,6 +292,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cases", default="50,500,500x200", help="N (one folder of N rules) or NxS (S packages)")
     parser.add_argument("--npm-prefix", type=Path, help="install the tools here (reused when already there)")
+    parser.add_argument("--apm-prefix", type=Path, help="install APM into this virtual environment (reused when there)")
     options = parser.parse_args()
     missing = [name for name in ("npm", "node") if shutil.which(name) is None]
     if missing:
@@ -252,28 +304,35 @@ def main() -> int:
         if reason:
             print(f"skipped: {reason}")
             return 0
+        apm = options.apm_prefix or Path(temp) / "apm"
+        left_out = install_apm(apm)
+        if left_out:
+            print(f"APM left out: {left_out}")
+            apm = None
         node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
         print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {sys.version.split()[0]},"
-              f" node {node}, {', '.join(f'{name} {version}' for name, version in PEERS.items())};"
+              f" node {node}, {', '.join(f'{name} {version}' for name, version in PEERS.items())}"
+              f"{f', apm-cli {APM}' if apm else ''};"
               f" load average {os.getloadavg()[0]:.1f} at the start")
         print("median CPU seconds (user + system) of the process [wall seconds], "
               f"{options.repeats} interleaved repeats; ratio = ours / theirs (below 1: ours is faster)")
         rows = []
         for case in options.cases.split(","):
             print(f"case {case}:", flush=True)
-            found = measure(case, prefix, options.repeats)
+            found = measure(case, prefix, options.repeats, apm)
             rows.append((case, found))
             for name, runs in found.items():
                 print(f"  {name:8}  " + "  ".join(f"{step} {_median(values, 0):.2f} [{_median(values, 1):.2f}]"
                                                  for step, values in runs.items()), flush=True)
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
         print()
-        print("| workload | ours / rulesync (full / no-op / edit) | ours / ruler (full / no-op / edit) |")
-        print("|---|---|---|")
+        peers = [peer for peer in ("rulesync", "ruler", "apm") if peer in rows[0][1]]
+        print("| workload | " + " | ".join(f"ours / {peer} (full / no-op / edit)" for peer in peers) + " |")
+        print("|---|" + "---|" * len(peers))
         for case, found in rows:
             cells = [" / ".join(f"{_median(found['ours'][step], 0) / _median(found[peer][step], 0):.2f}"
-                                for step in ("full", "no-op", "edit")) for peer in ("rulesync", "ruler")]
-            print(f"| {case} | {cells[0]} | {cells[1]} |")
+                                for step in ("full", "no-op", "edit")) for peer in peers]
+            print(f"| {case} | {' | '.join(cells)} |")
     return 0
 
 

@@ -50,105 +50,199 @@ class InputSet:
 
 @dataclass(frozen=True)
 class Job:
+    """One rule in one segment: what its result depends on."""
+
     segment: str
     rule: RuleCheck
     file_dep: tuple[Path, ...]
-    config: dict
-    result: Path
+    config: dict | None             # None for a rule without a check: its result follows from the rule alone
 
     @property
     def name(self) -> str:
         return self.rule.ref if self.segment == ROOT_SEGMENT else f"{self.segment}/{self.rule.ref}"
 
 
+NO_CHECK = "no-check"  # the group of every rule without a check (`checks:no-check`)
+
+
+@dataclass(frozen=True)
+class Group:
+    """One check task: a rule over every segment it is judged in, or (`NO_CHECK`) every rule without a
+    check in every segment. Its result file holds one result per segment, in `pairs`' order."""
+
+    name: str                                   # the rule's ref, or NO_CHECK
+    pairs: tuple[tuple[str, RuleCheck], ...]    # (segment, rule)
+    common: tuple[Path, ...]                    # what every pair depends on: rule file, module, helpers
+    own: tuple[Path | None, ...]                # what each pair depends on besides (its input set's digest); () none
+    config: dict | None
+    result: Path
+    in_force: tuple[str | None, ...] = ()       # each pair's segment's digest of the rules in force there
+
+    @property
+    def task_config(self) -> dict | None:
+        """What reruns the task when it changes: the rule's configuration and, since a check sees
+        which rules are in force (`Repository.in_force`), each of its segments' digest of them."""
+        return None if self.config is None else {**self.config, "in_force": list(self.in_force)}
+
+    @property
+    def file_dep(self) -> list[Path]:
+        return [*self.common, *dict.fromkeys(path for path in self.own if path is not None)]
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        own = self.own or (None,) * len(self.pairs)
+        forces = self.in_force or (None,) * len(self.pairs)
+        return tuple(Job(segment, rule, self.common if extra is None else (*self.common, extra),
+                         None if self.config is None else {**self.config, "in_force": force})
+                     for (segment, rule), extra, force in zip(self.pairs, own, forces, strict=True))
+
+
 @dataclass(frozen=True)
 class Plan:
     inputs: tuple[InputSet, ...]
-    jobs: tuple[Job, ...]
+    groups: tuple[Group, ...]
     not_run: tuple[str, ...]
     skipped: tuple[tuple[Result, str], ...] = ()   # (the rule in one segment, why it was not run)
+    selection: Selection | None = None             # what was planned from: the order of the jobs
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """Every (segment, rule) judged, in the selection's order."""
+        found = {(job.segment, job.rule.ref): job for group in self.groups for job in group.jobs}
+        return tuple(found[key] for key in self.order(found))
+
+    def order(self, judged) -> list[tuple[str, str]]:
+        """The (segment, ref) keys of `judged` in the order the selection lists them (each segment's
+        rules, the root first; a repository-scoped rule at the root, where its first segment lists
+        it), as the report has always listed them. Taken when the report runs, not at planning,
+        which would pay a list entry per (segment, rule)."""
+        if self.selection is None:
+            return list(judged)
+        found: dict[tuple[str, str], None] = {}
+        for segment in self.selection.segments:
+            for rule in self.selection.rules.get(segment, ()):
+                whole = rule.check is not None and rule.check.scope == "repository"
+                key = (ROOT_SEGMENT if whole else segment, rule.ref)
+                if key in judged:
+                    found[key] = None
+        return list(found)
 
 
-def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = ()) -> Plan:
-    """The jobs of a run. `only`: rule refs to run (and nothing else), superseded ones included."""
-    jobs: list[Job] = []
+def plan(selection: Selection, subjects: Subjects, cache: Path, *, only: Sequence[str] = (),
+         segments: Sequence[str] = ()) -> Plan:
+    """The check tasks of a run. `only`: rule refs to run (and nothing else), superseded ones
+    included; `segments`: the segments to judge (and no other)."""
     inputs: dict[tuple[str, str, tuple[str, ...]], InputSet] = {}
     not_run: dict[tuple[str, str], list[str]] = {}   # (rule, why) → the segments it was not run in
     helpers: dict[Path, tuple[Path, ...]] = {}
     judged_whole: set[str] = set()  # the repository-scoped rules given their one job, at the root
     skipped: list[tuple[Result, str]] = []
+    # What a rule needs once, however many segments select it (`_Planned`), by the rule object's id:
+    # the selection gives each rule one object, and the loop below runs once per (segment, rule),
+    # 76,000 times at 1,000 segments (hashing the dataclass's nine fields each time cost more than
+    # the rest of the plan).
+    prepared: dict[int, _Planned] = {}
+    pairs: dict[str, list[tuple[str, RuleCheck]]] = {NO_CHECK: []}
+    own: dict[str, list[Path | None]] = {NO_CHECK: []}
+    unchecked = pairs[NO_CHECK]
+    forces: dict[str, list[str | None]] = {}  # each pair's segment's in-force digest
     # A check sees which rules of its source are in force (`Repository.in_force`): a change to them
     # is a change to its configuration. One digest per segment, not the list in every job.
     in_force = {segment: hashlib.sha256("\n".join(sorted(refs)).encode()).hexdigest()[:16]
                 for segment, refs in subjects.in_force.items()}
     for selected_in in selection.segments:
         for rule in selection.rules.get(selected_in, ()):
-            segment = _segment(rule, selected_in, only, judged_whole)
-            if segment is None:
+            planned = prepared.get(id(rule))
+            if planned is None:
+                planned = prepared[id(rule)] = _prepare(rule, subjects, helpers, only)
+            if planned.skip:
                 continue
-            why = _not_run(rule, subjects)
-            if why is not None:
-                not_run.setdefault((rule.ref, why), []).append(segment)
-                skipped.append((for_rule(rule, segment, None), why))
+            if planned.unchecked and not segments:
+                unchecked.append((selected_in, rule))  # the common case, as short as it can be
                 continue
-            deps, config = _dependencies(rule, segment, subjects, cache, inputs, helpers)
-            config["in_force"] = in_force.get(segment)
-            jobs.append(Job(segment, rule, tuple(deps), config, _result_path(cache, segment, rule)))
+            segment = selected_in
+            if planned.whole:
+                if planned.ref in judged_whole:
+                    continue
+                judged_whole.add(planned.ref)
+                segment = ROOT_SEGMENT
+            if segments and segment not in segments:
+                continue
+            if planned.why is not None:
+                not_run.setdefault((planned.ref, planned.why), []).append(segment)
+                skipped.append((for_rule(rule, segment, None), planned.why))
+                continue
+            digest = None
+            if planned.patterns is not None:
+                key = (segment, rule.check.scope, planned.patterns)
+                if key not in inputs:
+                    inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
+                digest = inputs[key].digest
+            name = planned.name
+            if name not in pairs:
+                pairs[name], own[name] = [], []
+            pairs[name].append((segment, rule))
+            own[name].append(digest)
+            forces.setdefault(name, []).append(in_force.get(segment))
+    groups = []
+    for name, found in [*pairs.items()][1:] + [(NO_CHECK, unchecked)]:  # the rules without a check last
+        if not found:
+            continue
+        planned = prepared[id(found[0][1])]
+        deps, config = ((), None) if name == NO_CHECK else (planned.deps, planned.config)
+        extra = () if name == NO_CHECK else tuple(own[name])
+        groups.append(Group(name, tuple(found), deps, extra, config, _result_path(cache, name),
+                            () if name == NO_CHECK else tuple(forces[name])))
     # One line per rule, naming every segment it was not run in, not one line per segment.
-    lines = tuple(f"{ref} in {', '.join(segments)}: {why}" for (ref, why), segments in not_run.items())
-    return Plan(tuple(inputs.values()), tuple(jobs), lines, tuple(skipped))
+    lines = tuple(f"{ref} in {', '.join(where)}: {why}" for (ref, why), where in not_run.items())
+    return Plan(tuple(inputs.values()), tuple(groups), lines, tuple(skipped), selection)
 
 
-def _segment(rule: RuleCheck, selected_in: str, only: Sequence[str], judged_whole: set[str]) -> str | None:
-    """The segment the rule's job judges (a repository-scoped rule: once, at the root), or None when
-    it gets no job: not asked for, judged already, repealed, or superseded and not asked for by ID."""
-    if only and rule.ref not in only:
-        return None
-    segment = selected_in
-    if rule.check is not None and rule.check.scope == "repository":
-        if rule.ref in judged_whole:
-            return None
-        judged_whole.add(rule.ref)
-        segment = ROOT_SEGMENT
-    if rule.status == "repealed" or (rule.status == "superseded" and rule.ref not in only):
-        return None
-    return segment
+@dataclass(frozen=True)
+class _Planned:
+    """What the plan needs of a rule, found once however many segments select it."""
+
+    ref: str
+    name: str                            # its group's: its ref, or NO_CHECK
+    skip: bool                           # not judged at all: not asked for, repealed, superseded
+    whole: bool                          # judged once, at the root (scope = "repository")
+    why: str | None                      # why it is not run in this run, or None
+    patterns: tuple[str, ...] | None     # the globs of its input set (a trusted repository check)
+    deps: tuple[Path, ...] = ()          # what every job of it depends on
+    config: dict | None = None
+    unchecked: bool = False              # a rule without a check (judged where it is selected, always run)
 
 
-def _not_run(rule: RuleCheck, subjects: Subjects) -> str | None:
-    """Why the run cannot judge the rule (no change, no record, not an agent's work), or None."""
-    subject = rule.check.subject if rule.check else "repository"
+def _prepare(rule: RuleCheck, subjects: Subjects, helpers: dict[Path, tuple[Path, ...]],
+             only: Sequence[str]) -> _Planned:
+    ref, check = rule.ref, rule.check
+    skip = bool(only and ref not in only) or rule.status == "repealed" or (
+        rule.status == "superseded" and ref not in only)
+    whole = check is not None and check.scope == "repository"
+    subject = check.subject if check else "repository"
+    why = None
     if subject == "change" and subjects.change is None:
-        return "checks a change (run with change=staged or change=A..B)"
-    if subject == "record" and subjects.record is None:
-        return "checks a session record (run with record=PATH)"
-    if rule.check is not None and rule.check.author == "agent" and subjects.agent is None:
-        return NOT_AGENT
-    return None
-
-
-def _dependencies(rule: RuleCheck, segment: str, subjects: Subjects, cache: Path, inputs: dict,
-                  helpers: dict[Path, tuple[Path, ...]]) -> tuple[list[Path], dict]:
-    """The job's file dependencies and configuration (see the module's docstring); a new input set
-    is added to `inputs`."""
+        why = "checks a change (run with change=staged or change=A..B)"
+    elif subject == "record" and subjects.record is None:
+        why = "checks a session record (run with record=PATH)"
+    elif check is not None and check.author == "agent" and subjects.agent is None:
+        why = NOT_AGENT
+    if check is None or why is not None or skip:
+        return _Planned(ref, NO_CHECK if check is None else ref, skip, whole, why, None, unchecked=check is None)
     deps = [rule.source_root / "rules" / f"{rule.id}.toml"]
-    config = {"check": None if rule.check is None else asdict(rule.check), "trusted": rule.trusted,
-              "revision": rule.revision, "status": rule.status, "root": str(rule.source_root),
-              "format": RESULT_FORMAT}
-    if rule.check is None or not rule.trusted:
-        return deps, config
-    if rule.check.python:
-        deps.extend(_code(rule, helpers))
-    if rule.check.subject == "repository":
-        key = (segment, rule.check.scope, rule.check.inputs or ANYTHING)
-        if key not in inputs:
-            inputs[key] = _input_set(subjects, segment, key[1], key[2], cache)
-        deps.append(inputs[key].digest)
-    elif rule.check.subject == "change":
-        config["change"] = asdict(subjects.change)
-    else:
-        deps.append(subjects.record)
-    return deps, config
+    config = {"check": asdict(check), "trusted": rule.trusted, "revision": rule.revision,
+              "status": rule.status, "root": str(rule.source_root), "format": RESULT_FORMAT}
+    patterns = None
+    if rule.trusted:
+        if check.python:
+            deps.extend(_code(rule, helpers))
+        if subject == "repository":
+            patterns = check.inputs or ANYTHING
+        elif subject == "change":
+            config["change"] = asdict(subjects.change)
+        else:
+            deps.append(subjects.record)
+    return _Planned(ref, ref, skip, whole, why, patterns, tuple(deps), config)
 
 
 def write_digest(input_set: InputSet, subjects: Subjects, own: str = "\0") -> dict | bool:
@@ -221,12 +315,12 @@ def _helpers(source_root: Path) -> tuple[Path, ...]:
     return tuple(sorted(path for path in folder.glob("*.py") if not _CHECK_MODULE.fullmatch(path.stem)))
 
 
-def _result_path(cache: Path, segment: str, rule: RuleCheck) -> Path:
-    folder = cache / "checks" / "results"
-    if segment != ROOT_SEGMENT:
-        folder = folder / segment
-    # Segment paths and source names come from the manifest: the result must still land in the cache.
-    return _confined(folder, cache) / f"{rule.source}-{rule.id}.json"
+def _result_path(cache: Path, name: str) -> Path:
+    # Source names come from the manifest (which allows no `/` in them): the result must still land in the cache.
+    file = f"{name.replace(':', '-')}.json"
+    if "/" in file or "\\" in file or file.startswith("."):
+        raise UserError(f"{name}: not a name a result file can have", fix="name sources with letters, digits and -")
+    return _confined(cache / "checks" / "results", cache) / file
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from agent_constitution import worktree
@@ -57,7 +58,19 @@ def _inside(path: str, segment: str) -> bool:
     return segment == ROOT_SEGMENT or path.startswith(segment.rstrip("/") + "/")
 
 
+class _Listed(Scan):
+    """A scan whose files are listed when first asked for: planning a run whose rules read no files
+    (`doit list` over rules without a check) never lists the tree."""
+
+    def __init__(self, root: Path):
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "contents", Contents())
+
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        return worktree.files(self.root)
+
+
 def scan(root: Path) -> Scan:
-    """List the working tree's files, honouring `.gitignore`."""
-    root = Path(root)
-    return Scan(root, worktree.files(root))
+    """The working tree's files, honouring `.gitignore` (listed on first use)."""
+    return _Listed(Path(root))

@@ -15,6 +15,8 @@ trusts the source, or it is a path source inside the repository.
 from __future__ import annotations
 
 import datetime
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ from agent_constitution import ids
 from agent_constitution.checks.model import ROOT_SEGMENT, CheckSpec, RuleCheck
 from agent_constitution.checks.waivers import Waiver
 from agent_constitution.errors import UserError
+from agent_constitution.layout import CHECKS
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.resolved import Index, Resolved, ResolvedRule, index_path, read_index, read_resolved, resolved_path
@@ -47,12 +50,8 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
     added to the root segment, so that its check can still be run on request."""
     if not (root / MANIFEST).is_file():
         return Selection((ROOT_SEGMENT,), {ROOT_SEGMENT: ()}, {})
-    index, documents = _resolution(root, cache)
-    sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[0].sources.items()}
-    rules = {
-        document.segment: tuple(_check(rule, document) for rule in document.rules) for document in documents
-    }
-    refs = {rule.ref for found in rules.values() for rule in found}
+    index, sources, rules = _resolution(root, cache)
+    refs = {rule.ref for found in rules.values() for rule in found} if asked else set()
     for ref in asked:
         if ref not in refs:
             rules[ROOT_SEGMENT] += (_named(ref, sources),)
@@ -67,21 +66,100 @@ def _waivers(waive) -> tuple[Waiver, ...]:
                  for number, item in enumerate(waive, 1))
 
 
-def _resolution(root: Path, cache: Path) -> tuple[Index, list[Resolved]]:
+def _resolution(root: Path, cache: Path) -> tuple[Index, dict, dict[str, tuple[RuleCheck, ...]]]:
+    """The index, the sources ({root, trust} by name) and each segment's rules: from the selection
+    kept in `cache/checks/selection.json` while every resolution document is the one it was made
+    from, else from the documents (and kept for the next run), else resolved here first."""
     index = _fresh_index(root, cache)
     if index is not None:
+        key = _key(cache, index)
+        kept = _kept(cache, key)
+        if kept is not None and all(Path(item["root"]).is_dir() for item in kept[0].values()):
+            return index, *kept
         try:
             documents = [read_resolved(resolved_path(cache, segment)) for segment in index.segments]
         except UserError:
             documents = None
         # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
         if documents is not None and all(Path(item.root).is_dir() for item in documents[0].sources.values()):
-            return index, documents
+            return index, *_keep(cache, key, documents)
     from agent_constitution.ruleset.lock import resolve_documents  # lazy: resolution only when the resolved documents are stale
 
     resolve_documents(root, cache)
     index = read_index(cache)
-    return index, [read_resolved(resolved_path(cache, segment)) for segment in index.segments]
+    documents = [read_resolved(resolved_path(cache, segment)) for segment in index.segments]
+    return index, *_keep(cache, _key(cache, index), documents)
+
+
+# A kept selection names each distinct rule once (a rule most segments select is one entry, not a
+# thousand): reading it costs a few milliseconds where reading every segment's document (each
+# rule with its texts in every language) cost 0.9 s of JSON alone at 5,000 rules x 1,000 segments.
+SELECTION = "selection.json"
+SELECTION_VERSION = 1
+
+
+def _key(cache: Path, index: Index) -> list:
+    """What the kept selection was made from: each resolution file's inode, mtime and size (the lock
+    stage replaces a document by renaming a new file into place, so a new document is a new inode)."""
+    found = []
+    for path in (index_path(cache), *(resolved_path(cache, segment) for segment in index.segments)):
+        try:
+            status = path.stat()
+        except OSError:
+            return []
+        found.append([status.st_ino, status.st_mtime_ns, status.st_size])
+    return found
+
+
+def _kept(cache: Path, key: list) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]] | None:
+    """(sources, rules by segment) of the kept selection, when it was made from `key`; None when it
+    is missing, stale or damaged (the cache is the user's to edit): then the documents are read."""
+    from agent_constitution.readers import read_cached
+
+    if not key:
+        return None
+    try:
+        data = json.loads(read_cached(cache / CHECKS / SELECTION) or b"null")
+        if data["version"] != SELECTION_VERSION or data["key"] != key:
+            return None
+        rules = [RuleCheck(source, number, revision, status, title, text,
+                           None if check is None else CheckSpec.of(check), Path(folder), trusted is True)
+                 for source, number, revision, status, title, text, check, folder, trusted in data["rules"]]
+        return data["sources"], {segment: tuple(rules[i] for i in picked) for segment, picked in data["segments"]}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _keep(cache: Path, key: list, documents: list[Resolved]) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]]:
+    """(sources, rules by segment) of the documents, kept for the next run (when the cache can be written)."""
+    from agent_constitution.fsio import write_if_changed
+
+    sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[0].sources.items()}
+    entries: dict[tuple, int] = {}  # a rule's row as a hashable key → its number
+    rules: list[RuleCheck] = []
+    rows: list[list] = []
+    picked: list[list] = []
+    for document in documents:
+        numbers = []
+        for rule in document.rules:
+            source = document.sources[rule.source]
+            row = [rule.source, rule.id, rule.revision, rule.status, rule.title[source.language],
+                   rule.text[source.language], rule.check, source.root, source.trust]
+            entry = (*row[:6], None if rule.check is None else json.dumps(rule.check, sort_keys=True), *row[7:])
+            if entry not in entries:
+                entries[entry] = len(rows)
+                rows.append(row)
+                rules.append(_check(rule, document))
+            numbers.append(entries[entry])
+        picked.append([document.segment, numbers])
+    if key:
+        try:
+            write_if_changed(cache / CHECKS / SELECTION, json.dumps(
+                {"version": SELECTION_VERSION, "key": key, "sources": sources, "rules": rows, "segments": picked},
+                ensure_ascii=False, separators=(",", ":")) + "\n", within=cache)
+        except (OSError, UserError):
+            pass  # a cache that cannot be written costs the next run the documents' read
+    return sources, {segment: tuple(rules[i] for i in numbers) for segment, numbers in picked}
 
 
 def _fresh_index(root: Path, cache: Path) -> Index | None:
@@ -91,9 +169,15 @@ def _fresh_index(root: Path, cache: Path) -> Index | None:
         stamp = index_path(cache).stat().st_mtime_ns
     except OSError:
         return None
-    inputs = [Path(path) for path in manifest_inputs(root)] + [root / LOCKFILE]
-    newest = max((path.stat().st_mtime_ns for path in inputs if path.exists()), default=0)
+    newest = max((_mtime(path) for path in (*manifest_inputs(root), root / LOCKFILE)), default=0)
     return read_index(cache) if stamp >= newest else None
+
+
+def _mtime(path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _check(rule: ResolvedRule, document: Resolved) -> RuleCheck:

@@ -34,7 +34,7 @@ from agent_constitution.checks.verdicts import (
     REVIEW_FILE, Memory, admitted, by_hand, confirmed, confirmed_lines, read_memory,
 )
 from agent_constitution.checks.verdicts import apply as apply_verdicts
-from agent_constitution.checks.plan import Plan, plan
+from agent_constitution.checks.plan import Group, Job, Plan, plan
 from agent_constitution.checks.report import (
     counts, json_report, read_report, reported_summary, rule_pages, sarif, summary,
 )
@@ -44,13 +44,14 @@ from agent_constitution.checks.evidence import fixture as evidence_fixture
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection, select
-from agent_constitution.layout import BASELINE, CHECKS, REVIEW
+from agent_constitution.layout import BASELINE, CHECKS, MANIFEST, REVIEW
 from agent_constitution.checks.subjects import STAGED, commit_message, resolve_change
 from agent_constitution.checks.waivers import Waiver, file_lines
 from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
+from agent_constitution.readers import read_json
 from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
@@ -60,19 +61,30 @@ def review_folder(cache: Path) -> Path:
     return cache / REVIEW
 
 
-def check_one(rule: RuleCheck, segment: str, subjects: Subjects, target: Path, deps: Sequence[Path] = (),
-              config: Mapping | None = None) -> dict | bool:
-    """Run one check and write its result; the returned outcome is kept by doit for the next run.
-    With the run's memo folder, a result already judged on the same check and inputs (`deps`, the
-    job's file dependencies, and `config`) is reused instead (see checks.memo)."""
-    result = inline_waivers(_remembered(rule, segment, subjects, deps, config), file_lines(subjects.root))
+def check_group(group: Group, subjects: Subjects) -> dict | bool:
+    """Run one check task (a rule in every segment it is judged in, or every rule without a check)
+    and write its results, one per segment; the returned outcome is kept by doit for the next run."""
+    lines = file_lines(subjects.root)
+    results = []
+    for job in group.jobs:
+        results.append(inline_waivers(check_one(job, subjects), lines))
+        progress.tick(job.rule.ref)
     try:
-        write_if_changed(target, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+        write_if_changed(group.result, json.dumps([result.to_json() for result in results], indent=2,
+                                                  ensure_ascii=False) + "\n")
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
         print(error, file=sys.stderr)
         return False
-    progress.tick(rule.ref)
-    return {"outcome": "no-check" if result.outcome is None else result.outcome.value}
+    undecided = any(result.outcome is Outcome.UNDECIDABLE for result in results)
+    return {"outcome": Outcome.UNDECIDABLE.value if undecided else "decided"}
+
+
+def check_one(job: Job, subjects: Subjects) -> Result:
+    """One rule's result in one segment. With the run's memo folder, a result already judged on the
+    same check and inputs (the job's file dependencies and configuration) is reused instead (see
+    checks.memo); a rule without a check needs no memo."""
+    return _remembered(job.rule, job.segment, subjects, job.file_dep, job.config)
+
 
 
 def _remembered(rule: RuleCheck, segment: str, subjects: Subjects, deps: Sequence[Path],
@@ -98,18 +110,28 @@ def retry_undecidable(task, values) -> bool | None:
     return None if outcome is None else outcome != Outcome.UNDECIDABLE.value
 
 
-def write_reports(result_files: Sequence[Path], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
+def read_results(result_files: Sequence[Path], order) -> list[Result]:
+    """The results the check tasks wrote (each file a list), in the order `order` gives their
+    (segment, ref) keys (`Plan.order`: as the selection lists them)."""
+    found = {}
+    for path in result_files:
+        for data in json.loads(path.read_text(encoding="utf-8")):
+            result = Result.from_json(data)
+            found[result.segment, result.ref] = result
+    return [found[key] for key in order(found)]
+
+
+def write_reports(results: Sequence[Result], not_run: Sequence[str], review: Mapping[str, Sequence[str]],
                   cache: Path, undecidable: str, waivers: Sequence[Waiver] = (),
                   today: datetime.date | None = None, root: Path | None = None, subjects: Subjects | None = None,
                   rules: Mapping[tuple[str, str], RuleCheck] | None = None,
                   skipped: Sequence[tuple[Result, str]] = ()) -> str | None:
-    """Read the results, apply the waivers and the recorded verdicts, write the JSON report, the SARIF
+    """Apply the waivers and the recorded verdicts to the results, write the JSON report, the SARIF
     log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
     an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
     today = today or datetime.date.today()
-    results = [Result.from_json(json.loads(path.read_text(encoding="utf-8"))) for path in result_files]
     waived = apply_waivers(results, waivers, today)
     root = (subjects.root if subjects is not None else cache.parent) if root is None else root
     try:
@@ -444,10 +466,12 @@ class Run:
 
 
 def prepare(root: Path, cache: Path, *, change: str | None = None, record: str | None = None,
-            only: str | None = None, message: str | None = None) -> Run:
+            only: str | None = None, segments: str | None = None, message: str | None = None) -> Run:
     """Everything a run needs before its tasks exist: the selection, the one shared scan, the plan.
+    `only` and `segments` are the command line's `rules=` and `segments=` (comma-separated).
     `message` (a commit message file) is the message of the staged change unless `change` names another."""
     wanted = tuple(ref.strip() for ref in (only or "").split(",") if ref.strip())
+    folders = tuple(folder.strip().strip("/") or "." for folder in (segments or "").split(",") if folder.strip())
     selection = select(root, cache, wanted)
     scanned = scan(root)
     scanned.contents.keep_index(cache / CHECKS / INDEX)
@@ -460,7 +484,12 @@ def prepare(root: Path, cache: Path, *, change: str | None = None, record: str |
         agent=agent_host(os.environ) or (RECORDED if record else None),
         in_force={segment: frozenset(rule.ref for rule in rules) for segment, rules in selection.rules.items()},
     )
-    planned = plan(selection, subjects, cache, only=wanted)
+    unknown = [folder for folder in folders if folder not in selection.segments]
+    if unknown:
+        raise UserError(f"segments={segments}: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a "
+                        f"segment of {MANIFEST}", fix="name segments by their folder, as [[segment]] path gives it "
+                        f"(the root is .): {', '.join(selection.segments[:8])}")
+    planned = plan(selection, subjects, cache, only=wanted, segments=folders)
     subjects.file_checks = tuple((job.segment, job.rule) for job in planned.jobs if _python_of_repository(job.rule))
     return Run(selection, subjects, planned)
 

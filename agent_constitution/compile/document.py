@@ -199,7 +199,8 @@ class File:
 @dataclass(frozen=True)
 class Document:
     files: tuple[File, ...]  # AGENTS.md first, then the parts in tree order
-    tokens: int | None  # of the whole region body before splitting; None: its bytes alone show it fits
+    tokens: int | None  # of the whole region body before splitting; None: not counted (its bytes alone
+    # show it fits, or they are above the compact form's size, which splits it anyway)
     rules_read: frozenset[RuleKey]  # rules whose title or text the files show
     sources_read: frozenset[str]  # sources whose source.toml (domain and group titles) was read
     constitution_read: bool  # whether the constitution's text or labels were used
@@ -227,9 +228,11 @@ def render(
     renderer = _Renderer(segment, library, constitution)
     subtrees = renderer.subtrees()
     whole = renderer.root_file(subtrees, parts={})
-    tokens = counted(whole, max_tokens)
     files = [File(FILE, whole)]
     small = len(whole.encode("utf-8")) <= compact_bytes
+    # Counted only where the count decides: a body above the compact form's size is split whatever
+    # its tokens (loading the token table costs 0.3 s, a third of a 50-rule build).
+    tokens = counted(whole, max_tokens) if small else None
     if not (small and (tokens is None or tokens <= max_tokens) and _fits(whole, max_bytes, max_chars)):
         parts = _part_names(subtrees)
         kept = renderer.root_file(subtrees, parts, compact=True)

@@ -7,7 +7,8 @@ missing table is an error that says how to get it back.
 Loading the table costs about 0.3 s of CPU, more than a whole no-op build, so it is loaded only for
 a text near the budget: cl100k_base encodes bytes, and each token stands for at least one byte, so
 a text of at most `budget` UTF-8 bytes has at most `budget` tokens and fits without counting
-(`counted`); `measure` is the report line of a written file.
+(`counted`); `measure` is the report line of a written file, which counts only under `-v` or when
+the render loaded the table to decide a split (a file split for its bytes is not counted).
 """
 
 from __future__ import annotations
@@ -54,8 +55,15 @@ def counted(text: str, budget: int) -> int | None:
     return count_tokens(text)
 
 
-def measure(text: str, budget: int) -> str:
-    """`N tokens, M bytes` for a text near the budget; `M bytes, within max-tokens B` otherwise."""
+def loaded() -> bool:
+    """Whether the token table is loaded in this process already (counting more then costs little)."""
+    return _encoding.cache_info().currsize > 0
+
+
+def measure(text: str, budget: int, count: bool = True) -> str:
+    """`N tokens, M bytes` for a text near the budget (`M bytes` when not `count`: the table is not
+    loaded for a report line alone); `M bytes, within max-tokens B` for a text whose bytes fit."""
     size = len(text.encode("utf-8"))
-    tokens = counted(text, budget)
-    return f"{size} bytes, within max-tokens {budget}" if tokens is None else f"{tokens} tokens, {size} bytes"
+    if size <= budget:
+        return f"{size} bytes, within max-tokens {budget}"
+    return f"{count_tokens(text)} tokens, {size} bytes" if count else f"{size} bytes"

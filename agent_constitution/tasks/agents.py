@@ -177,7 +177,7 @@ def tasks(project):
     plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()
     config = {**settings.as_dict(), "compiler": compiler}
-    planned = [(output, job) for output in REGISTRY for job in output.jobs(plan)]
+    planned = [(output, job) for output in REGISTRY for job in plan.jobs_of(output)]
     # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
     root_index = FILE
     before_root = [f"{NAME}:{job.name}" for _, job in planned if job.before_root]

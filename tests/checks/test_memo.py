@@ -7,6 +7,7 @@ from pathlib import Path
 from agent_constitution.checks.model import Outcome
 from agent_constitution.checks.runner import Subjects, run_check
 from agent_constitution.checks.scan import scan
+from agent_constitution.checks.plan import Job
 from agent_constitution.checks.stage import check_one
 
 from .conftest import make_source, rule, write
@@ -85,11 +86,10 @@ def test_a_result_is_kept_for_the_check_and_its_inputs(tmp_path: Path):
     make_source(root, {}, {"r1": WHOLE.format(log=str(log))})
     write(root, {"a.txt": "ok\n"})
     check = rule(root, python="r1", inputs=["a.txt"])
-    deps, config = [root / "rules/checks/r1.py", root / "a.txt"], {"revision": 1}
-    target = root / "cache/checks/results/ac-1.json"
+    job = Job(".", check, (root / "rules/checks/r1.py", root / "a.txt"), {"revision": 1})
 
     def run() -> str:
-        return check_one(check, ".", Subjects(scan(root), memo=root / "cache/checks/memo"), target, deps, config)["outcome"]
+        return check_one(job, Subjects(scan(root), memo=root / "cache/checks/memo")).outcome.value
 
     assert run() == "pass" and judged(log) == ["ran"]
     write(root, {"a.txt": "bad\n"})
@@ -105,9 +105,9 @@ def test_a_result_is_kept_for_the_check_and_its_inputs(tmp_path: Path):
 def test_undecidable_results_are_not_kept(tmp_path: Path):
     root = tmp_path / "repo"
     make_source(root, {}, {"r1": "RULE = 1\ndef check(repo):\n    return 1 / 0\n"})
-    target = root / "cache/checks/results/ac-1.json"
     subjects = Subjects(scan(root), memo=root / "cache/checks/memo")
-    assert check_one(rule(root, python="r1"), ".", subjects, target, [], {"revision": 1})["outcome"] == "undecidable"
+    job = Job(".", rule(root, python="r1"), (), {"revision": 1})
+    assert check_one(job, subjects).outcome.value == "undecidable"
     assert not list((root / "cache/checks/memo").glob("results/*/*.json"))
 
 

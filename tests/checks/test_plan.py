@@ -33,7 +33,10 @@ def test_checks_reading_the_same_files_share_one_input_set(tmp_path: Path):
     assert first.file_dep == (tmp_path / "rules/1.toml", tmp_path / "rules/checks/r1.py",
                               tmp_path / "rules/checks/_util.py", py.digest)
     assert second.file_dep[-1] == py.digest and third.file_dep[-1] == anything.digest
-    assert unchecked.file_dep == (tmp_path / "rules/4.toml",)
+    # A rule without a check depends on no file: its result is its revision, status and texts,
+    # which the `checks:no-check` task compares.
+    assert unchecked.file_dep == () and unchecked.config is None
+    assert [group.name for group in result.groups] == ["ac:1", "ac:2", "ac:3", "no-check"]
 
 
 def test_digest_follows_content_not_timestamps(tmp_path: Path):
@@ -110,7 +113,12 @@ def test_a_result_never_lands_outside_the_cache(tmp_path: Path):
 
     from agent_constitution.errors import UserError
 
+    from dataclasses import replace
+
     write(tmp_path, {"a.py": "1"})
-    with pytest.raises(UserError, match="is outside"):
-        planned(tmp_path, [rule(tmp_path, 1, python="r1")], segments=("../../../../elsewhere",))
+    # A result is named by its rule, not its segment: a segment path leading out changes no target.
+    result = planned(tmp_path, [rule(tmp_path, 1, python="r1")], segments=("../../../../elsewhere",))
+    assert [group.result for group in result.groups] == [tmp_path / "cache/checks/results/ac-1.json"]
+    with pytest.raises(UserError, match="not a name a result file can have"):
+        planned(tmp_path, [replace(rule(tmp_path, 1, python="r1"), source="../../x")])
     assert not (tmp_path.parent / "elsewhere").exists()

@@ -87,7 +87,8 @@ def project(repo: Path) -> Path:
 def test_check_reports_and_fails_on_a_violation(project: Path):
     run = doit(project, "checks")
     assert run.returncode == 1, run.stdout + run.stderr
-    assert executed(run) == {"checks:ac:1", "checks:ac:2", "checks:ac:3", "checks:ac:4"}
+    # ac:3 has no check: it is one of the rules of `checks:no-check`.
+    assert executed(run) == {"checks:ac:1", "checks:ac:2", "checks:no-check", "checks:ac:4"}
     assert "violations (1)\n  ac:2 Rule 2\n    src/a.py:1: TODO left in code\n" in run.stdout
     assert "missing tool: gofmt-missing-here" in run.stdout
     assert "ac:6 in .: checks a change" in run.stdout
@@ -234,10 +235,30 @@ def test_segments_are_checked_as_their_own_repositories(project: Path):
         manifest.write('\n[[segment]]\npath = "svc"\n')
     write(project, {"svc/src/x.py": "# TODO in the service\n", "svc/README.md": "svc\n"})
     run = doit(project, "checks")
-    assert {"checks:svc/ac:2", "checks:ac:2"} <= executed(run)
+    # One task per rule, judging it in every segment that selects it: the tasks do not multiply
+    # by segments.
+    assert "checks:ac:2" in executed(run) and not any("svc/" in name for name in executed(run))
     assert "  ac:2 Rule 2  [svc]\n    svc/src/x.py:1: TODO left in code\n" in run.stdout
     assert "  ac:2 Rule 2\n    src/a.py:1: TODO left in code\n" in run.stdout  # the root does not see svc/
-    assert (project / "cache/checks/results/svc/ac-2.json").is_file()
+    kept = json.loads((project / "cache/checks/results/ac-2.json").read_text())
+    assert [(result["segment"], result["outcome"]) for result in kept] == [(".", "violation"), ("svc", "violation")]
+
+
+def test_segments_narrows_a_run_to_those_segments(project: Path):
+    with (project / "rules.toml").open("a") as manifest:
+        manifest.write('\n[[segment]]\npath = "svc"\n')
+    write(project, {"svc/src/x.py": "# TODO in the service\n", "svc/README.md": "svc\n"})
+    run = doit(project, "checks", "segments=svc", "rules=ac:2")
+    assert executed(run) == {"checks:ac:2"} and run.returncode == 1
+    assert "  ac:2 Rule 2  [svc]\n    svc/src/x.py:1: TODO left in code\n" in run.stdout
+    assert "src/a.py:1" not in run.stdout  # the root segment is not judged
+    report = json.loads((project / "cache/checks/report.json").read_text())
+    assert [(r["segment"], r["ref"]) for r in report["results"]] == [("svc", "ac:2")]
+    whole = doit(project, "checks")
+    assert "checks:ac:2" in executed(whole) and "src/a.py:1: TODO" in whole.stdout
+    unknown = doit(project, "checks", "segments=nowhere")
+    assert unknown.returncode != 0 and "segments=nowhere: nowhere is not a segment of rules.toml" in unknown.stdout + unknown.stderr
+    assert "Traceback" not in unknown.stdout + unknown.stderr
 
 
 def test_one_scan_serves_every_check_of_a_run(project: Path, monkeypatch):
@@ -287,3 +308,21 @@ def test_a_codex_rollout_is_a_record_subject_too(project: Path, tmp_path: Path):
     unknown.write_text('{"event": "tool", "cmd": "git push --force"}\n')
     run = doit(project, "checks", f"record={unknown}")
     assert "not a session record of Claude Code, Codex or Gemini CLI" in run.stdout
+
+
+def test_the_selection_is_kept_while_the_resolution_is_the_same(project: Path, monkeypatch):
+    """A run reads each segment's resolution document once; the next reads the kept selection (each
+    distinct rule once), and a damaged or stale one is read again from the documents."""
+    from agent_constitution.checks import selection
+
+    doit(project, "checks")
+    first = selection.select(project, project / "cache")
+    assert (project / "cache/checks/selection.json").is_file()
+    reads = []
+    original = selection.read_resolved
+    monkeypatch.setattr(selection, "read_resolved", lambda path: reads.append(path) or original(path))
+    assert selection.select(project, project / "cache") == first and reads == []
+    (project / "cache/checks/selection.json").write_text("{not json")
+    assert selection.select(project, project / "cache") == first and reads
+    kept = json.loads((project / "cache/checks/selection.json").read_text())
+    assert [ref for ref in kept["rules"]][0][:2] == ["ac", 1] and kept["segments"][0][0] == "."

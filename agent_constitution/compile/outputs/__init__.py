@@ -3,10 +3,12 @@ iterates this list and calls each entry directly). Each entry follows `base.Outp
 costs only the standard library, since their steps import what they need when they run."""
 
 from agent_constitution.compile.outputs import (
-    aider_read, chains, hook_files, prune, readback, scoped, segment, shims, skill_folders, summary, tools, windsurf_rest,
+    aider_read, chains, hook_files, preflight, prune, readback, scoped, segment, shims, skill_folders, summary,
+    tools, windsurf_rest,
 )
 
 REGISTRY = (
+    preflight.OUTPUT,
     segment.OUTPUT,
     shims.OUTPUT,
     scoped.OUTPUT,

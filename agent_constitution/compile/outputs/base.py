@@ -71,6 +71,17 @@ class Plan:
                 longest[segment] = max(longest[segment], len(chain))
         return longest
 
+    def jobs_of(self, output: "Output") -> list["Job"]:
+        """The output's jobs for this plan, listed once (the read-back waits for several outputs' jobs,
+        which the task wiring lists too)."""
+        if output.name not in self._jobs:
+            self._jobs[output.name] = list(output.jobs(self))
+        return self._jobs[output.name]
+
+    @cached_property
+    def _jobs(self) -> dict[str, list["Job"]]:
+        return {}
+
     def shown(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 

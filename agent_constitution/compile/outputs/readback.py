@@ -19,7 +19,7 @@ class ReadBack:
         from agent_constitution.compile.outputs import aider_read, scoped, shims, summary, windsurf_rest
 
         outputs = (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, aider_read.OUTPUT, windsurf_rest.OUTPUT)
-        before = [f"agents:{job.name}" for output in outputs for job in output.jobs(plan)]
+        before = [f"agents:{job.name}" for output in outputs for job in plan.jobs_of(output)]
         before += ["agents:chains"]
         return [Job(name="readback", doc="Read the outputs back as each enabled agent loads them; warn (or fail) "
                                          "when one misses a rule in force", task_dep=tuple(before), cleaned=False)]

@@ -11,6 +11,7 @@ that only excludes rules costs one line of the root's index, naming the rules no
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -37,22 +38,26 @@ class SegmentDocument:
                 doc=f"The generated region of {plan.shown(path)} and its part files",
                 subject=job,
                 targets=(str(path),),
-                task_dep=after + (("render",) if job.path == "." else ()),
+                # The preflight refuses what the resolutions alone show is wrong before any segment is written.
+                task_dep=after + (("render",) if job.path == "." else ()) + ("agents:preflight",),
             ))
         return found
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        stamp = resolution_stamp(plan.cache, job.subject)  # before the read: a later change is never missed
         state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         if job.subject.path in empty:
             # Its shims are the shim jobs' to take out.
             return Step(state=state, removed=tuple(remove_segment(plan.root, job.subject.path, shims=False,
-                                                                  locked=locked)))
+                                                                  locked=locked)),
+                        extra={"resolved": stamp, "empty": True})
         nested = tuple(s for s in job.subject.nested if s not in empty)
-        return write_segment(
+        step = write_segment(
             plan.root, replace(job.subject, nested=nested), resolved, parent, plan.settings, state, locked=locked,
             edition=agent_edition(plan.cache), budget=budget(plan, job.subject.path),
             excluded=nested_exclusions(plan.cache, job.subject.nested),
         )
+        return replace(step, extra={**step.extra, "resolved": stamp})
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile.inputs import Reads
@@ -61,6 +66,13 @@ class SegmentDocument:
 
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
+        if values.get("resolved") is not None and values["resolved"] == resolution_stamp(plan.cache, job.subject):
+            # The resolution files are the ones the step read, so its state and the digests of what it
+            # read (`Reads`, which the resolution records) are too: not read again (parsing every
+            # segment's document was most of a no-op at 1,000 segments).
+            if values.get("empty"):
+                return not _has_outputs(plan.root, job.subject.path)
+            return outputs_intact(plan.root, values.get("outputs", {}))
         try:
             state, resolved, parent, empty = segment_state(plan.cache, job.subject)
         except UserError:
@@ -75,6 +87,23 @@ class SegmentDocument:
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         return remove_segment(plan.root, job.subject.path)
+
+
+def resolution_stamp(cache: Path, job: SegmentJob) -> list:
+    """The job's shape and each resolution file its state is computed from (its own, its parent's,
+    and for the root every nested one's), by inode, modification time and size: the lock stage
+    replaces a document by renaming a new file into place, so a new document never has an old
+    stamp (two writes of one file in different runs never share a modification time)."""
+    from agent_constitution.compile.inputs import resolved_path
+
+    files = []
+    for segment in (job.path, *([job.parent] if job.parent is not None else []), *job.nested):
+        try:
+            status = os.stat(resolved_path(cache, segment))
+            files.append([status.st_ino, status.st_mtime_ns, status.st_size])
+        except OSError:
+            files.append(None)
+    return [job.path, job.parent, list(job.nested), files]
 
 
 def segment_state(cache: Path, job: SegmentJob):
@@ -222,8 +251,9 @@ def write_segment(
     without a file that leave rules out, and those rules."""
     from agent_constitution.compile import owned, region
     from agent_constitution.compile.document import Segment, render
+    from agent_constitution import console
     from agent_constitution.compile.inputs import Reads, load_constitution, load_library
-    from agent_constitution.compile.tokens import measure
+    from agent_constitution.compile.tokens import loaded, measure
     from agent_constitution.errors import UserError
     from agent_constitution.fsio import write_if_changed
 
@@ -278,7 +308,7 @@ def write_segment(
             written.append(_relative(root, target))
         whole = text if item.name == FILE else item.text
         outputs[shown] = owned.owned_digest(path, item.name == FILE)
-        lines.append(f"{shown}: {measure(whole, settings.max_tokens)}")
+        lines.append(f"{shown}: {measure(whole, settings.max_tokens, count=console.verbose() or loaded())}")
     if len(document.files) > 1:
         if document.tokens is not None and document.tokens > settings.max_tokens:
             over = f"({document.tokens} tokens) exceed max-tokens {settings.max_tokens}"

@@ -37,7 +37,7 @@ class Shims:
                 path = plan.file(job.path, shim)
                 if shim != CLAUDE and not _wanted(plan, shim) and not path.exists():
                     continue
-                after = (f"resolution:{job.path}", f"resolution:{job.parent}") if job.parent else ()
+                after = ((f"resolution:{job.path}", f"resolution:{job.parent}") if job.parent else ()) + ("agents:preflight",)
                 found.append(Job(
                     name=plan.shown(path),
                     doc=f"The {shim} shim importing {plan.shown(plan.file(job.path, FILE))}",
@@ -48,6 +48,13 @@ class Shims:
         return found
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        from dataclasses import replace
+
+        wanted, state, kept = _state(plan, job)
+        step = self._write(plan, job, locked, wanted, state)
+        return replace(step, extra={**step.extra, **kept})
+
+    def _write(self, plan: Plan, job: Job, locked: bool, wanted: bool, state: str) -> Step:
         from agent_constitution.compile import owned
         from agent_constitution.fsio import confine
         from agent_constitution.readers import read_text
@@ -55,7 +62,6 @@ class Shims:
         segment, parent, shim = job.subject
         path = confine(plan.file(segment, shim), plan.root)
         shown = plan.shown(path)
-        wanted, state = _state(plan, job)
         if not wanted:
             return Step(state=state, removed=(shown,) if owned.remove_owned(path, root=plan.root, locked=locked) else ())
         if linked_pair(plan.file(segment, shim), plan.file(segment, FILE)):
@@ -81,7 +87,7 @@ class Shims:
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile import owned
 
-        wanted, state = _state(plan, job)
+        wanted, state, _ = _state(plan, job, values)
         if not values or values.get("state") != state:
             return False
         path = plan.file(job.subject[0], job.subject[2])
@@ -134,20 +140,30 @@ def _wanted(plan: Plan, shim: str) -> bool:
     return agent_of(shim) in plan.settings.agents
 
 
-def _state(plan: Plan, job: Job) -> tuple[bool, str]:
-    """Whether the shim is wanted (its agent enabled, its segment has a file), and the digest of that."""
+def _state(plan: Plan, job: Job, values: Mapping | None = None) -> tuple[bool, str, dict]:
+    """Whether the shim is wanted (its agent enabled, its segment has a file), the digest of that,
+    and what to keep for the next check: the segment's emptiness, with the stamp of the resolution
+    files it was read from (`segment.resolution_stamp`), so an unchanged resolution is not read again."""
+    from agent_constitution.compile.layout import SegmentJob
+    from agent_constitution.compile.outputs.segment import resolution_stamp
+
     segment, parent, shim = job.subject
     wanted = _wanted(plan, shim)
-    empty = False
+    kept: dict = {}
     if wanted and parent is not None:
         from agent_constitution.compile.inputs import read_resolved, resolved_path
 
-        # A segment that adds no rule has no AGENTS.md of its own (outputs/segment.py), so no shim.
-        empty = read_resolved(resolved_path(plan.cache, segment)).selected <= (
-            read_resolved(resolved_path(plan.cache, parent)).selected
-        )
-    wanted = wanted and not empty
-    return wanted, digest({"shim": shim, "wanted": wanted})
+        stamp = resolution_stamp(plan.cache, SegmentJob(segment, parent, ()))
+        if values and values.get("resolved") == stamp and isinstance(values.get("empty"), bool):
+            empty = values["empty"]
+        else:
+            # A segment that adds no rule has no AGENTS.md of its own (outputs/segment.py), so no shim.
+            empty = read_resolved(resolved_path(plan.cache, segment)).selected <= (
+                read_resolved(resolved_path(plan.cache, parent)).selected
+            )
+        wanted = not empty
+        kept = {"resolved": stamp, "empty": empty}
+    return wanted, digest({"shim": shim, "wanted": wanted}), kept
 
 
 def _product(shim: str) -> str:

@@ -25,7 +25,9 @@ from agent_constitution import ids
 from agent_constitution.checks.model import ROOT_SEGMENT, CheckSpec, RuleCheck
 from agent_constitution.checks.waivers import Waiver
 from agent_constitution.errors import UserError
+from agent_constitution.fsio import write_if_changed
 from agent_constitution.layout import CHECKS
+from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.resolved import Index, Resolved, ResolvedRule, index_path, read_index, read_resolved, resolved_path
@@ -114,8 +116,6 @@ def _key(cache: Path, index: Index) -> list:
 def _kept(cache: Path, key: list) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]] | None:
     """(sources, rules by segment) of the kept selection, when it was made from `key`; None when it
     is missing, stale or damaged (the cache is the user's to edit): then the documents are read."""
-    from agent_constitution.readers import read_cached
-
     if not key:
         return None
     try:
@@ -132,8 +132,6 @@ def _kept(cache: Path, key: list) -> tuple[dict, dict[str, tuple[RuleCheck, ...]
 
 def _keep(cache: Path, key: list, documents: list[Resolved]) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]]:
     """(sources, rules by segment) of the documents, kept for the next run (when the cache can be written)."""
-    from agent_constitution.fsio import write_if_changed
-
     sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[0].sources.items()}
     entries: dict[tuple, int] = {}  # a rule's row as a hashable key → its number
     rules: list[RuleCheck] = []

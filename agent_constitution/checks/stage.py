@@ -189,8 +189,8 @@ def _counted(memory: Memory, cache: Path, root: Path) -> tuple[Memory, list[str]
     groups = index.review if index is not None else {}
     memory, refused = admitted(memory, groups)
     if any(not verdict.by_hand for verdict in memory.verdicts):
-        # A reviewer command's verdicts decide only once its group is calibrated (review/record.py).
-        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
+        # A reviewer command's verdicts decide only once its group is calibrated (checks/calibration.py).
+        from agent_constitution.checks.calibration import gated  # lazy: pydantic, only where a reviewer's verdicts are kept
 
         memory, advisory = gated(memory, groups, root)
         refused += advisory

@@ -91,7 +91,7 @@ def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[l
     reader = Reader(subjects)
     memory = read_memory(root)
     if groups is not None:
-        from agent_constitution.review.record import gated  # lazy: only where a reviewer's verdicts are kept
+        from agent_constitution.checks.calibration import gated  # lazy: pydantic, only where a reviewer's verdicts are kept
 
         memory, _ = gated(memory, groups, root)
     judged = memory.judged()

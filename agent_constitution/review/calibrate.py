@@ -6,7 +6,7 @@ against the labels give the confusion matrix for "violated", precision and recal
 intervals and Cohen's kappa, overall and per rule; `probes` cases are asked again padded, reordered
 and renamed (`review.probes`), and a changed verdict is a failed probe. A verdict whose quotes are not
 in its prompt is refused (scored as no verdict). The result goes on record in `rules.calibration.toml`
-with the command, the model and the date (`review.record`), where the gate reads it.
+with the command, the model and the date (`checks.calibration`), where the gate reads it.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from pathlib import Path
 
 from agent_constitution.checks.model import Result, RuleCheck
 from agent_constitution.checks.reviewer import Answer, ask, BadAnswer, fabricated, in_ci, prompt, Reviewer
-from agent_constitution.review import cases as reading, probes as probing, record
+from agent_constitution.checks import calibration as record
+from agent_constitution.review import cases as reading, probes as probing
 from agent_constitution.review.cases import Case, CASES_FILE
-from agent_constitution.review.record import Calibration, RuleAgreement, rounded
+from agent_constitution.checks.calibration import Calibration, RuleAgreement, rounded
 from agent_constitution.review.stats import Matrix, scores
 from agent_constitution.checks.evidence import Reader, shown_files
 from agent_constitution.checks.review import labeller

@@ -54,7 +54,7 @@ def tasks(project):
 
 @reported
 def _review(root, cache, audit, max_calls, max_seconds, max_tokens, max_cost):
-    from agent_constitution.checks.review_run import run_reviewers
+    from agent_constitution.review.run import run_reviewers
     from agent_constitution.review.budget import RunCaps
 
     caps = RunCaps(calls=max_calls or None, seconds=max_seconds or None, tokens=max_tokens or None,

@@ -92,7 +92,7 @@ def calibrated(root: Path, group: str = "default", command: tuple[str, ...] = PR
     say otherwise (its verdicts then decide outcomes)."""
     import datetime
 
-    from agent_constitution.review import record
+    from agent_constitution.checks import calibration as record
 
     values = dict(group=group, command=command, model="", date=datetime.date(2026, 12, 1), cases=40, noise=0,
                   tp=20, fp=0, fn=0, tn=20, cannot_tell=0, kappa=1.0, precision=1.0, recall=1.0,

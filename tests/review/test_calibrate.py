@@ -14,7 +14,8 @@ from agent_constitution.checks.model import RuleCheck
 from agent_constitution.checks.reviewer import Answer, BadAnswer
 from agent_constitution.errors import UserError
 from agent_constitution.review import cases as reading
-from agent_constitution.review import probes, record
+from agent_constitution.checks import calibration as record
+from agent_constitution.review import probes
 from agent_constitution.review.calibrate import run, text
 from agent_constitution.review.cases import Case
 

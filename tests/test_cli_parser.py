@@ -96,7 +96,7 @@ def test_the_nearest_option_and_variable_are_suggested(capsys):
     assert cli.main(["check", "--format", "json"]) == 2
     assert "fix: did you mean '--output-format'?" in capsys.readouterr().err
     assert cli.main(["check", "chnage=staged"]) == 2
-    assert "fix: did you mean 'change='? its variables: change=, record=, message=, rules=, undecidable=" in (
+    assert "fix: did you mean 'change='? its variables: change=, record=, message=, rules=, segments=, undecidable=" in (
         capsys.readouterr().err)
     assert cli.main(["check", "--output-format", "jsno"]) == 2
     assert "'jsno' is not one of full, concise, json, sarif, github, gitlab (did you mean 'json'?)" in (

@@ -22,7 +22,7 @@ from typing import Any
 from agent_constitution.compile.fit_note import limit_note
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.hosts import HOSTS, json_edit, settings_file, stop_hooks
+from agent_constitution.hosts import HOSTS, stop_hooks
 from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
 from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.layout import schema_url as url
@@ -122,14 +122,10 @@ def protect_settings(config_path: Path, settings: str) -> bool:
         protected = _protection_list(data, config_path, settings)
         if _covered(settings, protected):
             return False
-        # edited in the text, like the hosts' settings files: the user's layout outside the entry stays
-        layout = settings_file.layout_of(text)
-        document = json_edit.Document(text, indent=layout.indent, ascii=layout.ascii)
-        if "protectedPaths" in data:
-            document.add(("protectedPaths",), settings)
-        else:
-            document.add((), [settings], "protectedPaths")
-        write_atomic(config_path, document.text)
+        # Rewritten as upstream's `pdks init` writes it (JSON.stringify with two spaces: seed 003's
+        # ported case in03), not edited in place like the hosts' settings files.
+        data["protectedPaths"] = [*protected, settings]
+        write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return True
     from ruamel.yaml import YAML, YAMLError
 

@@ -114,15 +114,3 @@ def test_usage_errors(project, capsys):
     assert "needs --host" in capsys.readouterr().err
 
 
-def test_a_json_config_keeps_its_layout_when_the_settings_file_is_protected(tmp_path):
-    from agent_constitution.covenant.init import protect_settings
-
-    config = tmp_path / "polydeukes.config.json"
-    config.write_text('{\n    "languages": {},\n    "protectedPaths": [".env", "secrets/**"]\n}\n')
-    assert protect_settings(config, ".claude/settings.json")
-    assert config.read_text() == (
-        '{\n    "languages": {},\n    "protectedPaths": [".env", "secrets/**", ".claude/settings.json"]\n}\n')
-    assert not protect_settings(config, ".claude/settings.json")
-    config.write_text('{"languages": {}}')
-    assert protect_settings(config, ".codex/hooks.json")
-    assert config.read_text() == '{"languages": {}, "protectedPaths": [".codex/hooks.json"]}'

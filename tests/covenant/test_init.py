@@ -1,8 +1,6 @@
 """`pdks init`: the starter config and the merged host hook (POLYDEUKES §8.2)."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML

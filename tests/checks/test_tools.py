@@ -4,6 +4,8 @@ rule's pinned version through a fake `uv` / `npx` that records its calls, so not
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -139,6 +141,12 @@ ZIZMOR_JSON = json.dumps([{"ident": "artipacked", "desc": "credential persistenc
                                "concrete": {"location": {"start_point": {"row": 6}}}}]}])
 
 
+def with_git(bin_: Path) -> str:
+    """PATH with the fake tools and git alone: the scan lists the tree with git when a check first
+    asks for it, which is after PATH is narrowed (no uv, zizmor or lint-x lives beside git here)."""
+    return f"{bin_}{os.pathsep}{Path(shutil.which('git')).parent}"
+
+
 def test_rule_75_runs_its_pinned_zizmor_through_uv(tmp_path, monkeypatch):
     """The runner hands the rule's [check.install] to the python check's `run_tool`."""
     repo = tmp_path / "repo"
@@ -146,7 +154,7 @@ def test_rule_75_runs_its_pinned_zizmor_through_uv(tmp_path, monkeypatch):
     (repo / ".github/workflows/ci.yml").write_text("on: push\njobs: {}\n")
     bin_ = fake(tmp_path / "bin", "uv", answer=(13, ZIZMOR_JSON)).parent
     subjects = Subjects(scan(repo))
-    monkeypatch.setenv("PATH", str(bin_))
+    monkeypatch.setenv("PATH", with_git(bin_))
     result = run_check(_rule(75), ".", subjects)
     assert result.outcome is Outcome.VIOLATION, result.cause
     assert [(f.path, f.line) for f in result.findings] == [(".github/workflows/ci.yml", 7)]
@@ -162,7 +170,7 @@ def test_rule_75_runs_its_pinned_zizmor_through_uv(tmp_path, monkeypatch):
 def test_a_command_check_whose_program_is_pinned(tmp_path, monkeypatch):
     bin_ = fake(tmp_path / "bin", "uv", answer=(0, '{"findings": []}')).parent
     subjects = Subjects(scan(tmp_path))
-    monkeypatch.setenv("PATH", str(bin_))
+    monkeypatch.setenv("PATH", with_git(bin_))
     spec = CheckSpec(command=("lint-x", "--all"), tools=("lint-x",), install=(("lint-x", "pypi", "lint-x==1.0"),))
     rule = RuleCheck(source="ac", id=1, revision=1, status="active", title="Rule 1", text="Text.", check=spec,
                      source_root=tmp_path, trusted=True)

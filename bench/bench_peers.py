@@ -128,18 +128,22 @@ def _markdown(rule_id: int, edited: bool) -> str:
 CONSTITUTION = "# Bench Constitution\n\n## Basics\n\nAsk before you act.\n"
 
 
+def to_write(rules: int, segments: int, edit: int | None) -> list[tuple[str, int]]:
+    """(folder, rule id) of every rule file a peer's writer writes: "." for the root's rules, else the
+    package's folder; all of them, or only rule `edit`'s (a one-rule edit)."""
+    folders = {".": range(1, (ROOT_RULES if segments else rules) + 1), **packages(rules, segments)}
+    return [(folder, rule_id) for folder, chosen in folders.items() for rule_id in chosen
+            if edit is None or rule_id == edit]
+
+
 def write_ruler(root: Path, rules: int, segments: int, edit: int | None = None) -> None:
-    owned = packages(rules, segments)
-    folders = {".": range(1, (ROOT_RULES if segments else rules) + 1), **owned}
     if edit is None:
         (root / ".ruler").mkdir(parents=True)
         (root / ".ruler" / "AGENTS.md").write_text(CONSTITUTION)
-    for folder, chosen in folders.items():
-        for rule_id in chosen:
-            if edit is None or rule_id == edit:
-                path = root / folder / ".ruler" / f"{rule_id:05d}.md"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(_markdown(rule_id, edit is not None))
+    for folder, rule_id in to_write(rules, segments, edit):
+        path = root / folder / ".ruler" / f"{rule_id:05d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_markdown(rule_id, edit is not None))
 
 
 def write_rulesync(root: Path, rules: int, segments: int, edit: int | None = None) -> None:
@@ -147,17 +151,15 @@ def write_rulesync(root: Path, rules: int, segments: int, edit: int | None = Non
     if edit is None:
         folder.mkdir(parents=True)
         (folder / "00000-constitution.md").write_text(f"---\nroot: true\ntargets: [\"*\"]\n---\n\n{CONSTITUTION}")
-    for rule_id in range(1, (ROOT_RULES if segments else rules) + 1):
-        if edit is None or rule_id == edit:
+    for path, rule_id in to_write(rules, segments, edit):
+        body = _markdown(rule_id, edit is not None)
+        if path == ".":
             (folder / f"{rule_id:05d}.md").write_text(
-                f"---\nroot: true\ntargets: [\"*\"]\ndescription: \"{title(rule_id)}\"\n---\n\n{_markdown(rule_id, edit is not None)}")
-    for path, own in packages(rules, segments).items():
-        name = path.replace("/", "-")
-        for rule_id in own:
-            if edit is None or rule_id == edit:
-                (folder / f"{name}-{rule_id:05d}.md").write_text(
-                    f"---\nroot: false\ntargets: [\"*\"]\ndescription: \"{title(rule_id)}\"\nglobs: [\"{path}/**/*\"]\n"
-                    f"agentsmd:\n  subprojectPath: \"{path}\"\n---\n\n{_markdown(rule_id, edit is not None)}")
+                f"---\nroot: true\ntargets: [\"*\"]\ndescription: \"{title(rule_id)}\"\n---\n\n{body}")
+        else:
+            (folder / f"{path.replace('/', '-')}-{rule_id:05d}.md").write_text(
+                f"---\nroot: false\ntargets: [\"*\"]\ndescription: \"{title(rule_id)}\"\nglobs: [\"{path}/**/*\"]\n"
+                f"agentsmd:\n  subprojectPath: \"{path}\"\n---\n\n{body}")
 
 
 def write_apm(root: Path, rules: int, segments: int, edit: int | None = None) -> None:
@@ -167,20 +169,13 @@ def write_apm(root: Path, rules: int, segments: int, edit: int | None = None) ->
         (root / "apm.yml").write_text("name: bench\nversion: 1.0.0\n")
         (folder / "00000-constitution.instructions.md").write_text(
             f'---\ndescription: "Bench Constitution"\napplyTo: "**"\n---\n\n{CONSTITUTION}')
-    for rule_id in range(1, (ROOT_RULES if segments else rules) + 1):
-        if edit is None or rule_id == edit:
-            (folder / f"{rule_id:05d}.instructions.md").write_text(
-                f'---\ndescription: "{title(rule_id)}"\napplyTo: "**"\n---\n\n{_markdown(rule_id, edit is not None)}')
-    for path, own in packages(rules, segments).items():
-        name = path.replace("/", "-")
-        if edit is None:
-            (root / path).mkdir(parents=True, exist_ok=True)
-            (root / path / "main.py").write_text("")  # a file the package's applyTo matches
-        for rule_id in own:
-            if edit is None or rule_id == edit:
-                (folder / f"{name}-{rule_id:05d}.instructions.md").write_text(
-                    f'---\ndescription: "{title(rule_id)}"\napplyTo: "{path}/**"\n---\n\n'
-                    f"{_markdown(rule_id, edit is not None)}")
+    for path in packages(rules, segments) if edit is None else ():
+        (root / path).mkdir(parents=True, exist_ok=True)
+        (root / path / "main.py").write_text("")  # a file the package's applyTo matches
+    for path, rule_id in to_write(rules, segments, edit):
+        name, glob = (f"{rule_id:05d}", "**") if path == "." else (f"{path.replace('/', '-')}-{rule_id:05d}", f"{path}/**")
+        (folder / f"{name}.instructions.md").write_text(
+            f'---\ndescription: "{title(rule_id)}"\napplyTo: "{glob}"\n---\n\n{_markdown(rule_id, edit is not None)}')
 
 
 def install_apm(prefix: Path) -> str | None:

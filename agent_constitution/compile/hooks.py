@@ -381,9 +381,9 @@ def with_exclude(text: str, pattern: str, path: Path) -> str:
     quoted = pattern.replace("'", "''")  # YAML's single-quoted scalar: only the quote is escaped
     line = f"{EXCLUDE}: '{quoted}'{EXCLUDE_MARK}\n"
     if EXCLUDE in data:
-        start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
-        if end - start != 1 or not lines[start].rstrip("\n").endswith(EXCLUDE_MARK):
+        if not _our_exclude(lines, data):
             return text
+        start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
         lines[start:end] = [line]
     elif "repos" in data:
         start, _ = yaml_edit.key_lines(lines, data, "repos")
@@ -403,11 +403,17 @@ def exclude_note(root: Path, pattern: str) -> str | None:
         return None
     from agent_constitution.compile import yaml_edit
 
-    lines = yaml_edit.lines_of(text)
-    start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
-    if end - start == 1 and lines[start].rstrip("\n").endswith(EXCLUDE_MARK):
+    if _our_exclude(yaml_edit.lines_of(text), data):
         return None
     return EXCLUDE_NOTE.format(file=PRE_COMMIT, pattern=pattern)
+
+
+def _our_exclude(lines: list[str], data: Any) -> bool:
+    """Whether the top-level `exclude` is the one line compile writes (its mark says so)."""
+    from agent_constitution.compile import yaml_edit
+
+    start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
+    return end - start == 1 and lines[start].rstrip("\n").endswith(EXCLUDE_MARK)
 
 
 INSTALL_TYPES = "default_install_hook_types"

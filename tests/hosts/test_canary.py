@@ -72,6 +72,10 @@ def monorepo(root: Path, copilot: str = "editor") -> Path:
     (root / "rules.toml").write_text(MANIFEST.format(agents=names, copilot=copilot))
     for segment in SEGMENTS:
         (root / segment).mkdir(parents=True, exist_ok=True)
+    # VS Code reads the root CLAUDE.md beside AGENTS.md, one text with claude = "link": the setting
+    # the proof names as the fix (tests/hosts/test_loaders.py shows the view without it).
+    (root / ".vscode").mkdir()
+    (root / ".vscode/settings.json").write_text('{\n  // AGENTS.md only\n  "chat.useClaudeMdFile": false,\n}\n')
     (root / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     return root

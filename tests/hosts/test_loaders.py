@@ -164,6 +164,22 @@ def test_cline_sdk_reads_the_root_agents_md_and_every_rule_file_whatever_its_pat
     assert sdk.pieces[1].text == "for svc\n"
 
 
+def test_copilot_in_vs_code_reads_the_root_claude_md_unless_the_workspace_turns_it_off(tmp_path):
+    # microsoft/vscode chat.contribution.ts: chat.useClaudeMdFile (default true), chat.useAgentsMdFile,
+    # chat.includeApplyingInstructions; vscode-docs custom-instructions.md: CLAUDE.md, .claude/CLAUDE.md
+    tree(tmp_path, {"AGENTS.md": "root\n", "CLAUDE.md": "root\n", ".claude/CLAUDE.md": "more\n",
+                    ".github/instructions/svc.instructions.md": '---\napplyTo: "svc/**"\n---\nsvc\n'})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert paths(editor) == [".github/instructions/svc.instructions.md", "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md"]
+    tree(tmp_path, {".vscode/settings.json": '{\n  // JSONC: comments and a trailing comma\n  "chat.useClaudeMdFile": '
+                                              'false, "chat.includeApplyingInstructions": false,\n}\n'})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert paths(editor) == ["AGENTS.md"] and not editor.unknown
+    tree(tmp_path, {".vscode/settings.json": "{ not json"})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert "CLAUDE.md" in paths(editor) and editor.unknown
+
+
 def test_aider_reads_what_read_names_and_junie_its_guidelines(tmp_path):
     # aider.chat conventions and aider_conf (a name or a list); jetbrains.com Junie guidelines
     (view,) = views(tmp_path, "aider", "svc/x")

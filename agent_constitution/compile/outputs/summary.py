@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
-from agent_constitution.hosts.loaders.others import CLINE_SDK_RULES, cline_skips
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ SUMMARIES = (
     Summary("roo", ".roo/rules/agent-constitution.md", with_root=False, always=False),
     Summary("junie", ".junie/guidelines.md", with_root=True, always=True),
     Summary("aider", "CONVENTIONS.md", with_root=True, always=True),
-    Summary("cline", f"{CLINE_SDK_RULES}/agent-constitution.md", with_root=False, always=False, listed_only=True),
+    Summary("cline", ".cline/rules/agent-constitution.md", with_root=False, always=False, listed_only=True),
 )
 
 
@@ -119,6 +118,8 @@ def _body(plan: Plan, summary: Summary) -> str | None:
     """The file's text, or None when it is not wanted (its agent dropped, or nothing nested for it)."""
     if summary.agent not in plan.settings.agents:
         return None
+    from agent_constitution.hosts.loaders.others import cline_skips  # lazy: the loaders cost 11 ms at task creation
+
     texts = _texts(plan)
     nested = [(segment, text) for segment, text in texts if segment != "."
               and not (summary.listed_only and cline_skips(segment.split("/")))]

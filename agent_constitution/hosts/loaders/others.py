@@ -3,8 +3,7 @@ one file at the root only (Zed, Roo Code, Continue, Aider, Junie)."""
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import (Cite, Piece, Repo, View, first, folders, front_matter,
-                                                     join, shown)
+from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, first, folders, front_matter, shown
 
 ZED_NAMES = (".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md",
              "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -111,8 +110,7 @@ CLINE_SKIPPED_PATHS = ("target/dependency", "build/dependencies")
 CLINE_LISTED = 500  # listFiles(cwd, true, 500) in external-rules.ts
 # The legacy extension (most VS Code windows), and the SDK (the CLI, and the SDK-based extension).
 LEGACY, SDK = "Cline legacy extension", "Cline SDK"
-# The file compile writes for the SDK alone (compile/outputs/summary.py): the legacy extension does not
-# read .cline/rules.
+# Read by the SDK alone: compile writes its file for the SDK there (compile/outputs/summary.py).
 CLINE_SDK_RULES = ".cline/rules"
 
 

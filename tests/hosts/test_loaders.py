@@ -130,7 +130,7 @@ def test_zed_takes_the_first_name_and_nothing_nested(tmp_path):
 
 def test_cline_legacy_reads_conditional_rules_and_every_agents_md_its_listing_reaches(tmp_path):
     # cline/cline legacy-extension: external-rules.ts L135-L202 (only beside a root AGENTS.md, every one
-    # listed, 500 entries), list-files.ts L11-L26 (skipped folders, hidden ones), task/index.ts
+    # listed, 500 entries), list-files.ts L11-L26, L62-L97 (skipped folders, hidden ones, .gitignore), task/index.ts
     # L2205-L2252 (.clinerules with `paths:`, .cursorrules and .windsurfrules, .clinerules or not)
     tree(tmp_path, {".clinerules/a.md": '---\npaths:\n  - "svc/**"\n---\nfor svc\n',
                     ".clinerules/b.md": "always\n", ".clinerules/workflows/w.md": "a workflow\n",
@@ -145,6 +145,13 @@ def test_cline_legacy_reads_conditional_rules_and_every_agents_md_its_listing_re
     assert paths(legacy) == [".clinerules/a.md", ".clinerules/b.md", ".cursorrules", "AGENTS.md", "pkg/p1/AGENTS.md",
                              "svc/AGENTS.md", "web/x/AGENTS.md"]
     assert legacy.pieces[0].text == "for svc\n" and not legacy.unknown
+    # what a .gitignore of a folder it entered names is neither listed nor entered, negations skipped; a
+    # folder's patterns apply to the rest of the listing, not to that folder only (list-files.ts L184-L191)
+    tree(tmp_path, {".gitignore": "web/\n!web/x/\n", "svc/.gitignore": "# comment\nAGENTS.md\n"})
+    legacy, _ = views(tmp_path, "cline", "svc/y.py")
+    assert [p for p in paths(legacy) if p.endswith("AGENTS.md")] == ["AGENTS.md"]
+    (tmp_path / ".gitignore").unlink()
+    (tmp_path / "svc/.gitignore").unlink()
     # past 500 entries, breadth first: what lies at the crossing level and below is not counted
     tree(tmp_path, {f"web/many/f{i}": "" for i in range(500)})
     legacy, _ = views(tmp_path, "cline", "svc/y.py")

@@ -164,18 +164,6 @@ class Repo:
             self._texts[key] = data
         return self._texts[key]
 
-    def walk(self, name: str) -> list[str]:
-        """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
-        key = ("walk", name)
-        if key not in self._texts:
-            found = []
-            for path in self.root.rglob(name):
-                rel = path.relative_to(self.root)
-                if path.is_file() and not any(part.startswith(".") for part in rel.parts[:-1]):
-                    found.append(rel.as_posix())
-            self._texts[key] = sorted(found)
-        return self._texts[key]
-
 
 class RuleFile:
     """A rule file as a rules engine reads it: its text, front matter (None: none, or not a mapping),

@@ -3,7 +3,8 @@ one file at the root only (Zed, Roo Code, Continue, Aider, Junie)."""
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, first, folders, front_matter, shown
+from agent_constitution.hosts.loaders.common import (Cite, Piece, Repo, View, first, folders, front_matter,
+                                                     glob_match, shown)
 
 ZED_NAMES = (".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md",
              "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -32,7 +33,7 @@ CITES = {
                    "legacy: the listing is breadth first, folders counted as entries, at most `limit`; it never "
                    "enters hidden folders nor node_modules, __pycache__, env, venv, target/dependency, "
                    "build/dependencies, dist, out, bundle, vendor, tmp, temp, deps, Pods, nor what a .gitignore of a "
-                   "folder it enters names (negations skipped, L74-L78)"),
+                   "folder it enters names (negations skipped, L74-L78), for the rest of the listing (L184-L191)"),
               Cite("https://github.com/cline/cline/blob/7761370240ffce9e3890cb56f6c51655f3f5b0a7/apps/vscode/src/core/"
                    "task/index.ts#L2205-L2252", "2026-12-02",
                    "legacy: .clinerules (a folder, recursive but for workflows/, hooks/, skills/, or a file; `paths:` "
@@ -135,9 +136,8 @@ def _cline_legacy(repo: Repo, file: str) -> View:
                if repo.text(p) is not None]
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
-        depth, crossed = _cline_listed(repo)
-        pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively")
-                   for path in _cline_found(repo, depth)]
+        found, depth, crossed = _cline_listed(repo)
+        pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively") for path in found]
         if crossed:
             unknown = (f"the legacy extension lists at most {CLINE_LISTED} entries, breadth first, in the file "
                        f"system's order: the AGENTS.md files {depth + 1} folders deep and deeper may not be found "
@@ -169,21 +169,18 @@ def cline_skips(folders: list[str]) -> bool:
         for skipped in CLINE_SKIPPED_PATHS)
 
 
-def _cline_found(repo: Repo, depth: int) -> list[str]:
-    """The AGENTS.md files Cline's listing reaches (the same for every task: found once)."""
-    key = ("cline-found", depth)
-    if key not in repo._texts:
-        repo._texts[key] = [path for path in repo.walk("AGENTS.md") if not cline_skips(path.split("/")[:-1])
-                            and (path == "AGENTS.md" or path.count("/") < depth)]
-    return repo._texts[key]
+def _cline_listed(repo: Repo) -> tuple[tuple[str, ...], int, bool]:
+    """The AGENTS.md files (any case) the legacy listing surely reaches, how deep it surely lists
+    (every entry at that depth and above), and whether it stops at its cap before the end: the worst
+    case of an order it leaves to the file system. Found once per proof: the same for every task.
 
-
-def _cline_listed(repo: Repo) -> tuple[int, bool]:
-    """How deep Cline's listing surely reaches (entries at that depth and above are all listed) and
-    whether it stops at its cap before the end: the worst case of an order it leaves to the file system."""
+    As list-files.ts: breadth first, folders counted as entries; skipped folders, hidden ones and
+    what a `.gitignore` of a folder it entered names (each line `p` as `**/p` and `**/p/**`,
+    negations skipped) are not entered, the last two not listed either."""
     key = ("cline-listed",)
     if key not in repo._texts:
-        total, depth, level = 0, 0, [repo.root]
+        ignore = _gitignore(repo.root)
+        total, depth, level, found = 0, 0, [repo.root], []
         crossed = False
         while level:
             entries = []
@@ -192,15 +189,36 @@ def _cline_listed(repo: Repo) -> tuple[int, bool]:
                     entries += sorted(folder.iterdir())
                 except OSError:
                     continue
+            entries = [e for e in entries
+                       if not any(glob_match(p, e.relative_to(repo.root).as_posix()) for p in ignore)]
             if total + len(entries) > CLINE_LISTED:
                 crossed = True
                 break
             total += len(entries)
             depth += 1
+            found += [e.relative_to(repo.root).as_posix() for e in entries
+                      if e.name.lower() == "agents.md" and e.is_file()]
             level = [e for e in entries if e.is_dir() and not e.is_symlink()
                      and not cline_skips(list(e.relative_to(repo.root).parts))]
-        repo._texts[key] = (depth, crossed)
+            for folder in level:
+                ignore += _gitignore(folder)
+        repo._texts[key] = (tuple(sorted(found)), depth, crossed)
     return repo._texts[key]
+
+
+def _gitignore(folder) -> list[str]:
+    """A folder's `.gitignore` lines as the legacy listing reads them (list-files.ts L62-L97)."""
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    patterns = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if line and not line.startswith(("#", "!")):
+            line = line[:-1] if line.endswith("/") else line
+            patterns += [f"**/{line}", f"**/{line}/**"]
+    return patterns
 
 
 def _root(agent: str, product: str, pieces: list[Piece], unknown: tuple[str, ...] = ()) -> list[View]:

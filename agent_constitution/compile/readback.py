@@ -156,9 +156,10 @@ FIXES = {
                    "expand)",
     "aider": "add CONVENTIONS.md to the `read:` list of .aider.conf.yml (compile adds a `read:` line only to a "
              "configuration that has none)",
-    "Copilot in VS Code": 'when it loads the root rules twice: add "chat.useClaudeMdFile": false to '
-                          ".vscode/settings.json (VS Code reads the root CLAUDE.md beside AGENTS.md, one text with "
-                          'claude = "link"); else run `agent-constitution agents --explain PATH --agent copilot`',
+    "Copilot in VS Code": 'when it loads the root rules twice: set "chat.useClaudeMdFile" to false in '
+                          ".vscode/settings.json, or delete that key and compile writes it (VS Code reads the root "
+                          'CLAUDE.md beside AGENTS.md, one text with claude = "link"); else run '
+                          "`agent-constitution agents --explain PATH --agent copilot`",
     "Cline legacy extension": "none in the repository: the legacy extension loads every AGENTS.md its file listing "
                               "reaches for every task (cline/cline legacy-extension external-rules.ts L135-L202), "
                               "and Codex needs each segment's rules in the AGENTS.md of its folder; Cline's SDK "

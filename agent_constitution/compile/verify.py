@@ -58,7 +58,7 @@ def fingerprint(plan: Plan) -> str:
     from agent_constitution.hosts import shims, skill_folders
     from agent_constitution.hosts.agents import hook_hosts
     from agent_constitution.compile.layout import agent_hook_files, hook_files
-    from agent_constitution.compile.outputs import hook_files as hook_output, scoped
+    from agent_constitution.compile.outputs import hook_files as hook_output, scoped, vscode_settings
     from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
     from agent_constitution.ruleset.resolved import resolved_path
 
@@ -75,6 +75,7 @@ def fingerprint(plan: Plan) -> str:
             paths.update(Path(directory) / name for name in files)
     names = hook_files(root, plan.settings.git_hook) + agent_hook_files(root, hook_hosts(plan.settings.agents))
     paths.update(root / name for name in names if not name.startswith(".git/"))
+    paths.add(root / vscode_settings.FILE)
     digest = hashlib.sha256(json.dumps([plan.settings.as_dict(), list(plan.segments),
                                         hook_output._state(root, plan.segments)]).encode())
     for path in sorted(paths):

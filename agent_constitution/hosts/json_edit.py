@@ -74,7 +74,7 @@ def _position(node: Node, step: str | int) -> int:
     return step if step >= 0 else len(node.children) + step
 
 
-def _indent_of(text: str, at: int) -> str:
+def indent_of(text: str, at: int) -> str:
     """The indentation of the line `at` is on."""
     return _LINE_INDENT.match(text, text.rfind("\n", 0, at) + 1).group()
 
@@ -95,7 +95,7 @@ class Document:
     def _render(self, value: Any, at: int, one_line: bool) -> str:
         if one_line or self.indent is None:
             return json.dumps(value, ensure_ascii=self.ascii)
-        return json.dumps(value, indent=self.indent, ensure_ascii=self.ascii).replace("\n", "\n" + _indent_of(self.text, at))
+        return json.dumps(value, indent=self.indent, ensure_ascii=self.ascii).replace("\n", "\n" + indent_of(self.text, at))
 
     def _splice(self, start: int, end: int, new: str) -> None:
         self.text = self.text[:start] + new + self.text[end:]
@@ -125,7 +125,7 @@ class Document:
         if self.indent is None:  # the whole text is on one line: so is the entry
             self._splice(container.start + 1, container.end - 1, entry + self._render(value, 0, True))
             return
-        outer = _indent_of(self.text, container.start)
+        outer = indent_of(self.text, container.start)
         inner = outer + self.indent
         rendered = json.dumps(value, indent=self.indent, ensure_ascii=self.ascii).replace("\n", "\n" + inner)
         self._splice(container.start + 1, container.end - 1, "\n" + inner + entry + rendered + "\n" + outer)

@@ -66,16 +66,19 @@ rules = ["ac:11"]
 path = "vendor/tool"
 rules = ["ac:12"]
 """
+USERS_SETTINGS = '{\n  // the user\'s\n  "editor.tabSize": 2,\n}\n'
+
+
 def monorepo(root: Path, copilot: str = "editor") -> Path:
     write_fixture_source(root / "src", rules={**RULES, **EXTRA})
     names = ", ".join(f'"{name}"' for name in hosts.names())
     (root / "rules.toml").write_text(MANIFEST.format(agents=names, copilot=copilot))
     for segment in SEGMENTS:
         (root / segment).mkdir(parents=True, exist_ok=True)
-    # VS Code reads the root CLAUDE.md beside AGENTS.md, one text with claude = "link": the setting
-    # the proof names as the fix (tests/hosts/test_loaders.py shows the view without it).
+    # VS Code reads the root CLAUDE.md beside AGENTS.md, one text with claude = "link": compile
+    # adds the setting that stops it (tests/hosts/test_loaders.py shows the view without it).
     (root / ".vscode").mkdir()
-    (root / ".vscode/settings.json").write_text('{\n  // AGENTS.md only\n  "chat.useClaudeMdFile": false,\n}\n')
+    (root / ".vscode/settings.json").write_text(USERS_SETTINGS)
     (root / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     return root
@@ -118,11 +121,18 @@ def test_every_agent_loads_every_rule_in_force_in_every_segment(tmp_path, copilo
     assert above == (["svc-deep-core.above.instructions.md", "svc.above.instructions.md",
                       "vendor-tool.above.instructions.md", "web.above.instructions.md"] if copilot == "cloud" else [])
     assert (root / ".github/instructions").is_dir() == (copilot != "cli")
+    vscode = (root / ".vscode/settings.json").read_text()
+    assert ('"chat.useClaudeMdFile": false' in vscode) == (copilot == "editor") and vscode.endswith(USERS_SETTINGS[1:])
     # a layout dropped takes its files with it
     if copilot == "cli":
         (root / "rules.toml").write_text((root / "rules.toml").read_text().replace('"cline", ', ""))
         assert compiled(root, tmp_path).returncode == 0
         assert not (root / ".cline").exists() and not (root / ".clinerules/vendor-tool.md").exists()
+    if copilot == "editor":  # the editor no longer served: its setting goes, the user's bytes stay
+        (root / "rules.toml").write_text((root / "rules.toml").read_text().replace('copilot = "editor"',
+                                                                                   'copilot = "cli"'))
+        assert compiled(root, tmp_path).returncode == 0
+        assert (root / ".vscode/settings.json").read_text() == USERS_SETTINGS
     if copilot == "cloud":
         (root / "rules.toml").write_text((root / "rules.toml").read_text().replace('copilot = "cloud"',
                                                                                    'copilot = "cli"'))

@@ -4,7 +4,7 @@ costs only the standard library, since their steps import what they need when th
 
 from agent_constitution.compile.outputs import (
     aider_read, chains, hook_files, preflight, prune, readback, scoped, segment, shims, skill_folders, summary,
-    tools, windsurf_rest,
+    tools, vscode_settings, windsurf_rest,
 )
 
 REGISTRY = (
@@ -14,6 +14,7 @@ REGISTRY = (
     scoped.OUTPUT,
     skill_folders.OUTPUT,
     hook_files.OUTPUT,
+    vscode_settings.OUTPUT,
     prune.OUTPUT,
     summary.OUTPUT,
     aider_read.OUTPUT,

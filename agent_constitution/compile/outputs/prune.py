@@ -1,5 +1,5 @@
 """Pruning: what compile wrote in folders the manifest no longer has as segments, or for agents
-no longer enabled.
+no longer enabled (and VS Code's `chat.useClaudeMdFile` member once it is no longer wanted).
 
 The outputs are found by the banner compile writes into each of them (the region of an AGENTS.md,
 a part file, a shim, a path-scoped rule file), not by a record of earlier builds, so a fresh clone
@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from agent_constitution.hosts import AGENTS, shims
 from agent_constitution.compile.layout import FILE, MANIFEST, PART_GLOB
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.compile.outputs import vscode_settings
 from agent_constitution.compile.outputs.scoped import planned as scoped_planned
 
 
@@ -30,7 +31,8 @@ class Prune:
             doc="Remove what compile wrote in folders the manifest no longer has as segments",
             task_dep=("resolution",),  # never on a manifest that did not resolve (it would list no segments)
             config={"segments": sorted(plan.segments), "agents": list(plan.settings.agents),
-                    "copilot": plan.settings.copilot},  # a Copilot layout dropped leaves path-scoped files
+                    "copilot": plan.settings.copilot,  # a Copilot layout dropped leaves path-scoped files
+                    "claude": plan.settings.claude},  # CLAUDE.md no longer AGENTS.md: VS Code's setting goes
             checked=False,
             cleaned=False,
         )]
@@ -69,6 +71,8 @@ def prune_segments(plan: Plan, *, locked: bool = False) -> Step:
             removed.extend(remove_segment(root, folder, locked=locked))
     removed += [relative for relative in sorted(stray) if owned.remove_owned(root / relative, root=root, locked=locked)]
     removed += _dropped_hosts(plan, locked)
+    if not vscode_settings.wanted(plan):
+        removed += vscode_settings.remove(root, locked=locked).removed
     for folder in sorted(scoped):
         # The folders compile created for the files go too, once it emptied them.
         for path in (root / folder, (root / folder).parent):

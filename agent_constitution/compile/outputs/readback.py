@@ -16,11 +16,14 @@ class ReadBack:
     name = "readback"
 
     def jobs(self, plan: Plan) -> list[Job]:
-        from agent_constitution.compile.outputs import aider_read, scoped, shims, summary, windsurf_rest
+        from agent_constitution.compile.outputs import (
+            aider_read, scoped, shims, summary, vscode_settings, windsurf_rest,
+        )
 
-        outputs = (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, aider_read.OUTPUT, windsurf_rest.OUTPUT)
+        outputs = (scoped.OUTPUT, shims.OUTPUT, summary.OUTPUT, aider_read.OUTPUT, windsurf_rest.OUTPUT,
+                   vscode_settings.OUTPUT)
         before = [f"agents:{job.name}" for output in outputs for job in plan.jobs_of(output)]
-        before += ["agents:chains"]
+        before += ["agents:chains", "agents:prune"]  # prune may take VS Code's setting out
         return [Job(name="readback", doc="Read the outputs back as each enabled agent loads them; warn (or fail) "
                                          "when one misses a rule in force", task_dep=tuple(before), cleaned=False)]
 
@@ -79,7 +82,7 @@ def _instruction_files(plan: Plan) -> set[str]:
         base = plan.root / name
         if base.is_dir():
             found |= {p.relative_to(plan.root).as_posix() for p in base.rglob("*") if p.is_file() and p.stat().st_size < 1 << 20}
-    for name in (".aider.conf.yml",):
+    for name in (".aider.conf.yml", ".vscode/settings.json"):
         if (plan.root / name).is_file():
             found.add(name)
     return found

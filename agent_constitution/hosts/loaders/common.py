@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from agent_constitution.hosts import jsonc
+
 
 @dataclass(frozen=True)
 class Cite:
@@ -156,9 +158,8 @@ class Repo:
         if key not in self._texts:
             text, data = self.text(path), None
             if text is not None:
-                plain = _JSONC_TRAILING.sub(r"\1", _JSONC_COMMENT.sub(lambda m: m[1] or "", text))
                 try:
-                    data = json.loads(plain)
+                    data = json.loads(jsonc.blank(text))
                 except ValueError:
                     data = None
             self._texts[key] = data
@@ -234,10 +235,6 @@ def cut_chars(piece: Piece, limit: int) -> Piece:
         return piece
     return Piece(piece.path, piece.text[:limit], piece.why, len(piece.text) - limit)
 
-
-# A JSONC comment outside strings (a string is kept whole), and a comma before a closing bracket.
-_JSONC_COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
-_JSONC_TRAILING = re.compile(r",(\s*[}\]])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.[\w]+)")
 

@@ -17,12 +17,11 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_constitution.fsio import write_atomic
 from agent_constitution.layout import CACHE, WRITTEN
 
 
 def record(root: Path, job: str, written: Iterable[str], removed: Iterable[str]) -> None:
-    from agent_constitution.fsio import write_atomic
-
     paths = {"written": sorted(written), "removed": sorted(removed)}
     if not paths["written"] and not paths["removed"]:
         return

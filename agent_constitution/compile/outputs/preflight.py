@@ -91,7 +91,7 @@ def _state(plan: Plan) -> str:
 def _refuse_over_budget(plan: Plan, segment: str, resolved, parent) -> None:
     """A UserError when the segment's own rules' compact lines alone exceed its budget."""
     from agent_constitution.compile import region  # lazy: region would add 1.3 ms to a no-op check (no job runs)
-    from agent_constitution.ruleset.texts import requirement  # lazy: texts would add 1.4 ms to a no-op compile
+    from agent_constitution.ruleset.texts import item_text, requirement  # lazy: texts would add 1.4 ms to a no-op compile
 
     max_bytes, _ = segment_output.budget(plan, segment)
     if max_bytes is None:
@@ -103,7 +103,7 @@ def _refuse_over_budget(plan: Plan, segment: str, resolved, parent) -> None:
             continue
         language = resolved.sources[rule.source].language
         text = REFERENCE.sub("", requirement(rule.text[language].replace("\r\n", "\n").strip()))
-        sizes[rule.ref] = len(f"- {rule.ref} {text}\n".encode("utf-8"))
+        sizes[rule.ref] = len(f"- {rule.ref} {item_text(text)}\n".encode("utf-8"))
     banner = len(region.banner("", plan.settings.origin, command(plan.root)))
     size = sum(sizes.values()) + banner
     if size <= max_bytes:

@@ -15,7 +15,7 @@ import pytest
 from agent_constitution import codegraph
 
 PACKAGE = Path(codegraph.__file__).parent
-COVERED = ("commands", "edition", "sources", "review", "authoring", "site", "schemas", "covenant", "checks", "fleet",
+COVERED = ("commands", "compile", "edition", "sources", "review", "authoring", "site", "schemas", "covenant", "checks", "fleet",
            "policy",
            "__init__.py", "cli.py", "console.py", "codegraph.py", "loader.py", "errors.py", "ids.py", "layout.py",
            "project.py", "provenance.py", "readers.py", "refs.py", "wiring.py", "worktree.py")

@@ -36,7 +36,7 @@ from agent_constitution.edition.fences import fenced
 from agent_constitution.edition.location import point_to_full_edition
 from agent_constitution.errors import UserError
 from agent_constitution.refs import RULE, format_ref, parse_ref, parse_rule_reference, rule_label
-from agent_constitution.ruleset.texts import requirement  # the text rules of a load hold for it too
+from agent_constitution.ruleset.texts import item_text, requirement  # the text rules of a load hold for it too
 
 Node = int | str  # a rule id, or a domain or group id
 RuleKey = tuple[str, int]  # (the source's name in the lock, the rule id)
@@ -436,7 +436,7 @@ class _Renderer:
             line = f"- {_label(key)} {self._title(source_name, rule_id)}{self.phrases.elsewhere}"
         else:
             trial = self.phrases.trial if rule.status == "trial" else ""
-            line = f"- {_label(key)}{trial} {self._text(source_name, rule_id, first_sentence=True)}"
+            line = f"- {_label(key)}{trial} {item_text(self._text(source_name, rule_id, first_sentence=True))}"
             self.sizes[_label(key)] = _size(line) + 1
         items = [line]
         for child in self.library.sources[source_name].children.get(rule_id, ()):

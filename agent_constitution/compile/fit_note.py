@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_constitution.hosts import AGENTS
+from agent_constitution.hosts.limits import LIMITS
+from agent_constitution.layout import MANIFEST
+
 
 def limit_note(root: Path, host: str) -> str | None:
     """The note for the agent whose hook host is `host`, or None when its files fit (or it has no limit)."""
-    from agent_constitution.hosts import AGENTS
-    from agent_constitution.hosts.limits import LIMITS
-    from agent_constitution.layout import MANIFEST
-
     name = next((agent.name for agent in AGENTS.values() if agent.hook == host), None)
     if name is None:
         return None

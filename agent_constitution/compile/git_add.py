@@ -17,12 +17,11 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_constitution.fsio import write_atomic
 from agent_constitution.layout import CACHE, WRITTEN
 
 
 def record(root: Path, job: str, written: Iterable[str], removed: Iterable[str]) -> None:
-    from agent_constitution.fsio import write_atomic
-
     paths = {"written": sorted(written), "removed": sorted(removed)}
     if not paths["written"] and not paths["removed"]:
         return
@@ -64,6 +63,8 @@ def _load(path: Path) -> dict:
 def git_add_line(root: Path, written: Iterable[str], removed: Iterable[str] = ()) -> str | None:
     """`git add PATH …` for the paths (repository-relative) git does not ignore; None when there is
     none or `root` is not in a git working tree."""
+    if not any((folder / ".git").exists() for folder in (root.resolve(), *root.resolve().parents)):
+        return None  # no working tree holds it: pygit2, 35 ms to import, would find none either
     import pygit2
 
     try:

@@ -39,11 +39,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from agent_constitution.hosts import judge_hooks, launcher, settings_file
+from agent_constitution.compile import yaml_edit
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
-from agent_constitution.readers import read_text
+from agent_constitution.hosts import AGENTS, judge_hooks, launcher, settings_file
+from agent_constitution.hosts.agents import skill_folders
+from agent_constitution.readers import parse_json, read_text
+from agent_constitution.wiring import spoken
 
 CHECK_ID = "agent-constitution-check"
 MESSAGE_ID = "agent-constitution-message"
@@ -223,8 +226,6 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
 
 
 def _read(path: Path) -> tuple[str, Any]:
-    from agent_constitution.compile import yaml_edit  # ruamel (9 ms): imported only to edit a hook config
-
     text = read_text(path)
     return text, yaml_edit.load(text, path)
 
@@ -242,8 +243,6 @@ def _local_with_ours(repos: list) -> int | None:
 
 def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str:
     """`text` with our hooks as `wanted` says; every other byte kept."""
-    from agent_constitution.compile import yaml_edit
-
     data = yaml_edit.load(text, path)
     if data is None:
         return text + ("" if text.endswith("\n") or not text else "\n") + yaml_edit.render(
@@ -289,8 +288,6 @@ def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str
 
 
 def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[dict[str, Any]]) -> str:
-    from agent_constitution.compile import yaml_edit
-
     entry = {"repo": "local", "hooks": wanted}
     if repos is not None and yaml_edit.block_list(repos):
         key_column = data.lc.key("repos")[1]
@@ -353,9 +350,6 @@ def generated_pattern(agents: tuple[str, ...], segments: tuple[str, ...]) -> str
     wrote them: codespell's `--write-changes` or a markdown formatter rewriting a rule's text would
     otherwise make every later check refuse the file as edited by hand. A regular expression of
     Python's `re`, written with `re.escape`, as pre-commit reads it."""
-    from agent_constitution.hosts import AGENTS
-    from agent_constitution.hosts.agents import skill_folders
-
     hosts = [AGENTS[name] for name in agents if name in AGENTS]
     names = ["AGENTS(\\.[^/]+)?\\.md", *sorted({re.escape(host.shim) for host in hosts if host.shim})]
     folders = sorted({*skill_folders(tuple(host.name for host in hosts)),
@@ -372,8 +366,6 @@ def with_exclude(text: str, pattern: str, path: Path) -> str:
     """`text` whose top-level `exclude` is `pattern`, in a line compile marks as its own (written
     before `repos:`, or where its earlier line was). A top-level `exclude` of the repository's own is
     left as it is (`exclude_note` says what to add to it). Every other byte is kept."""
-    from agent_constitution.compile import yaml_edit
-
     data = yaml_edit.load(text, path)
     if not isinstance(data, dict):
         return text
@@ -401,7 +393,6 @@ def exclude_note(root: Path, pattern: str) -> str | None:
     text, data = _read(path)
     if not isinstance(data, dict) or EXCLUDE not in data:
         return None
-    from agent_constitution.compile import yaml_edit
 
     if _our_exclude(yaml_edit.lines_of(text), data):
         return None
@@ -410,8 +401,6 @@ def exclude_note(root: Path, pattern: str) -> str | None:
 
 def _our_exclude(lines: list[str], data: Any) -> bool:
     """Whether the top-level `exclude` is the one line compile writes (its mark says so)."""
-    from agent_constitution.compile import yaml_edit
-
     start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
     return end - start == 1 and lines[start].rstrip("\n").endswith(EXCLUDE_MARK)
 
@@ -437,8 +426,6 @@ def with_install_types(text: str, wanted: list[str], path: Path) -> str:
     default (`pre-commit`) first. When that adds a type and the file has no `default_stages`, one is
     written with every stage but the added ones, so that hooks without `stages` keep running only
     where they ran before. Every other byte is kept."""
-    from agent_constitution.compile import yaml_edit
-
     data = yaml_edit.load(text, path)
     if not isinstance(data, dict):
         return text
@@ -489,8 +476,6 @@ def install_types_note(before: bytes | None, after: bytes | None) -> str | None:
 
 
 def remove_pre_commit(root: Path) -> bool:
-    from agent_constitution.compile import yaml_edit
-
     path = root / PRE_COMMIT
     if not path.exists():
         return False
@@ -545,8 +530,6 @@ def lefthook_commands(root: Path) -> dict[str, dict[str, str]]:
 
 def merge_lefthook(text: str, wanted: dict[str, str], path: Path, hook_name: str = PRE_COMMIT_STAGE) -> str:
     """`text` with `<hook_name>.commands.<id>.run` as `wanted` says; every other byte kept."""
-    from agent_constitution.compile import yaml_edit
-
     data = yaml_edit.load(text, path)
     if data is None:
         data = {}
@@ -609,8 +592,6 @@ def remove_lefthook(path: Path) -> bool:
 
 
 def _remove_lefthook_commands(path: Path, hook_name: str) -> bool:
-    from agent_constitution.compile import yaml_edit
-
     text, data = _read(path)
     hook = data.get(hook_name) if isinstance(data, dict) else None
     commands = hook.get("commands", {}) if isinstance(hook, dict) else {}
@@ -682,10 +663,6 @@ SIMPLE_KEY = "simple-git-hooks"
 def _simple_config(path: Path) -> tuple[Any, dict, int | str | None]:
     """(the file's JSON, its simple-git-hooks table, its indent) for `.simple-git-hooks.json`,
     `simple-git-hooks.json` or package.json."""
-    import re
-
-    from agent_constitution.readers import parse_json
-
     text = read_text(path)
     data = parse_json(text, path)
     table = data.get(SIMPLE_KEY) if path.name == "package.json" and isinstance(data, dict) else data
@@ -760,7 +737,6 @@ def plain_commands(root: Path) -> dict[str, list[str]]:
 def plain_hook_text(root: Path, name: str = PLAIN_HOOK) -> str:
     stage = Path(name).name
     body = "\n".join(f"{run} || exit 1" for run in plain_commands(root)[stage])
-    from agent_constitution.wiring import spoken
 
     return f"#!/bin/sh\n{PLAIN_BANNER}{spoken(PLAIN_REMOVED, root)}\n{body}\n"
 

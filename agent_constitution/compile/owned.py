@@ -24,12 +24,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_constitution.compile import region
+from agent_constitution.compile import region, skills
 from agent_constitution.compile.layout import FILE
 from agent_constitution.compile.strict import FIX_STALE, refuse_change, refuse_removal
 from agent_constitution.errors import OutOfDate, UserError
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.readers import read_text
+from agent_constitution.sources.digest import files_digest
 from agent_constitution.wiring import command
 
 def _read(path: Path) -> str | None:
@@ -188,9 +189,6 @@ def owned_digest(path: Path, region_only: bool) -> str:
 
 def outputs_intact(root: Path, outputs: Mapping[str, str]) -> bool:
     """Whether every output still holds exactly what its step wrote (a hand edit makes it stale)."""
-    from agent_constitution.compile import skills
-    from agent_constitution.sources.digest import files_digest
-
     for relative, expected in outputs.items():
         path = root / relative
         try:

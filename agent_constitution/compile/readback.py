@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.hosts.loaders import loader
 from agent_constitution.hosts.loaders.common import Repo, View
+from agent_constitution.ruleset.resolved import read_resolved, resolved_path
 
 PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
 # A folder below a segment's that has no instruction file of its own: where a session may also start.
@@ -66,8 +68,6 @@ def probe(segment: str) -> str:
 
 def in_force(cache: Path, segments: list[str]) -> dict[str, tuple[str, ...]]:
     """segment → the labels of the rules in force there, from the resolution compile renders."""
-    from agent_constitution.ruleset.resolved import read_resolved, resolved_path
-
     return {segment: tuple(rule.ref for rule in read_resolved(resolved_path(cache, segment)).rules)
             for segment in segments}
 
@@ -200,15 +200,13 @@ def _some(rules: tuple[str, ...]) -> str:
 
 def table(findings: list[Finding], tokens: bool = True) -> str:
     """The proof as a Markdown table: a row per segment, agent and view."""
-    from agent_constitution.compile.tokens import count_tokens
-
     # A root-only agent loads the same text in every segment: counted once.
-    count_tokens = lru_cache(maxsize=None)(count_tokens)
+    counted = lru_cache(maxsize=None)(count_tokens)
     rows = ["| segment | agent | product, way of working | loads (bytes) | tokens | misses | cut at the limit | twice |"
             " unknown |", "|---|---|---|---:|---:|---|---|---|---|"]
     for finding in findings:
         view = finding.view
-        count = str(count_tokens(view.text)) if tokens else "—"
+        count = str(counted(view.text)) if tokens else "—"
         rows.append(f"| {finding.segment} | {view.agent} | {view.product}, {view.scenario} | {view.size} | {count} | "
                     f"{_some(finding.missed) or 'none'} | {_some(finding.cut) or '—'} | {_some(finding.twice) or '—'} | "
                     f"{'; '.join(view.unknown) or '—'} |")
@@ -221,8 +219,6 @@ def table(findings: list[Finding], tokens: bool = True) -> str:
 
 def explained(views: list[View], path: str, wanted: tuple[str, ...] = ()) -> str:
     """One agent's view of one file: each piece it loads, why, its bytes and what a limit cut."""
-    from agent_constitution.compile.tokens import count_tokens
-
     lines = []
     for view in views:
         lines.append(f"{view.agent}: {view.product}, {view.scenario}, working on {path}")

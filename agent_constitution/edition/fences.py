@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from markdown_it import MarkdownIt
-
 
 @lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    # Only the block rules that can hold or end a fence: the walk needs no inline parsing.
+def _parser():
+    # Imported here: most texts hold no fence marker and never parse, and markdown-it costs a
+    # compile 30 ms to import. Only the block rules that can hold or end a fence: the walk needs
+    # no inline parsing.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").disable(["inline"], ignoreInvalid=True)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pygit2
 from pydantic import BaseModel, ValidationError
 
 from agent_constitution.edition import CONSTITUTION
@@ -31,6 +31,9 @@ from agent_constitution.edition.plan import edition_files, ignored
 from agent_constitution.errors import UserError, docs_url
 from agent_constitution.readers import decode, parse_toml, read_bytes
 LAYOUT = "index.toml, articles/<NN>-<id>/article.toml and articles/<NN>-<id>/<NN>[a-z]-<id>.toml"
+
+if TYPE_CHECKING:  # the lock stage loads editions from folders; pygit2 costs it 40 ms (read_commit's callers hold it)
+    import pygit2
 
 Files = Mapping[str, bytes]
 BOM = b"\xef\xbb\xbf"

@@ -32,7 +32,8 @@ EXPECTED = {
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built when a model first validates, not at import (as `ruleset.models.Model`).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class IndexFile(_File):

@@ -23,8 +23,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from agent_constitution.errors import UserError
 from agent_constitution.layout import RULES
@@ -32,15 +31,24 @@ from agent_constitution.sources.digest import CONTENT, content_digest, hashed_co
 from agent_constitution.sources import shape
 from agent_constitution.sources.limits import Budget, budget
 
-_TYPES = {pygit2.enums.ObjectType.COMMIT: b"commit", pygit2.enums.ObjectType.TREE: b"tree"}
-_LINK = int(pygit2.enums.FileMode.LINK)
-_TREE = int(pygit2.enums.FileMode.TREE)
-_FILES = (int(pygit2.enums.FileMode.BLOB), int(pygit2.enums.FileMode.BLOB_EXECUTABLE))
+if TYPE_CHECKING:  # pygit2 is imported where a git source is read: a path source's lock skips its 40 ms
+    import pygit2
+
+# git's object types and file modes, as pygit2.enums.ObjectType and FileMode number them (the
+# numbers are git's own; tests/sources/test_git_modes.py holds them against pygit2's).
+_TYPES = {1: b"commit", 2: b"tree"}
+_LINK = 0o120000
+_TREE = 0o040000
+_EXECUTABLE = 0o100755
+_FILES = (0o100644, _EXECUTABLE)
+_SUBMODULE = 0o160000
 _FIX_LINK = "replace the link in the source by the file it stands for (a source's files are copied as data)"
 
 
 def extract(repo: pygit2.Repository, commit: str, folder: Path, where: str) -> tuple[bytes, str]:
     """Write the content of `commit` into `folder` (new); returns the proof and the content digest."""
+    import pygit2
+
     found = repo[commit].peel(pygit2.Commit)
     shape.check(found.tree, where)  # before anything is written: a small pack may name 10^9 files
     proof = [_object(repo, found.id)]
@@ -67,7 +75,7 @@ def _extract_tree(repo, tree, folder: Path, shown: str, where: str, limit: Budge
         elif entry.filemode in _FILES:
             _, size = repo.odb.read_header(entry.id)
             limit.add(path, size)
-            executable = entry.filemode == pygit2.enums.FileMode.BLOB_EXECUTABLE
+            executable = entry.filemode == _EXECUTABLE
             data = repo.odb.read(entry.id)[1]
             handle = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
                              0o555 if executable else 0o444)
@@ -84,7 +92,7 @@ def _refuse(repo: pygit2.Repository, entry, path: str, where: str):
         target = repo.odb.read(entry.id)[1][:200].decode("utf-8", "replace")
         raise UserError(f"{where}: {path} is a symbolic link (to {target!r}); a source holds files, never links",
                         fix=_FIX_LINK)
-    if entry.filemode == pygit2.enums.FileMode.COMMIT:
+    if entry.filemode == _SUBMODULE:
         raise UserError(f"{where}: {path} is a git submodule; a source's content is its own files",
                         fix="copy the files into the source instead of a submodule")
     raise UserError(f"{where}: {path} is not a folder", fix="a source's rules/, constitution/ and manifests/ are folders")

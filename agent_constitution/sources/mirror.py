@@ -22,13 +22,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources import progress
 from agent_constitution.sources.cache import filling, locked, mirror_path, special_file
 from agent_constitution.sources.urls import GIT_PROTOCOLS, URL_FIX, Location, hide_secrets, refused
+
+if TYPE_CHECKING:  # pygit2 is imported where a git source is read: a path source's lock skips its 40 ms
+    import pygit2
 
 _REFSPECS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
 TIMEOUT_ENV = "AGENT_CONSTITUTION_FETCH_TIMEOUT"
@@ -51,6 +53,8 @@ _BOILERPLATE = ("fatal: could not read from remote repository", "please make sur
 
 
 def open_mirror(location: Location) -> pygit2.Repository | None:
+    import pygit2
+
     path = mirror_path(location.key)
     if not path.is_dir():
         return None
@@ -83,6 +87,8 @@ def refresh(location: Location, *, display: str) -> pygit2.Repository:
 
 def update(location: Location, *, display: str) -> pygit2.Repository:
     """Fetch the repository into its mirror (made on the first fetch); raises when it cannot be reached."""
+    import pygit2
+
     if location.folder is not None and not location.folder.is_dir():
         raise UserError(
             f"cannot reach the source {display}: the folder {location.folder} does not exist",
@@ -131,6 +137,8 @@ def remote_tags(location: Location, *, display: str) -> list[tuple[str, str]]:
 
 def _fetch(mirror: Path, url: str, display: str) -> None:
     """`git fetch` (the user's own git: SSH keys and agent, credential helpers, proxies) into the mirror."""
+    import pygit2
+
     shown = progress.FetchProgress(display, sys.stderr) if progress.wanted(sys.stderr) else None
     verbosity = "--progress" if shown else "--quiet"
     _git(["-C", str(mirror), "fetch", verbosity, "--prune", "--no-write-fetch-head", "--", url, *_REFSPECS],
@@ -271,6 +279,8 @@ def _fetch_error(display: str, url: str, stderr: str) -> UserError:
 
 def resolve(repo: pygit2.Repository, *, tag: str | None, branch: str | None, rev: str | None, display: str) -> str:
     """The commit a tag, branch or rev (none of them: the default branch) names in the mirror."""
+    import pygit2
+
     if tag is not None:
         ref = repo.references.get(f"refs/tags/{tag}")
         if ref is None:
@@ -299,6 +309,8 @@ def resolve(repo: pygit2.Repository, *, tag: str | None, branch: str | None, rev
 
 
 def has_commit(repo: pygit2.Repository, commit: str) -> bool:
+    import pygit2
+
     try:
         return isinstance(repo[commit].peel(pygit2.Commit), pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
@@ -311,6 +323,8 @@ def _tag_names(repo: pygit2.Repository) -> list[str]:
 
 def tags(repo: pygit2.Repository) -> list[tuple[str, str]]:
     """Every tag that leads to a commit, as (name, commit hex), sorted by name."""
+    import pygit2
+
     found = []
     for name in _tag_names(repo):
         try:

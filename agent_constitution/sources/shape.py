@@ -20,11 +20,13 @@ objects, in milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from agent_constitution.errors import UserError
 from agent_constitution.sources.limits import count_limit
+
+if TYPE_CHECKING:  # pygit2 is imported where a git source is read: a path source's lock skips its 40 ms
+    import pygit2
 
 ENTRIES_ENV = "AGENT_CONSTITUTION_MAX_ENTRIES"
 DEPTH_ENV = "AGENT_CONSTITUTION_MAX_DEPTH"
@@ -33,7 +35,7 @@ OBJECTS_ENV = "AGENT_CONSTITUTION_MAX_OBJECTS"
 DEFAULTS = {ENTRIES_ENV: 100_000, DEPTH_ENV: 32, PATH_ENV: 1024, OBJECTS_ENV: 20_000}
 # The walk recurses once per folder level: a deeper limit would pass Python's recursion limit.
 _DEEPEST = 512
-_TREE = int(pygit2.enums.FileMode.TREE)
+_TREE = 0o040000  # git's file mode of a tree (pygit2.enums.FileMode.TREE)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from agent_constitution.errors import UserError
 from agent_constitution.sources import cache, content, limits, mirror, shape
 from agent_constitution.sources.urls import Location, hide_secrets, locate
@@ -146,6 +144,8 @@ def version_tags(*, url: str | None = None, path: str | None = None, base_dir: P
 def read_at(*, url: str | None = None, path: str | None = None, commit: str, name: str, base_dir: Path) -> bytes | None:
     """The bytes of the file `name` (a POSIX path) in the source at `commit`, None when it has none; read
     from the mirror's objects (fetched first when it lacks the commit), nothing is extracted."""
+    import pygit2
+
     location, display, _ = _where(url, path, base_dir, git=True)
     with _damaged_mirror(location, display):
         repo = mirror.open_mirror(location)
@@ -174,6 +174,8 @@ def changed_paths(
 ) -> frozenset[str] | None:
     """The paths (POSIX, from the tree's root) added, removed or changed between two commits of a source,
     compared by git's object ids in the mirror (no file is read); None when the mirror lacks either commit."""
+    import pygit2
+
     location, display, _ = _where(url, path, base_dir, git=True)
     with _damaged_mirror(location, display):
         repo = mirror.open_mirror(location)
@@ -209,6 +211,8 @@ def remote_refs(*, url: str | None = None, path: str | None = None, base_dir: Pa
     """The repository's names as it has them now, fetched into the mirror first with no fallback: a
     repository that cannot be reached raises (what `rules.lock` verification needs: an earlier copy
     would say what the names were, not what they are)."""
+    import pygit2
+
     location, display, _ = _where(url, path, base_dir, git=True)
     with _damaged_mirror(location, display):
         repo = mirror.update(location, display=display)
@@ -234,6 +238,8 @@ def descends(*, url: str | None = None, path: str | None = None, base_dir: Path,
 @contextmanager
 def _damaged_mirror(location: Location, display: str) -> Iterator[None]:
     """Turn a git failure inside the cache (not a fetch: those are explained where they happen) into advice."""
+    import pygit2
+
     try:
         yield
     except pygit2.GitError as error:

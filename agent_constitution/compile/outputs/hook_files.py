@@ -19,10 +19,15 @@ from agent_constitution.compile.layout import (
     SETTINGS,
     SIMPLE_GIT_HOOKS,
     agent_hook_files,
+    has_covenant,
     hook_files,
 )
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.errors import OutOfDate
+from agent_constitution.fsio import confine, remove, write_atomic
+from agent_constitution.hosts import launcher
 from agent_constitution.hosts.agents import hook_hosts
+from agent_constitution.readers import read_bytes
 
 HINT = "git-hook"
 
@@ -50,10 +55,7 @@ class HookFiles:
         return found
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
-        from agent_constitution.compile import hooks
-        from agent_constitution.errors import OutOfDate
-        from agent_constitution.fsio import confine, remove, write_atomic
-        from agent_constitution.readers import read_bytes
+        from agent_constitution.compile import hooks  # lazy: pydantic and ruamel would add 67 ms to a no-op compile
 
         root, name = plan.root, job.subject
         if name == HINT:
@@ -96,9 +98,8 @@ class HookFiles:
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         """Take our entries out of a hook file; `[name]` when it changed."""
-        from agent_constitution.compile import hooks
-        from agent_constitution.fsio import confine
-        from agent_constitution.hosts import judge_hooks
+        from agent_constitution.compile import hooks  # lazy: pydantic and ruamel would add 67 ms to a no-op compile
+        from agent_constitution.hosts import judge_hooks  # lazy: the settings-file editing would add 7 ms to a no-op compile
 
         root, name = plan.root, job.subject
         confine(root / name, root)
@@ -124,9 +125,6 @@ def _state(root: Path, segments: tuple[str, ...] = ()) -> str:
     # are launched (uv, by name, or by the absolute paths of this installation), and the segments
     # (pre-commit's `exclude` names their files).
     # Not `hooks`: its pydantic models would be most of a no-op compile.
-    from agent_constitution.compile.layout import has_covenant
-    from agent_constitution.hosts import launcher
-
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
     return digest({"covenant": has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
@@ -134,14 +132,14 @@ def _state(root: Path, segments: tuple[str, ...] = ()) -> str:
 
 
 def _generated(plan: Plan) -> str:
-    from agent_constitution.compile import hooks
+    from agent_constitution.compile import hooks  # lazy: pydantic and ruamel would add 67 ms to a no-op compile
 
     return hooks.generated_pattern(plan.settings.agents, plan.segments)
 
 
 def _write(plan: Plan, name: str) -> None:
-    from agent_constitution.compile import hooks
-    from agent_constitution.hosts import judge_hooks
+    from agent_constitution.compile import hooks  # lazy: pydantic and ruamel would add 67 ms to a no-op compile
+    from agent_constitution.hosts import judge_hooks  # lazy: the settings-file editing would add 7 ms to a no-op compile
 
     root = plan.root
     if name == SETTINGS:

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_constitution.compile.outputs.base import Job, Plan, Step
+from agent_constitution.compile.strict import refuse_change, refuse_removal
+from agent_constitution.fsio import confine, remove as remove_file, write_atomic
+from agent_constitution.readers import read_text
 
 FILE = ".vscode/settings.json"  # hosts.vscode_settings.FILE (imported when a step runs)
 
@@ -33,7 +36,7 @@ class VSCodeSettings:
                                    "Copilot in VS Code reads it once)", subject=FILE, before_root=True)]
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
-        from agent_constitution.hosts import vscode_settings
+        from agent_constitution.hosts import vscode_settings  # lazy: the JSONC editing would add 4 ms to a no-op compile
 
         return _edit(plan.root, vscode_settings.added, locked=locked, create=True)
 
@@ -47,16 +50,12 @@ class VSCodeSettings:
 def remove(root: Path, *, locked: bool = False) -> Step:
     """Take compile's member out of `.vscode/settings.json` (the file and `.vscode` too when compile
     created them and nothing else is left); a file without it is left as it is."""
-    from agent_constitution.hosts import vscode_settings
+    from agent_constitution.hosts import vscode_settings  # lazy: the JSONC editing would add 4 ms to a no-op compile
 
     return _edit(root, vscode_settings.removed, locked=locked, create=False)
 
 
 def _edit(root: Path, change, *, locked: bool, create: bool) -> Step:
-    from agent_constitution.compile.strict import refuse_change, refuse_removal
-    from agent_constitution.fsio import confine, remove as remove_file, write_atomic
-    from agent_constitution.readers import read_text
-
     path = confine(root / FILE, root)
     before = read_text(path, FILE) if os.path.lexists(path) else None
     if before is None and not create:

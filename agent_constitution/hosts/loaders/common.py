@@ -244,6 +244,7 @@ def cut_chars(piece: Piece, limit: int) -> Piece:
         return piece
     return Piece(piece.path, piece.text[:limit], piece.why, len(piece.text) - limit)
 
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.[\w]+)")
 

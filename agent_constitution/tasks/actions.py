@@ -14,6 +14,7 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import OutOfDate, UserError
+from agent_constitution.fsio import write_error
 from agent_constitution.wiring import spoken
 
 
@@ -49,8 +50,6 @@ def reported(action):
         except OSError as error:
             if error.errno not in _WRITE_ERRNOS:
                 raise
-            from agent_constitution.fsio import write_error
-
             return InputError(str(write_error(error, error.filename or "a file")))
 
     return run

@@ -29,8 +29,15 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution import console
+from agent_constitution import console, fsio
+from agent_constitution.errors import UserError
+from agent_constitution.project import Project
+from agent_constitution.readers import read_cached
+from agent_constitution.ruleset.inputs import fresh_index, task_inputs
+from agent_constitution.ruleset.locked import locked_run
+from agent_constitution.ruleset.outline import outline
 from agent_constitution.tasks.actions import reported
+from agent_constitution.wiring import command, spoken
 
 if TYPE_CHECKING:
     from agent_constitution.compile.layout import SegmentJob, Settings
@@ -41,8 +48,6 @@ GROUPS = ("compile",)
 
 
 def locked() -> bool:
-    from agent_constitution.ruleset.locked import locked_run
-
     return locked_run(False, get_var("locked"))[0]
 
 
@@ -51,18 +56,15 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     (validated) while it is as new as what the lock reads; else (the manifest changed since: the lock
     runs first in this very run) read from the manifest's outline without validating them: every
     compile task waits for `lock` and `resolution`, which read the whole manifest and report what is wrong."""
-    from agent_constitution import hosts
-    from agent_constitution.hosts import agents
-    from agent_constitution.compile.layout import Settings
-    from agent_constitution.ruleset.inputs import fresh_index
+    from agent_constitution import hosts  # lazy: --help creates no task (0.5 ms)
+    from agent_constitution.hosts import agents  # lazy: --help creates no task (0.6 ms)
+    from agent_constitution.compile.layout import Settings  # lazy: --help creates no task (1.7 ms)
 
     default = Settings(origin=manifest.name, agents=agents.detect(manifest.parent))
     index = fresh_index(manifest.parent, inputs)
     if index is not None:
         table, segments = {key: value for key, value in index.compile.items() if value is not None}, index.segments
     else:
-        from agent_constitution.ruleset.outline import outline
-
         found = outline(manifest)
         table, segments = found.compile, found.segments
     max_tokens = table.get("max-tokens", default.max_tokens)
@@ -83,16 +85,14 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
     enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
-    from agent_constitution.wiring import command
-
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit,
                      copilot),
             list(segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
-    from agent_constitution.compile.layout import Settings
-    from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.compile.layout import Settings  # lazy: --help creates no task (1.7 ms)
+    from agent_constitution.compile.outputs.base import Plan  # lazy: --help creates no task (6.7 ms)
 
     return Plan(Path("."), Path("."), Settings(), tuple(segments)).segment_jobs()
 
@@ -110,10 +110,9 @@ def compiler_digest() -> str:
     import hmac
     import time
 
-    from agent_constitution.codegraph import code_digest, inside
-    from agent_constitution.readers import read_cached
-    from agent_constitution.sources.cache import cache_root
-    from agent_constitution.sources.parsed import seal, user_key
+    from agent_constitution.codegraph import code_digest, inside  # lazy: --help creates no task (0.4 ms)
+    from agent_constitution.sources.cache import cache_root  # lazy: --help creates no task (2.4 ms)
+    from agent_constitution.sources.parsed import seal, user_key  # lazy: --help creates no task (0.4 ms)
 
     status = _package_status()
     key = user_key() if status is not None else None
@@ -134,7 +133,7 @@ def _package_status() -> tuple[str, int] | None:
     import hashlib
     import os
 
-    from agent_constitution.codegraph import modules
+    from agent_constitution.codegraph import modules  # lazy: --help creates no task (0.4 ms)
 
     total, newest = hashlib.sha256(), 0
     try:
@@ -163,11 +162,10 @@ def _keep(path: Path, data: bytes) -> None:
 
 
 def tasks(project):
-    from agent_constitution.compile import mutex
-    from agent_constitution.compile.layout import FILE, MANIFEST
-    from agent_constitution.compile.outputs import REGISTRY
-    from agent_constitution.compile.outputs.base import Plan
-    from agent_constitution.ruleset.inputs import task_inputs
+    from agent_constitution.compile import mutex  # lazy: --help creates no task (2.3 ms)
+    from agent_constitution.compile.layout import FILE, MANIFEST  # lazy: --help creates no task (1.7 ms)
+    from agent_constitution.compile.outputs import REGISTRY  # lazy: --help creates no task (6.7 ms)
+    from agent_constitution.compile.outputs.base import Plan  # lazy: --help creates no task (6.7 ms)
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
@@ -225,8 +223,6 @@ def _fresh(task, values, output, plan, job) -> bool:
     An output that cannot be read (a folder where a file belongs, bytes that are not UTF-8) is not
     up to date: the action then runs and reports it as a `UserError` (doit would print a traceback
     for an exception raised here)."""
-    from agent_constitution.errors import UserError
-
     try:
         return output.fresh(plan, job, values)
     except (OSError, UserError):
@@ -243,9 +239,7 @@ def _undone(action):
 
     @functools.wraps(action)
     def run(output, plan, job):
-        from agent_constitution import fsio
-        from agent_constitution.compile import undo
-        from agent_constitution.project import Project
+        from agent_constitution.compile import undo  # lazy: --help creates no task (2.2 ms)
 
         root = plan.root
         cache = Project(root).cache
@@ -267,8 +261,7 @@ def _undone(action):
 
 
 def _put_back(root: Path) -> None:
-    from agent_constitution.compile import undo
-    from agent_constitution.project import Project
+    from agent_constitution.compile import undo  # lazy: --help creates no task (2.2 ms)
 
     cache = Project(root).cache
     files = undo.put_back_files(root, cache)
@@ -283,9 +276,7 @@ def _put_back(root: Path) -> None:
 @reported
 def _run(output, plan, job):
     """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
-    from agent_constitution.wiring import spoken
-
-    from agent_constitution.compile import changed
+    from agent_constitution.compile import changed  # lazy: only when a job runs, not in a no-op compile (0.3 ms)
 
     with changed.watch() as absent:
         result = output.run(plan, job, locked=locked())
@@ -298,21 +289,21 @@ def _run(output, plan, job):
         print(spoken(line, plan.root), file=sys.stderr)
     for line in changed.lines(plan.root, result.written, result.removed, absent):
         console.say(line)
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     git_add.record(plan.root, job.name, result.written, result.removed)
     return result.values()
 
 
 def _nothing_written(task, values, root) -> bool:
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     return not git_add.pending(root)
 
 
 @reported
 def _git_add(root):
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     line = git_add.git_add_line(root, *git_add.take(root))
     if line is not None:
@@ -328,7 +319,7 @@ def _clean(output, plan, job):
 
 @reported
 def _run_user():
-    from agent_constitution.compile import user
+    from agent_constitution.compile import user  # lazy: only `doit compile:user` (pydantic: 167 ms)
 
     for line in user.compile_user(locked=locked()):
         print(line)

@@ -7,8 +7,7 @@ from pathlib import Path
 import tomlkit
 
 from agent_constitution.compile.inputs import resolved_path
-from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.resolve import documents, resolve
+from agent_constitution.ruleset.resolve import resolve
 
 CONSTITUTION = {
     "index.toml": """status = "draft"

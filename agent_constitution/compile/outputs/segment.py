@@ -1,6 +1,7 @@
 """The segment document: the region of `<segment>/AGENTS.md` and its part files.
 
-One job per segment (`agents:<segment>/AGENTS.md`); how many parts there are is known only once the
+One job per segment (`agents:<segment>/AGENTS.md`; the nested segments' jobs run in one task,
+`agents:segments`); how many parts there are is known only once the
 text is rendered and counted, so they belong to the job of the file that indexes them. The root's
 job runs after every other job marked `before_root`, so a failed build leaves it as it was.
 
@@ -24,15 +25,13 @@ RESOLVE = "resolution"
 
 class SegmentDocument:
     name = "segment"
+    group_doc = "The generated regions of the nested segments' AGENTS.md and their part files"
 
     def jobs(self, plan: Plan) -> list[Job]:
         found = []
         for job in plan.segment_jobs():
             path = plan.file(job.path, FILE)
-            after = (f"{RESOLVE}:{job.path}",) + ((f"{RESOLVE}:{job.parent}",) if job.parent else ())
-            if job.path == ".":
-                # Every nested segment's resolution: the root's index names only the non-empty ones.
-                after += tuple(f"{RESOLVE}:{s}" for s in plan.segments[1:])
+            after = (RESOLVE,)  # every segment's resolution (the root's index names the non-empty nested ones)
             found.append(Job(
                 name=plan.shown(path),
                 doc=f"The generated region of {plan.shown(path)} and its part files",
@@ -40,6 +39,9 @@ class SegmentDocument:
                 targets=(str(path),),
                 # The preflight refuses what the resolutions alone show is wrong before any segment is written.
                 task_dep=after + (("render",) if job.path == "." else ()) + ("agents:preflight",),
+                # The nested segments' files, in one task, before the root's, whose budget they size.
+                group=None if job.path == "." else "segments",
+                before_root=job.path != ".",
             ))
         return found
 
@@ -104,6 +106,22 @@ def resolution_stamp(cache: Path, job: SegmentJob) -> list:
         except OSError:
             files.append(None)
     return [job.path, job.parent, list(job.nested), files]
+
+
+def documents_stamp(plan: Plan) -> list:
+    """Every segment's resolution file by inode, modification time and size (`resolution_stamp`):
+    an output read from all of them (the skills, the tool list, the read-back) is fresh without
+    reading them again while it is what its step saw."""
+    from agent_constitution.compile.inputs import resolved_path
+
+    found = []
+    for segment in plan.segments:
+        try:
+            status = os.stat(resolved_path(plan.cache, segment))
+            found.append([status.st_ino, status.st_mtime_ns, status.st_size])
+        except OSError:
+            found.append(None)
+    return [list(plan.segments), found]
 
 
 def segment_state(cache: Path, job: SegmentJob):

@@ -10,6 +10,7 @@ file the agent would not load either, named in the view's `unknown` when the doc
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -67,17 +68,22 @@ class Repo:
 
     root: Path
     _texts: dict = field(default_factory=dict, compare=False, repr=False)  # path (or listing) → what was read
+    # What the loaders asked for since it was last emptied: ("text", path), ("dir", path), a listing
+    # (the key `files`, `walk` or Cline's keep). The read-back keeps each segment's proof by what it asked.
+    asked: set = field(default_factory=set, compare=False, repr=False)
 
     def text(self, path: str) -> str | None:
         """The text of `path` (relative), links followed inside the repository; None when absent,
         unreadable, not UTF-8, or a link that leads out."""
+        self.asked.add(("text", path))
         if path in self._texts:
             return self._texts[path]
         found = None
         full = self.root / path
+        self._texts[("status", path)] = status(full)  # before the read: a later change shows
         try:
             real = full.resolve()
-            real.relative_to(self.root.resolve())
+            real.relative_to(self._real_root())
             if real.is_file():
                 found = real.read_bytes().decode("utf-8")
         except (OSError, ValueError):
@@ -85,12 +91,24 @@ class Repo:
         self._texts[path] = found
         return found
 
+    def _real_root(self) -> Path:
+        # Resolved once per proof: it was half of a read-back's path resolving at 1,000 segments.
+        if ("root",) not in self._texts:
+            self._texts[("root",)] = self.root.resolve()
+        return self._texts[("root",)]
+
+    def status(self, path: str) -> list | None:
+        """The status `text` took of `path` before reading it (`status`)."""
+        return self._texts.get(("status", path))
+
     def is_dir(self, path: str) -> bool:
+        self.asked.add(("dir", path))
         return (self.root / path).is_dir()
 
     def files(self, folder: str, suffix: str, recursive: bool = False) -> list[str]:
         """The files ending in `suffix` in `folder` (relative), sorted; none when it is absent."""
         key = ("files", folder, suffix, recursive)
+        self.asked.add(key)
         if key not in self._texts:
             base = self.root / folder
             found = (base.rglob(f"*{suffix}") if recursive else base.glob(f"*{suffix}")) if base.is_dir() else ()
@@ -151,6 +169,7 @@ class Repo:
     def walk(self, name: str) -> list[str]:
         """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
         key = ("walk", name)
+        self.asked.add(key)
         if key not in self._texts:
             found = []
             for path in self.root.rglob(name):
@@ -159,6 +178,15 @@ class Repo:
                     found.append(rel.as_posix())
             self._texts[key] = sorted(found)
         return self._texts[key]
+
+
+def status(path: Path) -> list | None:
+    """[inode, modification time, size] of the file `path` leads to, or None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_ino, found.st_mtime_ns, found.st_size]
 
 
 class RuleFile:

@@ -103,7 +103,7 @@ def cline(repo: Repo, file: str) -> list[View]:
         pieces += _cline_without_folder(repo)
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
-        depth, crossed = _cline_listed(repo)
+        depth, crossed = cline_listed(repo)
         pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively")
                    for path in _cline_found(repo, depth)]
         if crossed:
@@ -142,10 +142,11 @@ def _cline_found(repo: Repo, depth: int) -> list[str]:
     return repo._texts[key]
 
 
-def _cline_listed(repo: Repo) -> tuple[int, bool]:
+def cline_listed(repo: Repo) -> tuple[int, bool]:
     """How deep Cline's listing surely reaches (entries at that depth and above are all listed) and
     whether it stops at its cap before the end: the worst case of an order it leaves to the file system."""
     key = ("cline-listed",)
+    repo.asked.add(key)
     if key not in repo._texts:
         total, depth, level = 0, 0, [repo.root]
         crossed = False

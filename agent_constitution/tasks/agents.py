@@ -1,9 +1,11 @@
 """Write what agents read (part of `doit compile`): every output of `compile.outputs.REGISTRY`.
 
-Each registry entry lists its jobs for the build's plan; every job is one task `agents:<name>`
-(`agents:<segment>/AGENTS.md`, `agents:<segment>/CLAUDE.md`, `agents:skills`, one per hook file,
-`agents:prune`, `agents:chains`, ...), whose action, up-to-date check and clean call the entry
-directly. `compile:user` compiles the user-tier manifest.
+Each registry entry lists its jobs for the build's plan; a job is one task `agents:<name>`
+(`agents:AGENTS.md`, `agents:skills`, one per hook file, `agents:prune`, `agents:chains`, ...), whose
+action, up-to-date check and clean call the entry directly, except the jobs of a group (one per
+segment: `agents:segments`, `agents:shims`, `agents:scoped`), which run in the group's one task:
+its up-to-date check asks each job's, its action runs the stale ones and prints each one's mark
+(`.  agents:<segment>/AGENTS.md`). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only the standard library
 (`compile.layout`, `hosts.agents`, the registry, whose steps import what they need when they run)
@@ -32,6 +34,7 @@ from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
 from agent_constitution import console
+from agent_constitution.compile.outputs.base import Refreshed
 from agent_constitution.tasks.actions import MEMBERS, reported
 
 if TYPE_CHECKING:
@@ -193,7 +196,8 @@ def tasks(project):
     for output, job in planned:
         if job.group:
             if job is groups[job.group][1][0]:
-                yield _group_task(job.group, *groups[job.group], plan, config, task_of)
+                yield _group_task(job.group, *groups[job.group], plan, config, task_of,
+                                  before_root if job.name == root_index else [])
             continue
         task = {
             "name": job.name,
@@ -242,7 +246,8 @@ def _task_deps(deps: tuple[str, ...], task_of: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _group_task(group: str, output, jobs: list, plan, config: dict, task_of: dict[str, str]) -> dict:
+def _group_task(group: str, output, jobs: list, plan, config: dict, task_of: dict[str, str],
+                after: list[str]) -> dict:
     """One task for every job of a group: up to date while each job's `fresh` holds, its action runs
     the jobs that do not (the values doit keeps are each job's, by name)."""
     name = f"{NAME}:{group}"
@@ -251,7 +256,8 @@ def _group_task(group: str, output, jobs: list, plan, config: dict, task_of: dic
         "doc": output.group_doc,
         "actions": [(_run_group, [output, plan, jobs, _config_digest(config)])],
         "uptodate": [(_group_fresh, [output, plan, jobs, _config_digest(config)])],
-        "task_dep": [dep for dep in _task_deps(tuple(d for job in jobs for d in job.task_dep), task_of) if dep != name],
+        "task_dep": [dep for dep in _task_deps(tuple(d for job in jobs for d in job.task_dep), task_of) + after
+                     if dep != name],
         "clean": [(_clean_group, [output, plan, jobs])],
         "meta": {MEMBERS: True},
         "verbosity": 2,
@@ -272,10 +278,16 @@ def _group_fresh(task, values, output, plan, jobs, config: str) -> bool:
     settings or the compile stage's code changed (the group's own `config_changed`)."""
     kept = values.get("jobs") if values and values.get("config") == config else None
     kept = kept if isinstance(kept, dict) else {}
-    stale = [job for job in jobs
-             if not (isinstance(kept.get(job.name), dict) and _fresh(task, kept[job.name], output, plan, job))]
-    _stale[task.name] = (stale, kept)
-    return not stale
+    stale, refreshed = [], {}
+    for job in jobs:
+        found = isinstance(kept.get(job.name), dict) and _fresh(task, kept[job.name], output, plan, job)
+        if not found:
+            stale.append(job)
+        elif isinstance(found, Refreshed):
+            refreshed[job.name] = {**kept[job.name], **found}
+    _stale[task.name] = (stale, {**kept, **refreshed})
+    # A refreshed job makes the action run (doit saves values only then), which runs no job for it.
+    return not stale and not refreshed
 
 
 def _fresh(task, values, output, plan, job) -> bool:

@@ -124,6 +124,12 @@ class Step:
         return {"outputs": dict(self.outputs), "state": self.state, "reads": dict(self.reads), **self.extra}
 
 
+class Refreshed(dict):
+    """What an output's `fresh` returns when the job is fresh but read other files than its values
+    name (a resolution file the lock rewrote with the same meaning): the values to keep instead. The
+    wiring of a group saves them without running the job; anywhere else it counts as fresh."""
+
+
 class Output(Protocol):
     name: str
     group_doc: str  # the doc of its jobs' group task, when they have one

@@ -1,14 +1,18 @@
 """The read-back proof after every output is written (`agents:readback`): each enabled agent's
 loader model reads the outputs back, and a rule in force that an agent does not load is a warning,
 or with `[compile] over-limit = "error"` an error (the run's rewritten files are then put back).
+Each segment's findings are kept in `cache/readback.json` with what its proof read, and proved
+again only when that changed (`_proved`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Mapping
 
+from agent_constitution import fsio
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 from agent_constitution.compile.outputs.segment import documents_stamp
 
@@ -58,12 +62,9 @@ def _proved(plan: Plan) -> list:
     folder, a listing: `Repo.asked`) has the same answer; compile replaces each file it changes by
     renaming a new one into place, so a rewritten file has a new status. At 1,000 segments proving
     them all was half of a one-rule edit."""
-    import json
-
-    from agent_constitution import fsio
-    from agent_constitution.compile import readback
-    from agent_constitution.hosts.loaders.common import Repo, status
-    from agent_constitution.ruleset.resolved import read_resolved, resolved_path
+    from agent_constitution.compile import readback  # lazy: the loader models, not for creating the tasks
+    from agent_constitution.hosts.loaders.common import Repo, status  # lazy: as above
+    from agent_constitution.ruleset.resolved import read_resolved, resolved_path  # lazy: pydantic, as above
 
     key = digest([plan.code, list(plan.settings.agents), plan.settings.copilot])
     try:

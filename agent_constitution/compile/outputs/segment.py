@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_constitution.compile.layout import COMPACT_BYTES, FILE, PART_GLOB, SegmentJob, Settings, folder_of
-from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.compile.outputs.base import Job, Plan, Refreshed, Step, digest
 
 RESOLVE = "resolution"
 
@@ -40,7 +40,8 @@ class SegmentDocument:
                 # The preflight refuses what the resolutions alone show is wrong before any segment is written.
                 task_dep=after + (("render",) if job.path == "." else ()) + ("agents:preflight",),
                 # The nested segments' files, in one task, before the root's, whose budget they size.
-                group=None if job.path == "." else "segments",
+                # The root's is a group of one: its up-to-date check may keep a new stamp without a run.
+                group=FILE if job.path == "." else "segments",
                 before_root=job.path != ".",
             ))
         return found
@@ -68,7 +69,8 @@ class SegmentDocument:
 
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
-        if values.get("resolved") is not None and values["resolved"] == resolution_stamp(plan.cache, job.subject):
+        stamp = resolution_stamp(plan.cache, job.subject)  # before the reads: a later change is never missed
+        if values.get("resolved") is not None and values["resolved"] == stamp:
             # The resolution files are the ones the step read, so its state and the digests of what it
             # read (`Reads`, which the resolution records) are too: not read again (parsing every
             # segment's document was most of a no-op at 1,000 segments).
@@ -80,12 +82,13 @@ class SegmentDocument:
         except UserError:
             return False
         if job.subject.path in empty:
-            return state == values["state"] and not _has_outputs(plan.root, job.subject.path)
-        return (
-            state == values["state"]
-            and Reads(values.get("reads", {})).unchanged(resolved, parent)
-            and outputs_intact(plan.root, values.get("outputs", {}))
-        )
+            same = state == values["state"] and not _has_outputs(plan.root, job.subject.path)
+        else:
+            same = (state == values["state"] and Reads(values.get("reads", {})).unchanged(resolved, parent)
+                    and outputs_intact(plan.root, values.get("outputs", {})))
+        # Fresh from new resolution files (the lock rewrote one with nothing this segment shows): their
+        # stamp is kept, so that the next check does not read them all again (the root's reads every one).
+        return Refreshed({"resolved": stamp}) if same else False
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         return remove_segment(plan.root, job.subject.path)
@@ -112,7 +115,7 @@ def documents_stamp(plan: Plan) -> list:
     """Every segment's resolution file by inode, modification time and size (`resolution_stamp`):
     an output read from all of them (the skills, the tool list, the read-back) is fresh without
     reading them again while it is what its step saw."""
-    from agent_constitution.compile.inputs import resolved_path
+    from agent_constitution.compile.inputs import resolved_path  # lazy: pydantic, not for creating the tasks
 
     found = []
     for segment in plan.segments:

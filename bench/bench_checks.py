@@ -22,7 +22,8 @@ changed: adopted with this checkout as its rule source, `rules = ["ac:git", "ac:
 and doit's record removed) and with nothing changed, against `ruff check --no-cache` and, when
 `pre-commit` is on PATH, `pre-commit run --all-files` with five hooks (trailing-whitespace,
 end-of-file-fixer, check-yaml, check-added-large-files, ruff, as `repo: local` entries naming the
-installed hooks: the machine may reach no git host), CPU seconds of interleaved rounds, medians.
+installed hooks: the machine may reach no git host; its fixers' edits are undone after each
+round), CPU seconds of interleaved rounds, medians.
 """
 
 from __future__ import annotations
@@ -281,6 +282,9 @@ def on_a_clone(root: Path, rounds: int = 3) -> None:
         if pre_commit:
             figures["pre-commit"].append(cpu(root, "run", "--all-files", "-c", "cache/pre-commit.yaml",
                                              argv=(pre_commit,), ok=(0, 1)))
+            # Its fixers rewrite files (trailing whitespace, a last newline): put the tree back, so that
+            # every round judges the same files.
+            subprocess.run(["git", "checkout", "-q", "--", "."], cwd=root, check=True)
     median = {what: sorted(values)[len(values) // 2] for what, values in figures.items() if values}
     print(f"{root.name}: {files} tracked files; CPU medians of {rounds} interleaved rounds")
     for what in median:

@@ -11,7 +11,9 @@ doit compile`, where `agents:readback` only checks that its inputs are unchanged
 agents` (the verb: resolve, prove, print the table), and the `agents:readback` step's own work when an
 output changed (the proof and its report, in a process of its own, imports not counted). Each is printed as a ratio to the no-op
 compile. Then, per agent and product, the bytes and tokens loaded for a file at the root and for a
-file in the deepest segment (the largest view among the deepest), and how many views hold.
+file in the deepest segment (the largest view among the deepest), and how many views hold. With
+`--claude link` the repository's `.vscode/settings.json` turns off VS Code's reading of `CLAUDE.md`
+(the fix the proof names: it is one text with `AGENTS.md` there).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ def main() -> None:
         manifest.write_text(manifest.read_text().replace(
             "[sources]", f'[compile]\nagents = [{listed}]\nclaude = "{options.claude}"\n'
                          f'copilot = "{options.copilot}"\n\n[sources]'))
+        if options.claude == "link":  # the proof's fix for Copilot in VS Code, which reads CLAUDE.md too
+            (root / ".vscode").mkdir()
+            (root / ".vscode/settings.json").write_text('{\n  "chat.useClaudeMdFile": false\n}\n')
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         env = {k: v for k, v in os.environ.items() if k != "CI"}
         env["AGENT_CONSTITUTION_CACHE"] = str(Path(temp) / "user-cache")

@@ -241,7 +241,7 @@ def test_check_is_quiet_by_default_verbose_with_v_and_findings_only_with_q(viola
     assert cli.main(["check", "-v"]) == 1
     out = capfd.readouterr()
     assert "-- checks:ac:31" in out.out.splitlines() or ".  checks:ac:31" in out.out.splitlines()
-    assert "TaskFailed - taskid:checks:report" in out.err
+    assert "TaskFailed - taskid:checks:summary" in out.err
     assert cli.main(["check", "-q"]) == 1
     out = capfd.readouterr().out
     assert "violations (1)" in out and "rules checked" not in out

@@ -51,6 +51,8 @@ class Reader:
     def __init__(self, subjects: Subjects, memo: Path | None = None):
         self.subjects = subjects
         self._texts: dict[str, str | None] = {}
+        self._encoded: dict[str, bytes] = {}       # a text as the digest takes it (its UTF-8)
+        self._identities: dict[str, bytes | None] = {}
         self._memo_path = memo
         self._memo: dict[str, dict] | None = None
         self._used: dict[str, dict] = {}
@@ -60,8 +62,15 @@ class Reader:
         if path not in self._texts:
             text = None
             if path in self._listed:
+                # The run's shared read (the input sets' digests read these bytes already), decoded
+                # as `read_text` decodes: UTF-8, universal newlines, which the digest has always covered.
                 try:
-                    text = (self.subjects.root / path).read_text(encoding="utf-8")
+                    data = self.subjects.scan.contents.read_bytes(f"{self.subjects.root}/{path}")
+                    text = data.decode("utf-8")
+                    if "\r" in text:
+                        text = text.replace("\r\n", "\n").replace("\r", "\n")
+                    else:  # its UTF-8 is the bytes read: not encoded again for each result
+                        self._encoded[path] = data
                 except (OSError, UnicodeDecodeError):
                     pass
             self._texts[path] = text
@@ -105,17 +114,20 @@ class Reader:
     def _key(self, result: Result, files: Sequence[str], seed: list[str]) -> str | None:
         key = hashlib.sha256("\0".join(seed).encode())
         key.update(json.dumps([[f.path, f.line, f.column, f.reason] for f in result.findings]).encode())
-        for path in files:
-            identity = self._identity(path)
-            if identity is None:
-                return None
-            key.update(f"\0{path}\0{identity}".encode())
+        parts = [self._identity(path) for path in files]
+        if None in parts:
+            return None
+        key.update(b"".join(parts))  # one update of what an update per file gave: the same digest
         return key.hexdigest()
 
-    def _identity(self, path: str) -> str | None:
-        """A file's stat fields, once per run however many rules read it (the run's shared stat)."""
-        found = self.subjects.scan.contents.identity(f"{self.subjects.root}/{path}")
-        return None if found is None else f"{found[0]}:{found[1]}:{found[2]}:{path in self._listed}"
+    def _identity(self, path: str) -> bytes | None:
+        """A file's name and stat fields as the key takes them, once per run however many rules
+        read it (the run's shared stat)."""
+        if path not in self._identities:
+            found = self.subjects.scan.contents.identity(f"{self.subjects.root}/{path}")
+            self._identities[path] = None if found is None else (
+                f"\0{path}\0{found[0]}:{found[1]}:{found[2]}:{path in self._listed}".encode())
+        return self._identities[path]
 
     def _memory(self) -> dict[str, dict]:
         if self._memo is None:
@@ -149,7 +161,7 @@ class Reader:
                 digest.update(b"\0(not readable)")
                 parts.append(f"`{path}`: not shown (not a file the scan lists: ignored, missing or binary)")
                 continue
-            digest.update(text.encode())
+            digest.update(self._encoded.get(path) or text.encode())
             if len(shown) >= MAX_FILES:
                 continue
             shown.append(path)

@@ -9,7 +9,8 @@ judged again, never trusted):
   `memo/results/<check>/<key>.json`, the newest KEPT_PER_CHECK per (segment, rule). doit already
   skips a check whose dependencies did not change since its last run; the memo also answers for a
   state seen before that (a branch switched back, a revert, a result file removed). Undecidable
-  results are not kept: they are decided again every run.
+  results are not kept here (doit's record keeps one while PATH is unchanged, for a while:
+  `stage.retry_undecidable`).
 - **Per file**: a check module that judges files one at a time exposes `check_file(path, text)`
   beside `check(repository)`; `run_pass` calls every such check of a view for each text file its
   `inputs` match, reading each file once (`checks.filepass` gathers a run's checks into one pass),

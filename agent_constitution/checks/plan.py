@@ -273,14 +273,17 @@ def stat_signature(input_set: InputSet, subjects: Subjects, own: str = "\0") -> 
     contents did not change, so no check runs again. A file under `own` (the cache folder, a file
     of which git tracks) may be a target of the run itself: it counts by name only."""
     def signed() -> str:
+        lines = subjects.once(("stat lines", input_set.root), dict)  # path → its name and identity, once per run
         contents, root = subjects.scan.contents, input_set.root + "/"
-        signature = hashlib.blake2b(digest_size=20)
         for path in input_set.files:
-            if not path.startswith(own):
-                signature.update(f"{path}\0{contents.identity(root + path)}\0".encode())
-        return signature.hexdigest()
+            if path not in lines:
+                lines[path] = f"{path}\0{contents.identity(root + path)}\0".encode()
+        return hashlib.blake2b(b"".join(lines[path] for path in input_set.files if not path.startswith(own)),
+                               digest_size=20).hexdigest()
 
-    return subjects.once(("stat", input_set.digest, own), signed)
+    # By the files matched: the input sets of `**`, `**/*` and `**/*` with the root's attributes
+    # file match the same files of a tree, and are signed once.
+    return subjects.once(("stat", input_set.files, own), signed)
 
 
 def _input_set(subjects: Subjects, segment: str, scope: str, patterns: tuple[str, ...], cache: Path) -> InputSet:

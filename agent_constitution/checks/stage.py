@@ -22,6 +22,7 @@ import datetime
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from agent_constitution.checks.verdicts import (
 from agent_constitution.checks.verdicts import apply as apply_verdicts
 from agent_constitution.checks.plan import Group, Job, Plan, plan
 from agent_constitution.checks.report import (
-    counts, json_report, read_report, reported_summary, rule_pages, sarif, summary,
+    counts, json_report, read_report, reported_summary, rule_pages, sarif,
 )
 from agent_constitution.checks.contents import INDEX
 from agent_constitution.checks.evidence import EVIDENCE_MEMO, Reader
@@ -51,10 +52,12 @@ from agent_constitution.checks.waivers import apply as apply_waivers
 from agent_constitution.checks.waivers import inline as inline_waivers
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
-from agent_constitution.readers import read_json
+from agent_constitution.readers import read_cached, read_json
 from agent_constitution.ruleset.resolved import read_index
 
 UNDECIDABLE_POLICIES = ("warn", "fail")
+RETRY_AFTER = 600  # seconds an undecidable result stands while nothing it depends on and no PATH folder changed
+ENDING = "ending.json"  # under cache/checks/: the last report's failure and the lines a failing run prints
 
 
 def review_folder(cache: Path) -> Path:
@@ -75,8 +78,9 @@ def check_group(group: Group, subjects: Subjects) -> dict | bool:
     except UserError as error:  # a full disk or a read-only cache: the message, no traceback
         print(error, file=sys.stderr)
         return False
-    undecided = any(result.outcome is Outcome.UNDECIDABLE for result in results)
-    return {"outcome": Outcome.UNDECIDABLE.value if undecided else "decided"}
+    if any(result.outcome is Outcome.UNDECIDABLE for result in results):
+        return {"outcome": Outcome.UNDECIDABLE.value, "at": time.time(), "tools": tool_places()}
+    return {"outcome": "decided"}
 
 
 def check_one(job: Job, subjects: Subjects) -> Result:
@@ -105,9 +109,27 @@ def _remembered(rule: RuleCheck, segment: str, subjects: Subjects, deps: Sequenc
 
 
 def retry_undecidable(task, values) -> bool | None:
-    """doit `uptodate`: an undecidable result is decided again next run (a tool may have been installed)."""
+    """doit `uptodate`: an undecidable result is decided again once a tool may have come (a folder of
+    PATH changed, `tool_places`) or RETRY_AFTER seconds after it was decided (an index or a network
+    that may answer now), not on every run: a check that runs a tool which cannot answer here
+    (`uv lock --check` without its index) ran it again on every run with nothing changed."""
     outcome = values.get("outcome")
-    return None if outcome is None else outcome != Outcome.UNDECIDABLE.value
+    if outcome is None or outcome != Outcome.UNDECIDABLE.value:
+        return None if outcome is None else True
+    at = values.get("at")
+    return (isinstance(at, (int, float)) and 0 <= time.time() - at < RETRY_AFTER
+            and values.get("tools") == tool_places())
+
+
+def tool_places() -> str:
+    """PATH and each of its folders' modification time: installing or removing a tool changes one."""
+    places = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        try:
+            places.append(f"{folder}\0{os.stat(folder or '.').st_mtime_ns}")
+        except OSError:
+            places.append(f"{folder}\0-")
+    return "\n".join(places)
 
 
 def read_results(result_files: Sequence[Path], order) -> list[Result]:
@@ -127,8 +149,9 @@ def write_reports(results: Sequence[Result], not_run: Sequence[str], review: Map
                   rules: Mapping[tuple[str, str], RuleCheck] | None = None,
                   skipped: Sequence[tuple[Result, str]] = ()) -> str | None:
     """Apply the waivers and the recorded verdicts to the results, write the JSON report, the SARIF
-    log and the review queues, print the summary. Fails (non-zero exit) when a violation remains, or
-    an undecidable one under `undecidable=fail`. `root` (default: the subjects' root, else the
+    log and the review queues, and how the run ends (`ENDING`: `checks:summary` fails the run when a
+    violation remains, or an undecidable one under `undecidable=fail`). Fails only when the inputs
+    or the cache cannot be read or written. `root` (default: the subjects' root, else the
     cache's parent) is the repository the SARIF locations must name files of, and whose lock gives
     the rule sources' repositories."""
     today = today or datetime.date.today()
@@ -141,7 +164,13 @@ def write_reports(results: Sequence[Result], not_run: Sequence[str], review: Map
         return str(error)
     decided = _decide(results, [*waived.notes, *adopted], memory, cache, root, subjects, rules)
     texts = _write_files(decided, cache, root, not_run, review, skipped)
-    return _say(decided, cache, root, subjects, not_run, texts, undecidable)
+    try:
+        write_if_changed(cache / CHECKS / ENDING, json.dumps(_say(decided, cache, root, subjects, not_run, texts,
+                                                                  undecidable), ensure_ascii=False) + "\n",
+                         within=cache)
+    except UserError as error:
+        return str(error)
+    return None
 
 
 @dataclass(frozen=True)
@@ -222,49 +251,44 @@ def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[s
 
 
 def _say(decided: _Decided, cache: Path, root: Path, subjects: Subjects | None, not_run: Sequence[str],
-         texts: Mapping[str, str], undecidable: str) -> str | None:
-    """Print the summary; the run's failure, or None.
+         texts: Mapping[str, str], undecidable: str) -> dict:
+    """How the run ends (`ENDING`): its failure, or None, and what a failing run prints, which
+    `checks:summary` prints (`summary_line`) whether or not this task ran.
 
-    A failing run's summary and count line end it here; after a passing one `checks:summary`
-    prints both from the report, also when this task was up to date (`summary_line`), so every run
-    ends with them exactly once.
+    The report task itself never fails on a violation: a failed task is run again by doit on the
+    next run, which wrote the report again over an unchanged tree (0.34 s of a 1.1 s no-op on an
+    11,000-file repository); the summary runs every time and fails instead.
     `agent-constitution check --output-format F` prints the report itself once the run is done."""
     results = decided.results
-    full = console.settings.output_format == "full"
-    say = print if full and not console.quiet() else _silent
     n = counts(results)
     failing = n["violation"] or (n["undecidable"] and undecidable == "fail")
-    # A passing run's summary is printed by `checks:summary` from the report (`summary_line`), so a
-    # run whose report was up to date lists the same rules; a failing run ends here, with it.
-    details, _, last = summary(results, not_run=not_run,
-                               detail=console.settings.show_tasks).rstrip("\n").rpartition("\n")
-    if full:  # a passing run's details are `checks:summary`'s to print
-        _print_details(details if failing else "", decided)
+    # What the report says (its summary, the count line) `checks:summary` prints from it, in this
+    # run's colours; kept here: what a failing run prints besides, in the full format (`shown`) and
+    # also only when not quiet (`said`, before the count line).
+    shown, said = [], []
     reviewed = len(decided.applied)
+    if failing:
+        if decided.found:
+            titles = {r.ref: r.title for r in decided.results}
+            shown.append("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(decided.found, titles)))
     if reviewed:
-        say(f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})")
+        line = f"{reviewed} result{'s' if reviewed > 1 else ''} decided by a recorded verdict ({REVIEW_FILE})"
+        if failing:
+            said.append(line)
+        elif console.settings.output_format == "full" and not console.quiet():
+            print(line)
     if failing and any(needs_review(result) for result in decided.asking):
-        say(_queue_line(cache, list(texts)))
+        said.append(_queue_line(cache, list(texts)))
+    failure = None
     if n["violation"]:
-        for line in filter(None, [adoption_hint(results, root, subjects), last]):
-            say(line)
-        return f"{n['violation']} rule{_s(n['violation'])} violated"
-    if n["undecidable"] and undecidable == "fail":
-        say(last)
-        return f"{n['undecidable']} check{_s(n['undecidable'])} undecidable (undecidable=fail)"
-    if n["undecidable"]:
+        said.extend(filter(None, [adoption_hint(results, root, subjects)]))
+        failure = f"{n['violation']} rule{_s(n['violation'])} violated"
+    elif n["undecidable"] and undecidable == "fail":
+        failure = f"{n['undecidable']} check{_s(n['undecidable'])} undecidable (undecidable=fail)"
+    elif n["undecidable"]:
         print(f"warning: {n['undecidable']} check{_s(n['undecidable'])} could not decide; "
               "a reviewer decides them (run with undecidable=fail to fail on them)", file=sys.stderr)
-    return None
-
-
-def _print_details(details: str, decided: _Decided) -> None:
-    """The summary above its count line, and the violations a reviewer confirmed."""
-    if details:
-        print(details)
-    if decided.found:
-        titles = {r.ref: r.title for r in decided.results}
-        print("confirmed by a reviewer (fix these):\n" + "\n".join(confirmed_lines(decided.found, titles)))
+    return {"failure": failure, "shown": shown, "said": said}
 
 
 def _s(count: int) -> str:
@@ -335,19 +359,28 @@ def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
 
 
 def summary_line(cache: Path, groups: Sequence[str] = ()) -> str | None:
-    """The summary of the last report, for `checks:summary`: what a passing run lists (the
-    undecidable rules, the waived findings, …), the review queues to read (`groups`: the review
-    groups, in their order) and the count line, the same whether this run wrote the report or it
-    was up to date; a failure when there is no report."""
+    """The summary of the last report, for `checks:summary`, the same whether this run wrote the
+    report or it was up to date: a failing run's summary, count line and failure (`ENDING`); what a
+    passing run lists (the undecidable rules, the waived findings, …), the review queues to read
+    (`groups`: the review groups, in their order) and the count line; a failure when there is no
+    report."""
     path = cache / CHECKS / "report.json"
     text = reported_summary(path, detail=console.settings.show_tasks)
-    if text is None:
+    ending = _ending(cache)
+    if text is None or ending is None:
         return f"no report in {path}: run the checks again (`doit forget checks`)"
     if console.settings.output_format != "full":
-        return None
+        return ending["failure"]
     details, _, last = text.rstrip("\n").rpartition("\n")
     if details:
         print(details)
+    if ending["failure"] is not None:
+        for line in ending["shown"]:
+            print(line)
+        if not console.quiet():
+            for line in [*ending["said"], last]:
+                print(line)
+        return ending["failure"]
     if not console.quiet():
         written = {path.stem for path in review_folder(cache).glob("*.md")}  # the report task's queues
         queues = [name for name in groups if name in written] + sorted(written - set(groups))
@@ -357,13 +390,21 @@ def summary_line(cache: Path, groups: Sequence[str] = ()) -> str | None:
     return None
 
 
+def _ending(cache: Path) -> dict | None:
+    """The last report's `ENDING`, or None when it is missing or not one."""
+    try:
+        found = json.loads(read_cached(cache / CHECKS / ENDING) or b"null")
+    except (OSError, ValueError):
+        return None
+    ok = (isinstance(found, dict) and isinstance(found.get("failure"), (str, type(None)))
+          and all(isinstance(found.get(key), list) and all(isinstance(line, str) for line in found[key])
+                  for key in ("shown", "said")))
+    return found if ok else None
+
+
 def _queue_line(cache: Path, names: Sequence[str]) -> str:
     return f"review queue{'s' if len(names) > 1 else ''}: " + ", ".join(
         str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in names)
-
-
-def _silent(*args, **kwargs) -> None:
-    pass
 
 
 def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:

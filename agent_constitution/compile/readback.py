@@ -109,9 +109,8 @@ def answer(repo: Repo, asked: tuple, *, recorded: bool = False):
         return repo.is_dir(asked[1])
     if kind == "files":
         return repo.files(*asked[1:])
-    if kind == "walk":
-        return repo.walk(asked[1])
-    return list(cline_listed(repo))
+    found, depth, crossed = cline_listed(repo)  # ("cline-listed",)
+    return [list(found), depth, crossed]
 
 
 def kept(finding: Finding) -> dict:
@@ -191,6 +190,13 @@ FIXES = {
                    "expand)",
     "aider": "add CONVENTIONS.md to the `read:` list of .aider.conf.yml (compile adds a `read:` line only to a "
              "configuration that has none)",
+    "Copilot in VS Code": 'when it loads the root rules twice: add "chat.useClaudeMdFile": false to '
+                          ".vscode/settings.json (VS Code reads the root CLAUDE.md beside AGENTS.md, one text with "
+                          'claude = "link"); else run `agent-constitution agents --explain PATH --agent copilot`',
+    "Cline legacy extension": "none in the repository: the legacy extension loads every AGENTS.md its file listing "
+                              "reaches for every task (cline/cline legacy-extension external-rules.ts L135-L202), "
+                              "and Codex needs each segment's rules in the AGENTS.md of its folder; Cline's SDK "
+                              "(its CLI, and the SDK extension now rolling out) reads .cline/rules, which holds",
     "junie": "clear Junie's Guidelines path (Settings | Tools | Junie | Project Settings) so that it reads "
              ".junie/guidelines.md, which compile writes",
 }

@@ -46,7 +46,7 @@ def tasks(project):
     from agent_constitution.checks import progress
     from agent_constitution.checks.plan import NO_CHECK, write_digest
     from agent_constitution.checks.verdicts import REVIEW_FILE
-    from agent_constitution.checks.stage import UNDECIDABLE_POLICIES, check_group, prepare, retry_undecidable
+    from agent_constitution.checks.stage import ENDING, UNDECIDABLE_POLICIES, check_group, prepare, retry_undecidable
 
     try:
         policy = get_var("undecidable") or "warn"
@@ -120,8 +120,9 @@ def tasks(project):
                                project.root, run.subjects])],
         # The baseline says which findings fail; a change says which are new (its base, by tree id).
         "file_dep": [group.result for group in run.plan.groups] + ([baseline] if baseline.is_file() else []),
-        "targets": [project.cache / CHECKS / name for name in ("report.json", "report.sarif", "code-scanning.sarif")],
-        # Up to date when no result changed; a run with violations fails, so it reports again next time.
+        "targets": [project.cache / CHECKS / name for name in ("report.json", "report.sarif", "code-scanning.sarif",
+                                                               ENDING)],
+        # Up to date when no result changed, also with violations: `checks:summary` fails the run.
         # Waivers apply here, so editing one re-reports; `until` is compared with the date of the run.
         "uptodate": [config_changed({"not_run": run.plan.not_run, "review": run.selection.review, "policy": policy,
                                      "waivers": [repr(waiver) for waiver in run.selection.waivers],
@@ -135,10 +136,11 @@ def tasks(project):
         "verbosity": 2,
     }
     # Every run ends with the counts, as ruff and pre-commit end theirs, also when no result changed
-    # and the report was up to date (doit runs nothing of an up-to-date task, so it would say nothing).
+    # and the report was up to date (doit runs nothing of an up-to-date task, so it would say nothing);
+    # a violation fails the run here.
     yield {
         "name": "summary",
-        "doc": "Print the counts of the report (cache/checks/report.json), also when nothing changed",
+        "doc": "Print the counts of the report (cache/checks/report.json), also when nothing changed; fail on a violation",
         "actions": [(_summary, [project.cache, list(run.selection.review)])],
         "task_dep": [f"{NAME}:report"],
         "uptodate": [False],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import shlex
@@ -39,13 +40,10 @@ def parse_yaml(text: str) -> tuple[object, str | None]:
     Any other stream of more than one document is an error: GitHub Actions, pre-commit, Dependabot and
     GitLab read a single document (an empty one, such as a leading `---`, does not count).
     """
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        documents = [data for data in YAML(typ="safe", pure=True).load_all(StringIO(text)) if data is not None]
-    except YAMLError as error:
-        return None, " ".join(str(error).split())
+    documents, error = _documents(text)
+    if error is not None:
+        return None, error
+    documents = copy.deepcopy(documents)  # each caller's own: a check may change what it was given
     if len(documents) <= 1:
         return (documents[0] if documents else None), None
     header = documents[0]
@@ -53,6 +51,19 @@ def parse_yaml(text: str) -> tuple[object, str | None]:
         return {"spec": header["spec"], **{key: value for key, value in documents[1].items() if key != "spec"}}, None
     return None, (f"the file holds {len(documents)} YAML documents; only GitLab CI's header form (a first document"
                   " holding only `spec:`) may have two")
+
+
+@functools.lru_cache(maxsize=256)
+def _documents(text: str) -> tuple[list, str | None]:
+    """The YAML documents of `text`, parsed once per process: the workflow rules (ac:21, ac:28, ...)
+    each read the same workflow files, and the pure-Python parser is most of their time."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return [data for data in YAML(typ="safe", pure=True).load_all(StringIO(text)) if data is not None], None
+    except YAMLError as error:
+        return [], " ".join(str(error).split())
 
 
 def workflow_files(repo: Repository, folder: str) -> list[str]:

@@ -156,6 +156,19 @@ def test_prefix_search_finds_what_a_full_scan_finds(files: list[str], pattern: s
     assert list(match_files(ordered, pattern)) == [f for f in ordered if regex.fullmatch(f)]
 
 
+@settings(max_examples=300)
+@given(st.lists(st.lists(st.text("ab.py\n", min_size=1, max_size=3), min_size=1, max_size=4).map("/".join), max_size=8),
+       st.lists(st.text("ab", min_size=1, max_size=2), max_size=2).map(lambda parts: "".join(p + "/" for p in parts)),
+       st.sampled_from(["**", "**/*", "**/"]), st.text("ab.py", max_size=4))
+def test_a_name_ending_glob_finds_what_its_expression_finds(files: list[str], prefix: str, form: str, ending: str):
+    """`**`, `**/*.py`, `**/uv.lock` (below a folder too) are decided by the name's ending, as their
+    expression decides them."""
+    ordered = sorted(set(files))
+    pattern = prefix + ("**" if form == "**" else form + ending)
+    regex = glob_regex(pattern)
+    assert list(match_files(ordered, pattern)) == [f for f in ordered if regex.fullmatch(f)]
+
+
 def test_scan_leaves_out_links_that_lead_nowhere_or_to_folders(repo: Path):
     write(repo, {"docs/a.md": "x"})
     (repo / "to-file").symlink_to("README.md")

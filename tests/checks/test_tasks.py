@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import jsonschema
@@ -48,8 +49,8 @@ def check(record):
 '''
 
 
-def doit(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, capture_output=True, text=True)
+def doit(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, capture_output=True, text=True, env=env)
 
 
 def executed(run: subprocess.CompletedProcess) -> set[str]:
@@ -105,25 +106,51 @@ def test_check_reports_and_fails_on_a_violation(project: Path):
 def test_unchanged_subject_reruns_nothing(project: Path):
     doit(project, "checks")
     again = doit(project, "checks")
-    # Only the undecidable check is decided again (its tool may have been installed since).
-    assert executed(again) == {"checks:ac:4"}
-    assert "-- checks:ac:1" in again.stdout and "-- checks:ac:2" in again.stdout
+    # Nothing runs again, not even the undecidable check while no folder of PATH changed.
+    assert executed(again) == set()
+    assert "-- checks:ac:1" in again.stdout and "-- checks:ac:2" in again.stdout and "-- checks:ac:4" in again.stdout
     assert "violations (1)" in again.stdout and again.returncode == 1
     os.utime(project / "src/a.py", (1, 1))  # touched, same content: nothing to re-check
-    assert executed(doit(project, "checks")) == {"checks:ac:4"}
+    assert executed(doit(project, "checks")) == set()
     (project / "src/a.py").write_text("x = 1\n")
     fixed = doit(project, "checks")
-    assert executed(fixed) == {"checks:ac:2", "checks:ac:4"}
+    assert executed(fixed) == {"checks:ac:2", "checks:ac:4"}  # ac:4 reads every file
     assert fixed.returncode == 0 and "warning: 1 check could not decide" in fixed.stderr
     write(project, {"src/c.py": "# TODO\n"})  # a new file matching an input glob
     assert executed(doit(project, "checks")) == {"checks:ac:2", "checks:ac:4"}
+
+
+def test_an_undecidable_check_is_decided_again_once_a_tool_may_have_come(project: Path, tmp_path: Path):
+    doit(project, "checks")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    assert executed(doit(project, "checks", env=env)) == {"checks:ac:4"}  # a new folder on PATH
+    assert executed(doit(project, "checks", env=env)) == set()
+    (tools / "gofmt-missing-here").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "gofmt-missing-here").chmod(0o755)
+    os.utime(tools, ns=(1, 1))  # the folder's time changed, as installing a tool changes it
+    run = doit(project, "checks", env=env)
+    assert executed(run) == {"checks:ac:4"} and "could not decide" not in run.stderr
+
+
+def test_an_undecidable_result_stands_for_a_while_only():
+    from agent_constitution.checks.stage import RETRY_AFTER, retry_undecidable, tool_places
+
+    now = time.time()
+    assert retry_undecidable(None, {"outcome": "undecidable", "at": now - 1, "tools": tool_places()}) is True
+    assert retry_undecidable(None, {"outcome": "undecidable", "at": now - RETRY_AFTER - 1, "tools": tool_places()}) is False
+    assert retry_undecidable(None, {"outcome": "undecidable", "at": now - 1, "tools": "elsewhere"}) is False
+    assert retry_undecidable(None, {"outcome": "undecidable"}) is False
+    assert retry_undecidable(None, {"outcome": "decided"}) is True
+    assert retry_undecidable(None, {}) is None
 
 
 def test_every_run_ends_with_the_counts_once(project: Path):
     count = "rules checked: "
     failing = doit(project, "checks", "rules=ac:1,ac:2")
     assert failing.returncode == 1 and failing.stdout.count(count) == 1
-    assert ".  checks:summary" not in failing.stdout  # the failed report printed them
+    assert ".  checks:summary" in failing.stdout  # it prints them and fails; the report does not
     (project / "src/a.py").write_text("x = 1\n")
     passing = doit(project, "checks", "rules=ac:1,ac:2")
     assert passing.returncode == 0 and passing.stdout.count(count) == 1
@@ -186,7 +213,7 @@ def test_change_subject(project: Path):
     run = doit(project, "checks", "change=staged")
     assert "checks:ac:6" in executed(run)
     assert "  ac:6 Rule 6\n    more than 2 files in one change\n" in run.stdout
-    assert executed(doit(project, "checks", "change=staged")) == {"checks:ac:4"}
+    assert executed(doit(project, "checks", "change=staged")) == set()  # nothing changed, ac:4 still undecidable
     git(project, "reset", "-q", "z.txt")
     assert "checks:ac:6" in executed(doit(project, "checks", "change=staged"))
 
@@ -281,7 +308,7 @@ def test_record_subject(project: Path, tmp_path: Path):
     session.write_text(json.dumps({"type": "assistant", "message": {"content": [use]}}) + "\n")
     run = doit(project, "checks", f"record={session}")
     assert "checks:ac:7" in executed(run) and "  ac:7 Rule 7\n    force push\n" in run.stdout
-    assert executed(doit(project, "checks", f"record={session}")) == {"checks:ac:4"}
+    assert executed(doit(project, "checks", f"record={session}")) == set()
     missing = doit(project, "checks", "record=nowhere.jsonl")
     assert missing.returncode != 0 and "record=nowhere.jsonl: no such file" in missing.stderr  # errors on stderr
 

@@ -21,6 +21,16 @@ FIELD = CHECKOUT / "bench" / "field" / "corpus"
 BUNDLES = sorted(FIELD.glob("*.bundle"))
 
 
+def claude_md_off(repo: Path) -> None:
+    """What the proof's fix for Copilot in VS Code says to do with `claude = "link"` (VS Code reads the
+    root CLAUDE.md beside AGENTS.md): the key first in the workspace's settings, the user's file kept."""
+    settings = repo / ".vscode" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    text = settings.read_text() if settings.is_file() else "{}\n"
+    opening = text.index("{") + 1
+    settings.write_text(text[:opening] + '\n  "chat.useClaudeMdFile": false,' + text[opening:])
+
+
 @pytest.mark.parametrize("copilot", ["editor", "cloud", "cli"])
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda path: path.stem)
 def test_every_agent_loads_every_rule_in_force(bundle, tmp_path, copilot):
@@ -30,6 +40,7 @@ def test_every_agent_loads_every_rule_in_force(bundle, tmp_path, copilot):
     body += (f'\n[compile]\nclaude = "link"\ncopilot = "{copilot}"\nagents = ['
              + ", ".join(f'"{n}"' for n in hosts.names()) + "]\n")
     (repo / "rules.toml").write_text(body)
+    claude_md_off(repo)
     (repo / "dodo.py").write_text("from agent_constitution.loader import namespace\n\nglobals().update(namespace())\n")
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "AGENT_CONSTITUTION_CONFIG")}
     env["AGENT_CONSTITUTION_CACHE"] = str(tmp_path / "user-cache")

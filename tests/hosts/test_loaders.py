@@ -128,21 +128,63 @@ def test_zed_takes_the_first_name_and_nothing_nested(tmp_path):
     assert paths(views(tmp_path, "zed", "svc/x")[0]) == [".rules"]
 
 
-def test_cline_reads_conditional_rules_and_every_agents_md_its_listing_reaches(tmp_path):
-    # docs.cline.bot conditional-rules: `paths:`; cline/cline external-rules.ts and list-files.ts
+def test_cline_legacy_reads_conditional_rules_and_every_agents_md_its_listing_reaches(tmp_path):
+    # cline/cline legacy-extension: external-rules.ts L135-L202 (only beside a root AGENTS.md, every one
+    # listed, 500 entries), list-files.ts L11-L26, L62-L97 (skipped folders, hidden ones, .gitignore), task/index.ts
+    # L2205-L2252 (.clinerules with `paths:`, .cursorrules and .windsurfrules, .clinerules or not)
     tree(tmp_path, {".clinerules/a.md": '---\npaths:\n  - "svc/**"\n---\nfor svc\n',
-                    ".clinerules/b.md": "always\n", "svc/AGENTS.md": "svc\n", "web/x/AGENTS.md": "web\n",
-                    "pkg/p1/AGENTS.md": "never listed\n", ".hidden/AGENTS.md": "hidden\n"})
-    (view,) = views(tmp_path, "cline", "web/x/y.py")
-    assert paths(view) == [".clinerules/b.md"]  # nested AGENTS.md only beside a root one
+                    ".clinerules/b.md": "always\n", ".clinerules/workflows/w.md": "a workflow\n",
+                    ".cline/rules/sdk.md": "SDK only\n", ".cursorrules": "cursor\n", "svc/AGENTS.md": "svc\n",
+                    "web/x/AGENTS.md": "web\n", "pkg/p1/AGENTS.md": "listed\n", "vendor/v/AGENTS.md": "skipped\n",
+                    ".hidden/AGENTS.md": "hidden\n"})
+    legacy, _ = views(tmp_path, "cline", "web/x/y.py")
+    assert paths(legacy) == [".clinerules/b.md", ".cursorrules"]  # nested AGENTS.md only beside a root one
     tree(tmp_path, {"AGENTS.md": "root\n"})
-    (view,) = views(tmp_path, "cline", "svc/y.py")
-    assert paths(view) == [".clinerules/a.md", ".clinerules/b.md", "AGENTS.md", "svc/AGENTS.md", "web/x/AGENTS.md"]
-    assert view.pieces[0].text == "for svc\n" and not view.unknown
-    # past 1,000 entries, breadth first: what lies at the crossing level and below is not counted
-    tree(tmp_path, {f"web/many/f{i}": "" for i in range(1000)})
-    (view,) = views(tmp_path, "cline", "svc/y.py")
-    assert "web/x/AGENTS.md" not in paths(view) and "svc/AGENTS.md" in paths(view) and view.unknown
+    legacy, _ = views(tmp_path, "cline", "svc/y.py")
+    assert legacy.product == "Cline legacy extension"
+    assert paths(legacy) == [".clinerules/a.md", ".clinerules/b.md", ".cursorrules", "AGENTS.md", "pkg/p1/AGENTS.md",
+                             "svc/AGENTS.md", "web/x/AGENTS.md"]
+    assert legacy.pieces[0].text == "for svc\n" and not legacy.unknown
+    # what a .gitignore of a folder it entered names is neither listed nor entered, negations skipped; a
+    # folder's patterns apply to the rest of the listing, not to that folder only (list-files.ts L184-L191)
+    tree(tmp_path, {".gitignore": "web/\n!web/x/\n", "svc/.gitignore": "# comment\nAGENTS.md\n"})
+    legacy, _ = views(tmp_path, "cline", "svc/y.py")
+    assert [p for p in paths(legacy) if p.endswith("AGENTS.md")] == ["AGENTS.md"]
+    (tmp_path / ".gitignore").unlink()
+    (tmp_path / "svc/.gitignore").unlink()
+    # past 500 entries, breadth first: what lies at the crossing level and below is not counted
+    tree(tmp_path, {f"web/many/f{i}": "" for i in range(500)})
+    legacy, _ = views(tmp_path, "cline", "svc/y.py")
+    assert "web/x/AGENTS.md" not in paths(legacy) and "svc/AGENTS.md" in paths(legacy) and legacy.unknown
+
+
+def test_cline_sdk_reads_the_root_agents_md_and_every_rule_file_whatever_its_paths(tmp_path):
+    # cline/cline main: sdk/packages/shared/src/storage/paths.ts L490-L510 (AGENTS.md, .clinerules,
+    # .cline/rules), user-instruction-config-loader.ts L443-L511 (top-level .md/.markdown/.txt, the body
+    # after the front matter), runtime/safety/rules.ts L6-L49 (every rule not disabled: no `paths:`)
+    tree(tmp_path, {"AGENTS.md": "root\n", "svc/AGENTS.md": "svc\n", ".clinerules/a.md": '---\npaths:\n  - "svc/**"\n---\nfor svc\n',
+                    ".clinerules/off.md": "---\ndisabled: true\n---\noff\n", ".clinerules/deep/d.md": "nested folder\n",
+                    ".clinerules/hooks/TaskComplete": "#!/bin/sh\n", ".cline/rules/n.txt": "text rule\n"})
+    _, sdk = views(tmp_path, "cline", "web/y.py")
+    assert sdk.product == "Cline SDK"
+    assert paths(sdk) == ["AGENTS.md", ".clinerules/a.md", ".cline/rules/n.txt"]
+    assert sdk.pieces[1].text == "for svc\n"
+
+
+def test_copilot_in_vs_code_reads_the_root_claude_md_unless_the_workspace_turns_it_off(tmp_path):
+    # microsoft/vscode chat.contribution.ts: chat.useClaudeMdFile (default true), chat.useAgentsMdFile,
+    # chat.includeApplyingInstructions; vscode-docs custom-instructions.md: CLAUDE.md, .claude/CLAUDE.md
+    tree(tmp_path, {"AGENTS.md": "root\n", "CLAUDE.md": "root\n", ".claude/CLAUDE.md": "more\n",
+                    ".github/instructions/svc.instructions.md": '---\napplyTo: "svc/**"\n---\nsvc\n'})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert paths(editor) == [".github/instructions/svc.instructions.md", "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md"]
+    tree(tmp_path, {".vscode/settings.json": '{\n  // JSONC: comments and a trailing comma\n  "chat.useClaudeMdFile": '
+                                              'false, "chat.includeApplyingInstructions": false,\n}\n'})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert paths(editor) == ["AGENTS.md"] and not editor.unknown
+    tree(tmp_path, {".vscode/settings.json": "{ not json"})
+    editor = next(v for v in views(tmp_path, "copilot", "svc/x.py") if v.product == "Copilot in VS Code")
+    assert "CLAUDE.md" in paths(editor) and editor.unknown
 
 
 def test_aider_reads_what_read_names_and_junie_its_guidelines(tmp_path):

@@ -136,7 +136,7 @@ def _status(path) -> list | None:
 _NAMES = {"AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".rules",
           ".cursorrules", ".windsurfrules", ".clinerules", "CONVENTIONS.md"}
 _FOLDERS = (".github", ".cursor/rules", ".windsurf/rules", ".kiro/steering", ".claude/rules", ".roo/rules",
-            ".clinerules", ".grok/rules", ".junie", ".gemini")
+            ".clinerules", ".cline/rules", ".grok/rules", ".junie", ".gemini")
 
 
 def _instruction_files(plan: Plan) -> set[str]:

@@ -9,6 +9,11 @@ reads nothing below the root and has a file of its own that no other agent reads
 - Junie reads `.junie/guidelines.md` (its default guidelines path): compile writes it as Zed's `.rules`.
 - Aider reads what `.aider.conf.yml` names under `read:`: compile writes `CONVENTIONS.md` as Zed's
   `.rules`, and `aider_read.py` makes the configuration read it.
+- Cline's SDK (its CLI and its SDK-based extension) reads the root `AGENTS.md` and every rule file of
+  `.clinerules` and `.cline/rules`, whatever their `paths:`, and no nested `AGENTS.md`: compile writes
+  `.cline/rules/agent-constitution.md` holding the nested segments' texts but those already in
+  `.clinerules` (scoped.py). The legacy extension, which reads the nested `AGENTS.md` files itself,
+  does not read `.cline/rules`.
 
 No other agent reads these names, so no agent loads a text twice. A repository without nested
 segments gets only Zed's file (Zed would read the root `AGENTS.md` anyway, but a `CLAUDE.md` link or
@@ -31,6 +36,7 @@ class Summary:
     path: str
     with_root: bool  # the root AGENTS.md's whole text first (the agent reads this file alone)
     always: bool  # written without nested segments too
+    listed_only: bool = False  # only the segments Cline's legacy listing reaches (the rest are in .clinerules)
 
 
 SUMMARIES = (
@@ -38,6 +44,7 @@ SUMMARIES = (
     Summary("roo", ".roo/rules/agent-constitution.md", with_root=False, always=False),
     Summary("junie", ".junie/guidelines.md", with_root=True, always=True),
     Summary("aider", "CONVENTIONS.md", with_root=True, always=True),
+    Summary("cline", ".cline/rules/agent-constitution.md", with_root=False, always=False, listed_only=True),
 )
 
 
@@ -111,8 +118,11 @@ def _body(plan: Plan, summary: Summary) -> str | None:
     """The file's text, or None when it is not wanted (its agent dropped, or nothing nested for it)."""
     if summary.agent not in plan.settings.agents:
         return None
+    from agent_constitution.hosts.loaders.others import cline_skips  # lazy: the loaders cost 11 ms at task creation
+
     texts = _texts(plan)
-    nested = [(segment, text) for segment, text in texts if segment != "."]
+    nested = [(segment, text) for segment, text in texts if segment != "."
+              and not (summary.listed_only and cline_skips(segment.split("/")))]
     if not nested and not summary.always:
         return None
     parts = [text for segment, text in texts if segment == "."] if summary.with_root else []

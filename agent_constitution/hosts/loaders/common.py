@@ -10,6 +10,7 @@ file the agent would not load either, named in the view's `unknown` when the doc
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -69,7 +70,7 @@ class Repo:
     root: Path
     _texts: dict = field(default_factory=dict, compare=False, repr=False)  # path (or listing) → what was read
     # What the loaders asked for since it was last emptied: ("text", path), ("dir", path), a listing
-    # (the key `files`, `walk` or Cline's keep). The read-back keeps each segment's proof by what it asked.
+    # (the key `files`, or Cline's `cline-listed`). The read-back keeps each segment's proof by what it asked.
     asked: set = field(default_factory=set, compare=False, repr=False)
 
     def text(self, path: str) -> str | None:
@@ -166,17 +167,19 @@ class Repo:
             self._texts[key] = data
         return self._texts[key]
 
-    def walk(self, name: str) -> list[str]:
-        """Every file called `name` in the repository, outside `.git` and hidden folders, sorted."""
-        key = ("walk", name)
-        self.asked.add(key)
+    def jsonc(self, path: str):
+        """The data of a JSON-with-comments file (VS Code's settings), parsed once per proof; None when
+        absent or not parseable (then the editor's defaults apply, and the view says so)."""
+        key = ("jsonc", path)
         if key not in self._texts:
-            found = []
-            for path in self.root.rglob(name):
-                rel = path.relative_to(self.root)
-                if path.is_file() and not any(part.startswith(".") for part in rel.parts[:-1]):
-                    found.append(rel.as_posix())
-            self._texts[key] = sorted(found)
+            text, data = self.text(path), None
+            if text is not None:
+                plain = _JSONC_TRAILING.sub(r"\1", _JSONC_COMMENT.sub(lambda m: m[1] or "", text))
+                try:
+                    data = json.loads(plain)
+                except ValueError:
+                    data = None
+            self._texts[key] = data
         return self._texts[key]
 
 
@@ -259,6 +262,9 @@ def cut_chars(piece: Piece, limit: int) -> Piece:
     return Piece(piece.path, piece.text[:limit], piece.why, len(piece.text) - limit)
 
 
+# A JSONC comment outside strings (a string is kept whole), and a comma before a closing bracket.
+_JSONC_COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
+_JSONC_TRAILING = re.compile(r",(\s*[}\]])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.[\w]+)")
 

@@ -5,8 +5,10 @@
   only (no ancestors);
 - code review: the same two files (unless `excludeAgent: "code-review"`) and the repository's root
   `AGENTS.md` ("repository-level"; whether it reads nested ones is not documented: not counted);
-- Copilot in VS Code: the same two files (`excludeAgent` has no value naming it) and the root
-  `AGENTS.md`; nested ones only behind an experimental setting, off by default (not counted);
+- Copilot in VS Code: the same two files (`excludeAgent` has no value naming it), the root
+  `AGENTS.md`, and the root `CLAUDE.md`, `CLAUDE.local.md` and `.claude/CLAUDE.md`, each per a setting
+  of the workspace's `.vscode/settings.json` (on by default); nested `AGENTS.md` only behind an
+  experimental setting, and then only listed for the model to read if it chooses (not counted);
 - Copilot CLI: `copilot-instructions.md`, every matching `.instructions.md` (no `excludeAgent` value
   names it either) and the `AGENTS.md` of every folder from the git root down to the working folder.
 
@@ -39,6 +41,15 @@ CITES = (
          "truncation of long instruction files reported, at no documented limit (unknown: not applied)"),
     Cite("https://code.visualstudio.com/docs/copilot/customization/custom-instructions", "2026-12-02",
          "VS Code reads the root AGENTS.md; nested ones only with the experimental chat.useNestedAgentsMdFiles"),
+    Cite("https://github.com/microsoft/vscode/blob/main/src/vs/workbench/contrib/chat/browser/chat.contribution.ts",
+         "2026-12-02", "VS Code's settings, as stored: chat.useAgentsMdFile and chat.useClaudeMdFile (CLAUDE.md of the "
+         "workspace roots and .claude attached to all chat requests) default true; chat.useNestedAgentsMdFiles "
+         "default false, and when on nested AGENTS.md are only listed, the model loading them on demand; "
+         "chat.includeApplyingInstructions default true; all `restricted` (a trusted workspace's value applies)"),
+    Cite("https://github.com/microsoft/vscode-docs/blob/main/docs/copilot/customization/custom-instructions.md",
+         "2026-12-02", "VS Code reads CLAUDE.md at the workspace root, .claude/CLAUDE.md and CLAUDE.local.md as "
+         "always-on instructions, beside AGENTS.md; .github/copilot-instructions.md per "
+         "github.copilot.chat.codeGeneration.useInstructionFiles"),
     Cite("https://wpnews.pro/news/agents-md-is-becoming-the-new-code-review-contract (on GitHub's changelog)",
          "2026-12-02", "code review reads repository-level AGENTS.md instructions (June 2026)"),
     Cite("https://devlery.com/en/blog/github-copilot-code-review-controls (on the 2026-06-12 changelog)", "2026-12-02",
@@ -70,6 +81,33 @@ def _wide(repo: Repo) -> list[Piece]:
     return [Piece(REPOSITORY_WIDE, text, "repository-wide instructions")] if text is not None else []
 
 
+VSCODE_SETTINGS = ".vscode/settings.json"
+# VS Code's settings that decide what it reads, and their defaults (chat.contribution.ts; CITES).
+VSCODE_DEFAULTS = {"github.copilot.chat.codeGeneration.useInstructionFiles": True,
+                   "chat.includeApplyingInstructions": True, "chat.useAgentsMdFile": True,
+                   "chat.useClaudeMdFile": True}
+CLAUDE_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
+
+
+def _editor(repo: Repo, matching, file: str, root: list[Piece]) -> tuple[list[Piece], tuple[str, ...]]:
+    """What Copilot in VS Code loads, per the workspace's settings (the user's own settings, which the
+    repository cannot see, may change them: the workspace's are proved)."""
+    data = repo.jsonc(VSCODE_SETTINGS)
+    unknown = () if data is not None or repo.text(VSCODE_SETTINGS) is None else (
+        f"{VSCODE_SETTINGS} does not parse: VS Code's defaults are proved",)
+    settings = {key: data.get(key, default) if isinstance(data, dict) else default
+                for key, default in VSCODE_DEFAULTS.items()}
+    pieces = _wide(repo) if settings["github.copilot.chat.codeGeneration.useInstructionFiles"] is not False else []
+    if settings["chat.includeApplyingInstructions"] is not False:
+        pieces += _scoped(matching, file, "vscode")
+    if settings["chat.useAgentsMdFile"] is not False:
+        pieces += root
+    if settings["chat.useClaudeMdFile"] is not False:
+        pieces += [Piece(name, repo.text(name), "always on (chat.useClaudeMdFile)") for name in CLAUDE_FILES
+                   if repo.text(name) is not None]
+    return pieces, unknown
+
+
 def views(repo: Repo, file: str, layout: str | None = None) -> list[View]:
     """Every product's view, or (with `layout`, a `[compile] copilot` value) those it serves."""
     found = _views(repo, file)
@@ -85,7 +123,7 @@ def _views(repo: Repo, file: str) -> list[View]:
     if nearest:
         cloud.append(Piece(nearest, repo.text(nearest), "the nearest AGENTS.md"))
     root = [Piece("AGENTS.md", repo.text("AGENTS.md"), "the root AGENTS.md")] if repo.text("AGENTS.md") is not None else []
-    editor = _wide(repo) + _scoped(matching, file, "vscode") + root
+    editor, unknown = _editor(repo, matching, file, root)
     review = _wide(repo) + _scoped(matching, file, "code-review") + root
     cli = _wide(repo) + _scoped(matching, file, "cli")
     cli += [Piece(join(f, "AGENTS.md"), repo.text(join(f, "AGENTS.md")), f"AGENTS.md of {shown(f)}")
@@ -95,7 +133,7 @@ def _views(repo: Repo, file: str) -> list[View]:
         View("copilot", REVIEW, f"reviewing a change to a file in {shown(folder)}", tuple(review),
              "none since June 2026 (4,000 characters per file before)",
              ("whether code review reads a nested AGENTS.md is not documented: not counted",), CITES),
-        View("copilot", EDITOR, f"editing a file in {shown(folder)}", tuple(editor), "not documented", cites=CITES),
+        View("copilot", EDITOR, f"editing a file in {shown(folder)}", tuple(editor), "not documented", unknown, CITES),
         View("copilot", CLI, f"session started in {shown(folder)}", tuple(cli),
              "not documented (truncation reported, github/copilot-cli#2111)",
              ("a truncation of long files is reported at no documented limit: not applied",), CITES),

@@ -3,7 +3,8 @@ one file at the root only (Zed, Roo Code, Continue, Aider, Junie)."""
 
 from __future__ import annotations
 
-from agent_constitution.hosts.loaders.common import Cite, Piece, Repo, View, first, folders, join, shown
+from agent_constitution.hosts.loaders.common import (Cite, Piece, Repo, View, first, folders, front_matter,
+                                                     glob_match, shown)
 
 ZED_NAMES = (".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md",
              "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -18,23 +19,38 @@ CITES = {
     "grok": (Cite("https://docs.x.ai/build/features/project-rules", "2026-12-02",
                   "AGENTS.md, Agents.md, AGENT.md, CLAUDE.md, Claude.md of every folder from the repository root down "
                   "to the working folder, loaded in full, no size cap; .grok/rules/*.md"),),
-    "cline": (Cite("https://docs.cline.bot/features/cline-rules/overview", "2026-12-02",
-                   "read at task start: .clinerules/ (every .md) or a .clinerules file, and AGENTS.md searched "
-                   "recursively in the workspace; without .clinerules, .cursor/rules, .windsurf/rules, .cursorrules "
-                   "and .windsurfrules"),
-              Cite("https://docs.cline.bot/features/cline-rules/conditional-rules", "2026-12-02",
-                   "a rule file with `paths:` front matter applies only when a file being worked on matches one of "
-                   "its globs"),
-              Cite("https://github.com/cline/cline/blob/01736423aca7b74565ba3ccabfd04b4dea113e4a/src/core/context/"
-                   "instructions/user-instructions/external-rules.ts", "2026-12-02",
-                   "nested AGENTS.md files are searched only when the workspace root has one; every one found is "
-                   "added, under a heading naming its path, whatever file the task works on; the search lists at "
-                   "most 1,000 entries (listFiles(cwd, true, 1_000))"),
-              Cite("https://github.com/cline/cline/blob/019b75d0092a84a721803f5c978376e6f583eaf5/src/services/glob/"
-                   "list-files.ts", "2026-12-02",
-                   "the listing is breadth first, level by level, folders counted as entries; it never descends into "
-                   "hidden folders nor node_modules, __pycache__, env, venv, dist, out, bundle, vendor, tmp, temp, "
-                   "deps, pkg, Pods, target/dependency, build/dependencies (nor what the root .gitignore names)"),),
+    "cline": (Cite("https://github.com/cline/cline/blob/21cb8d2525bcedf1f4b6890b27a74a14fe7451e4/CHANGELOG.md",
+                   "2026-12-02", "4.1.0: one VSIX holds the legacy extension (the 3.89 / 4.0.12 code, branch "
+                   "legacy-extension) and the SDK-based one, a loader activates one per window (a staged rollout; "
+                   "nearly all users keep the legacy one); the CLI runs on the SDK"),
+              Cite("https://github.com/cline/cline/blob/7761370240ffce9e3890cb56f6c51655f3f5b0a7/apps/vscode/src/core/"
+                   "context/instructions/user-instructions/external-rules.ts#L135-L202", "2026-12-02",
+                   "legacy: only beside a root AGENTS.md, every file named agents.md (any case) in "
+                   "listFiles(cwd, true, 500) is added under a heading naming its path, whatever the task works on; "
+                   "no de-duplication; the one toggle (the root file's) is the user's workspace state"),
+              Cite("https://github.com/cline/cline/blob/7761370240ffce9e3890cb56f6c51655f3f5b0a7/apps/vscode/src/"
+                   "services/glob/list-files.ts#L11-L26", "2026-12-02",
+                   "legacy: the listing is breadth first, folders counted as entries, at most `limit`; it never "
+                   "enters hidden folders nor node_modules, __pycache__, env, venv, target/dependency, "
+                   "build/dependencies, dist, out, bundle, vendor, tmp, temp, deps, Pods, nor what a .gitignore of a "
+                   "folder it enters names (negations skipped, L74-L78), for the rest of the listing (L184-L191)"),
+              Cite("https://github.com/cline/cline/blob/7761370240ffce9e3890cb56f6c51655f3f5b0a7/apps/vscode/src/core/"
+                   "task/index.ts#L2205-L2252", "2026-12-02",
+                   "legacy: .clinerules (a folder, recursive but for workflows/, hooks/, skills/, or a file; `paths:` "
+                   "front matter matched against the task's files, rule-conditionals.ts), .cursor/rules/*.mdc, "
+                   ".cursorrules, .windsurfrules and the AGENTS.md files, all read at every task, .clinerules or not"),
+              Cite("https://github.com/cline/cline/blob/21cb8d2525bcedf1f4b6890b27a74a14fe7451e4/sdk/packages/shared/"
+                   "src/storage/paths.ts#L490-L510", "2026-12-02",
+                   "SDK: the rules are the working folder's AGENTS.md, .clinerules, .cline/rules (then the user's "
+                   "own); no nested AGENTS.md"),
+              Cite("https://github.com/cline/cline/blob/21cb8d2525bcedf1f4b6890b27a74a14fe7451e4/sdk/packages/core/"
+                   "src/extensions/config/user-instruction-config-loader.ts#L443-L511", "2026-12-02",
+                   "SDK: a rules folder's top-level .md, .markdown and .txt files (or the file itself); the body after "
+                   "the front matter; rules with the same name: the last read wins (unified-config-file-watcher.ts "
+                   "L426-L436)"),
+              Cite("https://github.com/cline/cline/blob/21cb8d2525bcedf1f4b6890b27a74a14fe7451e4/sdk/packages/core/"
+                   "src/runtime/safety/rules.ts#L6-L49", "2026-12-02",
+                   "SDK: every rule not `disabled: true` goes into the system prompt: `paths:` is not evaluated"),),
     "zed": (Cite("https://zed.dev/docs/ai/rules", "2026-12-02",
                  "the first that exists at the worktree root of .rules, .cursorrules, .windsurfrules, .clinerules, "
                  ".github/copilot-instructions.md, AGENT.md, AGENTS.md, CLAUDE.md, GEMINI.md; no nested files, no "
@@ -87,42 +103,62 @@ def grok(repo: Repo, file: str) -> list[View]:
     return [View(v.agent, v.product, v.scenario, (*rules, *v.pieces), v.limit, v.unknown, v.cites) for v in views]
 
 
-# Folders Cline's file listing does not descend into (list-files.ts `dirsToIgnore`); hidden ones neither.
+# Folders the legacy extension's file listing does not descend into (list-files.ts
+# DEFAULT_IGNORE_DIRECTORIES); hidden ones neither.
 CLINE_SKIPPED = {"node_modules", "__pycache__", "env", "venv", "dist", "out", "bundle", "vendor", "tmp", "temp",
-                 "deps", "pkg", "Pods"}
+                 "deps", "Pods"}
 CLINE_SKIPPED_PATHS = ("target/dependency", "build/dependencies")
-CLINE_LISTED = 1000  # listFiles(cwd, true, 1_000)
+CLINE_LISTED = 500  # listFiles(cwd, true, 500) in external-rules.ts
+# The legacy extension (most VS Code windows), and the SDK (the CLI, and the SDK-based extension).
+LEGACY, SDK = "Cline legacy extension", "Cline SDK"
+# Read by the SDK alone: compile writes its file for the SDK there (compile/outputs/summary.py).
+CLINE_SDK_RULES = ".cline/rules"
 
 
 def cline(repo: Repo, file: str) -> list[View]:
+    """Cline's two code bases read a workspace differently (CITES["cline"]): the legacy extension every
+    AGENTS.md its listing reaches and the `.clinerules` whose `paths:` match, the SDK the root
+    AGENTS.md and every rule file, whatever its `paths:`."""
+    return [_cline_legacy(repo, file), _cline_sdk(repo)]
+
+
+def _cline_legacy(repo: Repo, file: str) -> View:
     pieces = []
-    for rule in repo.candidates(".clinerules", ".md", "paths", file):
+    for rule in repo.candidates(".clinerules", ".md", "paths", file, recursive=True):
+        if rule.path.startswith((".clinerules/workflows/", ".clinerules/hooks/", ".clinerules/skills/")):
+            continue
         if not rule.globs("paths") or rule.matches("paths", file):
             pieces.append(Piece(rule.path, rule.text if rule.meta is None else rule.body, ".clinerules"))
-    if not repo.is_dir(".clinerules"):
-        pieces += _cline_without_folder(repo)
+    if repo.text(".clinerules") is not None:
+        pieces.append(Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file"))
+    pieces += [Piece(p, repo.text(p) or "", ".cursor/rules") for p in repo.files(".cursor/rules", ".mdc", True)]
+    pieces += [Piece(p, repo.text(p), "read at every task") for p in (".cursorrules", ".windsurfrules")
+               if repo.text(p) is not None]
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
-        depth, crossed = cline_listed(repo)
-        pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively")
-                   for path in _cline_found(repo, depth)]
+        found, depth, crossed = cline_listed(repo)
+        pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively") for path in found]
         if crossed:
-            unknown = (f"Cline lists at most {CLINE_LISTED} entries, breadth first, in the file system's order: the "
-                       f"AGENTS.md files {depth + 1} folders deep and deeper may not be found (not counted)",)
-    return [View("cline", "Cline", "a task started in the workspace", tuple(pieces), "not documented", unknown,
-                 cites=CITES["cline"])]
+            unknown = (f"the legacy extension lists at most {CLINE_LISTED} entries, breadth first, in the file "
+                       f"system's order: the AGENTS.md files {depth + 1} folders deep and deeper may not be found "
+                       "(not counted)",)
+    return View("cline", LEGACY, "a task started in the workspace", tuple(pieces), "not documented",
+                unknown, CITES["cline"])
 
 
-def _cline_without_folder(repo: Repo) -> list[Piece]:
-    """The `.clinerules` file, or without one the other agents' rule folders and files, which Cline
-    reads in its place."""
-    if repo.text(".clinerules") is not None:
-        return [Piece(".clinerules", repo.text(".clinerules"), "the .clinerules file")]
-    pieces = [Piece(p, repo.text(p) or "", f"{folder}, read when there is no .clinerules")
-              for folder, suffix in ((".cursor/rules", ".mdc"), (".windsurf/rules", ".md"))
-              for p in repo.files(folder, suffix)]
-    return pieces + [Piece(p, repo.text(p), "read when there is no .clinerules")
-                     for p in (".cursorrules", ".windsurfrules") if repo.text(p) is not None]
+def _cline_sdk(repo: Repo) -> View:
+    pieces = [Piece("AGENTS.md", repo.text("AGENTS.md"), "the working folder's AGENTS.md")] \
+        if repo.text("AGENTS.md") is not None else []
+    for folder in (".clinerules", CLINE_SDK_RULES):
+        if repo.text(folder) is not None:
+            pieces.append(Piece(folder, front_matter(repo.text(folder))[1], "a rules file"))
+        for suffix in (".md", ".markdown", ".txt"):
+            pieces += [Piece(rule.path, rule.body, f"{folder}, whatever its paths:")
+                       for rule in repo.rule_files(folder, suffix) if rule.body.strip()
+                       and rule.get("disabled") is not True and rule.get("enabled") is not False]
+    return View("cline", SDK, "a task started at the root", tuple(pieces), "not documented",
+                ("rules of the same name (a file's name without its suffix, or its `name:`): the last read wins; "
+                 "not modelled, compile's names are distinct",), CITES["cline"])
 
 
 def cline_skips(folders: list[str]) -> bool:
@@ -133,22 +169,19 @@ def cline_skips(folders: list[str]) -> bool:
         for skipped in CLINE_SKIPPED_PATHS)
 
 
-def _cline_found(repo: Repo, depth: int) -> list[str]:
-    """The AGENTS.md files Cline's listing reaches (the same for every task: found once)."""
-    key = ("cline-found", depth)
-    if key not in repo._texts:
-        repo._texts[key] = [path for path in repo.walk("AGENTS.md") if not cline_skips(path.split("/")[:-1])
-                            and (path == "AGENTS.md" or path.count("/") < depth)]
-    return repo._texts[key]
+def cline_listed(repo: Repo) -> tuple[tuple[str, ...], int, bool]:
+    """The AGENTS.md files (any case) the legacy listing surely reaches, how deep it surely lists
+    (every entry at that depth and above), and whether it stops at its cap before the end: the worst
+    case of an order it leaves to the file system. Found once per proof: the same for every task.
 
-
-def cline_listed(repo: Repo) -> tuple[int, bool]:
-    """How deep Cline's listing surely reaches (entries at that depth and above are all listed) and
-    whether it stops at its cap before the end: the worst case of an order it leaves to the file system."""
+    As list-files.ts: breadth first, folders counted as entries; skipped folders, hidden ones and
+    what a `.gitignore` of a folder it entered names (each line `p` as `**/p` and `**/p/**`,
+    negations skipped) are not entered, the last two not listed either."""
     key = ("cline-listed",)
     repo.asked.add(key)
     if key not in repo._texts:
-        total, depth, level = 0, 0, [repo.root]
+        ignore = _gitignore(repo.root)
+        total, depth, level, found = 0, 0, [repo.root], []
         crossed = False
         while level:
             entries = []
@@ -157,15 +190,36 @@ def cline_listed(repo: Repo) -> tuple[int, bool]:
                     entries += sorted(folder.iterdir())
                 except OSError:
                     continue
+            entries = [e for e in entries
+                       if not any(glob_match(p, e.relative_to(repo.root).as_posix()) for p in ignore)]
             if total + len(entries) > CLINE_LISTED:
                 crossed = True
                 break
             total += len(entries)
             depth += 1
+            found += [e.relative_to(repo.root).as_posix() for e in entries
+                      if e.name.lower() == "agents.md" and e.is_file()]
             level = [e for e in entries if e.is_dir() and not e.is_symlink()
                      and not cline_skips(list(e.relative_to(repo.root).parts))]
-        repo._texts[key] = (depth, crossed)
+            for folder in level:
+                ignore += _gitignore(folder)
+        repo._texts[key] = (tuple(sorted(found)), depth, crossed)
     return repo._texts[key]
+
+
+def _gitignore(folder) -> list[str]:
+    """A folder's `.gitignore` lines as the legacy listing reads them (list-files.ts L62-L97)."""
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    patterns = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if line and not line.startswith(("#", "!")):
+            line = line[:-1] if line.endswith("/") else line
+            patterns += [f"**/{line}", f"**/{line}/**"]
+    return patterns
 
 
 def _root(agent: str, product: str, pieces: list[Piece], unknown: tuple[str, ...] = ()) -> list[View]:

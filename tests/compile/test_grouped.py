@@ -89,6 +89,9 @@ def test_an_edit_rebuilds_exactly_the_segments_that_show_it(built):
     assert changed == {"svc/AGENTS.md", "web/AGENTS.md", "rules.lock"}
     assert "Text of rule 7, reworded." in (repo / "web" / "AGENTS.md").read_text()
     assert "Text of rule 7, reworded." not in (repo / "api" / "AGENTS.md").read_text()
+    # The root kept the new resolution files' stamp without a run of its job: the next run runs nothing.
+    again = doit(repo, "compile")
+    assert ran(again) == [] and statuses(repo) == after
 
 
 def test_a_deleted_output_is_written_again(built):

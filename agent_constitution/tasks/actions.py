@@ -18,6 +18,11 @@ from agent_constitution.fsio import write_error
 from agent_constitution.wiring import spoken
 
 
+# In a task's `meta`: it stands for several (a group of compile jobs, every segment's resolution) and
+# prints the mark of each one it runs (`.  agents:<segment>/AGENTS.md`), so the reporter prints none of its own.
+MEMBERS = "members"
+
+
 class InputError(TaskFailed):
     """A task failed on bad input (a `UserError`): the command exits 2, not 1 (`commands/run.py`)."""
 

@@ -1,9 +1,11 @@
 """Write what agents read (part of `doit compile`): every output of `compile.outputs.REGISTRY`.
 
-Each registry entry lists its jobs for the build's plan; every job is one task `agents:<name>`
-(`agents:<segment>/AGENTS.md`, `agents:<segment>/CLAUDE.md`, `agents:skills`, one per hook file,
-`agents:prune`, `agents:chains`, ...), whose action, up-to-date check and clean call the entry
-directly. `compile:user` compiles the user-tier manifest.
+Each registry entry lists its jobs for the build's plan; a job is one task `agents:<name>`
+(`agents:AGENTS.md`, `agents:skills`, one per hook file, `agents:prune`, `agents:chains`, ...), whose
+action, up-to-date check and clean call the entry directly, except the jobs of a group (one per
+segment: `agents:segments`, `agents:shims`, `agents:scoped`), which run in the group's one task:
+its up-to-date check asks each job's, its action runs the stale ones and prints each one's mark
+(`.  agents:<segment>/AGENTS.md`). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only the standard library
 (`compile.layout`, `hosts.agents`, the registry, whose steps import what they need when they run)
@@ -21,6 +23,8 @@ is not byte for byte what compile would write is an error naming the file, and n
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +42,8 @@ from agent_constitution.ruleset.locked import locked_run
 from agent_constitution.ruleset.outline import outline
 from agent_constitution.tasks.actions import reported
 from agent_constitution.wiring import command, spoken
+from agent_constitution.compile.outputs.base import Refreshed
+from agent_constitution.tasks.actions import MEMBERS
 
 if TYPE_CHECKING:
     from agent_constitution.compile.layout import SegmentJob, Settings
@@ -172,14 +178,26 @@ def tasks(project):
         return
     mutex.hold(cache)
     settings, segments = read_settings(root / MANIFEST, task_inputs(project))
-    plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()
+    plan = Plan(root, cache, settings, tuple(segments), compiler)
     config = {**settings.as_dict(), "compiler": compiler}
     planned = [(output, job) for output in REGISTRY for job in plan.jobs_of(output)]
+    # The jobs of a group (one per segment of an output) run in the group's one task: doit's cost
+    # per task (creating it, its up-to-date check, its row in the database) would multiply by segments.
+    task_of = {job.name: job.group or job.name for _, job in planned}
+    groups: dict[str, tuple] = {}
+    for output, job in planned:
+        if job.group:
+            groups.setdefault(job.group, (output, []))[1].append(job)
     # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
     root_index = FILE
-    before_root = [f"{NAME}:{job.name}" for _, job in planned if job.before_root]
+    before_root = list(dict.fromkeys(f"{NAME}:{task_of[job.name]}" for _, job in planned if job.before_root))
     for output, job in planned:
+        if job.group:
+            if job is groups[job.group][1][0]:
+                yield _group_task(job.group, *groups[job.group], plan, config, task_of,
+                                  before_root if job.name == root_index else [])
+            continue
         task = {
             "name": job.name,
             "doc": job.doc,
@@ -189,7 +207,7 @@ def tasks(project):
         }
         if job.checked:
             task["uptodate"].append((_fresh, [output, plan, job]))
-        task_dep = list(job.task_dep) + (before_root if job.name == root_index else [])
+        task_dep = _task_deps(job.task_dep, task_of) + (before_root if job.name == root_index else [])
         if task_dep:
             task["task_dep"] = task_dep
         if job.targets:
@@ -204,7 +222,7 @@ def tasks(project):
         "name": GIT_ADD,
         "doc": "Print the `git add` line for what this compile wrote (nothing when it wrote nothing)",
         "actions": [(_git_add, [root])],
-        "task_dep": [f"{NAME}:{job.name}" for _, job in planned],
+        "task_dep": list(dict.fromkeys(f"{NAME}:{task_of[job.name]}" for _, job in planned)),
         "uptodate": [(_nothing_written, [root])],
         "verbosity": 2,
     }
@@ -215,6 +233,60 @@ def tasks(project):
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _task_deps(deps: tuple[str, ...], task_of: dict[str, str]) -> list[str]:
+    """The tasks a job waits for, a grouped job by its group's name."""
+    found = []
+    for dep in deps:
+        if dep.startswith(f"{NAME}:"):
+            dep = f"{NAME}:{task_of.get(dep[len(NAME) + 1:], dep[len(NAME) + 1:])}"
+        found.append(dep)
+    return list(dict.fromkeys(found))
+
+
+def _group_task(group: str, output, jobs: list, plan, config: dict, task_of: dict[str, str],
+                after: list[str]) -> dict:
+    """One task for every job of a group: up to date while each job's `fresh` holds, its action runs
+    the jobs that do not (the values doit keeps are each job's, by name)."""
+    name = f"{NAME}:{group}"
+    return {
+        "name": group,
+        "doc": output.group_doc,
+        "actions": [(_run_group, [output, plan, jobs, _config_digest(config)])],
+        "uptodate": [(_group_fresh, [output, plan, jobs, _config_digest(config)])],
+        "task_dep": [dep for dep in _task_deps(tuple(d for job in jobs for d in job.task_dep), task_of) + after
+                     if dep != name],
+        "clean": [(_clean_group, [output, plan, jobs])],
+        "meta": {MEMBERS: True},
+        "verbosity": 2,
+    }
+
+
+# task name → (the jobs of its group its up-to-date check found stale, the values kept of every job):
+# what the action of the same process runs and keeps (without it, as under `doit -n`, all of them run).
+_stale: dict[str, tuple[list, dict]] = {}
+
+
+def _config_digest(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _group_fresh(task, values, output, plan, jobs, config: str) -> bool:
+    """Each job's `fresh` against the values its last run kept; every job is stale when the `[compile]`
+    settings or the compile stage's code changed (the group's own `config_changed`)."""
+    kept = values.get("jobs") if values and values.get("config") == config else None
+    kept = kept if isinstance(kept, dict) else {}
+    stale, refreshed = [], {}
+    for job in jobs:
+        found = isinstance(kept.get(job.name), dict) and _fresh(task, kept[job.name], output, plan, job)
+        if not found:
+            stale.append(job)
+        elif isinstance(found, Refreshed):
+            refreshed[job.name] = {**kept[job.name], **found}
+    _stale[task.name] = (stale, {**kept, **refreshed})
+    # A refreshed job makes the action run (doit saves values only then), which runs no job for it.
+    return not stale and not refreshed
 
 
 def _fresh(task, values, output, plan, job) -> bool:
@@ -238,7 +310,7 @@ def _undone(action):
     and every file the run had rewritten."""
 
     @functools.wraps(action)
-    def run(output, plan, job):
+    def run(output, plan, subject, *rest):  # subject: the job, or a group's jobs (and its config digest)
         from agent_constitution.compile import undo  # lazy: --help creates no task (2.2 ms)
 
         root = plan.root
@@ -246,7 +318,7 @@ def _undone(action):
         undo.forget_other_runs(cache)
         fsio.before_change = undo.journal(root, cache)
         try:
-            result = action(output, plan, job)
+            result = action(output, plan, subject, *rest)
         except BaseException:
             fsio.before_change = None
             _put_back(root)
@@ -276,6 +348,24 @@ def _put_back(root: Path) -> None:
 @reported
 def _run(output, plan, job):
     """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
+    return _step(output, plan, job)
+
+
+@_undone
+@reported
+def _run_group(output, plan, jobs, config: str):
+    """Run the jobs of a group its up-to-date check found stale (every one when it did not check)."""
+    stale, kept = _stale.pop(f"{NAME}:{jobs[0].group}", (jobs, {}))
+    names = {job.name for job in stale}
+    values = {job.name: kept[job.name] for job in jobs if job.name not in names and job.name in kept}
+    for job in stale:
+        if console.settings.show_tasks:
+            print(f".  {NAME}:{job.name}", flush=True)
+        values[job.name] = _step(output, plan, job)
+    return {"jobs": values, "config": config}
+
+
+def _step(output, plan, job) -> dict:
     from agent_constitution.compile import changed  # lazy: only when a job runs, not in a no-op compile (0.3 ms)
 
     with changed.watch() as absent:
@@ -315,6 +405,13 @@ def _git_add(root):
 def _clean(output, plan, job):
     for path in output.clean(plan, job):
         print(f"removed {path}")
+
+
+@reported
+def _clean_group(output, plan, jobs):
+    for job in jobs:
+        for path in output.clean(plan, job):
+            print(f"removed {path}")
 
 
 @reported

@@ -1,8 +1,8 @@
 """`doit lock`: the lock stage. Resolve rules.toml once, write rules.lock and the typed resolution.
 
 It writes `rules.lock` when its bytes change and each segment's `cache/resolved/<key>.json` when it
-changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution:<segment>`,
-compile) run only for what the resolution changed: their doit `file_dep` on a document decides.
+changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution`,
+compile) run only for what the resolution changed: their up-to-date checks compare each document's status.
 Whether the run may change the lock is `ruleset.locked.locked_run`: `--locked`, `locked=1` on the
 command line (what `doit compile --locked` passes on) or CI set in the environment make it fail
 instead, like `uv sync --locked`. When it changes the lock it keeps the bytes it replaced, so a

@@ -72,7 +72,7 @@ def fingerprint(plan: Plan) -> str:
     names = hook_files(root, plan.settings.git_hook) + agent_hook_files(root, hook_hosts(plan.settings.agents))
     paths.update(root / name for name in names if not name.startswith(".git/"))
     digest = hashlib.sha256(json.dumps([plan.settings.as_dict(), list(plan.segments),
-                                        hook_output._state(root, plan.segments)]).encode())
+                                        hook_output._state(root, plan.segments, plan.settings.stop_missing_tool)]).encode())
     for path in sorted(paths):
         digest.update(os.fsencode(path) + b"\0")
         try:

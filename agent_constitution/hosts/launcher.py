@@ -229,7 +229,8 @@ def _missing(program: Program, why: str, fix: str) -> str:
 
 def stop_policy(root: Path) -> str:
     """`[compile] stop-missing-tool` of the repository's manifest (`warn` when unset or unreadable:
-    the lock stage validates the manifest and says what is wrong)."""
+    the lock stage validates the manifest and says what is wrong), for `pdks init`, which wires the
+    Stop hook outside the stages; compile takes it from the resolution (`Settings`)."""
     try:
         table = read_toml(root / MANIFEST).get("compile", {})
     except UserError:

@@ -86,13 +86,16 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     copilot = table.get("copilot", default.copilot)
     if copilot not in ("editor", "cloud", "cli"):
         copilot = default.copilot
+    stop_missing_tool = table.get("stop-missing-tool", default.stop_missing_tool)
+    if stop_missing_tool not in ("warn", "block"):
+        stop_missing_tool = default.stop_missing_tool
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in hosts.AGENTS for name in enabled)):
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
     enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit,
-                     copilot),
+                     copilot, stop_missing_tool),
             list(segments))
 
 

@@ -28,8 +28,7 @@ def confine(path: Path, *within: Path) -> Path:
     bases = [Path(os.path.realpath(base)) for base in within]
     if any(resolved.is_relative_to(base) for base in bases):
         return path
-    # Imported here: the judge imports this module on every tool call, and errors needs dataclasses.
-    from agent_constitution.errors import UserError
+    from agent_constitution.errors import UserError  # lazy: pdks hook, every tool call: 14 ms (dataclasses, pathlib)
 
     outside = " or ".join(str(base) for base in within)
     link = _first_link(Path(os.path.abspath(path)), within, bases)
@@ -104,7 +103,7 @@ def write_error(error: OSError, path) -> OSError:
     disk and a read-only folder say what to do; the original error when it is a WriteError already."""
     import errno
 
-    from agent_constitution.errors import WriteError
+    from agent_constitution.errors import WriteError  # lazy: pdks hook, every tool call: 14 ms (dataclasses, pathlib)
 
     if isinstance(error, WriteError):
         return error
@@ -135,7 +134,7 @@ def open_lock(path) -> int:
         raise write_error(error, path) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        from agent_constitution.errors import UserError
+        from agent_constitution.errors import UserError  # lazy: pdks hook, every tool call: 14 ms (dataclasses, pathlib)
 
         raise UserError("the lock file is not a regular file (a FIFO, socket or device)", file=path,
                         fix="delete it; it is made again")
@@ -147,7 +146,7 @@ def write_if_changed(path: Path, data: bytes | str, *, within: tuple[Path, ...] 
     _confine(path, within)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    from agent_constitution.readers import read_cached
+    from agent_constitution.readers import read_cached  # lazy: pdks hook, every tool call: 20 ms (tomllib, json)
 
     # Read without blocking: a FIFO in the output's place is replaced, never waited on.
     if read_cached(path) == data:

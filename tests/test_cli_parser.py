@@ -129,8 +129,8 @@ def test_global_options_before_or_after_the_verb(args, verbosity, color):
 def test_what_a_task_verb_passes_on():
     invocation = parser.parse(["upgrade", "--source", "ac", "--open", "-j", "3"], environ={})
     assert invocation.options == {"source": "ac", "open_pr": True} and invocation.jobs == 3  # by name
-    invocation = parser.parse(["resolve", "svc", "api"], environ={})
-    assert invocation.words == ("svc", "api")
+    invocation = parser.parse(["fetch", "ac", "other"], environ={})  # `resolution` is one task: it takes no SEGMENT
+    assert invocation.words == ("ac", "other")
     invocation = parser.parse(["check", "change=staged", "-v", "message=.git/COMMIT_EDITMSG"], environ={})
     assert invocation.variables == {"change": "staged", "message": ".git/COMMIT_EDITMSG"}
 

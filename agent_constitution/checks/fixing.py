@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agent_constitution.checks.api import Change, FileChange, Finding, Fix, Repository, Undecidable, Unfixed
+from agent_constitution.checks.api import Change, FileChange, Finding, Fix, Undecidable, Unfixed
 from agent_constitution.checks.contents import Contents, _blake2b
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.memo import per_file

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.findings import printable
-from agent_constitution.layout import ROOT_SEGMENT  # the checks import it from here
+from agent_constitution.layout import ROOT_SEGMENT  # noqa: F401 (the checks import it from here)
 from agent_constitution.refs import format_ref, rule_key
 
 if TYPE_CHECKING:  # the Stop hook reads rules from JSON and must not pay for pydantic

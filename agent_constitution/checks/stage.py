@@ -237,7 +237,8 @@ def _write_files(decided: _Decided, cache: Path, root: Path, not_run: Sequence[s
                      for v in verdicts] for rule, verdicts in decided.found.items()}
     write_if_changed(cache / CHECKS / "report.json",
                      json_report(results, not_run=not_run, notes=decided.notes, confirmed=handed), within=cache)
-    pages = rule_pages(_locked_sources(root))
+    index = read_index(cache)
+    pages = rule_pages(index.locked if index is not None else ())
     for name, every_outcome in (("report.sarif", True), ("code-scanning.sarif", False)):
         write_if_changed(cache / CHECKS / name,
                          sarif(results, exists=lambda path: (root / path).is_file(), rule_pages=pages,
@@ -407,21 +408,6 @@ def _queue_line(cache: Path, names: Sequence[str]) -> str:
         str((review_folder(cache) / f"{name}.md").relative_to(cache.parent)) for name in names)
 
 
-def _locked_sources(root: Path) -> list[tuple[str, str | None, str | None]]:
-    """(name, url, commit) of every source in the lock; none when there is no readable lock (the
-    report then has no helpUri, which is all the lock is read for)."""
-    from agent_constitution.readers import read_toml  # lazy: the Stop hook and the transcript readers pay for every import
-    from agent_constitution.ruleset.layout import LOCKFILE  # lazy: only where the lock's sources are listed
-
-    try:
-        lock = read_toml(root / LOCKFILE)
-    except UserError:  # absent, unreadable or not TOML: said by the lock stage, not here
-        return []
-    def text(value: object) -> str | None:
-        return value if isinstance(value, str) else None
-
-    return [(item["name"], text(item.get("url")), text(item.get("commit"))) for item in lock.get("source", [])
-            if isinstance(item, dict) and isinstance(item.get("name"), str)]
 
 
 def ingest_verdicts(cache: Path) -> str | None:

@@ -141,21 +141,22 @@ def _covenant_ours(command: str) -> bool:
     return launcher.generated(launcher.covenant_hook("claude-code"), command)
 
 
-def stop_command(root: Path) -> str:
-    return launcher.command(root, launcher.stop_hook(missing=launcher.stop_policy(root)))
+def stop_command(root: Path, missing: str = "warn") -> str:
+    """`missing`: `[compile] stop-missing-tool`, as the resolution holds it (`Settings`)."""
+    return launcher.command(root, launcher.stop_hook(missing=missing))
 
 
 def covenant_command(root: Path) -> str:
     return launcher.command(root, launcher.covenant_hook("claude-code"))
 
 
-def write_claude_settings(root: Path) -> bool:
+def write_claude_settings(root: Path, missing: str = "warn") -> bool:
     """Merge our hooks into .claude/settings.json; returns whether the file changed."""
     path = root / SETTINGS
     if path.exists():
         validate_settings(path)
     changed = settings_file.merge_hook(
-        path, "Stop", {"type": "command", "command": stop_command(root)}, matcher=None,
+        path, "Stop", {"type": "command", "command": stop_command(root, missing)}, matcher=None,
         runs=_runs_stop, ours=_stop_ours,
     )
     if has_covenant(root):
@@ -166,10 +167,10 @@ def write_claude_settings(root: Path) -> bool:
     return changed
 
 
-def write_host_hooks(root: Path, hosts: list[str]) -> list[str]:
+def write_host_hooks(root: Path, hosts: list[str], missing: str = "warn") -> list[str]:
     """Wire the judge into every host of `hosts` (Claude Code included); the files that changed."""
-    changed = [SETTINGS] if "claude-code" in hosts and write_claude_settings(root) else []
-    return changed + [name for name in agent_hook_files(root, hosts) if judge_hooks.write_host_hook(root, name)]
+    changed = [SETTINGS] if "claude-code" in hosts and write_claude_settings(root, missing) else []
+    return changed + [name for name in agent_hook_files(root, hosts) if judge_hooks.write_host_hook(root, name, missing)]
 
 
 def remove_claude_settings(root: Path) -> bool:

@@ -77,11 +77,12 @@ class Settings:
     program: str = "doit"  # the command banners name (`wiring.command`): a new one rewrites them
     over_limit: str = "warn"  # warn | error: what a file or chain above an agent's limit does
     copilot: str = "editor"  # editor | cloud | cli: the Copilot products the layout serves
+    stop_missing_tool: str = "warn"  # warn | block: what the Stop hook does where the tool is missing
 
     def as_dict(self) -> dict:
         return {"max-tokens": self.max_tokens, "claude": self.claude, "origin": self.origin, "git-hook": self.git_hook,
                 "agents": list(self.agents), "program": self.program, "over-limit": self.over_limit,
-                "copilot": self.copilot}
+                "copilot": self.copilot, "stop-missing-tool": self.stop_missing_tool}
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from agent_constitution.compile.tokens import count_tokens
 from agent_constitution.hosts.loaders import loader
 from agent_constitution.hosts.loaders.common import Repo, View
 from agent_constitution.ruleset.resolved import read_resolved, resolved_path
+from agent_constitution.hosts.loaders.common import status
+from agent_constitution.hosts.loaders.others import cline_listed
 
 PROBE = "file"  # the name of the file a session works on in a segment's folder (any name: globs take `<folder>/**`)
 # A folder below a segment's that has no instruction file of its own: where a session may also start.
@@ -77,19 +79,52 @@ def prove(root: Path, agents: tuple[str, ...], rules: dict[str, tuple[str, ...]]
     """Every enabled agent's every view of every segment, with the rules it misses (Copilot's products:
     those `[compile] copilot` serves)."""
     repo = Repo(root)
+    return [finding for segment, wanted in rules.items() for finding in prove_segment(repo, segment, wanted, agents, copilot)]
+
+
+def prove_segment(repo: Repo, segment: str, wanted: tuple[str, ...], agents: tuple[str, ...],
+                  copilot: str = "editor") -> list[Finding]:
+    """Every enabled agent's every view of one segment (`prove`); `repo.asked` gets what they read."""
     found: list[Finding] = []
-    for segment, wanted in rules.items():
-        below = probe(BELOW if segment == "." else f"{segment}/{BELOW}")
-        for agent in agents:
-            load = loader(agent, copilot)
-            for view in load(repo, probe(segment)):
+    below = probe(BELOW if segment == "." else f"{segment}/{BELOW}")
+    for agent in agents:
+        load = loader(agent, copilot)
+        for view in load(repo, probe(segment)):
+            found.append(_finding(repo, segment, view, wanted))
+        # What depends on the working folder is proved for a session started in a folder below too
+        # (Claude Code does not expand an ancestor's imports there).
+        for view in load(repo, below):
+            if view.scenario.startswith("session started in"):
                 found.append(_finding(repo, segment, view, wanted))
-            # What depends on the working folder is proved for a session started in a folder below too
-            # (Claude Code does not expand an ancestor's imports there).
-            for view in load(repo, below):
-                if view.scenario.startswith("session started in"):
-                    found.append(_finding(repo, segment, view, wanted))
     return found
+
+
+def answer(repo: Repo, asked: tuple, *, recorded: bool = False):
+    """What `repo` answers to one question a loader asked (`Repo.asked`), as JSON data (lists, as a
+    kept answer reads back): a file by its status (`recorded`: the one taken before it was read), a
+    folder by whether it is one, a listing by what it lists."""
+    kind = asked[0]
+    if kind == "text":
+        return repo.status(asked[1]) if recorded else status(repo.root / asked[1])
+    if kind == "dir":
+        return repo.is_dir(asked[1])
+    if kind == "files":
+        return repo.files(*asked[1:])
+    found, depth, crossed = cline_listed(repo)  # ("cline-listed",)
+    return [list(found), depth, crossed]
+
+
+def kept(finding: Finding) -> dict:
+    """A finding as the read-back keeps it between runs: what its report needs (not the loaded text)."""
+    view = finding.view
+    return {"view": [view.agent, view.product, view.scenario, view.limit, list(view.unknown)],
+            "missed": list(finding.missed), "cut": list(finding.cut), "twice": list(finding.twice)}
+
+
+def from_kept(segment: str, data: dict) -> Finding:
+    agent, product, scenario, limit, unknown = data["view"]
+    return Finding(segment, View(agent, product, scenario, (), limit, tuple(unknown)), tuple(data["missed"]),
+                   tuple(data["cut"]), tuple(data["twice"]))
 
 
 def _finding(repo: Repo, segment: str, view: View, wanted: tuple[str, ...]) -> Finding:

@@ -73,7 +73,7 @@ def fingerprint(plan: Plan) -> str:
     paths.update(root / name for name in names if not name.startswith(".git/"))
     paths.add(root / vscode_settings.FILE)
     digest = hashlib.sha256(json.dumps([plan.settings.as_dict(), list(plan.segments),
-                                        hook_output._state(root, plan.segments)]).encode())
+                                        hook_output._state(root, plan.segments, plan.settings.stop_missing_tool)]).encode())
     for path in sorted(paths):
         digest.update(os.fsencode(path) + b"\0")
         try:

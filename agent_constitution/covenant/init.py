@@ -22,7 +22,7 @@ from typing import Any
 from agent_constitution.compile.fit_note import limit_note
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
-from agent_constitution.hosts import HOSTS, stop_hooks
+from agent_constitution.hosts import HOSTS, launcher, stop_hooks
 from agent_constitution.hosts.judge_hooks import default_command, merge_hook_settings
 from agent_constitution.layout import CONFIG_NAMES
 from agent_constitution.layout import schema_url as url
@@ -225,7 +225,7 @@ def _wire_stop(root: Path, host: str, created: list[str], skipped: list[str]) ->
     name = HOSTS[host].stop_file
     if name is None or not stop_hooks.wanted(root):
         return
-    wrote = stop_hooks.write(root, host)
+    wrote = stop_hooks.write(root, host, launcher.stop_policy(root))
     if name not in created + skipped:
         (created if wrote else skipped).append(name)
     elif wrote and name in skipped:

@@ -131,7 +131,8 @@ def _ansi_c_quoted(line: str, open_at: int) -> tuple[str, int, bool, bool]:
     """Decoded content of $'...' whose quote opens at `open_at`: text, next, closed, decoded.
 
     `decoded` is False only when bash's value is not the decoded text: a NUL (bash ends the string
-    there) or a code point no string can hold."""
+    there), a code point no string can hold, or bytes that are not UTF-8 text (`\\xaa` alone: an
+    octal or `\\x` escape is one byte, which `\\xc3\\xa9` spells `é` with)."""
     out: list[str] = []
     decoded = True
     i = open_at + 1
@@ -139,7 +140,8 @@ def _ansi_c_quoted(line: str, open_at: int) -> tuple[str, int, bool, bool]:
     while i < n:
         ch = line[i]
         if ch == "'":
-            return "".join(out), i + 1, True, decoded
+            text, is_text = _as_text("".join(out))
+            return text, i + 1, True, decoded and is_text
         if ch != "\\" or i + 1 >= n:
             out.append(ch)
             i += 1
@@ -154,9 +156,27 @@ def _ansi_c_quoted(line: str, open_at: int) -> tuple[str, int, bool, bool]:
             out.append("\\" + nxt)
         elif code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
             decoded = False
+        elif code >= 0x80 and (nxt in _OCTAL or nxt == "x"):
+            out.append(chr(0xDC00 + code))  # one byte, held as surrogateescape holds it until _as_text
         else:
             out.append(chr(code))
-    return "".join(out), n, False, decoded
+    text, is_text = _as_text("".join(out))
+    return text, n, False, decoded and is_text
+
+
+def _as_text(held: str) -> tuple[str, bool]:
+    """`held` with its byte escapes read as UTF-8 together with the text around them, and whether
+    the bytes are text; when they are not, the undecodable bytes become U+FFFD (the word is opaque)."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in held):
+        return held, True
+    try:
+        raw = held.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate of the payload's own, which no byte stands for
+        return held, False
+    try:
+        return raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), False
 
 
 def _ansi_c_code(line: str, i: int, escape: str) -> tuple[int | None, int]:

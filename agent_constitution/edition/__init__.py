@@ -10,7 +10,7 @@ here at no cost: the task families check for the folder on every doit command.
 
 import re
 
-from agent_constitution.layout import CONSTITUTION
+from agent_constitution.layout import CONSTITUTION  # noqa: F401 (re-exported: the tasks import it from here)
 
 # A reference `{@id}` in a rule's or the constitution's text (`references` resolves it); here, like
 # CONSTITUTION, so that the check reports render references without importing the edition models.

@@ -91,11 +91,11 @@ def _judge_ours(host: str, command: str) -> bool:
     return launcher.generated(launcher.covenant_hook(host), command)
 
 
-def write_host_hook(root: Path, name: str) -> bool:
+def write_host_hook(root: Path, name: str, missing: str = "warn") -> bool:
     """Merge into the host file `name` the judge's hook when there is a covenant config (else take
     ours out) and the stop hook when it holds one (`stop_hooks`); returns whether the file changed."""
     host = file_hosts()[name]
-    changed = stop_hooks.wire(root, host) if name == HOSTS[host].stop_file else False
+    changed = stop_hooks.wire(root, host, missing) if name == HOSTS[host].stop_file else False
     if name != HOSTS[host].file:
         return changed
     if has_covenant(root):

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 
 from agent_constitution.hosts import HOSTS, launcher
+from agent_constitution.hosts.agents import _commands
+from agent_constitution.hosts.host_files import JUDGE, SCRIPT_BANNER, ours_whole
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.layout import CACHE, JUDGES
 
@@ -43,9 +45,6 @@ def note(root: Path, host: str, *, present: bool) -> None:
 
 def has_judge(root: Path, host: str) -> bool:
     """Whether the host's hook file holds the judge's entry of ours (in any form we write)."""
-    from agent_constitution.hosts.agents import _commands
-    from agent_constitution.hosts.host_files import JUDGE, SCRIPT_BANNER, ours_whole
-
     spec = HOSTS[host]
     path = root / spec.file
     try:

@@ -38,6 +38,7 @@ from agent_constitution.hosts.locked_env import fast_or_uv
 from agent_constitution.errors import UserError
 from agent_constitution.hosts import HOSTS
 from agent_constitution.layout import MANIFEST
+from agent_constitution.readers import read_toml
 from agent_constitution.wiring import spoken
 
 PACKAGE = "agent-constitution"
@@ -228,9 +229,8 @@ def _missing(program: Program, why: str, fix: str) -> str:
 
 def stop_policy(root: Path) -> str:
     """`[compile] stop-missing-tool` of the repository's manifest (`warn` when unset or unreadable:
-    the lock stage validates the manifest and says what is wrong)."""
-    from agent_constitution.readers import read_toml  # tomllib and re: only where a hook is written
-
+    the lock stage validates the manifest and says what is wrong), for `pdks init`, which wires the
+    Stop hook outside the stages; compile takes it from the resolution (`Settings`)."""
     try:
         table = read_toml(root / MANIFEST).get("compile", {})
     except UserError:

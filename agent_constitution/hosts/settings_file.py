@@ -21,6 +21,7 @@ from typing import Any
 from agent_constitution.errors import UserError
 from agent_constitution.hosts import json_edit
 from agent_constitution.fsio import remove, write_atomic
+from agent_constitution.readers import parse_json, read_text
 
 FIX = "repair the JSON by hand, then run the command again; the file is never overwritten"
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -44,8 +45,6 @@ def layout_of(text: str) -> Layout:
 
 def read(path: Path) -> tuple[dict[str, Any], str]:
     """The settings object and the file's text; an absent or blank file is `{}` and `""`."""
-    from agent_constitution.readers import parse_json, read_text
-
     if not os.path.lexists(path):
         return {}, ""
     try:  # a folder, FIFO or device, bytes that are not UTF-8, JSON too deep: one message each

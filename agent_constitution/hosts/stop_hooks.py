@@ -38,8 +38,8 @@ def program(host: str, missing: str = "warn") -> launcher.Program:
     return launcher.stop_hook(host, text, status, missing=missing)
 
 
-def command(root: Path, host: str) -> str:
-    return launcher.command(root, program(host, launcher.stop_policy(root)))
+def command(root: Path, host: str, missing: str = "warn") -> str:
+    return launcher.command(root, program(host, missing))
 
 
 def runs(text: str) -> bool:
@@ -55,16 +55,16 @@ def wanted(root: Path) -> bool:
     return (root / MANIFEST).is_file()
 
 
-def write(root: Path, host: str) -> bool:
+def write(root: Path, host: str, missing: str = "warn") -> bool:
     """Merge the stop hook into the host's file; True when it wrote. Hosts without one: False."""
     spec = HOSTS[host]
     if spec.stop is None:
         return False
     path = root / spec.stop_file
     if spec.script:
-        return write_hook_script(path, command(root, host), what="the change-scoped checks as this host's stop hook")
+        return write_hook_script(path, command(root, host, missing), what="the change-scoped checks as this host's stop hook")
     handler = {**({"type": spec.stop.handler["type"]} if "type" in spec.stop.handler else {}),
-               spec.command_key: command(root, host),
+               spec.command_key: command(root, host, missing),
                **{key: value for key, value in spec.stop.handler.items() if key != "type"}}
     return settings_file.merge_hook(
         path, spec.stop.event, handler, matcher=None, runs=runs,
@@ -84,6 +84,7 @@ def remove(root: Path, host: str) -> bool:
                                       key=spec.command_key, top=spec.top)
 
 
-def wire(root: Path, host: str) -> bool:
-    """Write the stop hook where the repository has a manifest, take ours out where it has none."""
-    return write(root, host) if wanted(root) else remove(root, host)
+def wire(root: Path, host: str, missing: str = "warn") -> bool:
+    """Write the stop hook where the repository has a manifest, take ours out where it has none;
+    `missing`: `[compile] stop-missing-tool`, which compile passes from the resolution."""
+    return write(root, host, missing) if wanted(root) else remove(root, host)

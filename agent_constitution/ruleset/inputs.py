@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.outline import outline
+from agent_constitution.ruleset.resolved import index_path, read_index
 from agent_constitution.sources.digest import CONTENT
 
 __all__ = ["MANIFEST", "Status", "file_status", "fresh_index", "input_statuses", "manifest_files", "manifest_inputs",
@@ -65,8 +66,7 @@ def task_inputs(project) -> list[str]:
 def fresh_index(project_root: Path, inputs: list[str] | None = None):
     """The resolution's index (`ruleset.resolved.Index`) while it is at least as new as the lock and
     every file the lock is computed from (`inputs`, by default `manifest_inputs`), else None."""
-    from agent_constitution.project import Project
-    from agent_constitution.ruleset.resolved import index_path, read_index
+    from agent_constitution.project import Project  # lazy: the Stop hook loads this module, not project (0.6 ms)
 
     cache = Project(project_root).cache
     try:

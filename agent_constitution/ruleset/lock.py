@@ -135,7 +135,7 @@ def sync_lock(
     elif locked:
         verify_lock(resolution, because)
     if cache is not None:
-        write_documents(cache, resolution)
+        write_documents(cache, resolution, current if same else model)
     return resolution, not same
 
 
@@ -156,7 +156,7 @@ def resolve_documents(project_root: Path, cache: Path) -> Resolution:
     locked, because = locked_run()
     if locked and current is not None:
         verify_lock(resolution, because)
-    write_documents(cache, resolution)
+    write_documents(cache, resolution, current)
     return resolution
 
 
@@ -167,9 +167,10 @@ def _edition(resolution: Resolution) -> AgentEdition:
         return AgentEdition.unreadable(error)
 
 
-def write_documents(cache: Path, resolution: Resolution) -> None:
+def write_documents(cache: Path, resolution: Resolution, lock: Lockfile | None) -> None:
     """Write each segment's typed resolution where it changed, drop those of segments gone, and stamp
-    the index (rewritten every time: its age says when the documents were last brought in step)."""
+    the index (rewritten every time: its age says when the documents were last brought in step).
+    `lock`: what `rules.lock` now holds (None: there is none), whose sources the index lists."""
     found = documents(resolution)
     for path, document in found.items():
         write_if_changed(resolved_path(cache, path), document.to_json(), within=cache)
@@ -186,5 +187,6 @@ def write_documents(cache: Path, resolution: Resolution) -> None:
                      "until": None if entry.until is None else entry.until.isoformat()} for entry in settings.waive),
         constitution=_edition(resolution),
         compile=settings.compile.model_dump(mode="json", by_alias=True),
+        locked=tuple((source.name, source.url, source.commit) for source in lock.source) if lock is not None else (),
     )
     write_atomic(index_path(cache), index.to_json(), within=cache)

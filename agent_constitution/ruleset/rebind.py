@@ -23,6 +23,8 @@ from pathlib import Path
 
 import tomlkit
 
+from agent_constitution.edition.files import load, read_worktree
+from agent_constitution.edition.render import file_names, outputs
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic
 from agent_constitution.readers import read_text
@@ -33,6 +35,7 @@ from agent_constitution.ruleset.lockfile import read_lock
 from agent_constitution.ruleset.models import Lockfile
 from agent_constitution.ruleset.resolve import LOCKFILE, MANIFEST, PUBLISHED, Constitution, Resolution, resolve
 from agent_constitution.sources import fetch
+from agent_constitution.sources.history import folder_at
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,6 @@ def _locked(lock: Lockfile, new: Resolution) -> Constitution:
         spec = item.declared.spec
         tree = fetch(url=spec.url, path=spec.path, commit=locked.commit, base_dir=item.declared.base_dir).root
     elif not locked.commit.startswith("sha256:"):
-        from agent_constitution.sources.history import folder_at
-
         tree = folder_at(tree, locked.commit, f"the source {locked.source}").root
     root = tree / "constitution" / locked.edition
     return Constitution(locked.source, new.constitution.key, locked.commit, locked.edition, locked.revision, locked.digest, root)
@@ -156,9 +157,6 @@ def _agent_texts(folder: Path) -> dict[str, str]:
     generated = sorted((folder / "generated").glob("constitution.*.agent.md"))
     if generated:
         return {path.name: read_text(path) for path in generated}
-    from agent_constitution.edition.render import file_names, outputs
-    from agent_constitution.edition.files import load, read_worktree
-
     prefix = f"constitution/{folder.name}/"
     edition = load({path: data for path, data in read_worktree(folder.parent.parent).items() if path.startswith(prefix)})
     rendered = outputs(edition)

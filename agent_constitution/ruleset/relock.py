@@ -49,7 +49,12 @@ from agent_constitution.layout import RULE_CHECKS, RULES
 from agent_constitution.readers import decode, parse_toml, read_bytes, read_cached
 from agent_constitution.ruleset.inputs import Status, file_status
 from agent_constitution.ruleset.layout import LOCKFILE
-from agent_constitution.ruleset.resolved import index_path, read_index, read_resolved, resolved_path
+from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, why_stale
+from agent_constitution.ruleset.models import LockedRule
+from agent_constitution.ruleset.resolved import FOLDER, ResolvedRule, index_path, read_index, read_resolved, resolved_path
+from agent_constitution.ruleset.source import load_rule, rule_file_digest
+from agent_constitution.sources.parsed import seal, user_key
+from agent_constitution.wiring import command
 
 STATE = "lock-state"
 FORMAT = 1
@@ -110,10 +115,8 @@ def apply(root: Path, cache: Path, statuses: Mapping[str, Status], *, locked: bo
     state = _read_state(cache)
     if state is None or state["warned"]:
         return None
-    lock_path = root / LOCKFILE
-    try:
-        old = lock_path.read_bytes()
-    except OSError:
+    old = read_cached(root / LOCKFILE)
+    if old is None:
         return None
     if _digest(old) != state["lock"] or state["inputs"].keys() != statuses.keys():
         return None
@@ -143,9 +146,6 @@ def apply(root: Path, cache: Path, statuses: Mapping[str, Status], *, locked: bo
 
 def _revised(path: str, entry: list, sources: list[list]):
     """(the rule's new resolved entry, minus why; its revision) or None when it must go the full way."""
-    from agent_constitution.ruleset.resolved import ResolvedRule
-    from agent_constitution.ruleset.source import load_rule, rule_file_digest
-
     index, rule_id, kept_shape = entry
     name, source_root, languages = sources[index]
     root = Path(source_root)
@@ -165,9 +165,6 @@ def _revised(path: str, entry: list, sources: list[list]):
 
 
 def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool, because: str) -> bool | None:
-    from agent_constitution.ruleset.lockfile import lock_file_text, read_lock, records_same, why_stale
-    from agent_constitution.ruleset.models import LockedRule
-
     try:
         current = read_lock(root)
     except UserError:
@@ -179,8 +176,6 @@ def _rewrite(root, cache, state, revised, old: bytes, statuses, *, locked: bool,
         if ref in rules:
             rules[ref] = LockedRule(revision=revision, digest=entry.digest)
     model = current.model_copy(update={"rules": rules})
-    from agent_constitution.wiring import command
-
     text = lock_file_text(model, command(root))
     same = old == text.encode() or (locked and records_same(current, model))
     if not same and locked:
@@ -226,9 +221,6 @@ def _folders(statuses: Mapping[str, Status]) -> dict[str, str]:
 
 
 def _write_state(root: Path, cache: Path, kept: dict, statuses: Mapping[str, Status]) -> None:
-    from agent_constitution.ruleset.resolved import FOLDER
-    from agent_constitution.sources.parsed import seal, user_key
-
     key = user_key()
     if key is None:
         return  # no user cache to seal it with: every run takes the full way
@@ -237,18 +229,16 @@ def _write_state(root: Path, cache: Path, kept: dict, statuses: Mapping[str, Sta
     inputs = {path: None if status is None or status[1] >= bound or status[2] >= bound else tuple(status)
               for path, status in statuses.items()}
     documents = {str(path): file_status(path) for path in sorted((cache / FOLDER).glob("*.json"))}
-    try:
-        lock = _digest((root / LOCKFILE).read_bytes())
-    except OSError:
+    data = read_cached(root / LOCKFILE)
+    if data is None:
         return
+    lock = _digest(data)
     body = marshal.dumps({"format": FORMAT, "python": _PYTHON, "code": _code(), "lock": lock, "inputs": inputs,
                           "documents": documents, **kept}, _MARSHAL)
     write_atomic(cache / STATE, seal(key, body) + b"\n" + body, within=cache)
 
 
 def _read_state(cache: Path) -> dict | None:
-    from agent_constitution.sources.parsed import seal, user_key
-
     key = user_key()
     data = read_cached(cache / STATE)  # not a regular file (a FIFO): no state, never a wait
     if data is None:

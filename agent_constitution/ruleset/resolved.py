@@ -39,9 +39,10 @@ segment, so that compile reads no rule file of a source. Its `skills` are every 
 (`sources.digest.files_digest`): which skills compile installs, and whether an installed one is
 current, without opening a file of the source.
 `cache/resolved/index.json` lists the segments and holds the root manifest's `[compile]` settings,
-`[review]` groups and `[[waive]]` entries, validated, and what compile needs of the constitution in
+`[review]` groups and `[[waive]]` entries, validated, the sources `rules.lock` pins (name, url and
+commit, what the check reports link a rule to), and what compile needs of the constitution in
 force (`{"version": 4, "segments": [".", …], "compile": {"max-tokens": 8000, …}, "review": [[group,
-{…}], …], "waive": […], "constitution":
+{…}], …], "waive": […], "locked": [["ac", "https://…", "<hex>"|null], …], "constitution":
 {"languages": ["en", …], "text": {"en": "<the agent edition>"}, "labels": {"en": {"<anchor>": "Art. IV §1"}},
 "problem": null}}`,
 the groups in the manifest's order; `ruleset.agent_edition`); it is rewritten on every run of the lock stage: its modification time says when the
@@ -282,13 +283,16 @@ class Index:
     waive: tuple[Mapping, ...]  # the [[waive]] entries: rule, paths, reason, until (ISO date or null)
     constitution: AgentEdition
     compile: Mapping  # the [compile] table, its defaults filled in (`agents` null: detected)
+    # (name, url, commit) of each source `rules.lock` pins, in its order: what a check report links a rule to
+    locked: tuple[tuple[str, str | None, str | None], ...]
 
     def to_json(self) -> str:
         # The groups as [name, table] pairs: sort_keys keeps the tables canonical, and the pairs keep the
         # manifest's order, which decides a rule's group (the first group that matches, seed 000).
         data = {"version": VERSION, "segments": list(self.segments),
                 "review": [[name, table] for name, table in self.review.items()], "waive": list(self.waive),
-                "constitution": self.constitution.as_json(), "compile": dict(self.compile)}
+                "constitution": self.constitution.as_json(), "compile": dict(self.compile),
+                "locked": [list(source) for source in self.locked]}
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -301,6 +305,7 @@ def read_index(cache: Path) -> Index | None:
         if not isinstance(data["review"], list):
             return None  # an older writer's groups, in name order: resolved again
         return Index(tuple(data["segments"]), {name: table for name, table in data["review"]}, tuple(data["waive"]),
-                     AgentEdition.from_json(data["constitution"]), dict(data["compile"]))
+                     AgentEdition.from_json(data["constitution"]), dict(data["compile"]),
+                     tuple((name, url, commit) for name, url, commit in data["locked"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -27,6 +27,7 @@ from agent_constitution.errors import UserError
 from agent_constitution.ruleset.manifest import Declared, declare
 from agent_constitution.ruleset.models import SourceSpec
 from agent_constitution.ruleset.source import RuleSource, load_source
+from agent_constitution.ruleset.versions import choose, newest, tag_versions
 from agent_constitution.sources import Snapshot, fetch, version_tags
 
 
@@ -105,8 +106,6 @@ class SourceSet:
 
     def load(self, manifest_sources: Mapping[str, Declared]) -> dict[str, Fetched]:
         """Fetch and load every source the manifest and, transitively, the sources declare."""
-        from agent_constitution.ruleset.versions import choose
-
         chosen = choose(self, manifest_sources)
         pending = list(manifest_sources.values())
         while pending:  # in discovery order, so names and the lock's order stay as they were
@@ -146,8 +145,6 @@ class SourceSet:
         return pinned
 
     def _open_ranged(self, declared: Declared) -> Snapshot:
-        from agent_constitution.ruleset.versions import newest, tag_versions
-
         spec = declared.spec
         locked = self.locked(declared.key, spec.requested)
         if locked is not None and locked.version is not None:

@@ -28,7 +28,7 @@ _SENTINEL = "agent-constitution-sentinel"
 # cost a 500-rule load 25 ms. A text may hold tabs, a title not.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
-_LINE_AFTER_FIRST = re.compile(r"\n(?=[^\n])")
+_LINE_BREAKS_IN_ITEM = re.compile(r"[ \t]*\n[ \t\n]*")
 # What every heading, HTML block and code fence needs; a text without any is not parsed at all.
 _MAY_STRUCTURE = re.compile(r"[#<]|```|~~~|^[ \t>]*(?:[-*+]|\d+[.)])?[ \t]*(?:=+|-+)[ \t]*\r?$", re.MULTILINE)
 
@@ -48,10 +48,10 @@ def requirement(text: str) -> str:
 
 
 def item_text(text: str) -> str:
-    """`text` as the body of a `- ` list item: each line after the first indented by the item's two
-    columns, so that it keeps the meaning it has in the full text (`    # x` after a line stays that
-    paragraph's line instead of becoming a heading at the item's column); blank lines stay empty."""
-    return _LINE_AFTER_FIRST.sub("\n  ", text)
+    """`text` as the one line of a `- ac:N <text>` list item: its line breaks become spaces, as a
+    paragraph's soft breaks render. Kept on several lines, a line after the first would be read at
+    the item's column, where the full text's `    # x` or `===` under a line starts a heading."""
+    return _LINE_BREAKS_IN_ITEM.sub(" ", text)
 
 
 def marker_problem(text: str) -> str | None:

@@ -14,7 +14,13 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from agent_constitution.errors import OutOfDate, UserError
+from agent_constitution.fsio import write_error
 from agent_constitution.wiring import spoken
+
+
+# In a task's `meta`: it stands for several (a group of compile jobs, every segment's resolution) and
+# prints the mark of each one it runs (`.  agents:<segment>/AGENTS.md`), so the reporter prints none of its own.
+MEMBERS = "members"
 
 
 class InputError(TaskFailed):
@@ -49,8 +55,6 @@ def reported(action):
         except OSError as error:
             if error.errno not in _WRITE_ERRNOS:
                 raise
-            from agent_constitution.fsio import write_error
-
             return InputError(str(write_error(error, error.filename or "a file")))
 
     return run

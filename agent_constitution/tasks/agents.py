@@ -1,9 +1,11 @@
 """Write what agents read (part of `doit compile`): every output of `compile.outputs.REGISTRY`.
 
-Each registry entry lists its jobs for the build's plan; every job is one task `agents:<name>`
-(`agents:<segment>/AGENTS.md`, `agents:<segment>/CLAUDE.md`, `agents:skills`, one per hook file,
-`agents:prune`, `agents:chains`, ...), whose action, up-to-date check and clean call the entry
-directly. `compile:user` compiles the user-tier manifest.
+Each registry entry lists its jobs for the build's plan; a job is one task `agents:<name>`
+(`agents:AGENTS.md`, `agents:skills`, one per hook file, `agents:prune`, `agents:chains`, ...), whose
+action, up-to-date check and clean call the entry directly, except the jobs of a group (one per
+segment: `agents:segments`, `agents:shims`, `agents:scoped`), which run in the group's one task:
+its up-to-date check asks each job's, its action runs the stale ones and prints each one's mark
+(`.  agents:<segment>/AGENTS.md`). `compile:user` compiles the user-tier manifest.
 
 Every doit command creates these tasks, so creating them imports only the standard library
 (`compile.layout`, `hosts.agents`, the registry, whose steps import what they need when they run)
@@ -21,6 +23,8 @@ is not byte for byte what compile would write is an error naming the file, and n
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,8 +33,17 @@ from doit import get_var
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
 
-from agent_constitution import console
+from agent_constitution import console, fsio
+from agent_constitution.errors import UserError
+from agent_constitution.project import Project
+from agent_constitution.readers import read_cached
+from agent_constitution.ruleset.inputs import fresh_index, task_inputs
+from agent_constitution.ruleset.locked import locked_run
+from agent_constitution.ruleset.outline import outline
 from agent_constitution.tasks.actions import reported
+from agent_constitution.wiring import command, spoken
+from agent_constitution.compile.outputs.base import Refreshed
+from agent_constitution.tasks.actions import MEMBERS
 
 if TYPE_CHECKING:
     from agent_constitution.compile.layout import SegmentJob, Settings
@@ -41,8 +54,6 @@ GROUPS = ("compile",)
 
 
 def locked() -> bool:
-    from agent_constitution.ruleset.locked import locked_run
-
     return locked_run(False, get_var("locked"))[0]
 
 
@@ -51,18 +62,15 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     (validated) while it is as new as what the lock reads; else (the manifest changed since: the lock
     runs first in this very run) read from the manifest's outline without validating them: every
     compile task waits for `lock` and `resolution`, which read the whole manifest and report what is wrong."""
-    from agent_constitution import hosts
-    from agent_constitution.hosts import agents
-    from agent_constitution.compile.layout import Settings
-    from agent_constitution.ruleset.inputs import fresh_index
+    from agent_constitution import hosts  # lazy: --help creates no task (0.5 ms)
+    from agent_constitution.hosts import agents  # lazy: --help creates no task (0.6 ms)
+    from agent_constitution.compile.layout import Settings  # lazy: --help creates no task (1.7 ms)
 
     default = Settings(origin=manifest.name, agents=agents.detect(manifest.parent))
     index = fresh_index(manifest.parent, inputs)
     if index is not None:
         table, segments = {key: value for key, value in index.compile.items() if value is not None}, index.segments
     else:
-        from agent_constitution.ruleset.outline import outline
-
         found = outline(manifest)
         table, segments = found.compile, found.segments
     max_tokens = table.get("max-tokens", default.max_tokens)
@@ -78,21 +86,22 @@ def read_settings(manifest: Path, inputs: list[str] | None = None) -> tuple[Sett
     copilot = table.get("copilot", default.copilot)
     if copilot not in ("editor", "cloud", "cli"):
         copilot = default.copilot
+    stop_missing_tool = table.get("stop-missing-tool", default.stop_missing_tool)
+    if stop_missing_tool not in ("warn", "block"):
+        stop_missing_tool = default.stop_missing_tool
     enabled = table.get("agents", default.agents)
     if not (isinstance(enabled, list) and all(name in hosts.AGENTS for name in enabled)):
         enabled = default.agents
     # AGENTS.md is always written, so the agents that read it are always served.
     enabled = tuple(dict.fromkeys([hosts.AGENTS_MD, *enabled]))
-    from agent_constitution.wiring import command
-
     return (Settings(max_tokens, claude, manifest.name, git_hook, enabled, command(manifest.parent), over_limit,
-                     copilot),
+                     copilot, stop_missing_tool),
             list(segments))
 
 
 def jobs(segments: list[str]) -> list[SegmentJob]:
-    from agent_constitution.compile.layout import Settings
-    from agent_constitution.compile.outputs.base import Plan
+    from agent_constitution.compile.layout import Settings  # lazy: --help creates no task (1.7 ms)
+    from agent_constitution.compile.outputs.base import Plan  # lazy: --help creates no task (6.7 ms)
 
     return Plan(Path("."), Path("."), Settings(), tuple(segments)).segment_jobs()
 
@@ -110,10 +119,9 @@ def compiler_digest() -> str:
     import hmac
     import time
 
-    from agent_constitution.codegraph import code_digest, inside
-    from agent_constitution.readers import read_cached
-    from agent_constitution.sources.cache import cache_root
-    from agent_constitution.sources.parsed import seal, user_key
+    from agent_constitution.codegraph import code_digest, inside  # lazy: --help creates no task (0.4 ms)
+    from agent_constitution.sources.cache import cache_root  # lazy: --help creates no task (2.4 ms)
+    from agent_constitution.sources.parsed import seal, user_key  # lazy: --help creates no task (0.4 ms)
 
     status = _package_status()
     key = user_key() if status is not None else None
@@ -134,7 +142,7 @@ def _package_status() -> tuple[str, int] | None:
     import hashlib
     import os
 
-    from agent_constitution.codegraph import modules
+    from agent_constitution.codegraph import modules  # lazy: --help creates no task (0.4 ms)
 
     total, newest = hashlib.sha256(), 0
     try:
@@ -163,25 +171,36 @@ def _keep(path: Path, data: bytes) -> None:
 
 
 def tasks(project):
-    from agent_constitution.compile import mutex
-    from agent_constitution.compile.layout import FILE, MANIFEST
-    from agent_constitution.compile.outputs import REGISTRY
-    from agent_constitution.compile.outputs.base import Plan
-    from agent_constitution.ruleset.inputs import task_inputs
+    from agent_constitution.compile import mutex  # lazy: --help creates no task (2.3 ms)
+    from agent_constitution.compile.layout import FILE, MANIFEST  # lazy: --help creates no task (1.7 ms)
+    from agent_constitution.compile.outputs import REGISTRY  # lazy: --help creates no task (6.7 ms)
+    from agent_constitution.compile.outputs.base import Plan  # lazy: --help creates no task (6.7 ms)
 
     root, cache = project.root, project.cache
     if not (root / MANIFEST).is_file():
         return
     mutex.hold(cache)
     settings, segments = read_settings(root / MANIFEST, task_inputs(project))
-    plan = Plan(root, cache, settings, tuple(segments))
     compiler = compiler_digest()
+    plan = Plan(root, cache, settings, tuple(segments), compiler)
     config = {**settings.as_dict(), "compiler": compiler}
     planned = [(output, job) for output in REGISTRY for job in plan.jobs_of(output)]
+    # The jobs of a group (one per segment of an output) run in the group's one task: doit's cost
+    # per task (creating it, its up-to-date check, its row in the database) would multiply by segments.
+    task_of = {job.name: job.group or job.name for _, job in planned}
+    groups: dict[str, tuple] = {}
+    for output, job in planned:
+        if job.group:
+            groups.setdefault(job.group, (output, []))[1].append(job)
     # The root index is written last: when another step fails, it stays as it was (docs/compile.md).
     root_index = FILE
-    before_root = [f"{NAME}:{job.name}" for _, job in planned if job.before_root]
+    before_root = list(dict.fromkeys(f"{NAME}:{task_of[job.name]}" for _, job in planned if job.before_root))
     for output, job in planned:
+        if job.group:
+            if job is groups[job.group][1][0]:
+                yield _group_task(job.group, *groups[job.group], plan, config, task_of,
+                                  before_root if job.name == root_index else [])
+            continue
         task = {
             "name": job.name,
             "doc": job.doc,
@@ -191,7 +210,7 @@ def tasks(project):
         }
         if job.checked:
             task["uptodate"].append((_fresh, [output, plan, job]))
-        task_dep = list(job.task_dep) + (before_root if job.name == root_index else [])
+        task_dep = _task_deps(job.task_dep, task_of) + (before_root if job.name == root_index else [])
         if task_dep:
             task["task_dep"] = task_dep
         if job.targets:
@@ -206,7 +225,7 @@ def tasks(project):
         "name": GIT_ADD,
         "doc": "Print the `git add` line for what this compile wrote (nothing when it wrote nothing)",
         "actions": [(_git_add, [root])],
-        "task_dep": [f"{NAME}:{job.name}" for _, job in planned],
+        "task_dep": list(dict.fromkeys(f"{NAME}:{task_of[job.name]}" for _, job in planned)),
         "uptodate": [(_nothing_written, [root])],
         "verbosity": 2,
     }
@@ -219,14 +238,66 @@ def tasks(project):
     }
 
 
+def _task_deps(deps: tuple[str, ...], task_of: dict[str, str]) -> list[str]:
+    """The tasks a job waits for, a grouped job by its group's name."""
+    found = []
+    for dep in deps:
+        if dep.startswith(f"{NAME}:"):
+            dep = f"{NAME}:{task_of.get(dep[len(NAME) + 1:], dep[len(NAME) + 1:])}"
+        found.append(dep)
+    return list(dict.fromkeys(found))
+
+
+def _group_task(group: str, output, jobs: list, plan, config: dict, task_of: dict[str, str],
+                after: list[str]) -> dict:
+    """One task for every job of a group: up to date while each job's `fresh` holds, its action runs
+    the jobs that do not (the values doit keeps are each job's, by name)."""
+    name = f"{NAME}:{group}"
+    return {
+        "name": group,
+        "doc": output.group_doc,
+        "actions": [(_run_group, [output, plan, jobs, _config_digest(config)])],
+        "uptodate": [(_group_fresh, [output, plan, jobs, _config_digest(config)])],
+        "task_dep": [dep for dep in _task_deps(tuple(d for job in jobs for d in job.task_dep), task_of) + after
+                     if dep != name],
+        "clean": [(_clean_group, [output, plan, jobs])],
+        "meta": {MEMBERS: True},
+        "verbosity": 2,
+    }
+
+
+# task name → (the jobs of its group its up-to-date check found stale, the values kept of every job):
+# what the action of the same process runs and keeps (without it, as under `doit -n`, all of them run).
+_stale: dict[str, tuple[list, dict]] = {}
+
+
+def _config_digest(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _group_fresh(task, values, output, plan, jobs, config: str) -> bool:
+    """Each job's `fresh` against the values its last run kept; every job is stale when the `[compile]`
+    settings or the compile stage's code changed (the group's own `config_changed`)."""
+    kept = values.get("jobs") if values and values.get("config") == config else None
+    kept = kept if isinstance(kept, dict) else {}
+    stale, refreshed = [], {}
+    for job in jobs:
+        found = isinstance(kept.get(job.name), dict) and _fresh(task, kept[job.name], output, plan, job)
+        if not found:
+            stale.append(job)
+        elif isinstance(found, Refreshed):
+            refreshed[job.name] = {**kept[job.name], **found}
+    _stale[task.name] = (stale, {**kept, **refreshed})
+    # A refreshed job makes the action run (doit saves values only then), which runs no job for it.
+    return not stale and not refreshed
+
+
 def _fresh(task, values, output, plan, job) -> bool:
     """doit passes the values the task saved last time as `values` (by this parameter's name).
 
     An output that cannot be read (a folder where a file belongs, bytes that are not UTF-8) is not
     up to date: the action then runs and reports it as a `UserError` (doit would print a traceback
     for an exception raised here)."""
-    from agent_constitution.errors import UserError
-
     try:
         return output.fresh(plan, job, values)
     except (OSError, UserError):
@@ -242,17 +313,15 @@ def _undone(action):
     and every file the run had rewritten."""
 
     @functools.wraps(action)
-    def run(output, plan, job):
-        from agent_constitution import fsio
-        from agent_constitution.compile import undo
-        from agent_constitution.project import Project
+    def run(output, plan, subject, *rest):  # subject: the job, or a group's jobs (and its config digest)
+        from agent_constitution.compile import undo  # lazy: --help creates no task (2.2 ms)
 
         root = plan.root
         cache = Project(root).cache
         undo.forget_other_runs(cache)
         fsio.before_change = undo.journal(root, cache)
         try:
-            result = action(output, plan, job)
+            result = action(output, plan, subject, *rest)
         except BaseException:
             fsio.before_change = None
             _put_back(root)
@@ -267,8 +336,7 @@ def _undone(action):
 
 
 def _put_back(root: Path) -> None:
-    from agent_constitution.compile import undo
-    from agent_constitution.project import Project
+    from agent_constitution.compile import undo  # lazy: --help creates no task (2.2 ms)
 
     cache = Project(root).cache
     files = undo.put_back_files(root, cache)
@@ -283,9 +351,25 @@ def _put_back(root: Path) -> None:
 @reported
 def _run(output, plan, job):
     """Run one job of an output; under --locked / CI any difference is an error instead of being rewritten."""
-    from agent_constitution.wiring import spoken
+    return _step(output, plan, job)
 
-    from agent_constitution.compile import changed
+
+@_undone
+@reported
+def _run_group(output, plan, jobs, config: str):
+    """Run the jobs of a group its up-to-date check found stale (every one when it did not check)."""
+    stale, kept = _stale.pop(f"{NAME}:{jobs[0].group}", (jobs, {}))
+    names = {job.name for job in stale}
+    values = {job.name: kept[job.name] for job in jobs if job.name not in names and job.name in kept}
+    for job in stale:
+        if console.settings.show_tasks:
+            print(f".  {NAME}:{job.name}", flush=True)
+        values[job.name] = _step(output, plan, job)
+    return {"jobs": values, "config": config}
+
+
+def _step(output, plan, job) -> dict:
+    from agent_constitution.compile import changed  # lazy: only when a job runs, not in a no-op compile (0.3 ms)
 
     with changed.watch() as absent:
         result = output.run(plan, job, locked=locked())
@@ -298,21 +382,21 @@ def _run(output, plan, job):
         print(spoken(line, plan.root), file=sys.stderr)
     for line in changed.lines(plan.root, result.written, result.removed, absent):
         console.say(line)
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     git_add.record(plan.root, job.name, result.written, result.removed)
     return result.values()
 
 
 def _nothing_written(task, values, root) -> bool:
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     return not git_add.pending(root)
 
 
 @reported
 def _git_add(root):
-    from agent_constitution.compile import git_add
+    from agent_constitution.compile import git_add  # lazy: --help creates no task (0.4 ms)
 
     line = git_add.git_add_line(root, *git_add.take(root))
     if line is not None:
@@ -327,8 +411,15 @@ def _clean(output, plan, job):
 
 
 @reported
+def _clean_group(output, plan, jobs):
+    for job in jobs:
+        for path in output.clean(plan, job):
+            print(f"removed {path}")
+
+
+@reported
 def _run_user():
-    from agent_constitution.compile import user
+    from agent_constitution.compile import user  # lazy: only `doit compile:user` (pydantic: 167 ms)
 
     for line in user.compile_user(locked=locked()):
         print(line)

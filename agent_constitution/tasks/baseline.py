@@ -24,6 +24,6 @@ def tasks(project):
 
 
 def _baseline(root, cache, prune):
-    from agent_constitution.checks.stage import write_baseline
+    from agent_constitution.checks.stage import write_baseline  # lazy: action only (29 ms)
 
     return failed(write_baseline(root, cache, prune))

@@ -24,7 +24,10 @@ from agent_constitution import console
 from agent_constitution.errors import UserError
 from agent_constitution.layout import BASELINE as BASELINE_FILE
 from agent_constitution.layout import CHECKS
+from agent_constitution.policy.gate import check_gate
+from agent_constitution.ruleset.layout import MANIFEST
 from agent_constitution.tasks.actions import InputError, failed, reported
+from agent_constitution.tasks.agents import compiler_digest, read_settings
 
 NAME = "checks"
 GROUPS = ("check",)
@@ -43,17 +46,16 @@ VARIABLES = {
 
 
 def tasks(project):
-    from agent_constitution.checks import progress
-    from agent_constitution.checks.plan import NO_CHECK, write_digest
-    from agent_constitution.checks.verdicts import REVIEW_FILE
-    from agent_constitution.checks.stage import ENDING, UNDECIDABLE_POLICIES, check_group, prepare, retry_undecidable
+    from agent_constitution.checks import progress  # lazy: only `doit check` creates these (3.1 ms)
+    from agent_constitution.checks.plan import NO_CHECK, write_digest  # lazy: only `doit check` creates these (20 ms)
+    from agent_constitution.checks.verdicts import REVIEW_FILE  # lazy: only `doit check` creates these (11 ms)
+    from agent_constitution.checks.stage import (  # lazy: only `doit check` creates these (29 ms)
+        ENDING, UNDECIDABLE_POLICIES, check_group, prepare, retry_undecidable)
 
     try:
         policy = get_var("undecidable") or "warn"
         if policy not in UNDECIDABLE_POLICIES:
             raise UserError(f"undecidable={policy}: expected one of {', '.join(UNDECIDABLE_POLICIES)}")
-        from agent_constitution.policy.gate import check_gate
-
         check_gate(project.root)  # the organisation policy first: its breach is the answer
         run = prepare(project.root, project.cache, change=get_var("change"), record=get_var("record"),
                       only=get_var("rules"), segments=get_var("segments"), message=get_var("message"))
@@ -150,15 +152,13 @@ def tasks(project):
 
 def _stat_unchanged(task, values, inputs, subjects, own) -> bool:
     """doit `uptodate` of an input set: its files have the stat identities they had when it was last digested."""
-    from agent_constitution.checks.plan import stat_signature
+    from agent_constitution.checks.plan import stat_signature  # lazy: only `doit check` creates these (20 ms)
 
     return values.get("stat") == stat_signature(inputs, subjects, own)
 
 
 def _plan(root, cache):
-    from agent_constitution.compile.outputs.base import Plan
-    from agent_constitution.ruleset.layout import MANIFEST
-    from agent_constitution.tasks.agents import read_settings
+    from agent_constitution.compile.outputs.base import Plan  # lazy: only `doit check` creates these (6.7 ms)
 
     settings, segments = read_settings(root / MANIFEST)
     return Plan(root, cache, settings, tuple(segments))
@@ -170,9 +170,7 @@ def _compiled_config(root, cache) -> dict | str:
     and reports it."""
     import uuid
 
-    from agent_constitution.compile import verify
-    from agent_constitution.ruleset.layout import MANIFEST
-    from agent_constitution.tasks.agents import compiler_digest
+    from agent_constitution.compile import verify  # lazy: only `doit check` creates these (7.0 ms)
 
     try:
         if (root / MANIFEST).is_file():
@@ -186,8 +184,7 @@ def _compiled_config(root, cache) -> dict | str:
 def _compiled(root, cache):
     """The outputs compile owns, compared with what it would write (`compile.verify`); any
     difference fails the run, whatever the files' banners say."""
-    from agent_constitution.compile import verify
-    from agent_constitution.ruleset.layout import MANIFEST
+    from agent_constitution.compile import verify  # lazy: only `doit check` creates these (7.0 ms)
 
     if not (root / MANIFEST).is_file():
         return None
@@ -200,7 +197,7 @@ def _compiled(root, cache):
 
 @reported
 def _summary(cache, groups):
-    from agent_constitution.checks.stage import summary_line
+    from agent_constitution.checks.stage import summary_line  # lazy: only `doit check` creates these (29 ms)
 
     return failed(summary_line(cache, groups))
 
@@ -208,7 +205,7 @@ def _summary(cache, groups):
 @reported
 def _report(plan, review, cache, policy, waivers, today, root, subjects):
     # A module-level action: `doit -n N` pickles actions by reference.
-    from agent_constitution.checks.stage import read_results, write_reports
+    from agent_constitution.checks.stage import read_results, write_reports  # lazy: only `doit check` creates these (29 ms)
 
     results = read_results([group.result for group in plan.groups], plan.order)
     rules = {(segment, rule.ref): rule for group in plan.groups for segment, rule in group.pairs}

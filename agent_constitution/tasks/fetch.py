@@ -52,11 +52,11 @@ def _unchanged(spec: str, document, name: str):
 
 @reported
 def _fetch(root, name, spec):
-    from agent_constitution.ruleset.lockfile import read_lock
-    from agent_constitution.ruleset.manifest import declare
-    from agent_constitution.ruleset.models import Manifest, load
-    from agent_constitution.ruleset.resolve import pinned_sources
-    from agent_constitution.ruleset.sourceset import SourceSet
+    from agent_constitution.ruleset.lockfile import read_lock  # lazy: action only (pydantic: 75 ms)
+    from agent_constitution.ruleset.manifest import declare  # lazy: action only (pydantic: 80 ms)
+    from agent_constitution.ruleset.models import Manifest, load  # lazy: action only (pydantic: 75 ms)
+    from agent_constitution.ruleset.resolve import pinned_sources  # lazy: action only (resolvelib, pygit2: 129 ms)
+    from agent_constitution.ruleset.sourceset import SourceSet  # lazy: action only (pygit2: 125 ms)
 
     manifest = load(Manifest, root / MANIFEST, MANIFEST)
     if name not in manifest.sources:

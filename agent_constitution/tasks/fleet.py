@@ -43,7 +43,7 @@ def tasks(project):
 
 @reported
 def _fleet(root, repos, org, reports, format, output, parallel, release):
-    from agent_constitution.fleet.command import run
+    from agent_constitution.fleet.command import run  # lazy: action only (21 ms)
 
     print(run(root, repos=repos, org=org, reports=reports, format=format, output=output, parallel=parallel,
               release=release), end="")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
+from agent_constitution.edition import CONSTITUTION
 from agent_constitution.layout import SOURCE_CONFIG
 from agent_constitution.tasks.actions import reported
 
@@ -20,8 +21,6 @@ PARAMS = [{"name": "base", "long": "base", "type": str, "default": "",
 
 
 def tasks(project):
-    from agent_constitution.edition import CONSTITUTION
-
     root = project.root
     if not (root / SOURCE_CONFIG).is_file() or not (root / CONSTITUTION).is_dir():
         return
@@ -37,7 +36,7 @@ def tasks(project):
 
 @reported
 def _impact(root, base, open_issue):
-    from agent_constitution.authoring.impact import impact, report
+    from agent_constitution.authoring.impact import impact, report  # lazy: action only (pydantic, pygit2: 121 ms)
 
     if not base:
         return TaskFailed("error: --base is required\n  fix: run `doit impact --base REF`, e.g. --base origin/main")
@@ -45,7 +44,7 @@ def _impact(root, base, open_issue):
     text = report(changes, base)
     print(text, end="")
     if open_issue:
-        from agent_constitution.authoring.impact_issue import open_issue as opened
+        from agent_constitution.authoring.impact_issue import open_issue as opened  # lazy: action only (170 ms)
 
         print(opened(root, base, text, rules=sum(len(change.rules) for change in changes)))
     return None

@@ -1,8 +1,8 @@
 """`doit lock`: the lock stage. Resolve rules.toml once, write rules.lock and the typed resolution.
 
 It writes `rules.lock` when its bytes change and each segment's `cache/resolved/<key>.json` when it
-changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution:<segment>`,
-compile) run only for what the resolution changed: their doit `file_dep` on a document decides.
+changes (`agent_constitution.ruleset.resolved`), so the tasks after it (`verify`, `resolution`,
+compile) run only for what the resolution changed: their up-to-date checks compare each document's status.
 Whether the run may change the lock is `ruleset.locked.locked_run`: `--locked`, `locked=1` on the
 command line (what `doit compile --locked` passes on) or CI set in the environment make it fail
 instead, like `uv sync --locked`. When it changes the lock it keeps the bytes it replaced, so a
@@ -26,7 +26,7 @@ from doit import get_var
 
 from agent_constitution import console
 from agent_constitution.errors import UserError
-from agent_constitution.readers import read_cached
+from agent_constitution.readers import read_cached, read_text
 from agent_constitution.ruleset.inputs import Status, input_statuses, manifest_inputs, task_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST, ROOT_SEGMENT
 from agent_constitution.ruleset.locked import locked_run
@@ -151,7 +151,7 @@ def _lock(root, cache, locked):
     locked, because = locked_run(locked, get_var("locked"))
     # Under `doit -n N` the action runs in another process than the up-to-date check.
     statuses = _statuses.pop(root, None) or input_statuses(manifest_inputs(root))
-    before = (root / LOCKFILE).read_bytes() if (root / LOCKFILE).is_file() else None
+    before = read_cached(root / LOCKFILE)  # none there (or a FIFO in its place): nothing to put back
     # A text edit of a path source's rules goes the short way when it can (`ruleset.relock`); the
     # sources in the user cache must be as resolved for it, else fetching them again is the full way's.
     # A locked run takes the full way: it verifies the lock's commits against the sources' repositories.
@@ -190,8 +190,9 @@ def _policy_as_locked(root) -> bool:
     from agent_constitution.policy.discover import discover, specs  # lazy: not for `doit list`
 
     try:
-        text = (root / LOCKFILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        # Newlines as text mode reads them: a lock checked out with CRLF endings still matches.
+        text = read_text(root / LOCKFILE, LOCKFILE).replace("\r\n", "\n").replace("\r", "\n")
+    except UserError:
         return False
     match = _POLICY_LINE.search(text)
     recorded = match.group(1) if match else None

@@ -25,7 +25,7 @@ def tasks(project):
 
 @reported
 def _outdated(root):
-    from agent_constitution.ruleset.upgrade import plan_upgrade
+    from agent_constitution.ruleset.upgrade import plan_upgrade  # lazy: action only (pydantic, resolvelib: 167 ms)
 
     upgrade = plan_upgrade(root)
     print(upgrade.table())

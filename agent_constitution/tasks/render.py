@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import sys
 
+from doit.tools import config_changed
+
+from agent_constitution.edition import CONSTITUTION
+from agent_constitution.edition.failures import warning
+from agent_constitution.edition.plan import code_digest, intact, plan
 from agent_constitution.tasks.actions import reported
 
 NAME = "render"
@@ -11,14 +16,8 @@ GROUPS = ("compile",)
 
 
 def tasks(project):
-    from agent_constitution.edition import CONSTITUTION  # the stage (pydantic, pygit2) only if needed
-
     if not (project.root / CONSTITUTION).is_dir():
         return
-    from doit.tools import config_changed
-
-    from agent_constitution.edition.plan import code_digest, intact, plan
-
     dependencies, targets = plan(project.root)
     yield {
         "basename": NAME,
@@ -34,9 +33,7 @@ def tasks(project):
 
 @reported
 def _render(root):
-    from agent_constitution.edition.build import build
-
-    from agent_constitution.edition.failures import warning
+    from agent_constitution.edition.build import build  # lazy: action only (pydantic, pygit2: 120 ms)
 
     result = build(root)
     for path in result.written:

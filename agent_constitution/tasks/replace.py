@@ -24,8 +24,7 @@ def tasks(project):
 
 @reported
 def _replace(root):
-    from agent_constitution.layout import MANIFEST
-    from agent_constitution.ruleset.upgrade import replace_superseded
+    from agent_constitution.ruleset.upgrade import replace_superseded  # lazy: action only (pydantic, resolvelib: 167 ms)
 
     replaced = replace_superseded(root)
     for old, new in replaced:

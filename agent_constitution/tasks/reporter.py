@@ -18,7 +18,7 @@ from doit.exceptions import TaskError
 from doit.reporter import ConsoleReporter
 
 from agent_constitution import console
-from agent_constitution.tasks.actions import InputError
+from agent_constitution.tasks.actions import MEMBERS, InputError
 
 
 class Reporter(ConsoleReporter):
@@ -31,7 +31,7 @@ class Reporter(ConsoleReporter):
         out.write(text)
 
     def execute_task(self, task):
-        if console.settings.show_tasks:
+        if console.settings.show_tasks and not (task.meta or {}).get(MEMBERS):
             super().execute_task(task)
 
     def skip_uptodate(self, task):

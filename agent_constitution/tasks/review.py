@@ -54,8 +54,8 @@ def tasks(project):
 
 @reported
 def _review(root, cache, audit, max_calls, max_seconds, max_tokens, max_cost):
-    from agent_constitution.review.run import run_reviewers
-    from agent_constitution.review.budget import RunCaps
+    from agent_constitution.review.run import run_reviewers  # lazy: action only (89 ms)
+    from agent_constitution.review.budget import RunCaps  # lazy: action only (1.6 ms)
 
     caps = RunCaps(calls=max_calls or None, seconds=max_seconds or None, tokens=max_tokens or None,
                    cost=max_cost or None)
@@ -64,6 +64,6 @@ def _review(root, cache, audit, max_calls, max_seconds, max_tokens, max_cost):
 
 @reported
 def _calibrate(root, cache, group, cases, probes, seed, rules_root):
-    from agent_constitution.review.calibrate import calibrate
+    from agent_constitution.review.calibrate import calibrate  # lazy: action only (pydantic: 122 ms)
 
     return failed(calibrate(root, cache, group=group, cases=cases, probes=probes, seed=seed, rules_root=rules_root))

@@ -20,6 +20,6 @@ def tasks(project):
 
 @reported
 def _ingest(cache):
-    from agent_constitution.checks.stage import ingest_verdicts
+    from agent_constitution.checks.stage import ingest_verdicts  # lazy: action only (29 ms)
 
     return failed(ingest_verdicts(cache))

@@ -23,8 +23,8 @@ def tasks(project):
     root = project.root
     if not (root / SOURCE_CONFIG).is_file():
         return
-    from agent_constitution.site import build, layout
-    from agent_constitution.authoring.history import open_history
+    from agent_constitution.site import build, layout  # lazy: only `doit site` creates these (229 ms)
+    from agent_constitution.authoring.history import open_history  # lazy: only `doit site` creates these (pygit2: 33 ms)
 
     plan = build.plan(root, project.cache, get_var("output"))
     history = open_history(root)
@@ -73,19 +73,19 @@ def tasks(project):
 
 
 def _page(page, model_file, output):
-    from agent_constitution.site import build
+    from agent_constitution.site import build  # lazy: only `doit site` creates these (229 ms)
 
     build.write_page(page, model_file, output)  # doit reads a False return as failure
 
 
 def _asset(name, output):
-    from agent_constitution.site import build
+    from agent_constitution.site import build  # lazy: only `doit site` creates these (229 ms)
 
     build.write_asset(name, output)
 
 
 @reported
 def _models(root, models):
-    from agent_constitution.site import build
+    from agent_constitution.site import build  # lazy: only `doit site` creates these (229 ms)
 
     build.write_models(root, models)

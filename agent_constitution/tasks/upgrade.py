@@ -7,6 +7,7 @@ commit (a tag or rev pin in rules.toml moves too), rewrite rules.lock; with --br
 
 from __future__ import annotations
 
+from agent_constitution.errors import UserError
 from agent_constitution.tasks.actions import reported
 from agent_constitution.ruleset.layout import MANIFEST
 
@@ -47,8 +48,7 @@ def tasks(project):
 def _upgrade(root, source, rule, branch, open_pr, constitution, revision):
     if constitution or revision:
         return _rebind(root, source or rule, branch, constitution, revision)
-    from agent_constitution.errors import UserError
-    from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade
+    from agent_constitution.ruleset.upgrade import apply_upgrade, plan_upgrade  # lazy: action only (pydantic, resolvelib: 167 ms)
 
     if open_pr and not branch:
         raise UserError("--open needs --branch NAME", fix="run `upgrade --branch rules-upgrade --open`")
@@ -57,7 +57,7 @@ def _upgrade(root, source, rule, branch, open_pr, constitution, revision):
     if not upgrade.changed:
         return None
     if branch:
-        from agent_constitution.ruleset.pull_request import commit_upgrade, open_pull_request
+        from agent_constitution.ruleset.pull_request import commit_upgrade, open_pull_request  # lazy: action only (174 ms)
 
         made = commit_upgrade(root, upgrade, branch)
         print(f"committed on branch {branch}: {', '.join(made.files)}")
@@ -71,8 +71,7 @@ def _upgrade(root, source, rule, branch, open_pr, constitution, revision):
 
 
 def _rebind(root, source, branch, constitution, revision):
-    from agent_constitution.errors import UserError
-    from agent_constitution.ruleset.rebind import apply_rebind, plan_rebind
+    from agent_constitution.ruleset.rebind import apply_rebind, plan_rebind  # lazy: action only (pydantic, resolvelib: 170 ms)
 
     if not constitution or len(revision) > 1 or source or branch:
         raise UserError(

@@ -69,7 +69,7 @@ class Verb:
     needs: Need | None = None
     options: list[dict] = field(default_factory=list)
     variables: dict[str, tuple[str, str]] = field(default_factory=dict)  # NAME → (its values, its help)
-    subtask: str = ""  # `resolution SEGMENT` runs `resolution:SEGMENT`
+    subtask: str = ""  # `fetch SOURCE` runs `fetch:SOURCE`
     output_formats: bool = False  # `--output-format` (checks/formats.py) prints the report
     policy: bool = False  # `--policy FILE|URL#COMMIT`: an organisation policy layer (docs/fleet.md)
     task: str = ""  # the doit task it runs, when not named like the verb (`agents` runs `readback`)
@@ -94,8 +94,8 @@ VERBS = {
              FIX_OPTIONS, variables=checks.VARIABLES, output_formats=True, policy=True),
         Verb("lock", "Resolve rules.toml and write rules.lock", "rules", _has_manifest, lock.PARAMS, policy=True),
         Verb("verify", "Check the constitution binding and each source's version ranges", "rules", _has_manifest),
-        Verb("resolution", "Report the resolution of each segment (or of SEGMENT) the lock wrote to cache/resolved/", "rules",
-             _has_manifest, subtask="SEGMENT"),
+        Verb("resolution", "Report the warnings of each segment's resolution the lock wrote to cache/resolved/ since the last run",
+             "rules", _has_manifest),
         Verb("fetch", "Fetch each source (or SOURCE) into the user-level cache", "sources", _has_manifest,
              subtask="SOURCE"),
         Verb("upgrade", "Move the sources to their newest allowed commit; print each changed rule's diff",

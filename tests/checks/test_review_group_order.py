@@ -25,7 +25,7 @@ def test_the_index_keeps_the_groups_in_manifest_order(names):
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder)
         index_path(cache).parent.mkdir(parents=True)
-        index_path(cache).write_text(Index((".",), review, (), AgentEdition(("en",), {"en": ""}, {}), {}).to_json())
+        index_path(cache).write_text(Index((".",), review, (), AgentEdition(("en",), {"en": ""}, {}), {}, ()).to_json())
         assert list(read_index(cache).review) == names
 
 

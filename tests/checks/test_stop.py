@@ -201,7 +201,7 @@ def test_the_compiled_stop_hook_on_a_machine_without_the_tool(tmp_path: Path, po
     from agent_constitution.wiring import spoken
 
     command = spoken(launcher.wrapped(launcher.stop_hook(missing=launcher.stop_policy(root)), launcher.NAME), root)
-    assert hooks.stop_command(root) in (command, *(spoken(launcher.wrapped(launcher.stop_hook(missing=policy), how), root)
+    assert hooks.stop_command(root, policy) in (command, *(spoken(launcher.wrapped(launcher.stop_hook(missing=policy), how), root)
                                                    for how in (launcher.UV, launcher.PATH)))
     empty = tmp_path / "bin"
     empty.mkdir()

@@ -7,8 +7,7 @@ from pathlib import Path
 import tomlkit
 
 from agent_constitution.compile.inputs import resolved_path
-from agent_constitution.fsio import write_if_changed
-from agent_constitution.ruleset.resolve import documents, resolve
+from agent_constitution.ruleset.resolve import resolve
 
 CONSTITUTION = {
     "index.toml": """status = "draft"
@@ -148,8 +147,8 @@ def make_repo(root: Path, *, compile: str = "", skills: dict[str, list[int]] | N
 
 def resolve_into_cache(root: Path) -> None:
     """Write cache/resolved/ (each segment's document and the index) as the lock stage does."""
-    from agent_constitution.ruleset.lock import write_documents
+    from agent_constitution.ruleset.lock import lock_model, write_documents
 
     resolution = resolve(root)
     resolved_path(root / "cache", ".").parent.mkdir(parents=True, exist_ok=True)
-    write_documents(root / "cache", resolution)
+    write_documents(root / "cache", resolution, lock_model(resolution))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 from fnmatch import fnmatch
-from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
@@ -17,7 +16,6 @@ from agent_constitution.compile import region
 from agent_constitution import hosts
 from agent_constitution.hosts import agents
 from agent_constitution.compile.layout import Settings
-from agent_constitution.errors import UserError
 from tests.compile.support import RULES, make_repo, resolve_into_cache, write_fixture_source
 from tests.compile.steps import SegmentJob, segment_files
 from tests.compile.test_doit import doit

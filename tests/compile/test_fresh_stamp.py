@@ -38,3 +38,25 @@ def test_an_unchanged_resolution_is_not_read_again_and_a_new_one_is(tmp_path, mo
     assert segment.OUTPUT.fresh(plan, jobs["."], values["."])
     assert not segment.OUTPUT.fresh(plan, jobs["svc"], values["svc"])
     assert read == [".", "svc"]
+
+
+def test_a_new_resolution_file_with_the_same_meaning_gives_its_stamp_to_keep(tmp_path):
+    """Fresh from a rewritten document: `fresh` says which stamp to keep (`Refreshed`), so that the
+    group's task saves it and the next check reads nothing again (the root's reads every segment's)."""
+    from agent_constitution.compile.outputs.base import Refreshed
+
+    root = make_repo(tmp_path / "repo")
+    resolve_into_cache(root)
+    plan = Plan(root, root / "cache", Settings(), (".", "svc"))
+    jobs = {job.subject.path: job for job in segment.OUTPUT.jobs(plan)}
+    values = {path: json.loads(json.dumps(segment.OUTPUT.run(plan, jobs[path], locked=False).values()))
+              for path in ("svc", ".")}
+    assert segment.OUTPUT.fresh(plan, jobs["."], values["."]) is True  # nothing new: nothing to keep
+    document = resolved_path(root / "cache", "svc")
+    data = document.read_bytes()
+    document.unlink()
+    document.write_bytes(data)  # the same bytes in a new file, as the lock stage's rename leaves them
+    found = segment.OUTPUT.fresh(plan, jobs["."], values["."])
+    assert isinstance(found, Refreshed) and found["resolved"] == segment.resolution_stamp(plan.cache, jobs["."].subject)
+    kept = json.loads(json.dumps({**values["."], **found}))
+    assert segment.OUTPUT.fresh(plan, jobs["."], kept) is True

@@ -60,9 +60,10 @@ def _compiled(root: Path, rules: dict[int, dict], max_tokens: int) -> dict[str, 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(data=st.lists(st.tuples(titles, texts), min_size=len(SHOWN), max_size=len(SHOWN)), split=st.booleans())
-# A requirement sentence over two lines in a split root's list item: its indented `# code` line once
-# became a heading at the item's column (found by this test).
+# A requirement sentence over two lines in a split root's list item: its indented `# code` line, or
+# `===` under a list, once became a heading at the item's column (found by this test).
 @example(data=[("Use uv", "plain words.")] * 4 + [("Use uv", "a # b\n    # code")], split=True)
+@example(data=[("Use uv", "plain words.")] * 4 + [("Use uv", "- item\n===")], split=True)
 def test_accepted_titles_and_texts_keep_the_outline(tmp_path, data, split):
     hostile = {**RULES, **{n: {**RULES[n], "title": title, "text": text} for n, (title, text) in zip(SHOWN, data)}}
     plain = {**RULES, **{n: {**RULES[n], "title": f"Title {n}", "text": f"Text {n}."} for n in SHOWN}}

@@ -20,7 +20,6 @@ Each call is appended to `calls.jsonl` beside the data file (the argv after the 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 

@@ -3,7 +3,6 @@ with the repository's own text as the fixture (trimmed to what the check reads).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path

@@ -7,7 +7,7 @@ import pytest
 from agent_constitution.checks.api import Repository, Undecidable
 
 from .subjects import check_module, repository
-from .test_repository_checks import PYPROJECT, SHA, UV_LOCK, WORKFLOW
+from .test_repository_checks import PYPROJECT, SHA, WORKFLOW
 
 
 def test_ignored_agents_md_is_reported_as_ignored(tmp_path):

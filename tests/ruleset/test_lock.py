@@ -1,13 +1,16 @@
 """The lockfile: determinism, staleness, --locked, git sources and cross-source version ranges."""
 
+import json
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from agent_constitution.errors import UserError
-from agent_constitution.ruleset.lock import read_lock, sync_lock
+from agent_constitution.ruleset.lock import read_lock, resolve_documents, sync_lock
 from agent_constitution.ruleset.resolve import resolve
+from agent_constitution.ruleset.resolved import index_path, read_index
 from tests.ruleset.builders import commit_all, write_manifest, write_rule, write_source
 from tests.ruleset.conftest import PIN
 
@@ -99,6 +102,37 @@ def test_git_source_stays_at_its_locked_commit(tmp_path):
     assert sync_lock(repo)[1] is False  # the branch moved, the lock did not
     resolution = resolve(repo, read_lock(repo), move=frozenset({"ac"}))
     assert resolution.fetched[next(iter(resolution.fetched))].snapshot.commit == newer
+
+
+def test_the_index_lists_the_sources_as_rules_lock_holds_them(tmp_path):
+    """The check reports link a rule to its source at the locked commit from the index, which the
+    checks read instead of rules.lock: its name, url and commit per source as the file holds them,
+    after a lock that wrote the file, one that left it, and a check's resolution against a lock
+    that no longer pins what the manifest asks for (the file as it is, not the resolution)."""
+    upstream, other = tmp_path / "upstream", tmp_path / "other"
+    commits = git_source(upstream, {"v1.0.0": {7: {"parent": "git"}}})
+    git_source(other, {"v1.0.0": {3: {"parent": "git"}}})
+    repo, cache = tmp_path / "repo", tmp_path / "repo" / "cache"
+    manifest = {"constitution": PIN, "sources": {"ac": {"url": str(upstream), "branch": "main"}}, "rules": ["ac:7"]}
+    write_manifest(repo, manifest)
+
+    def as_written() -> tuple:
+        lock = tomllib.loads((repo / "rules.lock").read_text(encoding="utf-8"))
+        return tuple((item["name"], item.get("url"), item.get("commit")) for item in lock["source"])
+
+    assert sync_lock(repo, cache=cache)[1] is True
+    assert read_index(cache).locked == as_written() == (("ac", str(upstream), commits["v1.0.0"]),)
+    assert sync_lock(repo, cache=cache)[1] is False
+    assert read_index(cache).locked == as_written()
+    manifest["sources"]["ext"] = {"url": str(other), "branch": "main"}
+    write_manifest(repo, manifest)
+    resolve_documents(repo, cache)
+    assert read_index(cache).locked == as_written() == (("ac", str(upstream), commits["v1.0.0"]),)
+    # An index an earlier version wrote, without the list, is no index: the lock stage writes it again.
+    older = json.loads(index_path(cache).read_text(encoding="utf-8"))
+    del older["locked"]
+    index_path(cache).write_text(json.dumps(older), encoding="utf-8")
+    assert read_index(cache) is None
 
 
 def test_transitive_source_picks_newest_version_in_every_range(tmp_path):

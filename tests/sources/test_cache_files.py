@@ -17,7 +17,6 @@ from agent_constitution.readers import read_cached
 from agent_constitution.ruleset import relock
 from agent_constitution.ruleset.resolved import INDEX, FOLDER as RESOLVED, read_index, read_resolved
 from agent_constitution.sources import cache, fetch, parsed
-from agent_constitution.sources.mirror import open_mirror
 from agent_constitution.sources.urls import locate
 
 

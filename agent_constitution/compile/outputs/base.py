@@ -29,6 +29,7 @@ class Plan:
     cache: Path
     settings: Settings
     segments: tuple[str, ...]  # "." first, then the manifest's order
+    code: str = ""  # digest of the compile stage's code: what a step's results kept between runs are keyed by
 
     def segment_jobs(self) -> list[SegmentJob]:
         return [
@@ -103,6 +104,9 @@ class Job:
     checked: bool = True  # whether the output's `fresh` decides too (else config and file_dep only)
     cleaned: bool = True  # whether `doit clean` calls the output's `clean`
     before_root: bool = False  # runs before the root AGENTS.md, which a failed build leaves as it was
+    # The one task (`agents:<group>`) that runs this job with the others of its group (one per segment):
+    # doit's cost per task does not multiply by segments. None: a task of its own.
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,8 +124,15 @@ class Step:
         return {"outputs": dict(self.outputs), "state": self.state, "reads": dict(self.reads), **self.extra}
 
 
+class Refreshed(dict):
+    """What an output's `fresh` returns when the job is fresh but read other files than its values
+    name (a resolution file the lock rewrote with the same meaning): the values to keep instead. The
+    wiring of a group saves them without running the job; anywhere else it counts as fresh."""
+
+
 class Output(Protocol):
     name: str
+    group_doc: str  # the doc of its jobs' group task, when they have one
 
     def jobs(self, plan: Plan) -> Iterable[Job]: ...
 

@@ -82,11 +82,11 @@ class HookFiles:
         digests = {} if after is None else {name: hashlib.sha256(after).hexdigest()}
         notes = [hooks.install_types_note(before, after) if changed else None,
                  hooks.exclude_note(root, _generated(plan))] if name == PRE_COMMIT else []
-        return Step((name,) if changed else (), (), digests, _state(plan.root, plan.segments),
+        return Step((name,) if changed else (), (), digests, _state(plan.root, plan.segments, plan.settings.stop_missing_tool),
                     notes=tuple(filter(None, notes)))
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
-        if not values or values.get("state") != _state(plan.root, plan.segments):
+        if not values or values.get("state") != _state(plan.root, plan.segments, plan.settings.stop_missing_tool):
             return False
         for name, expected in values.get("outputs", {}).items():
             try:
@@ -120,7 +120,7 @@ class HookFiles:
         return [name] if changed else []
 
 
-def _state(root: Path, segments: tuple[str, ...] = ()) -> str:
+def _state(root: Path, segments: tuple[str, ...] = (), stop_missing_tool: str = "warn") -> str:
     # What the commands depend on besides the settings: whether there is a covenant, how the tools
     # are launched (uv, by name, or by the absolute paths of this installation), and the segments
     # (pre-commit's `exclude` names their files).
@@ -128,7 +128,7 @@ def _state(root: Path, segments: tuple[str, ...] = ()) -> str:
     how = launcher.form(root)
     paths = [launcher.program_path(tool) for tool in ("python", "pdks", launcher.PACKAGE)]
     return digest({"covenant": has_covenant(root), "form": how, "paths": paths if how == launcher.PATH else None,
-                   "stop-missing-tool": launcher.stop_policy(root), "segments": list(segments)})
+                   "stop-missing-tool": stop_missing_tool, "segments": list(segments)})
 
 
 def _generated(plan: Plan) -> str:
@@ -143,9 +143,9 @@ def _write(plan: Plan, name: str) -> None:
 
     root = plan.root
     if name == SETTINGS:
-        hooks.write_claude_settings(root)
+        hooks.write_claude_settings(root, plan.settings.stop_missing_tool)
     elif name in judge_hooks.file_hosts():
-        judge_hooks.write_host_hook(root, name)
+        judge_hooks.write_host_hook(root, name, plan.settings.stop_missing_tool)
     elif name == PRE_COMMIT:
         hooks.write_pre_commit(root, _generated(plan))
     elif name in PLAIN_HOOKS:

@@ -39,7 +39,7 @@ class Preflight:
             name="preflight",
             doc="Refuse, before anything is written, a segment whose folder is missing or whose rules cannot fit "
                 'the agents\' limits (over-limit = "error")',
-            task_dep=tuple(f"{RESOLVE}:{segment}" for segment in plan.segments),
+            task_dep=(RESOLVE,),
             cleaned=False,
         )]
 

@@ -54,6 +54,7 @@ def _unreached(segment: str) -> bool:
 
 class ScopedRules:
     name = "scoped"
+    group_doc = "The path-scoped rule files of the nested segments, for the agents that read no nested AGENTS.md"
 
     def jobs(self, plan: Plan) -> list[Job]:
         return [
@@ -66,6 +67,8 @@ class ScopedRules:
                                              for s in (segment, _source(plan, segment, scoped)))),
                 # One holding the root's text waits for the root AGENTS.md, which is written last.
                 before_root=_source(plan, segment, scoped) != ".",
+                # Those that wait for the root's file stay tasks of their own (a group before the root cannot).
+                group="scoped" if _source(plan, segment, scoped) != "." else None,
             )
             for name, path, segment, scoped in _files(plan)
         ]

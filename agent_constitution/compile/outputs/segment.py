@@ -1,6 +1,7 @@
 """The segment document: the region of `<segment>/AGENTS.md` and its part files.
 
-One job per segment (`agents:<segment>/AGENTS.md`); how many parts there are is known only once the
+One job per segment (`agents:<segment>/AGENTS.md`; the nested segments' jobs run in one task,
+`agents:segments`); how many parts there are is known only once the
 text is rendered and counted, so they belong to the job of the file that indexes them. The root's
 job runs after every other job marked `before_root`, so a failed build leaves it as it was.
 
@@ -25,21 +26,20 @@ from agent_constitution.hosts import AGENTS, shims as shim_names
 from agent_constitution.readers import read_text
 from agent_constitution.ruleset.resolved import index_path
 from agent_constitution.wiring import command
+from agent_constitution.compile.outputs.base import Refreshed
 
 RESOLVE = "resolution"
 
 
 class SegmentDocument:
     name = "segment"
+    group_doc = "The generated regions of the nested segments' AGENTS.md and their part files"
 
     def jobs(self, plan: Plan) -> list[Job]:
         found = []
         for job in plan.segment_jobs():
             path = plan.file(job.path, FILE)
-            after = (f"{RESOLVE}:{job.path}",) + ((f"{RESOLVE}:{job.parent}",) if job.parent else ())
-            if job.path == ".":
-                # Every nested segment's resolution: the root's index names only the non-empty ones.
-                after += tuple(f"{RESOLVE}:{s}" for s in plan.segments[1:])
+            after = (RESOLVE,)  # every segment's resolution (the root's index names the non-empty nested ones)
             found.append(Job(
                 name=plan.shown(path),
                 doc=f"The generated region of {plan.shown(path)} and its part files",
@@ -47,6 +47,10 @@ class SegmentDocument:
                 targets=(str(path),),
                 # The preflight refuses what the resolutions alone show is wrong before any segment is written.
                 task_dep=after + (("render",) if job.path == "." else ()) + ("agents:preflight",),
+                # The nested segments' files, in one task, before the root's, whose budget they size.
+                # The root's is a group of one: its up-to-date check may keep a new stamp without a run.
+                group=FILE if job.path == "." else "segments",
+                before_root=job.path != ".",
             ))
         return found
 
@@ -72,7 +76,8 @@ class SegmentDocument:
 
         if not values or "state" not in values or not _same_split(values, budget(plan, job.subject.path)):
             return False
-        if values.get("resolved") is not None and values["resolved"] == resolution_stamp(plan.cache, job.subject):
+        stamp = resolution_stamp(plan.cache, job.subject)  # before the reads: a later change is never missed
+        if values.get("resolved") is not None and values["resolved"] == stamp:
             # The resolution files are the ones the step read, so its state and the digests of what it
             # read (`Reads`, which the resolution records) are too: not read again (parsing every
             # segment's document was most of a no-op at 1,000 segments).
@@ -84,12 +89,13 @@ class SegmentDocument:
         except UserError:
             return False
         if job.subject.path in empty:
-            return state == values["state"] and not _has_outputs(plan.root, job.subject.path)
-        return (
-            state == values["state"]
-            and Reads(values.get("reads", {})).unchanged(resolved, parent)
-            and outputs_intact(plan.root, values.get("outputs", {}))
-        )
+            same = state == values["state"] and not _has_outputs(plan.root, job.subject.path)
+        else:
+            same = (state == values["state"] and Reads(values.get("reads", {})).unchanged(resolved, parent)
+                    and outputs_intact(plan.root, values.get("outputs", {})))
+        # Fresh from new resolution files (the lock rewrote one with nothing this segment shows): their
+        # stamp is kept, so that the next check does not read them all again (the root's reads every one).
+        return Refreshed({"resolved": stamp}) if same else False
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         return remove_segment(plan.root, job.subject.path)
@@ -110,6 +116,22 @@ def resolution_stamp(cache: Path, job: SegmentJob) -> list:
         except OSError:
             files.append(None)
     return [job.path, job.parent, list(job.nested), files]
+
+
+def documents_stamp(plan: Plan) -> list:
+    """Every segment's resolution file by inode, modification time and size (`resolution_stamp`):
+    an output read from all of them (the skills, the tool list, the read-back) is fresh without
+    reading them again while it is what its step saw."""
+    from agent_constitution.compile.inputs import resolved_path  # lazy: pydantic, not for creating the tasks
+
+    found = []
+    for segment in plan.segments:
+        try:
+            status = os.stat(resolved_path(plan.cache, segment))
+            found.append([status.st_ino, status.st_mtime_ns, status.st_size])
+        except OSError:
+            found.append(None)
+    return [list(plan.segments), found]
 
 
 def segment_state(cache: Path, job: SegmentJob):

@@ -34,6 +34,7 @@ def agent_of(shim: str) -> str:
 
 class Shims:
     name = "shims"
+    group_doc = "The shims (CLAUDE.md, GEMINI.md) importing each segment's AGENTS.md"
 
     def jobs(self, plan: Plan) -> list[Job]:
         found = []
@@ -42,13 +43,14 @@ class Shims:
                 path = plan.file(job.path, shim)
                 if shim != CLAUDE and not _wanted(plan, shim) and not path.exists():
                     continue
-                after = ((f"resolution:{job.path}", f"resolution:{job.parent}") if job.parent else ()) + ("agents:preflight",)
+                after = (("resolution",) if job.parent else ()) + ("agents:preflight",)
                 found.append(Job(
                     name=plan.shown(path),
                     doc=f"The {shim} shim importing {plan.shown(plan.file(job.path, FILE))}",
                     subject=(job.path, job.parent, shim),
                     task_dep=after,
                     before_root=True,
+                    group="shims",
                 ))
         return found
 

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_constitution import hosts
+from agent_constitution.hosts import agents
+from agent_constitution.compile.outputs.segment import documents_stamp
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import confine
-from agent_constitution.hosts import agents
 from agent_constitution.layout import SKILLS
 from agent_constitution.sources.digest import files_digest
 
@@ -36,6 +37,7 @@ class SkillFolders:
         from agent_constitution.compile import skills  # lazy: skills would add 4.2 ms to a no-op check (no job runs)
 
         root, folders = plan.root, agents.skill_folders(plan.settings.agents)
+        stamp = documents_stamp(plan)  # before the reads: a later change is never missed
         wanted = _wanted_skills(plan.cache, plan.segments)
         # Every skill may be installed before the first is.
         dropped = _check_skills(root, wanted, folders, locked=locked)
@@ -57,7 +59,8 @@ class SkillFolders:
             " drop the agent that needs the other folder from [compile] agents to avoid it"
             for agent, read in agents.overlaps(plan.settings.agents, folders)
         )
-        return Step(tuple(written), lines, outputs, _state(wanted, folders), removed=tuple(removed))
+        return Step(tuple(written), lines, outputs, _state(wanted, folders), removed=tuple(removed),
+                    extra={"resolved": stamp, "folders": list(folders)})
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
         from agent_constitution.compile.owned import outputs_intact  # lazy: owned would add 2.8 ms to a no-op check (no job runs)
@@ -65,13 +68,13 @@ class SkillFolders:
         if not values or "state" not in values:
             return False
         folders = agents.skill_folders(plan.settings.agents)
-        try:
-            wanted = _wanted_skills(plan.cache, plan.segments)
-        except UserError:
+        # The resolutions it read unchanged, so are the skills they want: the installed ones are theirs.
+        # A new one reruns it, which costs what comparing the skills they want would.
+        if values.get("resolved") != documents_stamp(plan) or values.get("folders") != list(folders):
             return False
+        wanted = {name for base, name in _installed_by_step(values)}
         return (
-            _state(wanted, folders) == values["state"]
-            and all(name in wanted and base in folders for base, name in _installed(plan.root))
+            all(name in wanted and base in folders for base, name in _installed(plan.root))
             and outputs_intact(plan.root, values.get("outputs", {}))
         )
 
@@ -84,6 +87,15 @@ class SkillFolders:
                 removed.append(f"{base}/{name}")
         _drop_empty(root, hosts.skill_folders())
         return removed
+
+
+def _installed_by_step(values: Mapping) -> set[tuple[str, str]]:
+    """(folder, skill name) of every skill the step installed, from the outputs it saved."""
+    found = set()
+    for shown in values.get("outputs", {}):
+        base, _, name = shown.rpartition("/")
+        found.add((base, name))
+    return found
 
 
 def _drop_empty(root: Path, bases: tuple[str, ...]) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from agent_constitution import fsio
 from agent_constitution.compile.outputs.base import Job, Plan, Step, digest
+from agent_constitution.compile.outputs.segment import documents_stamp
 from agent_constitution.layout import TOOLS
 from agent_constitution.refs import rule_key
 
@@ -31,19 +32,21 @@ class ToolList:
         return [Job(
             name="tools",
             doc=f"List the external tools the selected rules' checks run, with their pinned versions, in cache/{TOOLS}",
-            task_dep=tuple(f"{RESOLVE}:{segment}" for segment in plan.segments),
+            task_dep=(RESOLVE,),
             cleaned=False,
         )]
 
     def run(self, plan: Plan, job: Job, *, locked: bool) -> Step:
+        stamp = documents_stamp(plan)  # before the reads: a later change is never missed
         tools = needed_tools(plan)
         text = json.dumps({"version": VERSION, "tools": tools}, indent=2, ensure_ascii=False) + "\n"
         fsio.write_if_changed(plan.cache / TOOLS, text, within=plan.cache)
-        return Step(lines=tuple(tool_lines(tools)), state=digest([tools]))
+        return Step(lines=tuple(tool_lines(tools)), state=digest([tools]), extra={"resolved": stamp})
 
     def fresh(self, plan: Plan, job: Job, values: Mapping) -> bool:
-        return (bool(values) and values.get("state") == digest([needed_tools(plan)])
-                and (plan.cache / TOOLS).is_file())
+        # The resolutions it was read from, unchanged: the same list (reading them all was a third of a
+        # no-op at 1,000 segments). A new one reruns it, which costs what comparing its list would.
+        return bool(values) and values.get("resolved") == documents_stamp(plan) and (plan.cache / TOOLS).is_file()
 
     def clean(self, plan: Plan, job: Job) -> list[str]:
         return []

@@ -71,17 +71,22 @@ class Repo:
 
     root: Path
     _texts: dict = field(default_factory=dict, compare=False, repr=False)  # path (or listing) → what was read
+    # What the loaders asked for since it was last emptied: ("text", path), ("dir", path), a listing
+    # (the key `files`, or Cline's `cline-listed`). The read-back keeps each segment's proof by what it asked.
+    asked: set = field(default_factory=set, compare=False, repr=False)
 
     def text(self, path: str) -> str | None:
         """The text of `path` (relative), links followed inside the repository; None when absent,
         unreadable, not UTF-8, or a link that leads out."""
+        self.asked.add(("text", path))
         if path in self._texts:
             return self._texts[path]
         found = None
         # os.path rather than pathlib: a 200-segment proof asks for 16,000 paths (most of them hold
-        # nothing, which one lstat says), and building and resolving Paths was most of its time.
+        # nothing, which one stat says), and building and resolving Paths was most of its time.
         full = os.path.join(self.root, path)
-        if os.path.lexists(full):
+        self._texts[("status", path)] = found_status = status(full)  # before the read: a later change shows
+        if found_status is not None:
             real = os.path.realpath(full)
             if real.startswith(self._inside) and os.path.isfile(real):
                 try:
@@ -97,12 +102,18 @@ class Repo:
         """The prefix of every real path inside the repository."""
         return os.path.join(os.path.realpath(self.root), "")
 
+    def status(self, path: str) -> list | None:
+        """The status `text` took of `path` before reading it (`status`)."""
+        return self._texts.get(("status", path))
+
     def is_dir(self, path: str) -> bool:
+        self.asked.add(("dir", path))
         return (self.root / path).is_dir()
 
     def files(self, folder: str, suffix: str, recursive: bool = False) -> list[str]:
         """The files ending in `suffix` in `folder` (relative), sorted; none when it is absent."""
         key = ("files", folder, suffix, recursive)
+        self.asked.add(key)
         if key not in self._texts:
             base = self.root / folder
             found = (base.rglob(f"*{suffix}") if recursive else base.glob(f"*{suffix}")) if base.is_dir() else ()
@@ -173,6 +184,15 @@ class Repo:
                     data = None
             self._texts[key] = data
         return self._texts[key]
+
+
+def status(path: Path | str) -> list | None:
+    """[inode, modification time, size] of the file `path` leads to, or None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_ino, found.st_mtime_ns, found.st_size]
 
 
 class RuleFile:

@@ -136,7 +136,7 @@ def _cline_legacy(repo: Repo, file: str) -> View:
                if repo.text(p) is not None]
     unknown: tuple[str, ...] = ()
     if repo.text("AGENTS.md") is not None:  # nested ones are searched only beside a root AGENTS.md
-        found, depth, crossed = _cline_listed(repo)
+        found, depth, crossed = cline_listed(repo)
         pieces += [Piece(path, repo.text(path) or "", "AGENTS.md, searched recursively") for path in found]
         if crossed:
             unknown = (f"the legacy extension lists at most {CLINE_LISTED} entries, breadth first, in the file "
@@ -169,7 +169,7 @@ def cline_skips(folders: list[str]) -> bool:
         for skipped in CLINE_SKIPPED_PATHS)
 
 
-def _cline_listed(repo: Repo) -> tuple[tuple[str, ...], int, bool]:
+def cline_listed(repo: Repo) -> tuple[tuple[str, ...], int, bool]:
     """The AGENTS.md files (any case) the legacy listing surely reaches, how deep it surely lists
     (every entry at that depth and above), and whether it stops at its cap before the end: the worst
     case of an order it leaves to the file system. Found once per proof: the same for every task.
@@ -178,6 +178,7 @@ def _cline_listed(repo: Repo) -> tuple[tuple[str, ...], int, bool]:
     what a `.gitignore` of a folder it entered names (each line `p` as `**/p` and `**/p/**`,
     negations skipped) are not entered, the last two not listed either."""
     key = ("cline-listed",)
+    repo.asked.add(key)
     if key not in repo._texts:
         ignore = _gitignore(repo.root)
         total, depth, level, found = 0, 0, [repo.root], []

@@ -353,8 +353,9 @@ def write_baseline(root: Path, cache: Path, prune: bool = False) -> str | None:
               f"occur{'s' if removed == 1 else ''}; {len(found)} left")
     else:
         found = baseline.entries(results, kept)
+        rules = len({entry.rule for entry in found})
         print(f"{baseline.BASELINE_FILE}: {len(found)} finding{'' if len(found) == 1 else 's'} of "
-              f"{len({entry.rule for entry in found})} rules; `check` now fails only on findings beyond them")
+              f"{rules} rule{'' if rules == 1 else 's'}; `check` now fails only on findings beyond them")
     write_if_changed(root / baseline.BASELINE_FILE, baseline.dumps(found))
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,8 @@ def test_baseline_then_ratchet(adopted: Path):
     assert done.returncode == 0, done.stdout + done.stderr
     text = (adopted / "rules.baseline.toml").read_text()
     assert text.count("[[finding]]") == 2 and 'rule = "ac:1"' in text and 'path = ".github/workflows/ci.yml"' in text
+    rules = len(set(re.findall(r'^rule = "([^"]+)"', text, re.MULTILINE)))
+    assert f"rules.baseline.toml: 2 findings of {rules} rule{'' if rules == 1 else 's'};" in done.stdout
     assert run(adopted, "baseline").returncode == 0
     assert (adopted / "rules.baseline.toml").read_text() == text  # the same findings, the same bytes
     full = run(adopted, "checks")

@@ -90,6 +90,20 @@ def test_a_malformed_file_is_one_error_naming_the_line(tmp_path, text, line):
     assert settings_file.read_text() == text  # nothing half-written
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a": ' + "[" * 2_000 + "]" * 2_000 + "}"])
+def test_nesting_past_reading_is_one_error_and_the_proof_reads_the_defaults(tmp_path, text):
+    from agent_constitution.compile.outputs.vscode_settings import _edit
+    from agent_constitution.hosts.loaders.common import Repo
+
+    settings_file = tmp_path / ".vscode" / "settings.json"
+    settings_file.parent.mkdir()
+    settings_file.write_text(text)
+    with pytest.raises(UserError, match="nested too deeply"):
+        _edit(tmp_path, vscode_settings.added, locked=False, create=True)
+    assert settings_file.read_text() == text
+    assert Repo(tmp_path).jsonc(".vscode/settings.json") is None  # once a RecursionError out of the proof
+
+
 def test_strict_json_files_stay_strict():
     from agent_constitution.readers import parse_json
 

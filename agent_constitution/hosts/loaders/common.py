@@ -10,13 +10,13 @@ file the agent would not load either, named in the view's `unknown` when the doc
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 
+from agent_constitution.errors import UserError
 from agent_constitution.hosts import jsonc
 
 
@@ -179,8 +179,8 @@ class Repo:
             text, data = self.text(path), None
             if text is not None:
                 try:
-                    data = json.loads(jsonc.blank(text))
-                except ValueError:
+                    data = jsonc.loads(text, path)
+                except UserError:  # not JSON with comments, or nested past reading: the defaults
                     data = None
             self._texts[key] = data
         return self._texts[key]

@@ -104,6 +104,19 @@ def test_nesting_past_reading_is_one_error_and_the_proof_reads_the_defaults(tmp_
     assert Repo(tmp_path).jsonc(".vscode/settings.json") is None  # once a RecursionError out of the proof
 
 
+def test_a_fifo_in_the_files_place_is_no_file_and_no_wait(tmp_path):
+    import os
+
+    from agent_constitution.compile.outputs.vscode_settings import _edit, _sha
+
+    settings_file = tmp_path / ".vscode" / "settings.json"
+    settings_file.parent.mkdir()
+    os.mkfifo(settings_file)
+    assert _sha(tmp_path) is None  # the up-to-date check: once a read that waited for a writer
+    with pytest.raises(UserError, match="not a regular file"):
+        _edit(tmp_path, vscode_settings.added, locked=False, create=True)
+
+
 def test_strict_json_files_stay_strict():
     from agent_constitution.readers import parse_json
 

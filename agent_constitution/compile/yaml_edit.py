@@ -7,20 +7,26 @@ spliced into the text at those places, rendered with the indentation found in th
 ours that changed is replaced in its line; an entry of ours that is added goes after the last item
 of its list (or key of its mapping), at the column of that list's dashes; one that is removed takes
 its lines with it.
+
+ruamel.yaml is imported by the functions that use it, not with the module: `compile.hooks` imports
+this module to write any hook file, and a repository without a pre-commit or lefthook file would pay
+22 ms of CPU for it (a thirtieth of a 50-rule compile, bench/bench_peers.py).
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from typing import TYPE_CHECKING, Any
 
 from agent_constitution.errors import UserError
 
+if TYPE_CHECKING:  # the annotations' names; the functions import what they use
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
 
 def load(text: str, path) -> Any:
+    from ruamel.yaml import YAML
+
     try:
         return YAML().load(text)
     except Exception as error:  # ruamel raises many types; the user needs the message only
@@ -45,6 +51,8 @@ def render(data: Any, column: int, *, sequence: int = 2, offset: int = 0, mappin
 
     `sequence` and `offset` are ruamel's list indentation: the column of an item's content and of
     its dash, relative to the parent key."""
+    from ruamel.yaml import YAML
+
     yaml = YAML()
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.width = 4096
@@ -95,6 +103,8 @@ def key_lines(lines: list[str], mapping: CommentedMap, key: str) -> tuple[int, i
 def set_value(lines: list[str], mapping: CommentedMap, key: str, value: Any) -> bool:
     """Replace a one-line scalar value in its line, keeping what follows it (a comment). False when
     the value is not a one-line scalar (the caller then replaces the whole entry)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if isinstance(mapping[key], (CommentedMap, CommentedSeq)):
         return False
     line, column = mapping.lc.value(key)
@@ -130,15 +140,21 @@ def _scalar_end(rest: str) -> int | None:
 
 
 def block_list(seq: Any) -> bool:
+    from ruamel.yaml.comments import CommentedSeq
+
     return isinstance(seq, CommentedSeq) and len(seq) > 0 and not seq.fa.flow_style()
 
 
 def block_map(mapping: Any) -> bool:
+    from ruamel.yaml.comments import CommentedMap
+
     return isinstance(mapping, CommentedMap) and len(mapping) > 0 and not mapping.fa.flow_style()
 
 
 def mapping_step(mapping: CommentedMap, column: int) -> int:
     """How far the keys of the first nested mapping of `mapping` (at `column`) are indented; 2 if none."""
+    from ruamel.yaml.comments import CommentedMap
+
     for value in mapping.values():
         if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
             return value.lc.key(next(iter(value)))[1] - column

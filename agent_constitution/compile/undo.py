@@ -25,8 +25,8 @@ import base64
 import hashlib
 import json
 import os
+import secrets
 import shutil
-import uuid
 from pathlib import Path
 
 from agent_constitution.fsio import confine, remove, write_atomic, write_if_changed
@@ -38,8 +38,9 @@ JOURNAL = "undo"
 
 
 def start_run() -> None:
-    """A new id for this doit run, inherited by the worker processes it forks."""
-    os.environ[RUN] = uuid.uuid4().hex
+    """A new id for this doit run, inherited by the worker processes it forks (secrets, not uuid,
+    which imports `platform`: 4 ms of a no-op compile, which imports no pydantic)."""
+    os.environ[RUN] = secrets.token_hex(16)
 
 
 def remember(cache: Path, before: bytes | None) -> None:

@@ -303,7 +303,8 @@ def test_the_repositorys_fixers_leave_what_compile_wrote_alone(tmp_path):
 
 def test_a_path_source_compile_outside_git_loads_neither_pygit2_nor_the_token_table(tmp_path):
     """Fixed costs a full compile of plain folders does not pay (bench_peers.py): pygit2 (git sources
-    and the `git add` line only), tiktoken's table (the bounds decide), markdown-it (no fence)."""
+    and the `git add` line only), tiktoken's table (the bounds decide), markdown-it (no fence),
+    ruamel.yaml (no pre-commit or lefthook file to edit)."""
     repo = make_repo(tmp_path / "repo")
     code = (
         "import runpy, sys\n"
@@ -312,7 +313,7 @@ def test_a_path_source_compile_outside_git_loads_neither_pygit2_nor_the_token_ta
         "    runpy.run_module('doit', run_name='__main__')\n"
         "except SystemExit as done:\n"
         "    assert not done.code, done.code\n"
-        "print('LOADED', sorted(m for m in ('pygit2', 'tiktoken', 'markdown_it') if m in sys.modules))\n"
+        "print('LOADED', sorted(m for m in ('pygit2', 'tiktoken', 'markdown_it', 'ruamel.yaml') if m in sys.modules))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["AGENT_CONSTITUTION_CACHE"] = str(tmp_path / "user-cache")

@@ -9,10 +9,10 @@ when two cheap bounds leave its fit in doubt (`counted`). cl100k_base encodes by
 most `budget` UTF-8 bytes has at most `budget` tokens. And tiktoken encodes each piece of its
 pre-tokenizer's split on its own, a piece that is a token of the table as that one token and any
 other as at most one token per byte: the split, with each piece found among the table's first
-tokens counted as one, bounds the count from above (`upper_bound`: 6 ms for the table's head, and
-25 ms more for the regex module when the text is not within Latin-1). `measure` is the report line of a
-written file, which counts only under `-v` or when the render loaded the table to decide a split (a
-file that fits by a bound is not counted).
+tokens counted as one, bounds the count from above (`upper_bound`: 6 ms for the table's head; a
+text within Latin-1 is split by `re`, any other by the regex module, 25 ms more). `measure` is the
+report line of a written file, which counts only under `-v` or when the render loaded the table to
+decide a split (a file that fits by a bound is not counted).
 """
 
 from __future__ import annotations

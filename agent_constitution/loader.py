@@ -11,9 +11,10 @@ import gc
 
 # Before the package's imports: a run's objects are nearly all modules, classes and the inputs it
 # holds to the end, which the cycle collector scans over and over for nothing to free. At its default
-# of a collection every 700 new objects it took 30 ms of a 50-rule compile's 0.7 s of CPU and 20 ms of
-# a no-op's 0.3 s (bench/bench_peers.py's workspace); every 100,000 it runs none on those, and still
-# bounds the garbage in cycles a large build leaves for it.
+# of a collection every 700 new objects it took 30 ms of a 50-rule compile's 0.7 s of CPU, 105-125 ms
+# of a 500-rule one's 1.2-1.4 s and 20 ms of a no-op's 0.3 s (bench/bench_peers.py's workspaces);
+# every 100,000 it runs none after this point (those during doit's own imports remain, 15 ms), and
+# still bounds the garbage in cycles a large build leaves for it.
 gc.set_threshold(100_000)
 
 from doit.cmd_base import NamespaceTaskLoader

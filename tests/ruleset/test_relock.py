@@ -64,7 +64,7 @@ def _full(root: Path, **options) -> bool:
     statuses = _statuses(root)
     resolution, wrote = sync_lock(root, cache=root / "cache", **options)
     warned = any(segment.warnings for segment in resolution.segments)
-    relock.record(root, root / "cache", resolution, statuses, warned=warned)
+    relock.record(root, root / "cache", resolution, statuses, warned=warned, canonical=not options.get("locked"))
     return wrote
 
 

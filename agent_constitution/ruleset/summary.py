@@ -33,6 +33,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from agent_constitution.fsio import write_atomic
@@ -79,7 +80,7 @@ class Summary:
     @classmethod
     def from_json(cls, data: Mapping) -> "Summary":
         """Raises KeyError, TypeError or ValueError on an entry of another shape."""
-        selected = frozenset((source, int(rule_id)) for source, ids in data["selected"].items() for rule_id in ids)
+        selected = frozenset(pair for source, ids in data["selected"].items() for pair in zip(repeat(source), map(int, ids)))
         checks = tuple((str(ref), tuple(map(str, tools)), dict(install)) for ref, tools, install in data["checks"])
         skills = tuple((str(source), int(place), str(skill), str(root), bool(trust), str(digest))
                        for source, place, skill, root, trust, digest in data["skills"])

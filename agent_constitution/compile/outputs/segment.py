@@ -244,8 +244,11 @@ def _removed(cache: Path, nested: tuple[str, ...]) -> dict[str, frozenset]:
     selected = {s: summary.selected for s, summary in summaries(cache, (".", *nested)).items()}
     found = {}
     for path in nested:
-        above = [s for s in nested if s != path and path.startswith(s + "/")]
-        parent = max(above, key=len) if above else "."
+        # The nearest enclosing nested segment, from the longest prefix up (comparing every pair of
+        # segments was a tenth of a one-rule edit at 1,000 segments).
+        parts = path.split("/")
+        parent = next((above for above in ("/".join(parts[:end]) for end in range(len(parts) - 1, 0, -1))
+                       if above in selected), ".")
         if selected[path] <= selected[parent]:
             found[path] = selected[parent] - selected[path]
     return found

@@ -17,9 +17,12 @@ a check module serves. The next run takes the short way (`apply`) when all of th
 - each changed rule file (and each rule of a changed check module) validates on its own exactly as a
   load validates it (`ruleset.source.load_rule`), and keeps its shape: only what `TEXT` names changed.
 
-Then it rewrites the rules' entries in the lock (through its model and canonical writer, so the bytes
-are those the full way writes) and in the documents that hold them, and nothing else; a locked run
-refuses a change the way the full way does. Anything else, including an invalid rule, takes the full
+Then it rewrites the rules' entries in the lock and in the documents that hold them, and nothing
+else; a locked run refuses a change the way the full way does. While the lock holds the bytes the
+writer makes of it (the state says so: a locked run may have left an older writer's lock as it was),
+the rules' lines are replaced in it by the writer's line for each (`lockfile.rule_line`), which gives
+the bytes of parsing it, replacing the entries and writing it again; otherwise it goes through its
+model and writer. Anything else, including an invalid rule, takes the full
 way, which reports it with the same message as always. A file changed less than two seconds before
 the state was written is taken as changed next time (`sources.parsed` says why).
 

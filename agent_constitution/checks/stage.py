@@ -526,8 +526,9 @@ def _file_checks(planned: Plan) -> tuple[tuple[str, RuleCheck], ...]:
     """(segment, rule) of each job of `planned.jobs` whose rule `_python_of_repository` takes, in that
     order, from the groups' pairs: making every job to keep those few was a fifth of `doit list` at
     5,000 rules x 1,000 segments (76,000 jobs, each with its own copy of its configuration)."""
-    found = {(segment, rule.ref): (segment, rule) for group in planned.groups for segment, rule in group.pairs}
-    wanted = {key: pair for key, pair in found.items() if _python_of_repository(pair[1])}
+    # A (segment, rule) pair is in one group (its rule's, or the one of the rules without a check).
+    wanted = {(segment, rule.ref): (segment, rule) for group in planned.groups for segment, rule in group.pairs
+              if _python_of_repository(rule)}
     return tuple(wanted[key] for key in planned.order(wanted)) if wanted else ()
 
 

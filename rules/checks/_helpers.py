@@ -80,8 +80,10 @@ def workflow_files(repo: Repository, folder: str) -> list[str]:
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PREFIXES = {"env", "sudo", "command", "exec", "time"}
 _DECLARATIONS = ("export", "declare", "typeset", "local", "readonly")
-# The interpreters whose inline programs (`bash -c CODE`, `sh <<EOF`) are commands of the script too.
+# The interpreters whose inline programs (`bash -c CODE`, `sh <<EOF`, `eval CODE`) are commands of
+# the script too, read this many shells deep.
 _NESTED_SHELLS = re.compile(r"(?:ba|z|da|k|mk|fi)?sh|eval")
+NESTED_DEPTH = 3
 
 
 def simple_commands(script: str) -> list[list[str]]:
@@ -105,23 +107,23 @@ def commands_with_env(script: str) -> list[tuple[dict[str, str], list[str]]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _split(script: str) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
+def _split(script: str, depth: int = 0) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
     read = tokenize_shell(script, comments=True)
     if read.unread and "\n" in script:
         # An unclosed quote reads to the end of the script (`echo don't` in one line of many):
         # each line is read alone then, so only that line's words are lost.
-        return tuple(found for line in script.replace("\\\n", " ").splitlines() for found in _split(line))
+        return tuple(found for line in script.replace("\\\n", " ").splitlines() for found in _split(line, depth))
     found: list[tuple[dict[str, str], tuple[str, ...]]] = []
     groups = 0
     for command in read.commands:
         groups, words = _ungrouped([word.text for word in command.words], groups)
-        found += _simple(command, words)
+        found += _simple(command, words, depth)
     return tuple(found)
 
 
-def _simple(command, words: list[str]) -> list[tuple[dict[str, str], tuple[str, ...]]]:
+def _simple(command, words: list[str], depth: int) -> list[tuple[dict[str, str], tuple[str, ...]]]:
     """(its variables, its words) of one command of the shell reader, and of the commands of the
-    program it hands a nested shell."""
+    program it hands a nested shell, NESTED_DEPTH shells deep (a heredoc per line nests without end)."""
     env: dict[str, str] = {}
     while words and (_ASSIGNMENT.match(words[0]) or words[0] in _PREFIXES):
         word = words.pop(0)
@@ -131,8 +133,10 @@ def _simple(command, words: list[str]) -> list[tuple[dict[str, str], tuple[str, 
         env.update(arg.split("=", 1) for arg in words[1:] if _ASSIGNMENT.match(arg))
     found = [(env, tuple(words))] if words or env else []
     interpreter, programs = inline_programs(command)
-    if _NESTED_SHELLS.fullmatch(interpreter):
-        found += [nested for program in programs for nested in _split(program.text)]
+    if depth < NESTED_DEPTH and _NESTED_SHELLS.fullmatch(interpreter):
+        # `eval` runs its words joined by spaces; `sh -c` each program it is given.
+        texts = [" ".join(word.text for word in programs)] if interpreter == "eval" else [word.text for word in programs]
+        found += [nested for text in texts for nested in _split(text, depth + 1)]
     return found
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib import import_module
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .subjects import check_module
@@ -30,11 +30,18 @@ helpers = import_module(check_module(21).__package__ + "._helpers")
     ("cat > notes.txt <<EOF\ngit push --force\nEOF\nuv lock", [({}, ["cat"]), ({}, ["uv", "lock"])]),
     ("bash <<EOF\nuv sync\nEOF", [({}, ["bash"]), ({}, ["uv", "sync"])]),
     ("sh -c 'uv sync && git push'", [({}, ["sh", "-c", "uv sync && git push"]), ({}, ["uv", "sync"]), ({}, ["git", "push"])]),
+    ("eval uv sync --locked", [({}, ["eval", "uv", "sync", "--locked"]), ({}, ["uv", "sync", "--locked"])]),
     ("echo don't\nuv sync", [({}, ["echo", "dont"]), ({}, ["uv", "sync"])]),
     ("A=1 env B=2 sudo uv run \\\n  --locked pytest", [({"A": "1", "B": "2"}, ["uv", "run", "--locked", "pytest"])]),
 ])
 def test_golden_splits(script, commands):
     assert helpers.commands_with_env(script) == commands
+
+
+def test_nested_shells_are_read_a_few_deep():
+    script = "".join(f"bash <<E{level}\n" for level in range(2000)) + "uv sync\n"
+    commands = helpers.simple_commands(script)
+    assert commands == [["bash"]] * (helpers.NESTED_DEPTH + 1)
 
 
 def _substitution(inner: st.SearchStrategy[str], backticks: bool = True) -> st.SearchStrategy[str]:
@@ -55,7 +62,7 @@ _inner = st.recursive(
 _word = st.one_of(_plain, _substitution(_inner), st.tuples(_plain, _substitution(_inner)).map("".join))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_word, min_size=1, max_size=5))
 def test_a_command_with_substitutions_splits_into_its_words(words):
     command = " ".join(["uv", *words])

@@ -12,14 +12,14 @@ characters escaped.
 from __future__ import annotations
 
 import dataclasses
+import os
 import traceback
-import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_constitution.checks import filepass, worker
+from agent_constitution.checks import worker
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
@@ -45,7 +45,7 @@ class Subjects:
     memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
     agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
     in_force: Mapping[str, frozenset[str]] = field(default_factory=dict)  # segment -> the refs in force there
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    token: str = field(default_factory=lambda: os.urandom(16).hex())  # not uuid: 5 ms of the Stop hook's imports
     # The run's python checks of the repository, which may judge files one at a time: one pass over
     # a view's files serves all of them (`checks.filepass`); `passes` keeps the passes made.
     file_checks: tuple[tuple[str, RuleCheck], ...] = ()   # (segment, rule)
@@ -165,6 +165,8 @@ def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
 
 def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
+        from agent_constitution.checks import filepass  # lazy: the memo and its report (40 ms) only for a check of the repository; the Stop hook runs none
+
         found = filepass.findings(rule, segment, subject, module.check_file, subjects.memo, subjects.file_checks,
                                   subjects.passes)
     else:

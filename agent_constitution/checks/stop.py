@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent_constitution.layout import CACHE, MANIFEST
+from agent_constitution.layout import CACHE, MANIFEST, REVIEW_FILE
 
 SUBJECTS = ("change", "record")
 SHOWN = 8  # findings listed; the rest are counted
@@ -82,12 +82,12 @@ def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[l
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
     reviewed false positive does not block, and a reviewer command's verdict only once its group is
     calibrated), and those verdicts by (segment, rule)."""
-    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
-    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
-    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory  # lazy: only where verdicts are recorded
-
     if not (root / REVIEW_FILE).is_file():
         return results, {}
+    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.verdicts import apply, read_memory  # lazy: only where verdicts are recorded
+
     reader = Reader(subjects)
     memory = read_memory(root)
     if groups is not None:
@@ -104,9 +104,11 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     """(fingerprint, line) of each problem of the violated results, once however many segments'
     rules report it (a commit message, a session record); a violation a reviewer confirmed is
     given with the reviewer's reason."""
+    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    if not violated:
+        return []
     from agent_constitution.checks.fingerprints import fingerprint, unique  # lazy: the Stop hook imports only what it runs
 
-    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     found: list[tuple[str, str]] = []
     plain = []
     for result in violated:

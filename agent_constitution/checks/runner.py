@@ -112,7 +112,8 @@ def in_force(subjects: Subjects, segment: str, source: str) -> frozenset[int]:
                      if ref.startswith(prefix) and ref[len(prefix):].isdigit())
 
 
-def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
+def run_check(rule: RuleCheck, segment: str, subjects: Subjects, *, here: bool = False) -> Result:
+    """`here`: a python check runs in this process under its timeout (`worker.here`), not in the worker."""
     if rule.check is None:
         return for_rule(rule, segment, None)
     if not rule.trusted:
@@ -120,7 +121,7 @@ def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
             f"untrusted source: {rule.source!r} is not trusted, so its check code does not run "
             f"(set trust = true on it in [sources] of rules.toml to run it)"))
     if rule.check.python:
-        findings, cause = _in_worker(rule, segment, subjects)
+        findings, cause = _in_worker(rule, segment, subjects, worker.here if here else worker.call)
     else:
         findings, cause = _decided(_command, rule, segment, subjects)
     if cause is not None:
@@ -142,14 +143,14 @@ def _decided(decide, rule: RuleCheck, segment: str, subjects: Subjects) -> tuple
         return [], _crash(error)
 
 
-def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[Finding], str | None]:
-    """A python check, run in the worker process within the check's timeout."""
+def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects, runs) -> tuple[list[Finding], str | None]:
+    """A python check, run by `runs` (`worker.call`: in the worker process) within the check's timeout."""
     spec = rule.check
     try:
-        return worker.call(_decided, (_python, rule, segment, subjects), timeout=spec.timeout)
+        return runs(_decided, (_python, rule, segment, subjects), timeout=spec.timeout)
     except worker.Timeout:
-        return [], (f"timeout: python check {spec.python} gave no answer within {spec.timeout:g} s "
-                    "(its worker process was stopped)")
+        stopped = "its worker process was stopped" if runs is worker.call else "it was stopped"
+        return [], f"timeout: python check {spec.python} gave no answer within {spec.timeout:g} s ({stopped})"
     except worker.Died as error:
         return [], f"crash: the worker process running python check {spec.python} ended: {error}"
 

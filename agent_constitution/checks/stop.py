@@ -71,7 +71,7 @@ def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
         change=resolve_change(root, WORKTREE) if needs_change else None,
         record=Path(record) if record else None,
     )
-    results = [run_check(rule, segment, subjects) for segment, rule in jobs]
+    results = [run_check(rule, segment, subjects, here=True) for segment, rule in jobs]  # no worker: `worker.here`
     tiers = {(segment, rule.ref): rule.check.fix for segment, rule in jobs
              if rule.check.fix and rule.check.python and rule.trusted and rule.check.subject == "change"}
     return (*reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs},

@@ -4,7 +4,8 @@ Order of decisions: a rule without a check goes to the reviewer (no outcome); a 
 trusted runs no code (undecidable, with that reason); otherwise the check runs against its subject.
 Whatever goes wrong while it runs (a missing tool, a timeout, an exception, output that breaks the
 contract) is undecidable with the cause, never a violation. A python check runs in a worker
-process (`checks.worker`) within the rule's `timeout`, like a command. Findings are normalized
+process (`checks.worker`; the Stop hook's in its own process, `worker.here`) within the rule's
+`timeout`, like a command. Findings are normalized
 where they arrive (`checks.findings`): paths inside the folder the check governs, control
 characters escaped.
 """

@@ -3,8 +3,8 @@
 It runs only the fast, change-scoped checks: the selected rules whose subject is the change (here
 the worktree's change, `change=worktree`: what the session left uncommitted) or the session record
 (the transcript the payload names, where the host's format is one `checks/records.py` reads), with
-the same runner as `doit check`, outside doit: no task graph, no repository scan, no report files.
-The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
+the same runner as `doit check`, outside doit: no task graph, no repository scan, no report files,
+no worker process (python checks run here, each under its timeout: `worker.here`). The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
 stale it is computed here.
 
 HOST (default `claude-code`) names the host whose stop-like event runs it; its `hosts.Stop`

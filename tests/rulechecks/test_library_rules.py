@@ -662,32 +662,3 @@ def test_a_stamp_outside_a_skill_folder_or_hand_text_around_the_fences_still_cou
     fenced = "<!-- agent-constitution:begin -->\n- ac:1 a rule\n<!-- agent-constitution:end -->\n"
     around = change(tmp_path, files={"AGENTS.md": (fenced, "# Notes\n" + "Our own words.\n" * 401 + fenced)})
     assert module.check(around)
-
-
-def _shlex_words(line: str) -> list[str]:
-    import shlex
-
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    return list(lexer)
-
-
-@settings(max_examples=500)
-@given(st.text(st.sampled_from(list("gitpush-f= ;&|()\t$<>{}~*.\u00a0é")), max_size=40))
-def test_a_line_without_quotes_escapes_or_comments_splits_as_shlex_splits_it(line):
-    """The shell helpers' fast path (`_words`) gives shlex's words for every line it takes."""
-    from importlib import import_module
-
-    helpers = import_module(check_module(14).__package__ + "._helpers")
-    assert helpers._words(line) == _shlex_words(line)
-
-
-def test_a_line_with_quotes_escapes_or_comments_still_goes_through_shlex():
-    from importlib import import_module
-
-    helpers = import_module(check_module(14).__package__ + "._helpers")
-    for line in ("g'it' push --force", 'echo "a;b" && git push', "g\\it push -f", "ls #; git push -f", "echo 'open"):
-        expected = _shlex_words(line) if not line.endswith("open") else line.split()
-        assert helpers._words(line) == expected
-    assert [call.command for call in helpers.git_calls("g''it push --force origin main")] == ["push"]

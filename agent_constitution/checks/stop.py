@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent_constitution.layout import CACHE, MANIFEST, REVIEW_FILE
+from agent_constitution.layout import CACHE, MANIFEST, REVIEW_FILE, has_covenant
 
 SUBJECTS = ("change", "record")
 SHOWN = 8  # findings listed; the rest are counted
@@ -227,6 +227,8 @@ def covenant_drift(root: Path) -> list[str]:
     """The covenant judge's after-the-fact look (issue 37): protected files changed since its last
     hook call by a write it did not see, which no later hook call of this turn would report.
     Empty without a covenant config; a comparison that fails is said, and blocks."""
+    if not has_covenant(root):  # what stop_lines finds too, without importing the judge
+        return []
     try:
         from agent_constitution.covenant.baseline import stop_lines  # lazy: the covenant only where its drift is said
 

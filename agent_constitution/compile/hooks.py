@@ -326,7 +326,7 @@ def write_pre_commit(root: Path, generated: str | None = None) -> bool:
     path = root / PRE_COMMIT
     if not path.exists():
         return False
-    text, _ = _read(path)
+    text = read_text(path)  # merge_pre_commit parses it (and refuses it when it is not YAML)
     wanted = pre_commit_hooks(root)
     merged = merge_pre_commit(text, wanted, path)
     merged = with_install_types(merged, list(dict.fromkeys(hook["stages"][0] for hook in wanted)), path)

@@ -54,3 +54,16 @@ def test_a_file_the_filters_skip_holds_nothing_the_parse_finds(text):
         assert not _bare_by_parse(text)
     if not any(word in text for word in BREAKPOINTS._WORDS):
         assert not _debugger_by_parse(text)
+
+
+GENERATED = check_module(13)
+# Lines of every length around the cut, with each line break splitlines knows (\r\n split across it too).
+HEAD_TEXT = st.lists(st.tuples(st.integers(0, 2 * GENERATED.HEAD + 20),
+                               st.sampled_from(["\n", "\r\n", "\r", "\x0b", "\x1c", "\u2028", ""])),
+                     max_size=8).map(lambda lines: "".join("x" * n + end for n, end in lines))
+
+
+@settings(max_examples=300)
+@given(HEAD_TEXT)
+def test_the_generated_marker_head_is_the_whole_texts_head(text):
+    assert GENERATED._head(text) == "\n".join(text.splitlines()[:5])[:GENERATED.HEAD]

@@ -135,6 +135,13 @@ class Repository:
         not a file. Read and decoded once per run, however many checks ask."""
         return self._contents.text(self.root / path)
 
+    def size(self, path: str) -> int | None:
+        """The file's size in bytes, or None when it is not a file (a folder, a broken link, gone):
+        `os.stat`, following links, once per run and shared by every check of the run (the input
+        sets' signatures stat every file first)."""
+        found = self._contents.identity(self.root / path)
+        return None if found is None else found[0]
+
     def link(self, path: str) -> str | None:
         """Where the symbolic link `path` leads, as a path of this view (`..` folded; it may start
         with `../` when it leads above the view's folder), or None when `path` is not a link. Two

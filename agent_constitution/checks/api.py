@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING
 from agent_constitution.checks.records import EDIT, READ, SEARCH, SHELL, ToolCall, read_tool_calls
 # The external tool a check runs: from PATH, or the version its rule pins in [check.install].
 from agent_constitution.checks.tools import ToolUnavailable, tool_command
+# The one shell reader, the covenant judge's: a check splits scripts with it rather than with a
+# second splitter of its own (shlex cut `$(cat .python-version)` into `$` and a command).
+from agent_constitution.covenant.shell import inline_programs, tokenize as tokenize_shell
 
 __all__ = ["EDIT", "READ", "SEARCH", "SHELL", "Change", "FileChange", "Finding", "Fix", "Record", "Repository",
-           "ToolCall", "ToolUnavailable", "Undecidable", "Unfixed", "glob_regex", "insert_lines", "line_ending",
-           "match_files", "tool_command"]
+           "ToolCall", "ToolUnavailable", "Undecidable", "Unfixed", "glob_regex", "inline_programs", "insert_lines",
+           "line_ending", "match_files", "tokenize_shell", "tool_command"]
 
 if TYPE_CHECKING:
     from agent_constitution.checks.contents import Contents

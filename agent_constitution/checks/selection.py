@@ -30,7 +30,7 @@ from agent_constitution.layout import CHECKS
 from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
-from agent_constitution.ruleset.resolved import Index, Resolved, ResolvedRule, index_path, read_index, read_resolved, resolved_path
+from agent_constitution.ruleset.resolved import Index, Resolved, index_path, read_index, read_resolved, resolved_path
 
 # Resolving (pydantic, the source loaders) is imported only when the resolution is stale: the Stop
 # hook reads a fresh one and must stay fast.
@@ -70,94 +70,128 @@ def _waivers(waive) -> tuple[Waiver, ...]:
 
 def _resolution(root: Path, cache: Path) -> tuple[Index, dict, dict[str, tuple[RuleCheck, ...]]]:
     """The index, the sources ({root, trust} by name) and each segment's rules: from the selection
-    kept in `cache/checks/selection.json` while every resolution document is the one it was made
-    from, else from the documents (and kept for the next run), else resolved here first."""
+    kept in `cache/checks/selection.json` for each segment whose resolution document is the one it
+    was made from, else from the documents (and kept for the next run), else resolved here first."""
     index = _fresh_index(root, cache)
     if index is not None:
-        key = _key(cache, index)
-        kept = _kept(cache, key)
-        if kept is not None and all(Path(item["root"]).is_dir() for item in kept[0].values()):
-            return index, *kept
+        stamps = _stamps(cache, index.segments)
+        kept = _kept(cache) if None not in stamps else None
+        held = {} if kept is None else kept[3]
         try:
-            documents = [read_resolved(resolved_path(cache, segment)) for segment in index.segments]
+            documents = {segment: read_resolved(resolved_path(cache, segment))
+                         for segment, stamp in zip(index.segments, stamps) if held.get(segment, (None,))[0] != stamp}
         except UserError:
             documents = None
-        # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
-        if documents is not None and all(Path(item.root).is_dir() for item in documents[0].sources.values()):
-            return index, *_keep(cache, key, documents)
+        if documents is not None:
+            found = _keep(cache, index.segments, stamps, documents, kept)
+            # The user cache that held a snapshot may have been cleared since: then resolve (and fetch) here.
+            if all(Path(item["root"]).is_dir() for item in found[0].values()):
+                return index, *found
     from agent_constitution.ruleset.lock import resolve_documents  # lazy: resolution only when the resolved documents are stale
 
     resolve_documents(root, cache)
     index = read_index(cache)
-    documents = [read_resolved(resolved_path(cache, segment)) for segment in index.segments]
-    return index, *_keep(cache, _key(cache, index), documents)
+    documents = {segment: read_resolved(resolved_path(cache, segment)) for segment in index.segments}
+    return index, *_keep(cache, index.segments, _stamps(cache, index.segments), documents, None)
 
 
 # A kept selection names each distinct rule once (a rule most segments select is one entry, not a
 # thousand): reading it costs a few milliseconds where reading every segment's document (each
 # rule with its texts in every language) cost 0.9 s of JSON alone at 5,000 rules x 1,000 segments.
+# Each segment's entry is kept with its document's status, so a one-rule edit (which rewrites the
+# dozen documents that hold the rule) reads those again, not every one.
 SELECTION = "selection.json"
-SELECTION_VERSION = 1
+SELECTION_VERSION = 2
 
 
-def _key(cache: Path, index: Index) -> list:
-    """What the kept selection was made from: each resolution file's inode, mtime and size (the lock
-    stage replaces a document by renaming a new file into place, so a new document is a new inode)."""
+def _stamps(cache: Path, segments: tuple[str, ...]) -> list[list[int] | None]:
+    """Each segment's resolution file by inode, mtime and size (None when it is missing): the lock
+    stage replaces a document by renaming a new file into place, so a new document is a new inode."""
     found = []
-    for path in (index_path(cache), *(resolved_path(cache, segment) for segment in index.segments)):
+    for segment in segments:
         try:
-            status = path.stat()
+            status = resolved_path(cache, segment).stat()
         except OSError:
-            return []
+            found.append(None)
+            continue
         found.append([status.st_ino, status.st_mtime_ns, status.st_size])
     return found
 
 
-def _kept(cache: Path, key: list) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]] | None:
-    """(sources, rules by segment) of the kept selection, when it was made from `key`; None when it
-    is missing, stale or damaged (the cache is the user's to edit): then the documents are read."""
-    if not key:
-        return None
+def _kept(cache: Path) -> tuple[dict, list[list], list[RuleCheck], dict[str, tuple[list, list[int]]]] | None:
+    """(sources, the rows of the distinct rules, their checks, segment → (its document's status, its
+    rows' numbers)) of the kept selection; None when it is missing or damaged (the cache is the
+    user's to edit)."""
     try:
         data = json.loads(read_cached(cache / CHECKS / SELECTION) or b"null")
-        if data["version"] != SELECTION_VERSION or data["key"] != key:
+        if data["version"] != SELECTION_VERSION:
             return None
-        rules = [RuleCheck(source, number, revision, status, title, text,
-                           None if check is None else CheckSpec.of(check), Path(folder), trusted is True)
-                 for source, number, revision, status, title, text, check, folder, trusted in data["rules"]]
-        return data["sources"], {segment: tuple(rules[i] for i in picked) for segment, picked in data["segments"]}
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        rows = data["rules"]
+        rules = [_rule(row) for row in rows]
+        held = {}
+        for segment, stamp, picked in data["segments"]:
+            if not all(type(i) is int and 0 <= i < len(rows) for i in picked):
+                return None
+            held[segment] = (stamp, picked)
+        return dict(data["sources"]), rows, rules, held
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
-def _keep(cache: Path, key: list, documents: list[Resolved]) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]]:
-    """(sources, rules by segment) of the documents, kept for the next run (when the cache can be written)."""
-    sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[0].sources.items()}
+def _rule(row: list) -> RuleCheck:
+    source, number, revision, status, title, text, check, folder, trusted = row
+    return RuleCheck(source, number, revision, status, title, text, None if check is None else CheckSpec.of(check),
+                     Path(folder), trusted is True)
+
+
+def _keep(cache: Path, segments: tuple[str, ...], stamps: list, documents: Mapping[str, Resolved],
+          kept) -> tuple[dict, dict[str, tuple[RuleCheck, ...]]]:
+    """(sources, rules by segment): a segment's from its document when `documents` holds it, else
+    the kept one's; kept again for the next run when a document was read (and the cache can be written)."""
+    if not documents:
+        sources, _, rules, held = kept
+        return sources, {segment: tuple(rules[i] for i in held[segment][1]) for segment in segments}
+    if ROOT_SEGMENT in documents or kept is None:
+        sources = {name: {"root": item.root, "trust": item.trust} for name, item in documents[segments[0]].sources.items()}
+    else:
+        sources = kept[0]
     entries: dict[tuple, int] = {}  # a rule's row as a hashable key → its number
-    rules: list[RuleCheck] = []
     rows: list[list] = []
+    rules: list[RuleCheck] = []
     picked: list[list] = []
-    for document in documents:
-        numbers = []
-        for rule in document.rules:
-            source = document.sources[rule.source]
-            row = [rule.source, rule.id, rule.revision, rule.status, rule.title[source.language],
-                   rule.text[source.language], rule.check, source.root, source.trust]
-            entry = (*row[:6], None if rule.check is None else json.dumps(rule.check, sort_keys=True), *row[7:])
-            if entry not in entries:
-                entries[entry] = len(rows)
-                rows.append(row)
-                rules.append(_check(rule, document))
-            numbers.append(entries[entry])
-        picked.append([document.segment, numbers])
-    if key:
+
+    def number(row: list, made: RuleCheck | None = None) -> int:
+        entry = (*row[:6], None if row[6] is None else json.dumps(row[6], sort_keys=True), *row[7:])
+        if entry not in entries:
+            entries[entry] = len(rows)
+            rows.append(row)
+            rules.append(made or _rule(row))
+        return entries[entry]
+
+    renumbered: dict[int, int] = {}  # a kept row's number → its number now
+    for segment, stamp in zip(segments, stamps):
+        document = documents.get(segment)
+        if document is None:
+            numbers = []
+            for i in kept[3][segment][1]:
+                if i not in renumbered:
+                    renumbered[i] = number(kept[1][i], kept[2][i])
+                numbers.append(renumbered[i])
+        else:
+            numbers = []
+            for rule in document.rules:
+                source = document.sources[rule.source]
+                numbers.append(number([rule.source, rule.id, rule.revision, rule.status, rule.title[source.language],
+                                       rule.text[source.language], rule.check, source.root, source.trust]))
+        picked.append([segment, stamp, numbers])
+    if None not in stamps:
         try:
             write_if_changed(cache / CHECKS / SELECTION, json.dumps(
-                {"version": SELECTION_VERSION, "key": key, "sources": sources, "rules": rows, "segments": picked},
+                {"version": SELECTION_VERSION, "sources": sources, "rules": rows, "segments": picked},
                 ensure_ascii=False, separators=(",", ":")) + "\n", within=cache)
         except (OSError, UserError):
             pass  # a cache that cannot be written costs the next run the documents' read
-    return sources, {segment: tuple(rules[i] for i in numbers) for segment, numbers in picked}
+    return sources, {segment: tuple(rules[i] for i in numbers) for segment, _, numbers in picked}
 
 
 def _fresh_index(root: Path, cache: Path) -> Index | None:
@@ -176,22 +210,6 @@ def _mtime(path) -> int:
         return os.stat(path).st_mtime_ns
     except OSError:
         return 0
-
-
-def _check(rule: ResolvedRule, document: Resolved) -> RuleCheck:
-    source = document.sources[rule.source]
-    check = rule.check
-    return RuleCheck(
-        source=rule.source,
-        id=rule.id,
-        revision=rule.revision,
-        status=rule.status,
-        title=rule.title[source.language],
-        text=rule.text[source.language],
-        check=None if check is None else CheckSpec.of(check),
-        source_root=Path(source.root),
-        trusted=source.trust,
-    )
 
 
 def _named(ref: str, declared: Mapping[str, dict]) -> RuleCheck:

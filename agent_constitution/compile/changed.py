@@ -1,7 +1,7 @@
 """The word compile prints for each file it changed: `created`, `updated` or `removed`.
 
 A step reports the files it wrote and the ones it took its entries out of; whether a written file is
-new is known only before its first write, so `watch` notes, through `fsio.before_change` (which
+new is known only before its first write, so `watch` notes, through `fsio.watching` (whose hooks
 every write and delete of `fsio` calls), each file that did not exist when it was first changed. A
 file a step "removed" its entries from but that is still there (a hook file holding the user's own
 hooks) was updated, not removed.
@@ -23,7 +23,6 @@ def watch() -> Iterator[set[str]]:
     changed them: a skill is written as a folder of files."""
     absent: set[str] = set()
     seen: set[str] = set()
-    outer = fsio.before_change
 
     def note(path: Path | str) -> None:
         full = os.path.abspath(path)
@@ -32,14 +31,9 @@ def watch() -> Iterator[set[str]]:
             while not os.path.lexists(full) and full not in absent:  # the file, and the folders it makes
                 absent.add(full)
                 full = os.path.dirname(full)
-        if outer is not None:
-            outer(path)
 
-    fsio.before_change = note
-    try:
+    with fsio.watching(note):
         yield absent
-    finally:
-        fsio.before_change = outer
 
 
 def lines(root: Path, written: Iterable[str | Path], removed: Iterable[str | Path], absent: set[str]) -> list[str]:

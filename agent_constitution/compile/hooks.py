@@ -740,9 +740,12 @@ def plain_commands(root: Path) -> dict[str, list[str]]:
 
 
 def plain_hook_text(root: Path, name: str = PLAIN_HOOK) -> str:
+    """The hook script: quiet when the commit passes, as pre-commit is (a passing commit printed the
+    check's four summary lines every time), and on a failure the whole output of the command that
+    failed, then exit 1. The output is held in a variable, not a file: nothing to clean up."""
     stage = Path(name).name
-    body = "\n".join(f"{run} || exit 1" for run in plain_commands(root)[stage])
-
+    body = "\n".join(f"out=$({run} 2>&1) || {{ printf '%s\\n' \"$out\"; exit 1; }}"
+                     for run in plain_commands(root)[stage])
     return f"#!/bin/sh\n{PLAIN_BANNER}{spoken(PLAIN_REMOVED, root)}\n{body}\n"
 
 

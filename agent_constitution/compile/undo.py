@@ -49,7 +49,7 @@ def remember(cache: Path, before: bytes | None) -> None:
 
 
 def journal(root: Path, cache: Path):
-    """`fsio.before_change` for a compile step of this run: keeps, once per file, what a file of the
+    """The hook a compile step runs under (`fsio.watching`): keeps, once per file, what a file of the
     repository (not of the cache) held before this run first changed it."""
     run = os.environ.get(RUN)
     folder = cache / JOURNAL / run if run else None

@@ -13,8 +13,13 @@ regular expressions are `patterns.fixed` (compiled from the plan, without `re`),
 are evaluated eagerly (no `from __future__ import annotations`): this module loads on every hook
 call, and `dataclasses`, `typing`, `collections` or `re` would cost more to import than the module.
 
-Comments (`#`) are not recognised: a word starting with `#` stays a word. That keeps the reading on
-the conservative side (a protected path in a trailing comment still counts as a mention).
+Comments (`#`) are not recognised by the judge: a word starting with `#` stays a word. That keeps
+the reading on the conservative side (a protected path in a trailing comment still counts as a
+mention). The repository checks, which read CI scripts and session commands through `checks.api`,
+ask for them (`tokenize(line, comments=True)`).
+
+A substitution (`$(…)`, `${…}`, backticks) is read whole, nested brackets and the quotes inside it
+included, outside double quotes and within them: `"$(echo "a b")"` is one word.
 """
 
 from agent_constitution.covenant.patterns import fixed
@@ -122,6 +127,15 @@ def _double_quoted(line: str, open_at: int) -> tuple[str, int, bool]:
             continue
         if ch == '"':
             return "".join(out), i + 1, True
+        if ch == "$" and line[i + 1 : i + 2] in ("(", "{") or ch == "`":
+            # bash reads a substitution inside quotes as its own text, so its quotes are its own:
+            # `"$(echo "a b")"` is one word.
+            end, closed = _backticked(line, i) if ch == "`" else _matching_paren(line, i + 1)
+            out.append(line[i:end])
+            if not closed:
+                return "".join(out), n, False
+            i = end
+            continue
         out.append(ch)
         i += 1
     return "".join(out), n, False
@@ -202,8 +216,17 @@ def _run_end(line: str, i: int, most: int, digits: frozenset[str]) -> int:
     return end
 
 
+def _backticked(line: str, open_at: int) -> tuple[int, bool]:
+    """End (exclusive) of the `...` substitution opening at `open_at`, and whether it closed."""
+    close = line.find("`", open_at + 1)
+    return (len(line), False) if close == -1 else (close + 1, True)
+
+
 def _matching_paren(line: str, open_at: int) -> tuple[int, bool]:
-    """End (exclusive) of the parenthesised group opening at `open_at`; quotes suspend counting."""
+    """End (exclusive) of the group opening at `open_at` with `(` (a substitution's) or `{` (a
+    parameter expansion's), counting that bracket only; quotes suspend counting."""
+    opening = line[open_at]
+    closing = ")" if opening == "(" else "}"
     depth = 0
     i = open_at
     n = len(line)
@@ -224,9 +247,9 @@ def _matching_paren(line: str, open_at: int) -> tuple[int, bool]:
                 return n, False
             i = nxt
             continue
-        if ch == "(":
+        if ch == opening:
             depth += 1
-        elif ch == ")":
+        elif ch == closing:
             depth -= 1
             if depth == 0:
                 return i + 1, True
@@ -296,8 +319,8 @@ class _WordScan:
         after = self.line[i + 1 : i + 2]
         if after == "'":
             return self.ansi_c_quoted(i)
-        if after == "(":
-            return self.command_substitution(i)
+        if after in ("(", "{"):
+            return self.enclosed(i)
         return self.glob(i)  # an expansion: opaque like a glob
 
     def ansi_c_quoted(self, i: int) -> int:
@@ -308,7 +331,8 @@ class _WordScan:
         self.out.append(text)
         return nxt
 
-    def command_substitution(self, i: int) -> int:
+    def enclosed(self, i: int) -> int:
+        """`$(...)` or `${...}`: one opaque word-part however many spaces and quotes it holds."""
         end, closed = _matching_paren(self.line, i + 1)
         if not closed:
             return self.unclosed(i, self.line[i:end])
@@ -317,8 +341,7 @@ class _WordScan:
         return end
 
     def backticks(self, i: int) -> int:
-        close = self.line.find("`", i + 1)
-        end = self.n if close == -1 else close + 1
+        end, _ = _backticked(self.line, i)
         self.out.append(self.line[i:end])
         self.opaque = True
         return end
@@ -399,19 +422,24 @@ def _heredoc_body(line: str, start: int, delimiter: str, strip_tabs: bool) -> tu
     return "".join(body), end_of_body, i
 
 
-def tokenize(line: str) -> Tokenized:
-    """Tokenize one shell command line (which may hold several physical lines). Never raises."""
-    return _Tokenizer(line).run()
+def tokenize(line: str, comments: bool = False) -> Tokenized:
+    """Tokenize one shell command line (which may hold several physical lines). Never raises.
+
+    With `comments`, a `#` starting a word comments out the rest of its physical line, as bash
+    reads a script: the checks read CI scripts so, where a commented-out command is not run. The
+    judge does not (see the module's docstring)."""
+    return _Tokenizer(line, comments).run()
 
 
 class _Tokenizer:
     """One line as it is read: the commands ended so far and the one being read (`current`), the
     spans left unread, the stdin-data spans, and the heredocs whose bodies follow the next newline."""
 
-    __slots__ = ("line", "n", "commands", "unread", "data", "current", "pending")
+    __slots__ = ("line", "n", "comments", "commands", "unread", "data", "current", "pending")
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, comments: bool) -> None:
         self.line, self.n = line, len(line)
+        self.comments = comments
         self.commands: list[_Builder] = []
         self.unread: list[Unread] = []
         self.data: list[tuple[int, int]] = []
@@ -426,6 +454,9 @@ class _Tokenizer:
                 i += 1
             elif ch in "\n\r":
                 i = self.newline(i)
+            elif ch == "#" and self.comments:
+                end = line.find("\n", i)  # the newline still ends the command and starts any heredoc body
+                i = self.n if end == -1 else end
             elif ch in "<>" and line[i + 1 : i + 2] == "(":
                 # Process substitution is a word bash executes, never a redirect.
                 word, i = self.substitution(i)

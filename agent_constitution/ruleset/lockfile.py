@@ -91,8 +91,7 @@ def lock_file_text(lock: Lockfile, program: str = "doit") -> str:
         # Every field a source entry has, in this order, when set: a new field joins SOURCE_FIELDS.
         lines += [f"{field} = {_string(value)}" for field in SOURCE_FIELDS if (value := getattr(source, field)) is not None]
     lines += ["", "[rules]  # each enabled rule once: its revision and the digest of its file and check"]
-    lines += [f"{_string(ref)} = {{ revision = {rule.revision}, digest = {_string(rule.digest)} }}"
-              for ref, rule in lock.rules.items()]
+    lines += [rule_line(ref, rule) for ref, rule in lock.rules.items()]
     for segment in lock.segment:
         lines += ["", "[[segment]]", f"path = {_string(segment.path)}"]
         for field in ("added", "excluded"):
@@ -104,6 +103,11 @@ def lock_file_text(lock: Lockfile, program: str = "doit") -> str:
         pairs = ", ".join(f"{_string(group)} = {_string(alternative)}" for group, alternative in segment.choices.items())
         lines.append(f"choices = {{ {pairs} }}" if pairs else "choices = {}")
     return "\n".join(lines) + "\n"
+
+
+def rule_line(ref: str, rule: LockedRule) -> str:
+    """A rule's line in `[rules]`: the only lines of the lock that start with a quote."""
+    return f"{_string(ref)} = {{ revision = {rule.revision}, digest = {_string(rule.digest)} }}"
 
 
 def review_digest(groups: Mapping[str, Mapping]) -> str | None:

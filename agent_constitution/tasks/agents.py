@@ -324,15 +324,12 @@ def _undone(action):
         root = plan.root
         cache = Project(root).cache
         undo.forget_other_runs(cache)
-        fsio.before_change = undo.journal(root, cache)
         try:
-            result = action(output, plan, subject, *rest)
+            with fsio.watching(undo.journal(root, cache)):
+                result = action(output, plan, subject, *rest)
         except BaseException:
-            fsio.before_change = None
-            _put_back(root)
+            _put_back(root)  # outside the journal's block: putting back is not journaled
             raise
-        finally:
-            fsio.before_change = None
         if isinstance(result, TaskFailed):
             _put_back(root)
         return result

@@ -170,7 +170,8 @@ def _lock(root, cache, locked):
         resolution, wrote = sync_lock(root, locked=locked, because=because, cache=cache, policy=locked_policy)
         held_back = resolution.constitution.held_back()
         warnings = dict.fromkeys([*(w for segment in resolution.segments for w in segment.warnings), *filter(None, [held_back])])
-        relock.record(root, cache, resolution, statuses, warned=bool(warnings))
+        # Outside a locked run the full way wrote the lock's bytes, or found them written.
+        relock.record(root, cache, resolution, statuses, warned=bool(warnings), canonical=not locked)
     for warning in warnings:
         print(spoken(f"warning: {warning}", root), file=sys.stderr)
     if wrote:

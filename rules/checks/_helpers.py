@@ -5,13 +5,19 @@ from __future__ import annotations
 import copy
 import functools
 import re
-import shlex
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from io import StringIO
 
-from agent_constitution.checks.api import Repository, ToolUnavailable, Undecidable, tool_command
+from agent_constitution.checks.api import (
+    Repository,
+    ToolUnavailable,
+    Undecidable,
+    inline_programs,
+    tokenize_shell,
+    tool_command,
+)
 
 def text_files(repo: Repository) -> Iterator[tuple[str, str]]:
     """(path, text) of every file of the repository that is UTF-8 text; binaries and files over
@@ -71,15 +77,22 @@ def workflow_files(repo: Repository, folder: str) -> list[str]:
     return sorted(repo.glob(f"{folder}/*.yml") + repo.glob(f"{folder}/*.yaml"))
 
 
-_OPERATORS = {";", "&&", "||", "|", "&", "|&", ";;", "(", ")"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PREFIXES = {"env", "sudo", "command", "exec", "time"}
+_DECLARATIONS = ("export", "declare", "typeset", "local", "readonly")
+# The interpreters whose inline programs (`bash -c CODE`, `sh <<EOF`, `eval CODE`) are commands of
+# the script too, read this many shells deep.
+_NESTED_SHELLS = re.compile(r"(?:ba|z|da|k|mk|fi)?sh|eval")
+NESTED_DEPTH = 3
 
 
 def simple_commands(script: str) -> list[list[str]]:
     """The simple commands of a shell script, as words, split at newlines, `;`, `&&`, `||` and pipes.
 
     Leading variable assignments and `env`, `sudo`, `command`, `exec` and `time` prefixes are dropped,
-    so the first word is the program. A line that does not tokenize is split on whitespace.
+    so the first word is the program. A substitution (`$(cat .python-version)`, `${X:-a b}`) is one
+    word, as written; redirects, comments and heredoc bodies are not words (the bodies a shell reads,
+    `bash <<EOF`, and `bash -c` programs are commands of their own).
     """
     return [words for _, words in commands_with_env(script) if words]
 
@@ -89,39 +102,58 @@ def commands_with_env(script: str) -> list[tuple[dict[str, str], list[str]]]:
     script, as `simple_commands` splits them: `A=1 git commit`, `env A=1 git commit` and `export A=1`
     all give A."""
     # Every record check of a run reads the same session's commands: each script is split once
-    # (shlex is most of a Stop hook's time otherwise), and each caller gets its own copy.
+    # (splitting was most of a Stop hook's time when shlex did it), and each caller gets its own copy.
     return [(dict(env), list(words)) for env, words in _split(script)]
 
 
 @functools.lru_cache(maxsize=4096)
-def _split(script: str) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
-    commands: list[tuple[dict[str, str], list[str]]] = []
-    for line in script.replace("\\\n", " ").splitlines():
-        try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
-            lexer.whitespace_split = True
-            lexer.commenters = "#"
-            words = list(lexer)
-        except ValueError:
-            words = line.split()
-        current: list[str] = []
-        for word in words + [";"]:
-            if word in _OPERATORS:
-                env: dict[str, str] = {}
-                while current and (
-                    _ASSIGNMENT.match(current[0]) or current[0] in {"env", "sudo", "command", "exec", "time"}
-                ):
-                    word_ = current.pop(0)
-                    if _ASSIGNMENT.match(word_):
-                        env.update([word_.split("=", 1)])
-                if current and current[0] in ("export", "declare", "typeset", "local", "readonly"):
-                    env.update(arg.split("=", 1) for arg in current[1:] if _ASSIGNMENT.match(arg))
-                if current or env:
-                    commands.append((env, current))
-                current = []
-            else:
-                current.append(word)
-    return tuple((env, tuple(words)) for env, words in commands)
+def _split(script: str, depth: int = 0) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
+    read = tokenize_shell(script, comments=True)
+    if read.unread and "\n" in script:
+        # An unclosed quote reads to the end of the script (`echo don't` in one line of many):
+        # each line is read alone then, so only that line's words are lost.
+        return tuple(found for line in script.replace("\\\n", " ").splitlines() for found in _split(line, depth))
+    found: list[tuple[dict[str, str], tuple[str, ...]]] = []
+    groups = 0
+    for command in read.commands:
+        groups, words = _ungrouped([word.text for word in command.words], groups)
+        found += _simple(command, words, depth)
+    return tuple(found)
+
+
+def _simple(command, words: list[str], depth: int) -> list[tuple[dict[str, str], tuple[str, ...]]]:
+    """(its variables, its words) of one command of the shell reader, and of the commands of the
+    program it hands a nested shell, NESTED_DEPTH shells deep (a heredoc per line nests without end)."""
+    env: dict[str, str] = {}
+    while words and (_ASSIGNMENT.match(words[0]) or words[0] in _PREFIXES):
+        word = words.pop(0)
+        if _ASSIGNMENT.match(word):
+            env.update([word.split("=", 1)])
+    if words and words[0] in _DECLARATIONS:
+        env.update(arg.split("=", 1) for arg in words[1:] if _ASSIGNMENT.match(arg))
+    found = [(env, tuple(words))] if words or env else []
+    interpreter, programs = inline_programs(command)
+    if depth < NESTED_DEPTH and _NESTED_SHELLS.fullmatch(interpreter):
+        # `eval` runs its words joined by spaces; `sh -c` each program it is given.
+        texts = [" ".join(word.text for word in programs)] if interpreter == "eval" else [word.text for word in programs]
+        found += [nested for text in texts for nested in _split(text, depth + 1)]
+    return found
+
+
+def _ungrouped(words: list[str], groups: int) -> tuple[int, list[str]]:
+    """The subshell groups still open after a command, and its words without the groups'
+    parentheses (`(cd docs && make)`), which the shell reader leaves on a group's first and last
+    words. Only as many `)` close groups as are open, so `echo ")"` keeps its word."""
+    if words and words[0].startswith("("):
+        groups += len(words[0]) - len(words[0].lstrip("("))
+        words[0] = words[0].lstrip("(")
+    if words and groups:
+        last = words[-1]
+        closing = min(groups, last.count(")") - last.count("("), len(last) - len(last.rstrip(")")))
+        if closing > 0:
+            words[-1] = last[:-closing]
+            groups -= closing
+    return groups, [word for word in words if word]
 
 
 @dataclass(frozen=True)

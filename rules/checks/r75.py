@@ -3,7 +3,8 @@
 Runs `zizmor --offline --format json .`; zizmor exits 0 without findings and 10 to 14 with findings
 (by their highest severity), printing them as a JSON list whose items have `ident`, `desc` and
 `locations` (each with the file in `symbolic.key.Local.verbatim_path`, `given_path` before zizmor 1.x, and
-the 0-based row in `concrete.location.start_point`). Another exit status, a missing `zizmor` or a timeout is undecidable.
+the 0-based row and column in `concrete.location.start_point`, and `end_point`: two expressions on one line, as
+`${{ inputs.tag || github.ref_name }}`, are two findings told apart by their columns). Another exit status, a missing `zizmor` or a timeout is undecidable.
 The audits ac:31 (`unpinned-uses`) and ac:32 (`excessive-permissions`) judge are left out while
 those rules are in force (`COVERED`).
 """
@@ -38,14 +39,15 @@ def check(repo: Repository) -> list[Finding]:
         if isinstance(result, dict) and result.get("ident") in covered:
             left_out += 1
             continue
-        path, line = _where(result)
-        findings.append(Finding(f"zizmor {result.get('ident', '?')}: {result.get('desc', '')}", path=path, line=line))
+        findings.append(Finding(f"zizmor {result.get('ident', '?')}: {result.get('desc', '')}", **_where(result)))
     if status and not findings and not left_out:
         raise Undecidable(f"zizmor exited {status} but printed no finding")
     return findings
 
 
-def _where(result: dict) -> tuple[str | None, int | None]:
+def _where(result: dict) -> dict:
+    """The finding's `path`, `line`, `column`, `end_line` and `end_column` (1-based) from its first
+    location that names a file and a row; none of them when no location does."""
     # The primary location first (the one zizmor's own text output underlines). The file is
     # `verbatim_path` since zizmor 1.x (1.32.0 prints only it) and was `given_path` before; read both.
     locations = [location for location in result.get("locations") or [] if isinstance(location, dict)]
@@ -54,10 +56,23 @@ def _where(result: dict) -> tuple[str | None, int | None]:
         local = _get(location, "symbolic", "key", "Local")
         path = next((local[key] for key in ("verbatim_path", "given_path")
                      if isinstance(local, dict) and isinstance(local.get(key), str)), None)
-        row = _get(location, "concrete", "location", "start_point", "row")
-        if path is not None and isinstance(row, int) and not isinstance(row, bool) and row >= 0:
-            return path.removeprefix("./"), row + 1
-    return None, None
+        start = _point(_get(location, "concrete", "location", "start_point"))
+        if path is not None and start[0] is not None:
+            end = _point(_get(location, "concrete", "location", "end_point"))
+            if None in start or None in end or end < start:
+                end = (None, None)
+            return {"path": path.removeprefix("./"), "line": start[0], "column": start[1],
+                    "end_line": end[0], "end_column": end[1]}
+    return {}
+
+
+def _point(point) -> tuple[int | None, int | None]:
+    # zizmor counts rows and columns from 0; a finding counts from 1 (SARIF's way). A column
+    # without its row is dropped, as is anything that is not a count.
+    def count(value):
+        return value + 1 if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    row = count(_get(point, "row"))
+    return (row, count(_get(point, "column")) if row is not None else None)
 
 
 def _get(data, *keys):

@@ -122,3 +122,18 @@ def test_a_result_never_lands_outside_the_cache(tmp_path: Path):
     with pytest.raises(UserError, match="not a name a result file can have"):
         planned(tmp_path, [replace(rule(tmp_path, 1, python="r1"), source="../../x")])
     assert not (tmp_path.parent / "elsewhere").exists()
+
+
+def test_the_checks_that_judge_files_one_at_a_time_are_the_plans_in_its_order(tmp_path: Path):
+    from agent_constitution.checks.stage import _file_checks, _python_of_repository
+
+    write(tmp_path, {"a/x.py": "1", "b/y.py": "2"})
+    rules = [rule(tmp_path, 3, python="r3"), rule(tmp_path, 1, python="r1"), rule(tmp_path, 2, command=["true"]),
+             rule(tmp_path, 4, python="r4", trusted=False), rule(tmp_path, 5, python="r5", scope="repository"),
+             rule(tmp_path, 6)]
+    result = planned(tmp_path, rules, segments=(".", "a", "b"))
+    expected = tuple((job.segment, job.rule) for job in result.jobs if _python_of_repository(job.rule))
+    assert [(segment, job.ref) for segment, job in expected] == [
+        (".", "ac:3"), (".", "ac:1"), (".", "ac:5"), ("a", "ac:3"), ("a", "ac:1"), ("b", "ac:3"), ("b", "ac:1")]
+    assert _file_checks(result) == expected
+    assert _file_checks(planned(tmp_path, rules[2:4] + rules[5:])) == ()

@@ -353,3 +353,31 @@ def test_the_selection_is_kept_while_the_resolution_is_the_same(project: Path, m
     assert selection.select(project, project / "cache") == first and reads
     kept = json.loads((project / "cache/checks/selection.json").read_text())
     assert [ref for ref in kept["rules"]][0][:2] == ["ac", 1] and kept["segments"][0][0] == "."
+
+
+def test_a_rewritten_document_is_the_only_one_read_again_for_the_selection(project: Path, monkeypatch):
+    """Each segment's entry of the kept selection holds while its document is the one it was made
+    from: a one-rule edit rewrites a few documents, and only those are read again."""
+    from agent_constitution.checks import selection
+    from agent_constitution.fsio import write_atomic
+    from agent_constitution.ruleset.resolved import resolved_path
+
+    with (project / "rules.toml").open("a") as manifest:
+        manifest.write('\n[[segment]]\npath = "svc"\n')
+    write(project, {"svc/README.md": "svc\n"})
+    doit(project, "checks")
+    cache = project / "cache"
+    first = selection.select(project, cache)
+    reads = []
+    original = selection.read_resolved
+    monkeypatch.setattr(selection, "read_resolved", lambda path: reads.append(path) or original(path))
+    document = resolved_path(cache, "svc")
+    text = document.read_text()
+    write_atomic(document, text)  # the same bytes in a new file, as the lock stage writes one
+    assert selection.select(project, cache) == first and reads == [document]
+    write_atomic(document, text.replace('"Rule 2"', '"Rule 2, reworded"'))
+    edited = selection.select(project, cache)
+    assert reads == [document, document]
+    assert [rule.title for rule in edited.rules["svc"] if rule.id == 2] == ["Rule 2, reworded"]
+    assert [rule.title for rule in edited.rules["."] if rule.id == 2] == ["Rule 2"]
+    assert selection.select(project, cache) == edited and len(reads) == 2

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_constitution import fsio
 from agent_constitution.compile import changed
 from tests.compile.support import make_repo
@@ -33,6 +35,17 @@ def test_a_first_compile_creates_and_a_second_updates(tmp_path):
     assert "updated AGENTS.md" in second and not [line for line in second if line.startswith("created ")], second
 
 
+def test_watchers_nest_and_end_with_their_block(tmp_path):
+    told: list[tuple[str, str]] = []
+    with fsio.watching(lambda path: told.append(("outer", os.path.basename(path)))):
+        with pytest.raises(RuntimeError), fsio.watching(lambda path: told.append(("inner", os.path.basename(path)))):
+            fsio.write_atomic(tmp_path / "a", "1")
+            raise RuntimeError  # a block that fails still takes its hook off
+        fsio.write_atomic(tmp_path / "b", "1")
+    fsio.write_atomic(tmp_path / "c", "1")
+    assert told == [("inner", "a"), ("outer", "a"), ("outer", "b")]
+
+
 def test_the_words_follow_the_files(tmp_path):
     (tmp_path / "old.json").write_text("{}")
     (tmp_path / "kept.json").write_text("{}")
@@ -42,7 +55,8 @@ def test_the_words_follow_the_files(tmp_path):
         fsio.write_atomic(tmp_path / "new.json", "{ }")  # a second write of the same run: still created
         fsio.write_atomic(tmp_path / "old.json", "[]")
         fsio.remove(tmp_path / "kept.json", within=tmp_path)
-    assert fsio.before_change is None
+    fsio.write_atomic(tmp_path / "after.json", "{}")  # after the block: not watched
+    assert str(tmp_path / "after.json") not in absent
     assert changed.lines(tmp_path, ["new.json", "old.json", "skill"], ["kept.json", "old.json"], absent) == [
         "created new.json", "updated old.json", "created skill", "removed kept.json", "updated old.json"]
     assert str(tmp_path) not in absent

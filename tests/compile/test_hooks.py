@@ -226,17 +226,49 @@ def test_a_plain_git_hook_on_request(tmp_path, monkeypatch):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert hooks.write_plain_hook(tmp_path)
     path = tmp_path / ".git" / "hooks" / "pre-commit"
-    assert path.stat().st_mode & 0o111 and "\nagent-constitution check change=staged || exit 1" in path.read_text()
+    assert path.stat().st_mode & 0o111 and "\nout=$(agent-constitution check change=staged 2>&1) || {" in path.read_text()
     assert not hooks.write_plain_hook(tmp_path)
     message = tmp_path / ".git" / "hooks" / "commit-msg"
     assert hooks.write_plain_hook(tmp_path, ".git/hooks/commit-msg")
-    assert '\nagent-constitution check change=staged message="$1" || exit 1' in message.read_text()
+    assert '\nout=$(agent-constitution check change=staged message="$1" 2>&1) || {' in message.read_text()
     assert hooks.remove_plain_hook(tmp_path, ".git/hooks/commit-msg") and not message.exists()
     assert hooks.remove_plain_hook(tmp_path) and not path.exists()
     path.write_text("#!/bin/sh\nmake lint\n")
     with pytest.raises(UserError) as caught:
         hooks.write_plain_hook(tmp_path)  # somebody else's hook is never overwritten
     assert caught.value.file == path and path.read_text() == "#!/bin/sh\nmake lint\n"
+
+
+def test_the_plain_hooks_are_quiet_when_the_commit_passes_and_say_everything_when_it_fails(tmp_path, monkeypatch):
+    """As pre-commit shows a hook's output only when it fails: a real git commit through the plain
+    hooks, with a stand-in `agent-constitution` that prints what the check prints on every run."""
+    installed_on_path(monkeypatch)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert hooks.write_plain_hook(repo) and hooks.write_plain_hook(repo, ".git/hooks/commit-msg")
+    fake = tmp_path / "bin" / "agent-constitution"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "2 findings were there before"\necho "1 check not run"\n'
+                    'echo "review queue: 0"\necho "checked: $*" >&2\nexit "${FAKE_STATUS:-0}"\n')
+    fake.chmod(0o755)
+
+    def commit(message: str, status: str) -> subprocess.CompletedProcess:
+        (repo / "a.txt").write_text(message)
+        subprocess.run(["git", "-C", str(repo), "add", "a.txt"], check=True)
+        env = {**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}", "FAKE_STATUS": status,
+               "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+        return subprocess.run(["git", "-C", str(repo), "commit", "-qm", message], env=env,
+                              capture_output=True, text=True)
+
+    passed = commit("first", "0")
+    assert (passed.returncode, passed.stdout, passed.stderr) == (0, "", "")
+    failed = commit("second", "1")
+    assert failed.returncode != 0
+    shown = failed.stdout + failed.stderr
+    assert "2 findings were there before\n1 check not run\nreview queue: 0\nchecked: check change=staged\n" in shown
+    log = subprocess.run(["git", "-C", str(repo), "log", "--format=%s"], capture_output=True, text=True, check=True)
+    assert log.stdout == "first\n"
 
 
 def test_lefthook_merge(tmp_path):

@@ -22,13 +22,11 @@ def test_a_replaced_file_is_kept_as_a_hard_link_and_put_back(tmp_path: Path, mon
     kept = root / "AGENTS.md"
     kept.write_text("before\n")
     inode = kept.stat().st_ino
-    fsio.before_change = undo.journal(root, cache)
-    try:
+    with fsio.watching(undo.journal(root, cache)):
         fsio.write_atomic(kept, "after\n", within=root)
         fsio.write_atomic(kept, "after again\n", within=root)  # the first change's record stays
         fsio.write_atomic(root / "new.md", "new\n", within=root)
-    finally:
-        fsio.before_change = None
+    fsio.write_atomic(root / "later.md", "x\n", within=root)  # after the block: not journaled
     records = [json.loads(path.read_text()) for path in sorted((cache / undo.JOURNAL / "one").glob("*.json"))]
     by_path = {record["path"]: record for record in records}
     assert set(by_path) == {"AGENTS.md", "new.md"}
@@ -49,11 +47,8 @@ def test_without_links_the_journal_keeps_a_copy(tmp_path: Path, monkeypatch):
         raise OSError(18, "Invalid cross-device link")
 
     monkeypatch.setattr(os, "link", refuse)
-    fsio.before_change = undo.journal(root, cache)
-    try:
+    with fsio.watching(undo.journal(root, cache)):
         fsio.remove(kept, within=root)
-    finally:
-        fsio.before_change = None
     [record] = [json.loads(path.read_text()) for path in (cache / undo.JOURNAL / "one").glob("*.json")]
     assert "link" not in record and record["bytes"] is not None
     assert undo.put_back_files(root, cache) == 1 and kept.read_bytes() == b"before \xff\n"

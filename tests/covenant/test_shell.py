@@ -78,6 +78,32 @@ def test_untokenizable_lines_are_reported_not_dropped():
     assert [w.text for w in tokenized.commands[0].words] == ["echo", "ok"]
 
 
+@pytest.mark.parametrize("line, words", [
+    ("uv sync --python $(cat .python-version-default)", ["uv", "sync", "--python", "$(cat .python-version-default)"]),
+    ('echo "$(git log -1 --format="%s %b")" done', ["echo", '$(git log -1 --format="%s %b")', "done"]),
+    ("echo ${A:-a b} ${B#* }", ["echo", "${A:-a b}", "${B#* }"]),
+    ('echo "`date +"%F %T"`"', ["echo", '`date +"%F %T"`']),
+    ("x=$(ls $(dirname (a)))", ["x=$(ls $(dirname (a)))"]),
+])
+def test_a_substitution_is_one_word_with_its_brackets_and_quotes(line, words):
+    tokenized = tokenize(line)
+    assert tokenized.fully_read
+    assert [w.text for c in tokenized.commands for w in c.words] == words
+    assert all(w.opaque for c in tokenized.commands for w in c.words if "$" in w.text or "`" in w.text)
+
+
+def test_a_substitution_left_open_inside_quotes_is_unread():
+    assert not tokenize('echo "$(date" x').fully_read
+
+
+def test_comments_are_read_only_when_asked():
+    line = "uv sync # then ( x\ncat <<EOF # body follows\n# data\nEOF\nuv run pytest#not-a-comment"
+    assert [w.text for w in tokenize(line).commands[0].words][:3] == ["uv", "sync", "#"]
+    read = tokenize(line, comments=True)
+    assert [[w.text for w in c.words] for c in read.commands] == [["uv", "sync"], ["cat"], ["uv", "run", "pytest#not-a-comment"]]
+    assert read.commands[1].heredocs[0].body == "# data\n"
+
+
 _plain = st.text(alphabet="abcxyz/._-0129", min_size=1, max_size=8)
 _quoted_word = st.lists(
     st.one_of(

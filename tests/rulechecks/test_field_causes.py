@@ -3,6 +3,7 @@ with the repository's own text as the fixture (trimmed to what the check reads).
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -252,3 +253,25 @@ def test_printed_advice_is_not_a_pipe(tmp_path):
     run = COBRA_MAKEFILE + "\tcurl -sSfL https://example.com/install.sh | sh\n"
     [finding] = check_module(36).check(repository(tmp_path / "run", {"Makefile": run}))
     assert finding.line == 8
+
+
+def test_zizmor_findings_carry_their_columns_so_two_on_a_line_are_told_apart(tmp_path, monkeypatch):
+    # `${{ inputs.tag || github.ref_name }}` gives two template-injection findings on one row
+    # (pallets/markupsafe's publish workflow): their columns are what tells them apart.
+    def injection(column):
+        return {"ident": "template-injection", "desc": "code injection via template expansion", "locations": [
+            {"symbolic": {"kind": "Primary", "key": {"Local": {"verbatim_path": "./.github/workflows/ci.yml"}}},
+             "concrete": {"location": {"start_point": {"row": 3, "column": column},
+                                       "end_point": {"row": 3, "column": column + 10}}}}]}
+    odd = {"ident": "artipacked", "desc": "d", "locations": [
+        {"symbolic": {"kind": "Primary", "key": {"Local": {"verbatim_path": ".github/workflows/ci.yml"}}},
+         "concrete": {"location": {"start_point": {"row": 2, "column": True}, "end_point": {"row": 1, "column": 0}}}}]}
+    _fake_tool(tmp_path / "bin", "zizmor", 14, json.dumps([injection(13), injection(27), odd]))
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    repo = repository(tmp_path / "repo", {".github/workflows/ci.yml": "on: push\njobs: {}\n"})
+    first, second, third = check_module(75).check(repo)
+    assert (first.path, first.line, first.column, first.end_line, first.end_column) == (
+        ".github/workflows/ci.yml", 4, 14, 4, 24)
+    assert (second.line, second.column) == (4, 28)
+    # A column that is not a count is dropped, and an end before the start is no end.
+    assert (third.line, third.column, third.end_line, third.end_column) == (3, None, None, None)

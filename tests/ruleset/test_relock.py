@@ -64,7 +64,7 @@ def _full(root: Path, **options) -> bool:
     statuses = _statuses(root)
     resolution, wrote = sync_lock(root, cache=root / "cache", **options)
     warned = any(segment.warnings for segment in resolution.segments)
-    relock.record(root, root / "cache", resolution, statuses, warned=warned)
+    relock.record(root, root / "cache", resolution, statuses, warned=warned, canonical=not options.get("locked"))
     return wrote
 
 
@@ -164,6 +164,31 @@ def test_a_text_edit_rewrites_only_the_documents_that_hold_the_rule(repo):
     after = _outputs(repo)
     changed = {name for name in after if after[name] != before[name]}
     assert changed == {"rules.lock", "svc.json"}
+    _same_as_full(repo)
+
+
+def test_the_lock_s_lines_are_rewritten_without_reading_the_lock_through_its_model(repo, monkeypatch):
+    def unread(root):
+        raise AssertionError("the lock was parsed")
+
+    monkeypatch.setattr(relock, "read_lock", unread)
+    _edit(repo, 7, text={"en": "Sign every commit.", "zh": "签名。"}, revision=3)
+    assert _short(repo) is True
+    assert 'ac:7" = { revision = 3, ' in (repo / "rules.lock").read_text()
+    monkeypatch.undo()
+    _same_as_full(repo)
+
+
+def test_a_lock_a_locked_run_left_as_it_was_is_written_again_through_its_model(repo):
+    # An older writer's bytes for the same records (here one more comment line): a locked run keeps
+    # them, so the next short way cannot rewrite lines of it and writes the lock as the full way does.
+    lock = repo / "rules.lock"
+    lock.write_text(lock.read_text() + "# an older writer's line\n")
+    _full(repo, locked=True)
+    assert lock.read_text().endswith("# an older writer's line\n")
+    _edit(repo, 7, text={"en": "Sign every commit.", "zh": "签名。"})
+    assert _short(repo) is True
+    assert "older writer" not in lock.read_text()
     _same_as_full(repo)
 
 

@@ -120,8 +120,7 @@ def _link(plan: Plan, path: Path, locked: bool, state: str) -> Step:
         raise OutOfDate(f"{shown} would become a symbolic link to {FILE} ([compile] claude = \"link\")",
                         file=path, fix="run compile without --locked and commit the link")
 
-    if fsio.before_change is not None:  # journaled, so that a failed compile takes the link out again
-        fsio.before_change(path)
+    fsio.before_change(path)  # journaled, so that a failed compile takes the link out again
     if path.exists() or path.is_symlink():
         path.unlink()
     os.symlink(FILE, path)

@@ -127,30 +127,28 @@ def _state(wanted: Mapping[str, tuple[str, Path, bool, str]], folders: tuple[str
 def _wanted_skills(cache: Path, segments: tuple[str, ...]) -> dict[str, tuple[str, Path, bool, str]]:
     """Skill name → (source name, the skill's folder in the source tree, whether the source is
     trusted, the digest of the folder's files), over every segment's rules: what the resolutions
-    record of each source's skills (no file of a source is read)."""
-    from agent_constitution.compile.inputs import read_resolved, resolved_path  # lazy: inputs would add 1.7 ms to a no-op check (no job runs)
+    record of each source's skills (no file of a source is read), from their kept summaries."""
+    from agent_constitution.ruleset.summary import summaries  # lazy: only when the skills' step runs
 
-    selected: set[tuple[str, int]] = set()
-    sources = {}
-    for segment in segments:
-        resolved = read_resolved(resolved_path(cache, segment))
-        selected |= resolved.selected
-        sources.update(resolved.sources)
+    # (source, place, skill) → (root, trust, digest): a later segment's record of a source wins, as
+    # the documents' sources did when every document was read.
+    found: dict[tuple[str, int, str], tuple[str, bool, str]] = {}
+    for summary in summaries(cache, segments).values():
+        for name, place, skill, root, trust, files in summary.skills:
+            found[(name, place, skill)] = (root, trust, files)
     wanted: dict[str, tuple[str, Path, bool, str]] = {}
-    for name, source in sorted(sources.items()):
-        for skill, found in source.skills.items():
-            if not any((name, rule_id) in selected for rule_id in found.implements):
-                continue
-            folder = Path(source.root) / SKILLS / skill
-            other = wanted.get(skill)
-            if other is not None:
-                raise UserError(
-                    f"two sources ({other[0]} and {name}) both have a skill named {skill!r}"
-                    " and both are selected; a skill folder can hold only one",
-                    file=folder / "skill.toml",
-                    fix="exclude the rules of one of the two skills",
-                )
-            wanted[skill] = (name, folder, source.trust, found.digest)
+    # In source-name order, then each source's own order of its skills: the first clash is the one reported.
+    for (name, _, skill), (root, trust, files) in sorted(found.items()):
+        folder = Path(root) / SKILLS / skill
+        other = wanted.get(skill)
+        if other is not None:
+            raise UserError(
+                f"two sources ({other[0]} and {name}) both have a skill named {skill!r}"
+                " and both are selected; a skill folder can hold only one",
+                file=folder / "skill.toml",
+                fix="exclude the rules of one of the two skills",
+            )
+        wanted[skill] = (name, folder, trust, files)
     return dict(sorted(wanted.items()))
 
 

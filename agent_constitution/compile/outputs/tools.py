@@ -54,21 +54,21 @@ class ToolList:
 
 def needed_tools(plan: Plan) -> list[dict]:
     """Every tool of a selected rule's check, once, with how to install it and the rules that run it."""
-    from agent_constitution.compile.inputs import read_resolved, resolved_path  # lazy: inputs would add 1.7 ms to a no-op check (no job runs)
+    from agent_constitution.compile.inputs import resolved_path  # lazy: inputs would add 1.7 ms to a no-op check (no job runs)
+    from agent_constitution.ruleset.summary import summaries  # lazy: only when the tool list's step runs
 
+    # A segment that selects nothing has no resolution of its own.
+    present = [segment for segment in plan.segments if resolved_path(plan.cache, segment).is_file()]
     found: dict[str, dict] = {}
-    for segment in plan.segments:
-        path = resolved_path(plan.cache, segment)
-        if not path.is_file():
-            continue  # a segment that selects nothing has no resolution of its own
-        for rule in read_resolved(path).rules:
-            check = rule.check or {}
-            install = check.get("install") or {}
-            for tool in check.get("tools") or ():
+    # From the kept summaries (the rules whose check names tools, in each document's order): a
+    # one-rule edit reads the documents it changed, not every one.
+    for summary in summaries(plan.cache, present).values():
+        for ref, tools, install in summary.checks:
+            for tool in tools:
                 entry = found.setdefault(tool, {"tool": tool, **{way: pin for way, pin in (install.get(tool) or {}).items()
                                                                 if pin is not None}, "rules": []})
-                if rule.ref not in entry["rules"]:
-                    entry["rules"].append(rule.ref)
+                if ref not in entry["rules"]:
+                    entry["rules"].append(ref)
     return [{**entry, "rules": sorted(entry["rules"], key=_rule_order)} for _, entry in sorted(found.items())]
 
 

@@ -75,3 +75,19 @@ def test_the_digest_covers_the_text_as_read_text_decodes_it(tmp_path: Path, body
     seen = Reader(_tree(tmp_path / "repo", body)).evidence(RESULT, None)
     assert seen.digest == "sha256:" + expected.hexdigest()
     assert ("   2 | # TODO" in seen.excerpt) == (text is not None and "TODO" in text)
+
+
+def test_the_shared_read_gives_each_files_bytes_and_the_errors_a_read_gives(tmp_path: Path):
+    """One unbuffered read of the whole file (`Contents.read_bytes`), whatever its size."""
+    from agent_constitution.checks.contents import TEXT_LIMIT, Contents
+
+    bodies = {"empty": b"", "small": b"a\r\nb\0", "large": bytes(range(256)) * (TEXT_LIMIT // 256 + 3)}
+    for name, body in bodies.items():
+        (tmp_path / name).write_bytes(body)
+    contents = Contents()
+    assert {name: contents.read_bytes(tmp_path / name) for name in bodies} == bodies
+    assert contents.read_bytes(str(tmp_path / "small")) == bodies["small"]  # kept: the same bytes by name
+    with pytest.raises(FileNotFoundError):
+        contents.read_bytes(tmp_path / "missing")
+    with pytest.raises(IsADirectoryError):
+        contents.read_bytes(tmp_path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 MANIFEST = "rules.toml"
 LOCKFILE = "rules.lock"
 BASELINE = "rules.baseline.toml"  # the findings accepted when the checks were adopted (`baseline`)
+REVIEW_FILE = "rules.review.toml"  # the verdicts recorded on the checks' results (`checks.verdicts`)
 CACHE = "cache"  # project-local build state; safe to delete
 
 # --- a rule source (its root) ----------------------------------------------------------------------

@@ -16,6 +16,9 @@ The cases:
     launcher's locked-environment form), a 30-entry covenant config and a 2,000-line transcript;
   * stop: the Stop hook (`python -m agent_constitution.checks.stop`) on this repository with that
     transcript;
+  * stop-adopted: the Stop hook as compile writes it in a small repository adopted with
+    `agent-constitution init` from this checkout, its adoption committed, with that transcript: the
+    selection users run, whose checks come from a locked snapshot rather than a path source;
   * version: `agent-constitution --version`;
   * compile, check: a no-op `agent-constitution compile` / `check` in a small repository adopted
     with `agent-constitution init` from this checkout.
@@ -104,9 +107,22 @@ def cases(base: Path) -> list[Case]:
     small_env = {**env, "AGENT_CONSTITUTION_STARTER_URL": (base / "ac.git").as_uri()}
     for verb in ("init", "compile", "check"):
         subprocess.run([tool, verb], cwd=small, env=small_env, capture_output=True)
+    adopted = base / "adopted"
+    subprocess.run(["git", "init", "-q", str(adopted)], check=True)
+    (adopted / "README.md").write_text("# adopted\n")
+    for verb in ("init", "compile"):
+        subprocess.run([tool, verb], cwd=adopted, env=small_env, capture_output=True)
+    subprocess.run(["git", "add", "-A"], cwd=adopted, check=True)
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm",
+                    "Adopt agent-constitution"], cwd=adopted, check=True)
+    adopted_stop = base / "adopted-stop.json"
+    adopted_stop.write_text(json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(adopted),
+                                        "hook_event_name": "Stop", "stop_hook_active": False}))
     return [
         Case("hook", ["/bin/sh", "-c", hook], PROJECT, {**env, "CLAUDE_PROJECT_DIR": str(covenant)}, payload),
         Case("stop", ["/bin/sh", "-c", stop_hook], PROJECT, {**env, "CLAUDE_PROJECT_DIR": str(PROJECT)}, stop),
+        Case("stop-adopted", ["/bin/sh", "-c", hooks.stop_command(adopted)], adopted,
+             {**small_env, "CLAUDE_PROJECT_DIR": str(adopted)}, adopted_stop),
         Case("version", [tool, "--version"], small, env),
         Case("compile", [tool, "compile"], small, small_env),
         Case("check", [tool, "check"], small, small_env),
@@ -143,7 +159,7 @@ def main() -> int:
                     verdict += " REGRESSION"
             measured[case.name] = {"ratio": round(ratio, 2), "cpu_s": round(mine, 4)}
             shown = f"committed {committed:.2f}x" if committed is not None else "no committed figure"
-            print(f"{case.name:<8} {ratio:6.2f}x the interpreter ({mine * 1000:7.1f} ms against {floor * 1000:5.1f} ms)"
+            print(f"{case.name:<12} {ratio:6.2f}x the interpreter ({mine * 1000:7.1f} ms against {floor * 1000:5.1f} ms)"
                   f"   {shown}{verdict}")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if given.record:

@@ -4,7 +4,8 @@ Order of decisions: a rule without a check goes to the reviewer (no outcome); a 
 trusted runs no code (undecidable, with that reason); otherwise the check runs against its subject.
 Whatever goes wrong while it runs (a missing tool, a timeout, an exception, output that breaks the
 contract) is undecidable with the cause, never a violation. A python check runs in a worker
-process (`checks.worker`) within the rule's `timeout`, like a command. Findings are normalized
+process (`checks.worker`; the Stop hook's in its own process, `worker.here`) within the rule's
+`timeout`, like a command. Findings are normalized
 where they arrive (`checks.findings`): paths inside the folder the check governs, control
 characters escaped.
 """
@@ -12,14 +13,14 @@ characters escaped.
 from __future__ import annotations
 
 import dataclasses
+import os
 import traceback
-import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_constitution.checks import filepass, worker
+from agent_constitution.checks import worker
 from agent_constitution.checks.api import Finding, Undecidable
 from agent_constitution.checks.findings import normalized
 from agent_constitution.checks.model import ROOT_SEGMENT, Outcome, Result, RuleCheck, for_rule
@@ -45,7 +46,7 @@ class Subjects:
     memo: Path | None = None        # cache/checks/memo: results kept by what they were judged on
     agent: str | None = None        # why the work is an agent's (checks.agent_work), None: a person's
     in_force: Mapping[str, frozenset[str]] = field(default_factory=dict)  # segment -> the refs in force there
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    token: str = field(default_factory=lambda: os.urandom(16).hex())  # not uuid: 5 ms of the Stop hook's imports
     # The run's python checks of the repository, which may judge files one at a time: one pass over
     # a view's files serves all of them (`checks.filepass`); `passes` keeps the passes made.
     file_checks: tuple[tuple[str, RuleCheck], ...] = ()   # (segment, rule)
@@ -112,7 +113,8 @@ def in_force(subjects: Subjects, segment: str, source: str) -> frozenset[int]:
                      if ref.startswith(prefix) and ref[len(prefix):].isdigit())
 
 
-def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
+def run_check(rule: RuleCheck, segment: str, subjects: Subjects, *, here: bool = False) -> Result:
+    """`here`: a python check runs in this process under its timeout (`worker.here`), not in the worker."""
     if rule.check is None:
         return for_rule(rule, segment, None)
     if not rule.trusted:
@@ -120,7 +122,7 @@ def run_check(rule: RuleCheck, segment: str, subjects: Subjects) -> Result:
             f"untrusted source: {rule.source!r} is not trusted, so its check code does not run "
             f"(set trust = true on it in [sources] of rules.toml to run it)"))
     if rule.check.python:
-        findings, cause = _in_worker(rule, segment, subjects)
+        findings, cause = _in_worker(rule, segment, subjects, worker.here if here else worker.call)
     else:
         findings, cause = _decided(_command, rule, segment, subjects)
     if cause is not None:
@@ -142,14 +144,14 @@ def _decided(decide, rule: RuleCheck, segment: str, subjects: Subjects) -> tuple
         return [], _crash(error)
 
 
-def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects) -> tuple[list[Finding], str | None]:
-    """A python check, run in the worker process within the check's timeout."""
+def _in_worker(rule: RuleCheck, segment: str, subjects: Subjects, runs) -> tuple[list[Finding], str | None]:
+    """A python check, run by `runs` (`worker.call`: in the worker process) within the check's timeout."""
     spec = rule.check
     try:
-        return worker.call(_decided, (_python, rule, segment, subjects), timeout=spec.timeout)
+        return runs(_decided, (_python, rule, segment, subjects), timeout=spec.timeout)
     except worker.Timeout:
-        return [], (f"timeout: python check {spec.python} gave no answer within {spec.timeout:g} s "
-                    "(its worker process was stopped)")
+        stopped = "its worker process was stopped" if runs is worker.call else "it was stopped"
+        return [], f"timeout: python check {spec.python} gave no answer within {spec.timeout:g} s ({stopped})"
     except worker.Died as error:
         return [], f"crash: the worker process running python check {spec.python} ended: {error}"
 
@@ -165,6 +167,8 @@ def _python(rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
 
 def _checked(module, subject, rule: RuleCheck, segment: str, subjects: Subjects) -> list[Finding]:
     if getattr(module, "check_file", None) is not None and rule.check.subject == "repository":
+        from agent_constitution.checks import filepass  # lazy: the memo and its report (40 ms) only for a check of the repository; the Stop hook runs none
+
         found = filepass.findings(rule, segment, subject, module.check_file, subjects.memo, subjects.file_checks,
                                   subjects.passes)
     else:

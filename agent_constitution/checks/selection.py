@@ -20,10 +20,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_constitution import ids
 from agent_constitution.checks.model import ROOT_SEGMENT, CheckSpec, RuleCheck
-from agent_constitution.checks.waivers import Waiver
 from agent_constitution.errors import UserError
 from agent_constitution.fsio import write_if_changed
 from agent_constitution.layout import CHECKS
@@ -31,6 +31,9 @@ from agent_constitution.readers import read_cached
 from agent_constitution.ruleset.inputs import manifest_inputs
 from agent_constitution.ruleset.layout import LOCKFILE, MANIFEST
 from agent_constitution.ruleset.resolved import Index, Resolved, index_path, read_index, read_resolved, resolved_path
+
+if TYPE_CHECKING:
+    from agent_constitution.checks.waivers import Waiver
 
 # Resolving (pydantic, the source loaders) is imported only when the resolution is stale: the Stop
 # hook reads a fresh one and must stay fast.
@@ -63,6 +66,10 @@ def select(root: Path, cache: Path, asked: tuple[str, ...] = ()) -> Selection:
 
 def _waivers(waive) -> tuple[Waiver, ...]:
     """The manifest's `[[waive]]` entries, as the index holds them validated."""
+    if not waive:
+        return ()
+    from agent_constitution.checks.waivers import Waiver  # lazy: waivers brings the report module (importlib.metadata): 25 ms of the Stop hook, most manifests waive nothing
+
     return tuple(Waiver(item["rule"], tuple(item["paths"]), item["reason"],
                         None if item["until"] is None else datetime.date.fromisoformat(item["until"]), number)
                  for number, item in enumerate(waive, 1))

@@ -3,8 +3,8 @@
 It runs only the fast, change-scoped checks: the selected rules whose subject is the change (here
 the worktree's change, `change=worktree`: what the session left uncommitted) or the session record
 (the transcript the payload names, where the host's format is one `checks/records.py` reads), with
-the same runner as `doit check`, outside doit: no task graph, no repository scan, no report files.
-The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
+the same runner as `doit check`, outside doit: no task graph, no repository scan, no report files,
+no worker process (python checks run here, each under its timeout: `worker.here`). The selection comes from the resolution the lock stage keeps fresh (`cache/resolved/`); when it is
 stale it is computed here.
 
 HOST (default `claude-code`) names the host whose stop-like event runs it; its `hosts.Stop`
@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent_constitution.layout import CACHE, MANIFEST
+from agent_constitution.layout import CACHE, MANIFEST, REVIEW_FILE, has_covenant
 
 SUBJECTS = ("change", "record")
 SHOWN = 8  # findings listed; the rest are counted
@@ -71,7 +71,7 @@ def judged(root: Path, record: str | None) -> tuple[list, dict, dict]:
         change=resolve_change(root, WORKTREE) if needs_change else None,
         record=Path(record) if record else None,
     )
-    results = [run_check(rule, segment, subjects) for segment, rule in jobs]
+    results = [run_check(rule, segment, subjects, here=True) for segment, rule in jobs]  # no worker: `worker.here`
     tiers = {(segment, rule.ref): rule.check.fix for segment, rule in jobs
              if rule.check.fix and rule.check.python and rule.trusted and rule.check.subject == "change"}
     return (*reviewed(root, results, subjects, {(segment, rule.ref): rule for segment, rule in jobs},
@@ -82,12 +82,12 @@ def reviewed(root: Path, results: list, subjects, rules, groups=None) -> tuple[l
     """The results with the verdicts recorded in rules.review.toml applied (as `doit check` does: a
     reviewed false positive does not block, and a reviewer command's verdict only once its group is
     calibrated), and those verdicts by (segment, rule)."""
-    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
-    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
-    from agent_constitution.checks.verdicts import REVIEW_FILE, apply, read_memory  # lazy: only where verdicts are recorded
-
     if not (root / REVIEW_FILE).is_file():
         return results, {}
+    from agent_constitution.checks.evidence import Reader  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.model import needs_review  # lazy: the Stop hook imports only what it runs
+    from agent_constitution.checks.verdicts import apply, read_memory  # lazy: only where verdicts are recorded
+
     reader = Reader(subjects)
     memory = read_memory(root)
     if groups is not None:
@@ -104,9 +104,11 @@ def problems(results: list, verdicts: dict | None = None) -> list[tuple[str, str
     """(fingerprint, line) of each problem of the violated results, once however many segments'
     rules report it (a commit message, a session record); a violation a reviewer confirmed is
     given with the reviewer's reason."""
+    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
+    if not violated:
+        return []
     from agent_constitution.checks.fingerprints import fingerprint, unique  # lazy: the Stop hook imports only what it runs
 
-    violated = [r for r in results if r.outcome is not None and r.outcome.value == "violation"]
     found: list[tuple[str, str]] = []
     plain = []
     for result in violated:
@@ -225,6 +227,8 @@ def covenant_drift(root: Path) -> list[str]:
     """The covenant judge's after-the-fact look (issue 37): protected files changed since its last
     hook call by a write it did not see, which no later hook call of this turn would report.
     Empty without a covenant config; a comparison that fails is said, and blocks."""
+    if not has_covenant(root):  # what stop_lines finds too, without importing the judge
+        return []
     try:
         from agent_constitution.covenant.baseline import stop_lines  # lazy: the covenant only where its drift is said
 

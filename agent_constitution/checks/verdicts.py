@@ -29,9 +29,9 @@ from pathlib import Path
 
 from agent_constitution.checks.api import Finding
 from agent_constitution.checks.model import Outcome, Result, Suppression
+from agent_constitution.layout import REVIEW_FILE
 from agent_constitution.refs import rule_key
 
-REVIEW_FILE = "rules.review.toml"
 DRAFTS = "rules.review"             # the folder of the proposals' patches and issue bodies
 FALSE_POSITIVE = "false-positive"
 FALSE_NEGATIVE = "false-negative"

@@ -10,18 +10,26 @@ share what it has read. Where fork is not available the worker is spawned and sc
 A call that gives no answer within its timeout kills the worker and every process it started (the
 worker leads its own process group); the next call starts a fresh one. A worker that dies during a
 call (`os._exit`, a signal) is replaced the same way.
+
+`here` runs a call in the calling process instead, under a timer: for the Stop hook, a process of a
+fraction of a second whose few cheap checks the fork and multiprocessing's import (30 ms of its CPU,
+measured on unjs/h3) would cost more than they do. The timer stops Python code that loops or waits
+(a sleep, a child process); not code stuck inside a C call, and a check that ends the process
+(`os._exit`) ends the hook, which then fails (the host says so) rather than passing.
 """
 
 from __future__ import annotations
 
 import atexit
-import multiprocessing
 import os
 import signal
 import threading
 import time
 from collections.abc import Callable
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 
 class Timeout(Exception):
@@ -32,8 +40,14 @@ class Died(Exception):
     """The worker ended during the call; the message says how."""
 
 
+class _Expired(BaseException):
+    """The timer of `here` went off. Not an Exception: the runner's net for a check's errors lets it through."""
+
+
 class _Worker:
     def __init__(self) -> None:
+        import multiprocessing  # only where a worker starts: `here` spares its import
+
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self.connection, child = context.Pipe()
@@ -77,6 +91,26 @@ def call(function: Callable, args: tuple, *, timeout: float):
     if _current is None or _current.pid != os.getpid() or not _current.process.is_alive():
         _current = _Worker()
     return _current.call(function, args, timeout)  # a worker it killed is replaced on the next call
+
+
+def here(function: Callable, args: tuple, *, timeout: float):
+    """`function(*args)` run in this process; Timeout when it has not returned within `timeout`
+    seconds. Off the main thread, or without an interval timer, it runs in the worker (`call`)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return call(function, args, timeout=timeout)
+
+    def expired(signum, frame):
+        raise _Expired()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return function(*args)
+    except _Expired:
+        raise Timeout() from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def stop() -> None:

@@ -54,6 +54,27 @@ def test_a_python_check_that_sleeps_forever_is_undecidable_and_the_next_check_ru
     assert seconds < 1 + SLACK
 
 
+def test_a_python_check_run_here_that_loops_or_sleeps_is_stopped_by_its_timer(tmp_path):
+    """The Stop hook's way (`worker.here`): no worker process, the same timeout and outcome."""
+    make_source(tmp_path, {}, {"r1": "import time\nRULE = 1\ndef check(repo):\n    time.sleep(10**6)\n",
+                               "r2": "RULE = 2\ndef check(repo):\n    while True:\n        pass\n",
+                               "r3": PASSING.format(id=3)})
+    (tmp_path / "README.md").write_text("hi\n")
+    subjects = Subjects(scan(tmp_path))
+    worker.stop()
+    kept = signal.getsignal(signal.SIGALRM)
+    start = time.monotonic()
+    results = [run_check(rule(tmp_path, rule_id, **kwargs), ".", subjects, here=True)
+               for rule_id, kwargs in ((1, {"python": "r1", "timeout": 1}), (2, {"python": "r2", "timeout": 1}),
+                                       (3, {"python": "r3"}))]
+    assert [(r.outcome, r.cause) for r in results[:2]] == [
+        (Outcome.UNDECIDABLE, f"timeout: python check r{n} gave no answer within 1 s (it was stopped)") for n in (1, 2)]
+    assert results[2].outcome is Outcome.PASS
+    assert time.monotonic() - start < 2 + SLACK
+    assert worker._current is None  # no worker process was started
+    assert signal.getsignal(signal.SIGALRM) is kept and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
 def test_a_python_check_that_ends_its_process_is_undecidable(tmp_path):
     make_source(tmp_path, {}, {"r1": "import os\nRULE = 1\ndef check(repo):\n    os._exit(7)\n",
                                "r2": "import os, signal\nRULE = 2\ndef check(repo):\n    os.kill(os.getpid(), signal.SIGKILL)\n",

@@ -72,6 +72,39 @@ def test_worktree_change(repo: Path):
     assert resolve_change(repo, "worktree").index != spec.index  # a new state is a new change
 
 
+def test_a_clean_worktree_is_the_change_pygit2_reads(repo: Path, monkeypatch):
+    """A working tree git calls clean is told without pygit2, as the same change the diff gives, and
+    one with anything to diff (an untracked file, a staged one) still goes through the diff."""
+    from agent_constitution.checks import subjects
+
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    write(repo, {"debug.log": "ignored"})  # ignored: the tree stays clean
+    fast = resolve_change(repo, "worktree")
+    monkeypatch.setattr(subjects, "_clean_head", lambda root: None)
+    diffed = resolve_change(repo, "worktree")
+    assert fast == diffed and fast.base == git(repo, "rev-parse", "HEAD^{tree}").strip()
+    monkeypatch.undo()
+    assert read_change(repo, fast).files == ()
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo / "elsewhere"))  # what pygit2 does not read, nor does this
+    assert subjects._clean_head(repo) == fast.base
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    write(repo, {"notes.md": "new\n"})
+    assert subjects._clean_head(repo) is None
+    assert [f.path for f in read_change(repo, resolve_change(repo, "worktree")).files] == ["notes.md"]
+    git(repo, "add", "notes.md")
+    assert subjects._clean_head(repo) is None
+
+
+def test_a_worktree_without_git_or_a_commit_is_read_as_before(tmp_path: Path, monkeypatch):
+    from agent_constitution.checks import subjects
+
+    git(tmp_path, "init", "-q")
+    assert subjects._clean_head(tmp_path) is None  # no commit yet: what is staged is the change
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert subjects._clean_head(tmp_path) is None
+
+
 def test_staged_change(repo: Path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")

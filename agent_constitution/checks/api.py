@@ -127,16 +127,36 @@ class Repository:
 
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes, read once per run and shared by every check of the run."""
-        return self._contents.read_bytes(self.root / path)
+        return self._contents.read_bytes(self._full(path))
 
     def digest(self, path: str) -> str:
         """The BLAKE2b digest of the file's content (hex), computed once per run."""
-        return self._contents.digest(self.root / path)
+        return self._contents.digest(self._full(path))
 
     def text(self, path: str) -> str | None:
         """The file as text, or None when it is not text: over 4 MiB, a NUL byte in it, not UTF-8,
         not a file. Read and decoded once per run, however many checks ask."""
-        return self._contents.text(self.root / path)
+        return self._contents.text(self._full(path))
+
+    def size(self, path: str) -> int | None:
+        """The file's size in bytes, or None when it is not a file (a folder, a broken link, gone):
+        `os.stat`, following links, once per run and shared by every check of the run (the input
+        sets' signatures stat every file first)."""
+        found = self._contents.identity(self._full(path))
+        return None if found is None else found[0]
+
+    def _full(self, path: str) -> str:
+        """`os.fspath(self.root / path)`, the key of the run's shared contents. A path as the scan
+        lists them (relative, POSIX, no empty or `.` part) is joined as a string: the `Path` made
+        for every file by each check that reads every file was 6 µs a file, 0.4 s CPU a run over
+        the 11,000 files of a clone of astral-sh/ruff."""
+        if (os.sep != "/" or not path or path[0] == "/" or path[-1] == "/" or "//" in path or path == "."
+                or path.startswith("./") or path.endswith("/.") or "/./" in path):
+            return os.fspath(self.root / path)
+        root = str(self.root)
+        if root == ".":
+            return path
+        return f"{root}{path}" if root.endswith("/") else f"{root}/{path}"
 
     def link(self, path: str) -> str | None:
         """Where the symbolic link `path` leads, as a path of this view (`..` folded; it may start

@@ -51,7 +51,7 @@ class Reader:
     def __init__(self, subjects: Subjects, memo: Path | None = None):
         self.subjects = subjects
         self._texts: dict[str, str | None] = {}
-        self._encoded: dict[str, bytes] = {}       # a text as the digest takes it (its UTF-8)
+        self._encoded: dict[str, bytes | None] = {}  # a text as the digest takes it (its UTF-8), or None
         self._identities: dict[str, bytes | None] = {}
         self._memo_path = memo
         self._memo: dict[str, dict] | None = None
@@ -60,21 +60,41 @@ class Reader:
     def text(self, path: str) -> str | None:
         """A repository-relative file the scan lists, or None (ignored, missing, not UTF-8)."""
         if path not in self._texts:
-            text = None
-            if path in self._listed:
-                # The run's shared read (the input sets' digests read these bytes already), decoded
-                # as `read_text` decodes: UTF-8, universal newlines, which the digest has always covered.
-                try:
-                    data = self.subjects.scan.contents.read_bytes(f"{self.subjects.root}/{path}")
-                    text = data.decode("utf-8")
-                    if "\r" in text:
-                        text = text.replace("\r\n", "\n").replace("\r", "\n")
-                    else:  # its UTF-8 is the bytes read: not encoded again for each result
-                        self._encoded[path] = data
-                except (OSError, UnicodeDecodeError):
-                    pass
-            self._texts[path] = text
+            data = self._utf8(path)
+            if path not in self._texts:  # the bytes needed no decoding to be digested
+                self._texts[path] = None if data is None else data.decode("utf-8")
         return self._texts[path]
+
+    def _utf8(self, path: str) -> bytes | None:
+        """The text of a file the scan lists as the digest covers it (its UTF-8, with universal
+        newlines, as `read_text` decodes), or None, as `text` has it."""
+        if path not in self._encoded:
+            self._encoded[path] = self._read(path)
+        return self._encoded[path]
+
+    def _read(self, path: str) -> bytes | None:
+        if path not in self._listed:
+            return None
+        try:
+            # The run's shared read: the input sets' digests read these bytes already.
+            data = self.subjects.scan.contents.read_bytes(f"{self.subjects.root}/{path}")
+        except OSError:
+            return None
+        if data.isascii() and b"\r" not in data:
+            # ASCII is its own UTF-8: digested as read, decoded only if shown. Most files of a tree
+            # are (10,405 of 11,063 on a clone of astral-sh/ruff, where decoding them all for the
+            # report took 0.3 s CPU at load 4).
+            return data
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self._texts[path] = None
+            return None
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            data = text.encode()
+        self._texts[path] = text
+        return data
 
     @property
     def _listed(self) -> frozenset[str]:
@@ -155,17 +175,17 @@ class Reader:
                 lines_of.setdefault(prefix + finding.path, []).append(finding.line)
         parts, shown = [], []
         for path in files:
-            text = self.text(path)
+            data = self._utf8(path)
             digest.update(f"\0{path}\0".encode())
-            if text is None:
+            if data is None:
                 digest.update(b"\0(not readable)")
                 parts.append(f"`{path}`: not shown (not a file the scan lists: ignored, missing or binary)")
                 continue
-            digest.update(self._encoded.get(path) or text.encode())
+            digest.update(data)
             if len(shown) >= MAX_FILES:
                 continue
             shown.append(path)
-            parts.append(_excerpt(path, text, lines_of.get(path, [])))
+            parts.append(_excerpt(path, self.text(path), lines_of.get(path, [])))
         note = f"\n\n({len(files) - len(shown)} more files not shown)" if len(files) - len(shown) > 0 else ""
         return Evidence("sha256:" + digest.hexdigest(), "\n\n".join(parts) + note, tuple(shown))
 

@@ -24,11 +24,8 @@ def check(repo: Repository) -> list[Finding]:
     patterns: dict[str, list[str]] = {}
     findings = []
     for path in repo.files:
-        full = repo.root / path
-        if not full.is_file():
-            continue
-        size = full.stat().st_size
-        if size >= LIMIT and not _in_lfs(whole, join(repo.folder, path) if repo.folder else path, patterns):
+        size = repo.size(path)  # the run's shared stat: two stats of every file were 0.3 s on 11,000 files
+        if size is not None and size >= LIMIT and not _in_lfs(whole, join(repo.folder, path) if repo.folder else path, patterns):
             findings.append(Finding(f"{size} bytes, not stored with Git LFS", path=path))
     return findings
 

@@ -50,7 +50,7 @@ def check(repo: Repository) -> list[Finding]:
     for path, text in text_files(repo):
         if _is_lockfile(path):
             continue
-        head = "\n".join(text.splitlines()[:5])[:HEAD].lower()
+        head = _head(text).lower()
         marked = MARKER in head or (
             ("generated" in head or "生成" in head) and any(n in head for n in NOT_EDIT)
         )
@@ -62,6 +62,14 @@ def check(repo: Repository) -> list[Finding]:
                                 "compiled from rules.toml nor marked linguist-generated in .gitattributes",
                                 path=path, line=1))
     return findings
+
+
+def _head(text: str) -> str:
+    """The first five lines, joined by `\n`, cut to HEAD characters. Only the text's first 2 × HEAD
+    characters are split: a line break is one or two characters and becomes one, so what lies
+    further cannot reach the first HEAD characters of the join (splitting whole files was 0.2 s CPU
+    over the 11,000 files of a clone of astral-sh/ruff)."""
+    return "\n".join(text[:2 * HEAD].splitlines()[:5])[:HEAD]
 
 
 def _is_lockfile(path: str) -> bool:

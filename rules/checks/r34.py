@@ -100,7 +100,45 @@ _FORMATS = {
     "Telegram bot token": ((":AA",),
         r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b"),
 }
-FORMATS = {kind: (words, re.compile(regex)) for kind, (words, regex) in _FORMATS.items()}
+
+
+def _anchored(regex: str) -> str:
+    """`regex` with each `\\b` that opens one of its top-level alternatives moved behind the literal
+    that follows it (`\\bhf_[A-Za-z]{34}` → `hf_(?<=\\bhf_)[A-Za-z]{34}`): the same matches, since the
+    look-behind sees exactly that literal with the boundary before it, but an expression that
+    opens with a literal is one the engine skips through in C, where an opening `\\b` had it try
+    every position (0.11 s against 0.003 s for the Hugging Face format over a 4 MB file holding
+    `hf_`)."""
+    parts, depth, start, in_class = [], 0, 0, False
+    for i, char in enumerate(regex):
+        if regex[i - 1:i] == "\\" and regex[i - 2:i] != "\\\\":
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(regex[start:i])
+            start = i + 1
+    parts.append(regex[start:])
+    return "|".join(_anchor(part) for part in parts)
+
+
+def _anchor(alternative: str) -> str:
+    literal = re.match(r"\\b([A-Za-z0-9_:-]+)", alternative)
+    if literal is None:
+        return alternative
+    word, rest = literal.group(1), alternative[literal.end():]
+    if rest[:1] in ("?", "*", "+", "{"):  # the last character is quantified: not part of the literal
+        word, rest = word[:-1], word[-1] + rest
+    return f"{word}(?<=\\b{word}){rest}" if word else alternative
+
+
+FORMATS = {kind: (words, re.compile(_anchored(regex))) for kind, (words, regex) in _FORMATS.items()}
 # The formats' words by first character, one expression per character: a search for an expression
 # that starts with one literal character skips to that character in C, where one expression of
 # every word tried a dozen branches at each of the many places its first characters occur (a

@@ -87,3 +87,16 @@ def rule(root: Path, rule_id: int = 1, *, python: str | None = None, command: li
                          **{key: tuple(value) if isinstance(value, list) else value for key, value in check.items()})
     return RuleCheck(source="ac", id=rule_id, revision=1, status=status, title=f"Rule {rule_id}", text="Text.",
                      check=spec, source_root=root, trusted=trusted)
+
+
+def reading(monkeypatch: pytest.MonkeyPatch, reads: list[str]) -> None:
+    """Append the name of every file the run's shared contents open to `reads`."""
+    import builtins
+
+    from agent_constitution.checks import contents
+
+    def counting(file, *args, **kwargs):
+        reads.append(Path(file).name)
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(contents, "open", counting, raising=False)

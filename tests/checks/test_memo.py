@@ -10,7 +10,7 @@ from agent_constitution.checks.scan import scan
 from agent_constitution.checks.plan import Job
 from agent_constitution.checks.stage import check_one
 
-from .conftest import make_source, rule, write
+from .conftest import make_source, reading, rule, write
 
 # Logs every file it judges, so a test sees which files were judged again (the check runs in a worker).
 PER_FILE = '''\
@@ -147,8 +147,7 @@ def test_a_settled_unchanged_file_is_not_even_read(tmp_path: Path, monkeypatch):
     assert [f.path for f in run()] == ["old.py"] and sorted(judged) == ["new.py", "old.py"]
     judged.clear()
     reads: list[str] = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or original(self))
+    reading(monkeypatch, reads)
     assert [f.path for f in run()] == ["old.py"]
     assert judged == [] and "old.py" not in reads  # new.py is too recent to trust its time: read, not judged
     assert "new.py" in reads

@@ -10,7 +10,7 @@ from agent_constitution.checks.runner import Subjects
 from agent_constitution.checks.scan import scan
 from agent_constitution.checks.selection import Selection
 
-from .conftest import rule, write
+from .conftest import reading, rule, write
 
 
 def planned(root: Path, rules, segments=(".",), **subjects):
@@ -59,8 +59,7 @@ def test_a_run_reads_each_file_once_for_the_digests_and_the_checks(tmp_path: Pat
     subjects = Subjects(scan(tmp_path))
     [inputs] = planned(tmp_path, [rule(tmp_path, 1, python="r1", inputs=["*.py"])]).inputs
     reads = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or original(self))
+    reading(monkeypatch, reads)
     write_digest(inputs, subjects)
     view = subjects.get("repository", ".")
     assert view.text("a.py") == view.read_text("a.py") == "x = 1\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import fnmatch
 from pathlib import Path
@@ -220,3 +221,13 @@ def test_scan_skips_an_untracked_nested_repository(repo: Path):
     files = scan(repo).files
     assert "docs/a.md" in files and "README.md" in files
     assert not [path for path in files if path.startswith("inner") or path == "to-folder"]
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(["/", "/tmp/repo", ".", "rel/dir", "/tmp/repo/"]),
+       st.lists(st.sampled_from(["a", "b.c", ".", "..", "", "x.", ".git", "é"]), max_size=5).map("/".join)
+       | st.sampled_from(["/abs/p", "a/", ".", "./a", "a/.", "a//b"]))
+def test_a_files_key_is_the_name_its_path_gives_it(root, path):
+    """The shared contents are keyed by `os.fspath(root / path)`: the string join of a plain path
+    names the same key, and every other path goes through `Path`."""
+    assert Repository(Path(root), ())._full(path) == os.fspath(Path(root) / path)

@@ -31,16 +31,20 @@ def _fresh(monkeypatch):
     # The python check's worker process keeps the environment it started with: a test changing PATH
     # starts its own and leaves none behind.
     worker.stop()
-    monkeypatch.setattr(tools, "_fetched", set())
+    monkeypatch.setattr(tools, "_fetched", {})
     monkeypatch.delenv(NO_FETCH, raising=False)
     yield
     worker.stop()
 
 
-def fake(folder: Path, name: str, *, probe: tuple[int, str] = (0, "1.0"), answer: tuple[int, str] = (0, ""),
-         sleep: bool = False) -> Path:
-    """A program `name` in `folder` that appends {argv, UV_OFFLINE} to `name`.log and answers `--version`
-    with `probe` (exit status, stderr) and anything else with `answer` (exit status, stdout)."""
+LOOK_UP = ["sh", "-c", 'command -v "$1"', "sh"]  # how the runner is asked for the executable it got
+
+
+def fake(folder: Path, name: str, *, get: tuple[int, str] = (0, ""), gives: Path | None = None,
+         answer: tuple[int, str] = (0, ""), sleep: bool = False) -> Path:
+    """A program `name` in `folder` that appends {argv, UV_OFFLINE} to `name`.log, answers the look-up
+    of a tool (a runner's `... sh -c 'command -v "$1"' sh TOOL`) with `get` (exit status, stderr) and
+    the path `gives` on stdout, and anything else with `answer` (exit status, stdout)."""
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / name
     script.write_text(
@@ -48,7 +52,8 @@ def fake(folder: Path, name: str, *, probe: tuple[int, str] = (0, "1.0"), answer
         f"open({str(folder / (name + '.log'))!r}, 'a').write(json.dumps({{'argv': sys.argv[1:], "
         "'offline': os.environ.get('UV_OFFLINE')}) + '\\n')\n"
         + ("time.sleep(600)\n" if sleep else "")
-        + f"if sys.argv[-1] == '--version':\n    sys.stderr.write({probe[1]!r})\n    sys.exit({probe[0]})\n"
+        + f"if sys.argv[-5:-1] == {LOOK_UP!r}:\n    sys.stderr.write({get[1]!r})\n"
+        f"    sys.stdout.write({str(gives or '')!r} + '\\n')\n    sys.exit({get[0]})\n"
         f"sys.stdout.write({answer[1]!r})\nsys.exit({answer[0]})\n", encoding="utf-8")
     script.chmod(0o755)
     return script
@@ -67,19 +72,28 @@ def test_the_tool_on_path_wins(tmp_path, monkeypatch):
     assert calls(tmp_path, "uv") == []
 
 
-def test_a_missing_pinned_tool_runs_through_uv_once_probed(tmp_path, monkeypatch):
-    fake(tmp_path, "uv")
+def test_a_missing_pinned_tool_is_got_through_uv_once_and_run_by_its_path(tmp_path, monkeypatch):
+    zizmor = fake(tmp_path / "uv-cache", "zizmor")
+    fake(tmp_path, "uv", gives=zizmor)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("UV_OFFLINE", "1")
-    expected = ["uv", "tool", "run", "--from", "zizmor==1.32.0", "zizmor"]
-    assert tool_command("zizmor", install=ZIZMOR) == expected
-    assert tool_command("zizmor", install=ZIZMOR) == expected
-    # One probe per pin and process; uv sees the caller's UV_OFFLINE (cache only).
-    assert calls(tmp_path, "uv") == [{"argv": expected[1:] + ["--version"], "offline": "1"}]
+    assert tool_command("zizmor", install=ZIZMOR) == [str(zizmor)]
+    assert tool_command("zizmor", install=ZIZMOR) == [str(zizmor)]
+    # One look-up per pin and process; uv sees the caller's UV_OFFLINE (cache only).
+    assert calls(tmp_path, "uv") == [
+        {"argv": ["tool", "run", "--from", "zizmor==1.32.0", *LOOK_UP, "zizmor"], "offline": "1"}]
+
+
+def test_a_runner_that_gives_no_such_executable_is_a_missing_tool(tmp_path, monkeypatch):
+    fake(tmp_path, "uv", gives=tmp_path / "nowhere" / "zizmor")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolUnavailable, match=r"^missing tool: zizmor \(uv got zizmor==1\.32\.0, which gives no "
+                                              r"executable zizmor; install it with `uv tool install"):
+        tool_command("zizmor", install=ZIZMOR)
 
 
 def test_uv_that_cannot_get_the_tool_names_it_the_pin_and_the_install_command(tmp_path, monkeypatch):
-    fake(tmp_path, "uv", probe=(1, "error: No solution found\nhint: Packages were unavailable because the "
+    fake(tmp_path, "uv", get=(1, "error: No solution found\nhint: Packages were unavailable because the "
                                    "network was disabled.\n"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ToolUnavailable) as raised:
@@ -117,13 +131,14 @@ def test_getting_the_tool_has_a_timeout(tmp_path, monkeypatch):
         tool_command("zizmor", timeout=0.3, install=ZIZMOR)
 
 
-def test_an_npm_pin_runs_through_npx(tmp_path, monkeypatch):
-    fake(tmp_path, "npx")
+def test_an_npm_pin_is_got_through_npx(tmp_path, monkeypatch):
+    lint_x = fake(tmp_path / "npx-cache", "lint-x")
+    fake(tmp_path, "npx", gives=lint_x)
     monkeypatch.setenv("PATH", str(tmp_path))
-    argv = tool_command("lint-x", install={"lint-x": {"npm": "@scope/lint-x@2.0.6"}})
-    assert argv == ["npx", "--yes", "--package", "@scope/lint-x@2.0.6", "--", "lint-x"]
-    assert [call["argv"] for call in calls(tmp_path, "npx")] == [argv[1:] + ["--version"]]
-    monkeypatch.setattr(tools, "_fetched", set())
+    assert tool_command("lint-x", install={"lint-x": {"npm": "@scope/lint-x@2.0.6"}}) == [str(lint_x)]
+    assert [call["argv"] for call in calls(tmp_path, "npx")] == [
+        ["--yes", "--package", "@scope/lint-x@2.0.6", "--", *LOOK_UP, "lint-x"]]
+    monkeypatch.setattr(tools, "_fetched", {})
     monkeypatch.setenv(NO_FETCH, "1")
     with pytest.raises(ToolUnavailable, match="install it with `npm install --global @scope/lint-x@2.0.6`"):
         tool_command("lint-x", install={"lint-x": {"npm": "@scope/lint-x@2.0.6"}})
@@ -152,15 +167,15 @@ def test_rule_75_runs_its_pinned_zizmor_through_uv(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     (repo / ".github/workflows").mkdir(parents=True)
     (repo / ".github/workflows/ci.yml").write_text("on: push\njobs: {}\n")
-    bin_ = fake(tmp_path / "bin", "uv", answer=(13, ZIZMOR_JSON)).parent
+    zizmor = fake(tmp_path / "uv-cache", "zizmor", answer=(13, ZIZMOR_JSON))
+    bin_ = fake(tmp_path / "bin", "uv", gives=zizmor).parent
     subjects = Subjects(scan(repo))
     monkeypatch.setenv("PATH", with_git(bin_))
     result = run_check(_rule(75), ".", subjects)
     assert result.outcome is Outcome.VIOLATION, result.cause
     assert [(f.path, f.line) for f in result.findings] == [(".github/workflows/ci.yml", 7)]
-    assert [call["argv"] for call in calls(bin_, "uv")] == [
-        ["tool", "run", "--from", "zizmor==1.32.0", "zizmor", "--version"],
-        ["tool", "run", "--from", "zizmor==1.32.0", "zizmor", "--offline", "--format", "json", "."]]
+    assert [call["argv"] for call in calls(bin_, "uv")] == [["tool", "run", "--from", "zizmor==1.32.0", *LOOK_UP, "zizmor"]]
+    assert [call["argv"] for call in calls(zizmor.parent, "zizmor")] == [["--offline", "--format", "json", "."]]
     monkeypatch.setenv(NO_FETCH, "1")
     worker.stop()
     result = run_check(_rule(75), ".", subjects)
@@ -168,7 +183,8 @@ def test_rule_75_runs_its_pinned_zizmor_through_uv(tmp_path, monkeypatch):
 
 
 def test_a_command_check_whose_program_is_pinned(tmp_path, monkeypatch):
-    bin_ = fake(tmp_path / "bin", "uv", answer=(0, '{"findings": []}')).parent
+    lint_x = fake(tmp_path / "uv-cache", "lint-x", answer=(0, '{"findings": []}'))
+    bin_ = fake(tmp_path / "bin", "uv", gives=lint_x).parent
     subjects = Subjects(scan(tmp_path))
     monkeypatch.setenv("PATH", with_git(bin_))
     spec = CheckSpec(command=("lint-x", "--all"), tools=("lint-x",), install=(("lint-x", "pypi", "lint-x==1.0"),))
@@ -176,7 +192,7 @@ def test_a_command_check_whose_program_is_pinned(tmp_path, monkeypatch):
                      source_root=tmp_path, trusted=True)
     result = run_check(rule, ".", subjects)
     assert result.outcome is Outcome.PASS, result.cause
-    assert calls(bin_, "uv")[-1]["argv"] == ["tool", "run", "--from", "lint-x==1.0", "lint-x", "--all"]
+    assert calls(lint_x.parent, "lint-x")[-1]["argv"] == ["--all"]
 
 
 def test_every_tool_of_the_project_rules_says_how_to_install_it():

@@ -143,6 +143,30 @@ def test_pre_commit_merge_is_accepted_by_pre_commit(tmp_path):
     assert path.read_text() == path_before
 
 
+def test_pre_commit_validates_only_what_compile_changed(tmp_path, monkeypatch):
+    """A file compile leaves as it was is not handed to pre-commit again (`check` merges to compare
+    on every run); one it changes is, and pre-commit's refusal is the compile's error."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    fake = bin_ / "pre-commit"
+    fake.write_text(f"#!{sys.executable}\nimport os, sys\n"
+                    f"open({str(bin_ / 'calls')!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+                    "sys.exit(int(os.environ.get('FAKE_STATUS', '0')))\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    path = repo / ".pre-commit-config.yaml"
+    path.write_text("repos: []\n")
+    assert hooks.write_pre_commit(repo)
+    assert not hooks.write_pre_commit(repo)
+    assert (bin_ / "calls").read_text() == f"validate-config -- {path}\n"
+    path.write_text("repos: []\n")
+    monkeypatch.setenv("FAKE_STATUS", "1")
+    with pytest.raises(UserError, match="pre-commit rejects the file"):
+        hooks.write_pre_commit(repo)
+
+
 GENERATED = [
     ("AGENTS.md", True), ("AGENTS.tests.md", True), ("svc/AGENTS.md", True), ("svc/CLAUDE.md", True),
     ("CLAUDE.md", True), (".claude/skills/uv/SKILL.md", True), (".agents/skills/uv/SKILL.md", True),

@@ -54,3 +54,42 @@ def test_a_file_the_filters_skip_holds_nothing_the_parse_finds(text):
         assert not _bare_by_parse(text)
     if not any(word in text for word in BREAKPOINTS._WORDS):
         assert not _debugger_by_parse(text)
+
+
+GENERATED = check_module(13)
+# Lines of every length around the cut, with each line break splitlines knows (\r\n split across it too).
+HEAD_TEXT = st.lists(st.tuples(st.integers(0, 2 * GENERATED.HEAD + 20),
+                               st.sampled_from(["\n", "\r\n", "\r", "\x0b", "\x1c", "\u2028", ""])),
+                     max_size=8).map(lambda lines: "".join("x" * n + end for n, end in lines))
+
+
+@settings(max_examples=300)
+@given(HEAD_TEXT)
+def test_the_generated_marker_head_is_the_whole_texts_head(text):
+    assert GENERATED._head(text) == "\n".join(text.splitlines()[:5])[:GENERATED.HEAD]
+
+
+# Texts where the formats' words meet word and non-word characters, key-like runs and each other.
+KEYISH = st.one_of(PIECES, st.text(alphabet="abcdefAF0123456789_-.:/ ", min_size=16, max_size=90),
+                   st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=30, max_size=90),
+                   st.text(alphabet="abcdef0123456789", min_size=20, max_size=70),
+                   st.sampled_from(["x", " ", "_", "-", "\n", "é", ".", "1"]))
+
+
+@settings(max_examples=400)
+@given(st.lists(KEYISH, max_size=10).map("".join))
+def test_the_anchored_expressions_match_what_the_documented_ones_match(text):
+    import re
+
+    for kind, (_, documented) in SECRETS._FORMATS.items():
+        anchored = SECRETS.FORMATS[kind][1]
+        assert ([m.span() for m in anchored.finditer(text)]
+                == [m.span() for m in re.compile(documented).finditer(text)]), kind
+
+
+def test_an_anchored_expression_keeps_its_word_boundary():
+    token = "hf_" + "a" * 34
+    pattern = SECRETS.FORMATS["Hugging Face token"][1]
+    assert pattern.pattern.startswith("hf_(?<=")
+    text = f"{token} x{token} -{token}"
+    assert [m.start() for m in pattern.finditer(text)] == [0, text.rindex(token)]

@@ -47,6 +47,19 @@ def test_lockfiles_may_say_generated(tmp_path):
     assert check_module(13).check(repository(tmp_path, files)) == []
 
 
+def test_large_files_are_sized_as_a_stat_that_follows_links_sizes_them(tmp_path):
+    """A link to a large file is one (as `is_file()` and `stat()` judged before `Repository.size`);
+    a listed folder or a broken link is not a file; a file just under the limit passes."""
+    files = {"big.bin": b"\0" * (1 << 20), "small.bin": b"\0" * ((1 << 20) - 1)}
+    view = repository(tmp_path, files)
+    (tmp_path / "link.bin").symlink_to("big.bin")
+    (tmp_path / "broken.bin").symlink_to("gone.bin")
+    (tmp_path / "folder").mkdir()
+    view = Repository(tmp_path, (*view.files, "link.bin", "broken.bin", "folder"))
+    assert [view.size(path) for path in ("big.bin", "link.bin", "broken.bin", "folder")] == [1 << 20, 1 << 20, None, None]
+    assert sorted(finding.path for finding in check_module(12).check(view)) == ["big.bin", "link.bin"]
+
+
 def test_lfs_path_patterns(tmp_path):
     files = {
         "assets/big.dat": b"\0" * (1 << 20),

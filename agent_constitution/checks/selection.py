@@ -140,7 +140,10 @@ def _kept(cache: Path) -> tuple[dict, list[list], list[RuleCheck], dict[str, tup
             if not all(type(i) is int and 0 <= i < len(rows) for i in picked):
                 return None
             held[segment] = (stamp, picked)
-        return dict(data["sources"]), rows, rules, held
+        sources = data["sources"]
+        if not all(isinstance(item, dict) and isinstance(item.get("root"), str) for item in sources.values()):
+            return None
+        return dict(sources), rows, rules, held
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 

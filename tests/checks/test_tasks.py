@@ -381,3 +381,25 @@ def test_a_rewritten_document_is_the_only_one_read_again_for_the_selection(proje
     assert [rule.title for rule in edited.rules["svc"] if rule.id == 2] == ["Rule 2, reworded"]
     assert [rule.title for rule in edited.rules["."] if rule.id == 2] == ["Rule 2"]
     assert selection.select(project, cache) == edited and len(reads) == 2
+
+
+def test_a_kept_selection_of_the_wrong_shape_is_read_again_from_the_documents(project: Path):
+    """The cache is the user's to edit: a kept selection that parses but holds the wrong shapes (a
+    source that is no table, a row too short, a rule number out of range) is no selection, and no
+    traceback."""
+    from agent_constitution.checks import selection
+
+    doit(project, "checks")
+    cache = project / "cache"
+    first = selection.select(project, cache)
+    path = cache / "checks/selection.json"
+    good = json.loads(path.read_text())
+    stamps = [segment[1] for segment in good["segments"]]
+    for broken in ({**good, "sources": {"ac": 5}},
+                   {**good, "sources": ["ac"]},
+                   {**good, "rules": [row[:3] for row in good["rules"]]},
+                   {**good, "segments": [[".", stamps[0], [10**6]]]},
+                   {**good, "segments": [[".", stamps[0], "01"]]},
+                   {**good, "segments": "."}):
+        path.write_text(json.dumps(broken))
+        assert selection.select(project, cache) == first, broken

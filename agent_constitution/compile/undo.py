@@ -25,7 +25,6 @@ import base64
 import hashlib
 import json
 import os
-import secrets
 import shutil
 from pathlib import Path
 
@@ -38,9 +37,9 @@ JOURNAL = "undo"
 
 
 def start_run() -> None:
-    """A new id for this doit run, inherited by the worker processes it forks (secrets, not uuid,
-    which imports `platform`: 4 ms of a no-op compile, which imports no pydantic)."""
-    os.environ[RUN] = secrets.token_hex(16)
+    """A new id for this doit run, inherited by the worker processes it forks (random bytes, as the
+    check runner's token: uuid imports `platform`, 4 ms of a no-op compile, which imports no pydantic)."""
+    os.environ[RUN] = os.urandom(16).hex()
 
 
 def remember(cache: Path, before: bytes | None) -> None:
